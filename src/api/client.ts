@@ -1,0 +1,112 @@
+/**
+ * The Pet Store API client: `listPets`, `createPet`, `getPet` (spec §4), each returning
+ * data validated against the spec's schemas. It never prints.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { ApiError, InvalidResponseError } from '../errors.js';
+import type { HttpTransport, JsonResponse } from '../http/transport.js';
+import { stringifyJson } from '../json.js';
+import type { PetStatus } from './constants.js';
+import { ErrorSchema, PetSchema, PetsSchema, describeIssue, type NewPet, type Pet } from './schemas.js';
+import type { z } from 'zod';
+
+/** A validated result plus the response headers (for `Link`, `Deprecation`, `Sunset`). */
+export interface ApiResult<T> {
+  data: T;
+  headers: IncomingHttpHeaders;
+  url: URL;
+}
+
+/** Query of `listPets` (spec §4.1). `limit` 1..100; omitted means the server's default (20). */
+export interface ListPetsQuery {
+  limit?: number;
+  status?: PetStatus;
+}
+
+/** Hints shown under API errors (cli-contract.md "Errors and exit codes"). */
+const HINTS: Record<number, string> = {
+  401: 'The API key was refused. Log in again with `petstore auth login`, or set PETSTORE_API_KEY.',
+  404: 'List the pets that exist with `petstore pets list`.',
+};
+
+/**
+ * Joins a base URL ending in the version segment (e.g. `https://host/v1`) and a path,
+ * without double slashes (cli-contract.md "Environments").
+ */
+export function joinUrl(baseUrl: string, path: string): URL {
+  return new URL(baseUrl.replace(/\/+$/, '') + '/' + path.replace(/^\/+/, ''));
+}
+
+/** Client of one base URL over one transport. */
+export class PetstoreClient {
+  constructor(
+    private readonly transport: HttpTransport,
+    readonly baseUrl: string,
+  ) {}
+
+  /**
+   * `listPets`: `GET /pets?limit&status` (spec §4.1). With `url`, fetches that exact URL
+   * instead (a `Link: rel="next"` target, already checked to be same-origin).
+   * @throws ApiError (401 → exit 4), InvalidResponseError, NetworkError, TimeoutError.
+   */
+  async listPets(query: ListPetsQuery, url?: URL): Promise<ApiResult<Pet[]>> {
+    let target = url;
+    if (target === undefined) {
+      target = joinUrl(this.baseUrl, 'pets');
+      if (query.limit !== undefined) target.searchParams.set('limit', String(query.limit));
+      if (query.status !== undefined) target.searchParams.set('status', query.status);
+    }
+    const res = await this.transport.send({ method: 'GET', url: target });
+    return validate(res, 200, PetsSchema, 'Pets');
+  }
+
+  /**
+   * `createPet`: `POST /pets` with a NewPet body (spec §4.2). Sent once; never retried
+   * once it may have reached the server.
+   * @throws ApiError (400 → exit 6, 401 → exit 4), InvalidResponseError, NetworkError, TimeoutError.
+   */
+  async createPet(pet: NewPet): Promise<ApiResult<Pet>> {
+    const res = await this.transport.send({ method: 'POST', url: joinUrl(this.baseUrl, 'pets'), body: stringifyJson(pet) });
+    return validate(res, 201, PetSchema, 'Pet');
+  }
+
+  /**
+   * `getPet` (deprecated, removed 2030-12-05): `GET /pets/{petId}` (spec §4.3).
+   * @throws ApiError (401 → exit 4, 404 → exit 5), InvalidResponseError, NetworkError, TimeoutError.
+   */
+  async getPet(petId: bigint): Promise<ApiResult<Pet>> {
+    const res = await this.transport.send({ method: 'GET', url: joinUrl(this.baseUrl, `pets/${petId}`) });
+    return validate(res, 200, PetSchema, 'Pet');
+  }
+}
+
+/**
+ * Checks a response against the spec: the expected success status with a body of
+ * `schema`, or an error status with an Error body (spec §7).
+ * @throws ApiError for an Error body, InvalidResponseError for anything off-contract.
+ */
+export function validate<T>(res: JsonResponse, expected: number, schema: z.ZodType<T>, what: string): ApiResult<T> {
+  if (res.status >= 400) {
+    const parsed = ErrorSchema.safeParse(res.json);
+    if (!parsed.success) {
+      throw new InvalidResponseError(
+        `server answered ${res.status} with a body that is not an API Error (${describeIssue(parsed.error)})`,
+        res.status,
+      );
+    }
+    // The HTTP status decides the exit code even if the body's `status` disagrees with it.
+    const { code, message, status } = parsed.data;
+    throw new ApiError({ code, message, status }, res.status, HINTS[res.status]);
+  }
+  if (res.status !== expected) {
+    throw new InvalidResponseError(`server answered ${res.status}; the API defines ${expected} here`, res.status);
+  }
+  const parsed = schema.safeParse(res.json);
+  if (!parsed.success) {
+    throw new InvalidResponseError(
+      `server sent a ${what} that does not match the API: ${describeIssue(parsed.error)}`,
+      res.status,
+    );
+  }
+  return { data: parsed.data, headers: res.headers, url: res.url };
+}

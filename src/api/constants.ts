@@ -1,0 +1,24 @@
+/**
+ * Constants of the API spec that the start-up path needs without loading zod
+ * (../shared/spec/petstore-api.md).
+ */
+
+/** PetStatus values, spec §2 "PetStatus". */
+export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
+
+/** A PetStatus value. */
+export type PetStatus = (typeof PET_STATUSES)[number];
+
+/** `limit` bounds and default for `listPets`, spec §4.1 and §8. */
+export const LIMIT_MIN = 1;
+export const LIMIT_MAX = 100;
+export const LIMIT_DEFAULT = 20;
+
+/** int64 range, spec §2 ("integer, format int64"). */
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
+
+/** Removal date of the deprecated `getPet`, spec §4.3 and §9. */
+export const GET_PET_REMOVAL_DATE = '2030-12-05';
+/** The replacement the spec names for `getPet` (spec §4.3). */
+export const GET_PET_REPLACEMENT = 'petstore pets list --status STATUS';

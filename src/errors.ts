@@ -1,0 +1,142 @@
+/**
+ * The CLI's error classes and the one mapping from error to exit code
+ * (cli-contract.md, "Errors and exit codes").
+ *
+ * Every expected failure is a `CliError`: it carries the exit code, a machine code
+ * (`usage`, `config`, `network`, `timeout`, `invalid_response`, or the server's own
+ * Error `code`), the HTTP status (0 when no HTTP answer was involved) and an optional
+ * hint printed on its own line. Anything else reaching `cli.ts` is a bug (exit 1).
+ */
+
+/** Exit codes of the contract's table. */
+export const ExitCode = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  network: 3,
+  auth: 4,
+  notFound: 5,
+  rejected: 6,
+  interrupted: 130,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** Base class of expected failures: message for people, `code`/`status` for scripts. */
+export class CliError extends Error {
+  readonly exitCode: number;
+  readonly code: string;
+  readonly status: number;
+  readonly hint: string | undefined;
+
+  constructor(
+    message: string,
+    opts: { exitCode: number; code: string; status?: number; hint?: string; cause?: unknown },
+  ) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.exitCode = opts.exitCode;
+    this.code = opts.code;
+    this.status = opts.status ?? 0;
+    this.hint = opts.hint;
+  }
+}
+
+/** A bad command, flag or value; nothing was sent (exit 2, code `usage`). */
+export class UsageError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, { exitCode: ExitCode.usage, code: 'usage', hint });
+    this.name = 'UsageError';
+  }
+}
+
+/** Missing base URL, unreadable or malformed config (exit 2, code `config`). */
+export class ConfigError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, { exitCode: ExitCode.usage, code: 'config', hint });
+    this.name = 'ConfigError';
+  }
+}
+
+/** No API key for the environment (exit 4, code `auth`); a 401 answer is an `ApiError`. */
+export class AuthError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, { exitCode: ExitCode.auth, code: 'auth', hint });
+    this.name = 'AuthError';
+  }
+}
+
+/** Connection refused or reset, DNS failure (exit 3, code `network`). */
+export class NetworkError extends CliError {
+  constructor(message: string, opts: { hint?: string; cause?: unknown } = {}) {
+    super(message, { exitCode: ExitCode.network, code: 'network', ...opts });
+    this.name = 'NetworkError';
+  }
+}
+
+/** The `--timeout` deadline passed (exit 3, code `timeout`). */
+export class TimeoutError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, { exitCode: ExitCode.network, code: 'timeout', hint });
+    this.name = 'TimeoutError';
+  }
+}
+
+/**
+ * An answer that breaks the API contract: malformed JSON, wrong content type, a record
+ * of the wrong shape, an error status without an Error body, a redirect we refuse to
+ * follow (exit 1, code `invalid_response`; `status` is the HTTP status when there was one).
+ */
+export class InvalidResponseError extends CliError {
+  constructor(message: string, status = 0, hint?: string) {
+    super(message, { exitCode: ExitCode.failure, code: 'invalid_response', status, hint });
+    this.name = 'InvalidResponseError';
+  }
+}
+
+/** The user pressed Ctrl-C (exit 130). */
+export class InterruptedError extends CliError {
+  constructor() {
+    super('interrupted', { exitCode: ExitCode.interrupted, code: 'interrupted' });
+    this.name = 'InterruptedError';
+  }
+}
+
+/** The API's Error body (spec §2 "Error", §7). */
+export interface ApiErrorBody {
+  code: string;
+  message: string;
+  status: number;
+}
+
+/**
+ * The server answered with an Error body (spec §7). The exit code follows the status:
+ * 400 → 6, 401 → 4, 404 → 5, anything else → 1 (cli-contract.md exit-code table).
+ */
+export class ApiError extends CliError {
+  readonly body: ApiErrorBody;
+
+  constructor(body: ApiErrorBody, httpStatus: number, hint?: string) {
+    super(body.message, { exitCode: exitCodeForStatus(httpStatus), code: body.code, status: httpStatus, hint });
+    this.name = 'ApiError';
+    this.body = body;
+  }
+}
+
+/** Maps an HTTP error status to the contract's exit code. */
+export function exitCodeForStatus(status: number): number {
+  switch (status) {
+    case 400:
+      return ExitCode.rejected;
+    case 401:
+      return ExitCode.auth;
+    case 404:
+      return ExitCode.notFound;
+    default:
+      return ExitCode.failure;
+  }
+}
+
+/** The exit code for any thrown value: a `CliError`'s own, 1 for everything else (a bug). */
+export function exitCodeFor(err: unknown): number {
+  return err instanceof CliError ? err.exitCode : ExitCode.failure;
+}

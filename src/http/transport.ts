@@ -1,0 +1,251 @@
+/**
+ * The HTTP transport: one undici Agent (kept-alive connection) per CLI run, the bearer
+ * key, one deadline for the whole command, exact-int64 JSON, a body-size cap, redirect
+ * policy and typed errors (cli-contract.md "Network behaviour").
+ *
+ * It never prints, except through the `log` callback that `--verbose` supplies, and it
+ * never lets the key reach that log.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { InterruptedError, InvalidResponseError, NetworkError, TimeoutError } from '../errors.js';
+import { parseJson } from '../json.js';
+import { Agent, request, type Dispatcher } from './undici.js';
+
+/** Largest response body read, in bytes (10 MiB); a page of 100 pets is ~10 KiB. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** Same-origin redirects followed at most (cli-contract.md "Network behaviour"). */
+export const MAX_REDIRECTS = 5;
+
+/** Options of one transport (one CLI run). */
+export interface TransportOptions {
+  /** Sent as `Authorization: Bearer <key>` (spec §5); never logged. */
+  apiKey: string | undefined;
+  /** The whole command's deadline, in ms, retries and waits included. */
+  timeoutMs: number;
+  /** Retries of idempotent requests (default 2; 0 = none). */
+  retries?: number;
+  /** `--verbose` sink: one line per call, key redacted. */
+  log?: (line: string) => void;
+  /** Aborts everything (Ctrl-C). */
+  signal?: AbortSignal;
+  /** Response body cap in bytes (default MAX_BODY_BYTES). */
+  maxBodyBytes?: number;
+}
+
+/** One request. `url` is absolute; `body` is JSON text. */
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  url: URL;
+  body?: string;
+}
+
+/** A response whose body was read as JSON (exact int64). */
+export interface JsonResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  url: URL;
+  json: unknown;
+}
+
+/** Redacts a key to its last 4 characters at most (fewer for short keys). */
+export function maskKey(key: string): string {
+  const visible = key.length >= 12 ? 4 : key.length >= 8 ? 2 : 0;
+  return `****${visible === 0 ? '' : key.slice(-visible)}`;
+}
+
+const NETWORK_CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset by the server',
+  ENOTFOUND: 'host not found (DNS)',
+  EAI_AGAIN: 'DNS lookup failed',
+  ENETUNREACH: 'network unreachable',
+  EHOSTUNREACH: 'host unreachable',
+  EHOSTDOWN: 'host down',
+  ENETDOWN: 'network down',
+  EPIPE: 'connection closed by the server',
+  UND_ERR_SOCKET: 'connection closed by the server',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timeout',
+  ECONNABORTED: 'connection aborted',
+  ETIMEDOUT: 'connection timed out',
+};
+
+/** Finds the first error code undici or the OS attached, walking `cause` and `errors`. */
+export function findErrorCode(err: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [err];
+  while (queue.length > 0) {
+    const e = queue.shift();
+    if (e === null || typeof e !== 'object' || seen.has(e)) continue;
+    seen.add(e);
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code in NETWORK_CODES) return code;
+    queue.push((e as { cause?: unknown }).cause);
+    const errors = (e as { errors?: unknown }).errors;
+    if (Array.isArray(errors)) queue.push(...errors);
+  }
+  return undefined;
+}
+
+/**
+ * Sends requests for one CLI run. Construct it when the command starts: the deadline
+ * counts from then.
+ */
+export class HttpTransport {
+  readonly deadline: number;
+  private readonly agent: Dispatcher;
+  private readonly opts: TransportOptions;
+  private readonly signal: AbortSignal;
+  private readonly deadlineSignal: AbortSignal;
+
+  constructor(opts: TransportOptions) {
+    this.opts = opts;
+    this.deadline = Date.now() + opts.timeoutMs;
+    this.deadlineSignal = AbortSignal.timeout(opts.timeoutMs);
+    this.signal = opts.signal === undefined ? this.deadlineSignal : AbortSignal.any([this.deadlineSignal, opts.signal]);
+    // The deadline signal bounds every phase, so undici's own 300 s defaults never fire first.
+    this.agent = new Agent({ connectTimeout: opts.timeoutMs, headersTimeout: 0, bodyTimeout: 0 });
+  }
+
+  /** Milliseconds left before the deadline (never negative). */
+  remainingMs(): number {
+    return Math.max(0, this.deadline - Date.now());
+  }
+
+  /**
+   * Sends one request and reads its JSON body. Follows same-origin redirects of GETs
+   * (at most 5); refuses any redirect to another origin, so the key never leaves it.
+   * @throws NetworkError (exit 3) when the server cannot be reached,
+   * TimeoutError (exit 3) when the deadline passes, InterruptedError on Ctrl-C,
+   * InvalidResponseError (exit 1) for a non-JSON or oversized body or a refused redirect.
+   */
+  async send(req: HttpRequest): Promise<JsonResponse> {
+    let url = req.url;
+    for (let hop = 0; ; hop++) {
+      const res = await this.sendOnce(req.method, url, req.body);
+      if (res.statusCode < 300 || res.statusCode >= 400 || res.statusCode === 304) {
+        return this.readJson(res, url);
+      }
+      await res.body.dump().catch(() => undefined);
+      const location = headerValue(res.headers.location);
+      if (location === undefined) {
+        throw new InvalidResponseError(`server answered ${res.statusCode} without a Location header`, res.statusCode);
+      }
+      const target = new URL(location, url);
+      if (target.origin !== url.origin) {
+        throw new InvalidResponseError(
+          `server redirected (${res.statusCode}) to another origin, ${target.origin}; not followed, so the API key stays with ${url.origin}`,
+          res.statusCode,
+          'If the API has moved, point petstore at the new base URL (--base-url or `petstore config set`).',
+        );
+      }
+      if (req.method !== 'GET' || hop + 1 > MAX_REDIRECTS) {
+        throw new InvalidResponseError(
+          req.method !== 'GET'
+            ? `server redirected ${req.method} ${url.pathname} (${res.statusCode}) to ${target.pathname}; not followed`
+            : `too many redirects (more than ${MAX_REDIRECTS})`,
+          res.statusCode,
+        );
+      }
+      this.opts.log?.(`* following ${res.statusCode} redirect to ${target.pathname}${target.search}`);
+      url = target;
+    }
+  }
+
+  private async sendOnce(method: string, url: URL, body: string | undefined): Promise<Dispatcher.ResponseData> {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'petstore-cli' };
+    if (this.opts.apiKey !== undefined) headers.authorization = `Bearer ${this.opts.apiKey}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const started = Date.now();
+    this.opts.log?.(`> ${method} ${url.href}`);
+    if (this.opts.apiKey !== undefined) this.opts.log?.(`> authorization: Bearer ${maskKey(this.opts.apiKey)}`);
+    try {
+      const res = await request(this.agent, {
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body,
+        signal: this.signal,
+      });
+      this.opts.log?.(`< ${res.statusCode} (${Date.now() - started} ms)`);
+      return res;
+    } catch (err) {
+      throw this.toCliError(err, url);
+    }
+  }
+
+  private async readJson(res: Dispatcher.ResponseData, url: URL): Promise<JsonResponse> {
+    const max = this.opts.maxBodyBytes ?? MAX_BODY_BYTES;
+    const declared = Number(headerValue(res.headers['content-length']) ?? NaN);
+    if (declared > max) {
+      res.body.destroy();
+      throw new InvalidResponseError(`response body too large (${declared} bytes; limit ${max})`, res.statusCode);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > max) {
+          res.body.destroy();
+          throw new InvalidResponseError(`response body too large (over ${max} bytes)`, res.statusCode);
+        }
+        chunks.push(chunk as Buffer);
+      }
+    } catch (err) {
+      if (err instanceof InvalidResponseError) throw err;
+      throw this.toCliError(err, url);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    const type = headerValue(res.headers['content-type']) ?? '';
+    if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
+      throw new InvalidResponseError(
+        `server answered ${res.statusCode} with content type ${type === '' ? '(none)' : JSON.stringify(type)}, not application/json`,
+        res.statusCode,
+      );
+    }
+    let json: unknown;
+    try {
+      json = parseJson(text);
+    } catch (err) {
+      throw new InvalidResponseError(
+        `server answered ${res.statusCode} with malformed JSON (${(err as Error).message})`,
+        res.statusCode,
+      );
+    }
+    return { status: res.statusCode, headers: res.headers, url, json };
+  }
+
+  /** Maps an undici/OS failure to the contract's error classes. */
+  private toCliError(err: unknown, url: URL): Error {
+    if (this.opts.signal?.aborted === true) return new InterruptedError();
+    if (this.deadlineSignal.aborted) {
+      return new TimeoutError(
+        `no complete answer from ${url.host} within ${formatSeconds(this.opts.timeoutMs)}`,
+        'Raise the deadline with --timeout SECONDS, or check the server.',
+      );
+    }
+    const code = findErrorCode(err);
+    if (code !== undefined) {
+      return new NetworkError(`cannot reach ${url.host}: ${NETWORK_CODES[code]}`, {
+        cause: err,
+        hint: 'Check the base URL (petstore config get <env>.baseUrl) and that the server is up.',
+      });
+    }
+    return err instanceof Error ? err : new Error(String(err));
+  }
+
+  /** Closes the kept-alive connections so the process can exit at once. */
+  async close(): Promise<void> {
+    await this.agent.destroy().catch(() => undefined);
+  }
+}
+
+/** The first value of a header that may repeat. */
+export function headerValue(h: string | string[] | undefined): string | undefined {
+  return Array.isArray(h) ? h[0] : h;
+}
+
+function formatSeconds(ms: number): string {
+  return `${ms / 1000} s`;
+}

@@ -1,0 +1,133 @@
+/**
+ * Io: the one door to stdout, stderr and stdin (STYLE.md "Output"). Commands never touch
+ * `process.stdout` directly, so tests can hand in buffers and the colour decision is made once.
+ */
+import type { Readable } from 'node:stream';
+
+/** A place text can be written to. */
+export interface OutStream {
+  write(chunk: string): unknown;
+}
+
+/** Colour functions; identity functions when colour is off. */
+export interface Colors {
+  enabled: boolean;
+  bold(s: string): string;
+  dim(s: string): string;
+  red(s: string): string;
+  green(s: string): string;
+  yellow(s: string): string;
+  cyan(s: string): string;
+}
+
+/** Streams, TTY flags and the colour decision for one CLI run. */
+export interface Io {
+  stdout: OutStream;
+  stderr: OutStream;
+  stdin: Readable & { isTTY?: boolean };
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  stdinIsTTY: boolean;
+  /** Colour for data on stdout. */
+  colorOut: Colors;
+  /** Colour for messages on stderr. */
+  colorErr: Colors;
+}
+
+const identity = (s: string): string => s;
+
+/** Colour functions that change nothing. */
+export const noColors: Colors = {
+  enabled: false,
+  bold: identity,
+  dim: identity,
+  red: identity,
+  green: identity,
+  yellow: identity,
+  cyan: identity,
+};
+
+/**
+ * Decides whether a stream gets colour, following cli-contract.md "Output":
+ * `--no-color`, `NO_COLOR` (non-empty, no-color.org), `CLICOLOR=0`, `TERM=dumb` and
+ * `FORCE_COLOR=0|false` turn it off; `FORCE_COLOR` / `CLICOLOR_FORCE` turn it on for a
+ * non-TTY; otherwise colour follows `isTTY`. chalk ignores NO_COLOR, so we decide here.
+ */
+export function wantsColor(isTTY: boolean, env: NodeJS.ProcessEnv, noColorFlag: boolean): boolean {
+  if (noColorFlag) return false;
+  const force = env.FORCE_COLOR;
+  if (force === '0' || force === 'false') return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if ((force !== undefined && force !== '') || (env.CLICOLOR_FORCE !== undefined && env.CLICOLOR_FORCE !== '' && env.CLICOLOR_FORCE !== '0')) {
+    return true;
+  }
+  if (env.CLICOLOR === '0') return false;
+  if (env.TERM === 'dumb') return false;
+  return isTTY;
+}
+
+/**
+ * Builds chalk-backed colour functions; chalk is loaded only when colour is on, so piped
+ * runs never pay for it.
+ */
+export async function loadColors(enabled: boolean): Promise<Colors> {
+  if (!enabled) return noColors;
+  const { Chalk } = await import('chalk');
+  // Level 1 (16 colours) is enough for four hues and works on every terminal.
+  const c = new Chalk({ level: 1 });
+  return {
+    enabled: true,
+    bold: (s) => c.bold(s),
+    dim: (s) => c.dim(s),
+    red: (s) => c.red(s),
+    green: (s) => c.green(s),
+    yellow: (s) => c.yellow(s),
+    cyan: (s) => c.cyan(s),
+  };
+}
+
+/** Builds the Io of the real process from its streams and environment. */
+export async function processIo(env: NodeJS.ProcessEnv, noColorFlag: boolean): Promise<Io> {
+  const stdoutIsTTY = process.stdout.isTTY === true;
+  const stderrIsTTY = process.stderr.isTTY === true;
+  const [colorOut, colorErr] = await Promise.all([
+    loadColors(wantsColor(stdoutIsTTY, env, noColorFlag)),
+    loadColors(wantsColor(stderrIsTTY, env, noColorFlag)),
+  ]);
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    stdoutIsTTY,
+    stderrIsTTY,
+    stdinIsTTY: process.stdin.isTTY === true,
+    colorOut,
+    colorErr,
+  };
+}
+
+/** An Io over string buffers, for unit tests. */
+export interface BufferIo extends Io {
+  out(): string;
+  err(): string;
+}
+
+/** Creates a BufferIo; `tty` makes both outputs claim to be terminals. */
+export function bufferIo(opts: { tty?: boolean; colors?: Colors; stdin?: Readable } = {}): BufferIo {
+  let out = '';
+  let err = '';
+  const tty = opts.tty ?? false;
+  const colors = opts.colors ?? noColors;
+  return {
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (err += s) },
+    stdin: (opts.stdin ?? process.stdin) as Readable & { isTTY?: boolean },
+    stdoutIsTTY: tty,
+    stderrIsTTY: tty,
+    stdinIsTTY: false,
+    colorOut: colors,
+    colorErr: colors,
+    out: () => out,
+    err: () => err,
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * The commander tree (cli-contract.md "Commands", "Global flags"). Every command is
+ * declared here, cheaply; its module is imported only when it runs, so `--help` and usage
+ * errors never load the HTTP client, zod or the table library.
+ */
+import { Command, Option } from 'commander';
+import { GET_PET_REMOVAL_DATE, GET_PET_REPLACEMENT } from './api/constants.js';
+import type { Context } from './context.js';
+import { UsageError } from './errors.js';
+import type { Io } from './io.js';
+
+/** A command module: parses its options and runs (STYLE.md "A command"). */
+export interface CommandModule {
+  run(ctx: Context, opts: Record<string, unknown>, args: string[]): Promise<number | void>;
+}
+
+/** A command's deprecation (wrangler's metadata): shown before it runs. */
+export interface Deprecation {
+  /** YYYY-MM-DD. */
+  removal: string;
+  replacement: string;
+}
+
+declare const __PETSTORE_VERSION__: string | undefined;
+/** The version, injected at build time. */
+export const VERSION = typeof __PETSTORE_VERSION__ === 'string' ? __PETSTORE_VERSION__ : '0.0.0-dev';
+
+/** Program with the exit code of the command that ran. */
+export type PetstoreProgram = Command & { petstoreExitCode?: number };
+
+/**
+ * Builds the program. `makeContext` turns the raw global options into a Context;
+ * commander's own output and errors flow through `io` and `cli.ts`.
+ */
+export function buildProgram(io: Io, makeContext: (rawGlobals: Record<string, unknown>) => Context): PetstoreProgram {
+  const program: PetstoreProgram = new Command('petstore');
+  // Inherited settings are copied when a subcommand is created, so they come first.
+  program
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      // cli.ts prints the error (plain or JSON), so commander's own copy is dropped.
+      outputError: () => undefined,
+      getOutHelpWidth: () => 100,
+      getErrHelpWidth: () => 100,
+    })
+    .showSuggestionAfterError(true)
+    .helpCommand('help [command]', 'show help for a command');
+
+  program
+    .description('Administer the Pet Store API: list, create and look up animals.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .addOption(new Option('-e, --env <name>', 'environment: production, staging or sandbox (env PETSTORE_ENV)'))
+    .addOption(new Option('--base-url <url>', 'API base URL ending in /v1 (env PETSTORE_BASE_URL)'))
+    .addOption(new Option('-o, --output <format>', 'output format: table, json or ndjson (default: table)'))
+    .addOption(new Option('--json', 'same as --output json'))
+    .addOption(new Option('--no-color', 'never colour output (also NO_COLOR)'))
+    .addOption(new Option('--timeout <seconds>', 'deadline for the whole command, retries included (default: 30)'))
+    .addOption(new Option('--retries <n>', 'retries of GET requests on transient failures, 0-10 (default: 2)'))
+    .addOption(new Option('--verbose', 'print request and response lines on stderr (key redacted)'))
+    .addOption(new Option('--fail-on-deprecated', 'refuse deprecated operations (env PETSTORE_FAIL_ON_DEPRECATED=1)'))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore --env sandbox pets list --status available
+  $ petstore pets list --json | jq '.[].name'
+  $ petstore --env staging pets create --name Rex --category-id 1
+
+Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not found, 6 rejected.`,
+    );
+
+  const action =
+    (load: () => Promise<CommandModule>, deprecation?: Deprecation) =>
+    async (...args: unknown[]): Promise<void> => {
+      const cmd = args[args.length - 1] as Command;
+      const ctx = makeContext(cmd.optsWithGlobals());
+      if (deprecation !== undefined) {
+        const what = `\`petstore ${cmd.parent?.name() ?? ''} ${cmd.name()}\``;
+        if (ctx.globals.failOnDeprecated) {
+          throw new UsageError(
+            `${what} is deprecated (removed on ${deprecation.removal}) and --fail-on-deprecated is set; nothing was sent`,
+            `Use \`${deprecation.replacement}\` instead.`,
+          );
+        }
+        ctx.warn(`${what} is deprecated and will be removed on ${deprecation.removal}; use \`${deprecation.replacement}\` instead`);
+      }
+      const mod = await load();
+      const code = await mod.run(ctx, cmd.opts(), cmd.args);
+      if (typeof code === 'number') program.petstoreExitCode = code;
+    };
+
+  const pets = program.command('pets').description('list, create and look up pets');
+  pets
+    .command('list')
+    .description('list pets (listPets: GET /pets)')
+    .option('--limit <n>', 'at most N pets, 1-100 (default: 20)')
+    .option('--status <status>', 'only pets with this status: available, pending or sold')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore pets list --status available
+  $ petstore pets list --limit 100 --output ndjson > pets.ndjson
+  $ petstore --env staging pets list --json | jq length`,
+    )
+    .action(action(() => import('./commands/pets/list.js')));
+  pets
+    .command('create')
+    .description('add a pet (createPet: POST /pets); prints the created pet')
+    .option('--name <name>', 'the animal\'s name (required)')
+    .option('--category-id <id>', 'category id, an int64 (required)')
+    .option('--status <status>', 'available, pending or sold')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore pets create --name Rex --category-id 1
+  $ petstore pets create --name Kiwi --category-id 4 --status pending --json`,
+    )
+    .action(action(() => import('./commands/pets/create.js')));
+  pets
+    .command('get')
+    .description(`show one pet (getPet: GET /pets/{petId}; deprecated, removed ${GET_PET_REMOVAL_DATE})`)
+    .argument('<id>', 'the pet id, an int64')
+    .addHelpText(
+      'after',
+      `
+Deprecated: the API removes getPet on ${GET_PET_REMOVAL_DATE}. Use \`${GET_PET_REPLACEMENT}\` instead.
+
+Examples:
+  $ petstore pets get 7
+  $ petstore pets get 9007199254740993 --json`,
+    )
+    .action(
+      action(() => import('./commands/pets/get.js'), {
+        removal: GET_PET_REMOVAL_DATE,
+        replacement: GET_PET_REPLACEMENT,
+      }),
+    );
+
+  const sandbox = program.command('sandbox').description('the embedded Pet Store server');
+  sandbox
+    .command('serve')
+    .description('run the sandbox server in the foreground; prints its base URL and key')
+    .option('--port <n>', 'TCP port, 0-65535 (default: 0, a free port)')
+    .option('--host <host>', 'address to listen on (default: 127.0.0.1)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore sandbox serve --port 8080
+  $ curl -H "Authorization: Bearer $KEY" http://127.0.0.1:8080/v1/pets`,
+    )
+    .action(action(() => import('./commands/sandbox/serve.js')));
+  sandbox
+    .command('reset')
+    .description('restore the sandbox data to its seed pets')
+    .action(action(() => import('./commands/sandbox/reset.js')));
+
+  return program;
+}

@@ -1,0 +1,35 @@
+/**
+ * Pure renderers of pets (cli-contract.md "Output"): the tab-separated machine form,
+ * JSON and NDJSON. The TTY table is in `table.ts` so cli-table3 loads only when needed.
+ */
+import type { Pet } from '../api/schemas.js';
+import { stringifyJson } from '../json.js';
+
+/** Output modes after the TTY decision: `table` on a TTY becomes `tsv` when piped. */
+export type RenderMode = 'table' | 'tsv' | 'json' | 'ndjson';
+
+/** Columns of the table and the machine form, in order. */
+export const PET_COLUMNS = ['id', 'name', 'categoryId', 'status'] as const;
+
+/**
+ * Escapes a field for the tab-separated form: backslash, tab, CR and LF become `\\`,
+ * `\t`, `\r`, `\n`, so each record stays on one line with exactly four fields.
+ */
+export function escapeTsvField(s: string): string {
+  return s.replace(/[\\\t\r\n]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : '\\n'));
+}
+
+/** One pet as a machine-form line: id, name, categoryId, status, tab-separated, ending in `\n`. */
+export function renderPetTsv(pet: Pet): string {
+  return `${String(pet.id)}\t${escapeTsvField(pet.name)}\t${String(pet.categoryId)}\t${pet.status ?? ''}\n`;
+}
+
+/** One record as an NDJSON line (compact JSON, exact int64, ending in `\n`). */
+export function renderNdjson(record: unknown): string {
+  return stringifyJson(record) + '\n';
+}
+
+/** A value as indented JSON (2 spaces, exact int64, ending in `\n`). */
+export function renderJson(value: unknown): string {
+  return stringifyJson(value, 2) + '\n';
+}

@@ -1,0 +1,291 @@
+/**
+ * The sandbox: a Pet Store server that follows ../shared/spec/petstore-api.md to the letter,
+ * on node:http, over a `SandboxStore`. Used in-process by `--env sandbox` (so requests still
+ * cross real HTTP through the same client), by `petstore sandbox serve`, and by tests.
+ *
+ * Choices where the spec is silent (documented in the README, "The sandbox"):
+ * - `createPet` without `status` stores `available` (a new animal in a store is for sale);
+ *   a `name` that is empty or only white space is refused with 400.
+ * - Error `code` values: `unauthorized` (401), `invalid_request` (400), `not_found` (404),
+ *   `method_not_allowed` (405), `payload_too_large` (413), `internal_error` (500).
+ * - Pagination (spec §4.4 leaves it open): when more pets follow a page, the answer carries
+ *   `Link: <…/pets?…&cursor=OPAQUE>; rel="next"` (RFC 8288); `cursor` is a sandbox extension.
+ * - `getPet` answers carry `Deprecation: @1764892800` (RFC 9745; 2025-12-05, a date the
+ *   sandbox picks) and `Sunset: Thu, 05 Dec 2030 00:00:00 GMT` (RFC 8594; spec §4.3).
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { INT64_MAX, INT64_MIN, LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, PET_STATUSES } from '../api/constants.js';
+import { NewPetSchema, type Pet } from '../api/schemas.js';
+import { parseJson, stringifyJson } from '../json.js';
+import type { SandboxStore } from './store.js';
+
+/** `Deprecation` header of `getPet` (RFC 9745 sf-date: 2025-12-05T00:00:00Z). */
+export const DEPRECATION_HEADER = '@1764892800';
+/** `Sunset` header of `getPet` (RFC 8594 HTTP-date of the spec's removal date). */
+export const SUNSET_HEADER = 'Thu, 05 Dec 2030 00:00:00 GMT';
+/** Largest request body accepted, in bytes. */
+export const MAX_REQUEST_BYTES = 1024 * 1024;
+
+/** Options of a sandbox server. */
+export interface SandboxOptions {
+  store: SandboxStore;
+  /** The bearer key the server accepts; a random one when omitted. */
+  apiKey?: string;
+  /** Called once per answered request (for `sandbox serve`'s log). */
+  onRequest?: (line: string) => void;
+}
+
+/** A running sandbox. */
+export interface RunningSandbox {
+  /** Base URL ending in `/v1`, e.g. `http://127.0.0.1:43117/v1`. */
+  baseUrl: string;
+  apiKey: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** Creates a key in the shape of a real one (`sbx_` + 32 hex digits). */
+export function newSandboxKey(): string {
+  return `sbx_${randomBytes(16).toString('hex')}`;
+}
+
+/**
+ * Starts a sandbox on `host:port` (default 127.0.0.1, a free port).
+ * @throws the listen error (e.g. EADDRINUSE).
+ */
+export async function startSandbox(
+  opts: SandboxOptions & { host?: string; port?: number },
+): Promise<RunningSandbox> {
+  const apiKey = opts.apiKey ?? newSandboxKey();
+  const server = createServer((req, res) => {
+    const started = Date.now();
+    res.on('finish', () => opts.onRequest?.(`${req.method} ${req.url} ${res.statusCode} ${Date.now() - started}ms`));
+    handle(req, res, opts.store, apiKey).catch((err: unknown) => {
+      sendError(res, new HttpProblem(500, 'internal_error', `internal error: ${(err as Error).message}`));
+    });
+  });
+  // Short keep-alive so `sandbox serve` clients do not hold sockets forever.
+  server.keepAliveTimeout = 5_000;
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    baseUrl: `http://${urlHost}:${port}/v1`,
+    apiKey,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, store: SandboxStore, apiKey: string): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://sandbox');
+  const route = matchRoute(req.method ?? 'GET', url.pathname);
+  try {
+    if (route === undefined) throw new HttpProblem(404, 'not_found', `no such path: ${url.pathname}`);
+    const extra = route.op === 'getPet' ? { Deprecation: DEPRECATION_HEADER, Sunset: SUNSET_HEADER } : {};
+    for (const [k, v] of Object.entries(extra)) res.setHeader(k, v);
+    if (route.allow !== undefined) {
+      throw new HttpProblem(405, 'method_not_allowed', `${req.method} is not allowed on ${url.pathname}`, {
+        Allow: route.allow,
+      });
+    }
+    checkAuth(req, apiKey);
+    switch (route.op) {
+      case 'listPets':
+        return await listPets(req, res, url, store);
+      case 'createPet':
+        return await createPet(req, res, store);
+      case 'getPet':
+        return await getPet(res, route.petId ?? '', store);
+    }
+  } catch (err) {
+    if (err instanceof HttpProblem) return sendError(res, err);
+    throw err;
+  } finally {
+    // Drain any unread body so keep-alive connections stay usable.
+    req.resume();
+  }
+}
+
+interface Route {
+  op: 'listPets' | 'createPet' | 'getPet';
+  petId?: string;
+  allow?: string;
+}
+
+function matchRoute(method: string, path: string): Route | undefined {
+  if (path === '/v1/pets' || path === '/v1/pets/') {
+    if (method === 'GET' || method === 'HEAD') return { op: 'listPets' };
+    if (method === 'POST') return { op: 'createPet' };
+    return { op: 'listPets', allow: 'GET, POST' };
+  }
+  const m = /^\/v1\/pets\/([^/]+)$/.exec(path);
+  if (m !== null) {
+    const petId = decodeURIComponent(m[1] ?? '');
+    return method === 'GET' || method === 'HEAD' ? { op: 'getPet', petId } : { op: 'getPet', petId, allow: 'GET' };
+  }
+  return undefined;
+}
+
+function checkAuth(req: IncomingMessage, apiKey: string): void {
+  const header = req.headers.authorization ?? '';
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const given = Buffer.from(m?.[1] ?? '');
+  const want = Buffer.from(apiKey);
+  if (m === null || given.length !== want.length || !timingSafeEqual(given, want)) {
+    throw new HttpProblem(
+      401,
+      'unauthorized',
+      m === null ? 'missing API key: send Authorization: Bearer <key>' : 'invalid API key',
+      { 'WWW-Authenticate': 'Bearer realm="petstore"' },
+    );
+  }
+}
+
+async function listPets(req: IncomingMessage, res: ServerResponse, url: URL, store: SandboxStore): Promise<void> {
+  const limitRaw = url.searchParams.get('limit');
+  const statusRaw = url.searchParams.get('status');
+  const cursorRaw = url.searchParams.get('cursor');
+  let limit = LIMIT_DEFAULT;
+  if (limitRaw !== null) {
+    if (!/^[0-9]+$/.test(limitRaw) || Number(limitRaw) < LIMIT_MIN || Number(limitRaw) > LIMIT_MAX) {
+      throw new HttpProblem(400, 'invalid_request', `limit must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}`);
+    }
+    limit = Number(limitRaw);
+  }
+  if (statusRaw !== null && !(PET_STATUSES as readonly string[]).includes(statusRaw)) {
+    throw new HttpProblem(400, 'invalid_request', `status must be one of ${PET_STATUSES.join(', ')}`);
+  }
+  let after: bigint | undefined;
+  if (cursorRaw !== null) after = decodeCursor(cursorRaw);
+
+  const data = await store.read();
+  const matching = data.pets
+    .filter((p) => statusRaw === null || p.status === statusRaw)
+    .filter((p) => after === undefined || BigInt(p.id) > after)
+    .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0));
+  const page = matching.slice(0, limit);
+  const last = page[page.length - 1];
+  if (matching.length > limit && last !== undefined) {
+    const next = new URL(`http://${req.headers.host ?? 'localhost'}/v1/pets`);
+    next.searchParams.set('limit', String(limit));
+    if (statusRaw !== null) next.searchParams.set('status', statusRaw);
+    next.searchParams.set('cursor', encodeCursor(BigInt(last.id)));
+    res.setHeader('Link', `<${next.href}>; rel="next"`);
+  }
+  sendJson(res, 200, page.map(publicPet));
+}
+
+async function createPet(req: IncomingMessage, res: ServerResponse, store: SandboxStore): Promise<void> {
+  const type = req.headers['content-type'] ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new HttpProblem(400, 'invalid_request', 'the body must be application/json');
+  }
+  const text = await readBody(req);
+  let body: unknown;
+  try {
+    body = parseJson(text);
+  } catch {
+    throw new HttpProblem(400, 'invalid_request', 'the body is not valid JSON');
+  }
+  const parsed = NewPetSchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join('.') ?? '';
+    throw new HttpProblem(
+      400,
+      'invalid_request',
+      field === '' ? 'the body must be a NewPet object' : `invalid ${field}: ${issue?.message ?? 'invalid value'}`,
+    );
+  }
+  const { name, categoryId, status } = parsed.data;
+  if (name.trim() === '') throw new HttpProblem(400, 'invalid_request', 'invalid name: must not be empty');
+  let created: Pet | undefined;
+  await store.update((data) => {
+    if (data.nextId > INT64_MAX) throw new HttpProblem(500, 'internal_error', 'the sandbox ran out of ids; run `petstore sandbox reset`');
+    created = { id: toJsonInt(data.nextId), name, categoryId, status: status ?? 'available' };
+    return { nextId: data.nextId + 1n, pets: [...data.pets, created] };
+  });
+  const pet = created as Pet;
+  res.setHeader('Location', `/v1/pets/${pet.id}`);
+  sendJson(res, 201, publicPet(pet));
+}
+
+async function getPet(res: ServerResponse, petId: string, store: SandboxStore): Promise<void> {
+  const valid = /^-?[0-9]+$/.test(petId) && BigInt(petId) >= INT64_MIN && BigInt(petId) <= INT64_MAX;
+  const data = valid ? await store.read() : undefined;
+  const pet = data?.pets.find((p) => BigInt(p.id) === BigInt(petId));
+  if (pet === undefined) throw new HttpProblem(404, 'not_found', `pet ${petId} not found`);
+  sendJson(res, 200, publicPet(pet));
+}
+
+/** Only the fields the spec defines, in its order. */
+function publicPet(p: Pet): Pet {
+  return p.status === undefined
+    ? { id: p.id, name: p.name, categoryId: p.categoryId }
+    : { id: p.id, name: p.name, categoryId: p.categoryId, status: p.status };
+}
+
+function toJsonInt(n: bigint): number | bigint {
+  return n <= BigInt(Number.MAX_SAFE_INTEGER) && n >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(n) : n;
+}
+
+function encodeCursor(afterId: bigint): string {
+  return Buffer.from(`after:${afterId}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): bigint {
+  const m = /^after:(-?[0-9]{1,20})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (m === null) throw new HttpProblem(400, 'invalid_request', 'cursor is not one this server issued');
+  return BigInt(m[1] ?? '0');
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REQUEST_BYTES) throw new HttpProblem(413, 'payload_too_large', `the body is larger than ${MAX_REQUEST_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = stringifyJson(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, problem: HttpProblem): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  for (const [k, v] of Object.entries(problem.headers)) res.setHeader(k, v);
+  sendJson(res, problem.status, { code: problem.code, message: problem.message, status: problem.status });
+}
