@@ -1,0 +1,78 @@
+/**
+ * Runs the built CLI (`bin/petstore.js`) as a child process, the way users and scripts do,
+ * and checks on every run that no secret reached stdout or stderr.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+
+/** Path of the CLI's bin shim. */
+export const CLI = fileURLToPath(new URL('../../bin/petstore.js', import.meta.url));
+
+/** Result of one run. */
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Wall time in ms. */
+  ms: number;
+}
+
+/** Options of one run. */
+export interface RunOptions {
+  /** Extra environment; `PETSTORE_*`, colour and proxy variables of the parent are never inherited. */
+  env?: Record<string, string | undefined>;
+  /** Written to stdin, which is then closed; without it stdin is closed at once. */
+  input?: string;
+  /** Kill after this many ms (default 20 s). */
+  timeoutMs?: number;
+  /** Values that must never appear in stdout or stderr (API keys). `env.PETSTORE_API_KEY` is always added. */
+  secrets?: string[];
+}
+
+const registeredSecrets = new Set<string>();
+
+/** Adds a secret that no later run may print (e.g. a key stored with `auth login`). */
+export function registerSecret(secret: string): void {
+  if (secret.length >= 6) registeredSecrets.add(secret);
+}
+
+/** The environment a run starts from: PATH and HOME only, nothing that changes behaviour. */
+export function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' };
+  if (process.env.SYSTEMROOT !== undefined) env.SYSTEMROOT = process.env.SYSTEMROOT;
+  return env;
+}
+
+/**
+ * Runs `petstore ...args` and resolves when it exits. Asserts that no secret appears in
+ * its output (issue: a key never reaches stdout, stderr or logs).
+ */
+export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult> {
+  const env: Record<string, string> = { ...baseEnv() };
+  for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env[k] = v;
+  env.HOME ??= env.PETSTORE_CONFIG_DIR ?? '/nonexistent';
+  const secrets = [...registeredSecrets, ...(opts.secrets ?? [])];
+  if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY.length >= 6) secrets.push(env.PETSTORE_API_KEY);
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      for (const s of secrets) {
+        expect(stdout, 'a secret reached stdout').not.toContain(s);
+        expect(stderr, 'a secret reached stderr').not.toContain(s);
+      }
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(opts.input ?? '');
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * A small HTTP server on 127.0.0.1 for end-to-end tests: it records every request it
+ * receives (method, URL, headers, body) and answers with whatever the test scripts,
+ * including answers that break the API contract on purpose.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A request as the server saw it. */
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** An answer: status, headers and a body (a string is sent as is; anything else as JSON). */
+export interface Reply {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** Raw body text, sent as is (for malformed JSON and exact int64 literals). */
+  raw?: string;
+}
+
+/** Decides the answer to one request; may also write to `res` itself and return undefined. */
+export type Handler = (req: RecordedRequest, res: ServerResponse) => Reply | undefined | Promise<Reply | undefined>;
+
+/** A running test server. */
+export interface TestServer {
+  /** `http://127.0.0.1:PORT` */
+  origin: string;
+  /** `origin + '/v1'` */
+  baseUrl: string;
+  requests: RecordedRequest[];
+  /** Replaces the handler. */
+  handle(handler: Handler): void;
+  close(): Promise<void>;
+}
+
+/** JSON Error body of the spec (§2). */
+export function errorReply(status: number, code: string, message: string): Reply {
+  return { status, body: { code, message, status } };
+}
+
+/** Starts a server on 127.0.0.1 and a free port. The default handler answers 200 `[]`. */
+export async function startTestServer(initial?: Handler): Promise<TestServer> {
+  let handler: Handler = initial ?? (() => ({ status: 200, body: [] }));
+  const requests: RecordedRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const recorded: RecordedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
+      requests.push(recorded);
+      Promise.resolve(handler(recorded, res))
+        .then((reply) => {
+          if (reply === undefined || res.headersSent || res.destroyed) return;
+          const text = reply.raw ?? (typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? null));
+          res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+          res.end(text);
+        })
+        .catch(() => res.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    origin,
+    baseUrl: `${origin}/v1`,
+    requests,
+    handle: (h) => {
+      handler = h;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
