@@ -2,13 +2,16 @@
 // start-up loads only what the command runs. CJS dependencies need `require` in ESM,
 // hence the createRequire banner (esbuild issues #1921, #1944).
 import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+// Build beside dist/ and swap it in, so a CLI run during a rebuild never sees half a tree.
+const root = new URL('..', import.meta.url).pathname;
+const fresh = `${root}dist.build-${process.pid}`;
+const stale = `${root}dist.old-${process.pid}`;
 await build({
   entryPoints: { 'cli-entry': 'src/cli-entry.ts' },
-  outdir: 'dist',
+  outdir: fresh,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -29,3 +32,10 @@ await build({
   },
   logLevel: 'warning',
 });
+try {
+  renameSync(`${root}dist`, stale);
+} catch {
+  // no previous build
+}
+renameSync(fresh, `${root}dist`);
+rmSync(stale, { recursive: true, force: true });
