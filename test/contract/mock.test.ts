@@ -1,0 +1,168 @@
+/**
+ * The client's requests against the API contract: every CLI command runs against
+ * `prism mock openapi.yaml --errors`, which answers a request that breaks the document
+ * with an error status (422, or the operation's 400/401), so the command fails. The front
+ * records each request so the test can also check what Prism does not: undeclared query
+ * parameters and body fields.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import {
+  groupAlive,
+  loadOpenApi,
+  startFront,
+  startPrism,
+  undeclared,
+  type Front,
+  type FrontRecord,
+  type RunningPrism,
+} from './prism.js';
+
+const API_KEY = 'contract_test_key_0123456789';
+const doc = loadOpenApi();
+const examplePets = doc.components.schemas.Pets?.example as unknown[];
+const examplePet = doc.components.schemas.Pet?.example;
+
+let prism: RunningPrism;
+let front: Front;
+let configDir: string;
+
+beforeAll(async () => {
+  prism = await startPrism('mock');
+  front = await startFront(prism.origin);
+  configDir = tempDir();
+});
+
+afterAll(async () => {
+  await front?.close();
+  await prism?.stop();
+  // No Prism process may outlive the file.
+  if (prism !== undefined) expect(groupAlive(prism.pid)).toBe(false);
+  removeTempDirs();
+});
+
+/** Runs the CLI against the mock and returns the result plus the requests it made. */
+async function run(args: string[]) {
+  const before = front.records.length;
+  const result = await runCli(args, {
+    env: { PETSTORE_BASE_URL: front.baseUrl, PETSTORE_API_KEY: API_KEY, PETSTORE_CONFIG_DIR: configDir },
+  });
+  const requests = front.records.slice(before);
+  return { ...result, requests };
+}
+
+/** Prism accepted every request and the document declares every name used. */
+function expectConforming(requests: FrontRecord[]): void {
+  expect(requests.length).toBeGreaterThan(0);
+  for (const r of requests) {
+    expect(r.problem, `Prism's report for ${r.method} ${r.path}`).toBeUndefined();
+    expect(r.violations, `sl-violations for ${r.method} ${r.path}`).toBeUndefined();
+    expect(r.status, `${r.method} ${r.path}`).toBeLessThan(300);
+    expect(undeclared(doc, r)).toEqual([]);
+  }
+}
+
+describe('client requests judged by prism mock', () => {
+  test('pets list sends GET /pets without parameters', async () => {
+    const r = await run(['pets', 'list']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expectConforming(r.requests);
+    expect(r.requests.map((q) => `${q.method} ${q.path}?${q.query}`)).toEqual(['GET /pets?']);
+    expect(r.stdout).toBe('1\tRex\t1\tavailable\n3\tBubbles\t3\tpending\n');
+  });
+
+  test('pets list --limit sends limit', async () => {
+    const r = await run(['pets', 'list', '--limit', '5']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expectConforming(r.requests);
+    expect(Object.fromEntries(r.requests[0]!.query)).toEqual({ limit: '5' });
+  });
+
+  test('pets list --status sends status', async () => {
+    const r = await run(['pets', 'list', '--status', 'pending']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expectConforming(r.requests);
+    expect(Object.fromEntries(r.requests[0]!.query)).toEqual({ status: 'pending' });
+  });
+
+  test('pets list --limit --status sends both, bounds included', async () => {
+    for (const limit of ['1', '100']) {
+      const r = await run(['pets', 'list', '--limit', limit, '--status', 'sold']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expectConforming(r.requests);
+      expect(Object.fromEntries(r.requests[0]!.query)).toEqual({ limit, status: 'sold' });
+    }
+  });
+
+  test('pets list --json and --output ndjson print the records Prism served', async () => {
+    const json = await run(['pets', 'list', '--json', '--limit', '2']);
+    expect(json.stderr).toBe('');
+    expect(json.code).toBe(0);
+    expectConforming(json.requests);
+    expect(JSON.parse(json.stdout)).toEqual(examplePets);
+
+    const nd = await run(['pets', 'list', '--output', 'ndjson', '--status', 'available']);
+    expect(nd.stderr).toBe('');
+    expect(nd.code).toBe(0);
+    expectConforming(nd.requests);
+    expect(nd.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual(examplePets);
+  });
+
+  test('pets create without --status sends a NewPet of name and categoryId', async () => {
+    const r = await run(['pets', 'create', '--name', 'Rex', '--category-id', '1', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expectConforming(r.requests);
+    expect(r.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['POST /pets']);
+    expect(JSON.parse(r.requests[0]!.body)).toEqual({ name: 'Rex', categoryId: 1 });
+    expect(JSON.parse(r.stdout)).toEqual(examplePet);
+  });
+
+  test('pets create --status sends status; a category id beyond int32 stays an integer', async () => {
+    const r = await run(['pets', 'create', '--name', 'Kiwi', '--category-id', '4294967296', '--status', 'pending']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expectConforming(r.requests);
+    expect(r.requests[0]!.body).toBe('{"name":"Kiwi","categoryId":4294967296,"status":"pending"}');
+  });
+
+  test('pets get sends GET /pets/{petId} and warns of the deprecation', async () => {
+    const r = await run(['pets', 'get', '1', '--json']);
+    expect(r.code).toBe(0);
+    expectConforming(r.requests);
+    expect(r.requests.map((q) => `${q.method} ${q.path}?${q.query}`)).toEqual(['GET /pets/1?']);
+    expect(JSON.parse(r.stdout)).toEqual(examplePet);
+    expect(r.stderr).toContain('2030-12-05');
+  });
+});
+
+describe('the judge itself', () => {
+  // Guards the guard: with --errors this Prism refuses requests that break the document,
+  // so the checks above can fail. Raw requests, not the CLI (which refuses these values).
+  test('Prism answers a request violation with an error and a validation report', async () => {
+    const auth = { Authorization: `Bearer ${API_KEY}` };
+    const badLimit = await fetch(`${front.baseUrl}/pets?limit=0`, { headers: auth });
+    expect(badLimit.status).toBe(422);
+    expect(JSON.stringify(await badLimit.json())).toContain('limit');
+
+    const badBody = await fetch(`${front.baseUrl}/pets`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Rex' }),
+    });
+    expect(badBody.status).toBe(400);
+    expect(badBody.headers.get('sl-violations')).toContain('categoryId');
+
+    const noKey = await fetch(`${front.baseUrl}/pets`);
+    expect(noKey.status).toBe(401);
+
+    const lim = front.records.length;
+    await (await fetch(`${front.baseUrl}/pets?lim=3`, { headers: auth })).text();
+    expect(undeclared(doc, front.records[lim]!)).toEqual(['query parameter "lim" is not declared for listPets']);
+  });
+});
