@@ -1,0 +1,183 @@
+/**
+ * The sandbox's responses against the API contract: every CLI command runs through
+ * `prism proxy openapi.yaml <sandbox> --errors`, which checks each sandbox response
+ * (200, 201, and the Error bodies of 400, 401 and 404) against the document and answers
+ * 500 problem+json instead when one breaks it, so the command's exit code changes.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
+import { SandboxStore, seedData } from '../../src/sandbox/store.js';
+import { runCli } from '../helpers/run-cli.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import {
+  groupAlive,
+  loadOpenApi,
+  startFront,
+  startPrism,
+  undeclared,
+  type Front,
+  type FrontRecord,
+  type RunningPrism,
+} from './prism.js';
+
+const API_KEY = 'sbx_0123456789abcdef0123456789abcdef';
+const WRONG_KEY = 'sbx_ffffffffffffffffffffffffffffffff';
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const doc = loadOpenApi();
+
+let sandbox: RunningSandbox;
+let prism: RunningPrism;
+let front: Front;
+let configDir: string;
+
+beforeAll(async () => {
+  configDir = tempDir();
+  const store = new SandboxStore(join(configDir, 'sandbox.json'));
+  // Prism's validator flags int64 values above 2^53-1 (see prism.ts), so the proxied
+  // sandbox holds the seed pets without the one whose ids lie beyond it; those values are
+  // checked directly against the sandbox below, without Prism.
+  await store.update(() => {
+    const seed = seedData();
+    return { ...seed, pets: seed.pets.filter((p) => BigInt(p.id) <= SAFE && BigInt(p.categoryId) <= SAFE) };
+  });
+  sandbox = await startSandbox({ store, apiKey: API_KEY });
+  prism = await startPrism('proxy', sandbox.baseUrl);
+  front = await startFront(prism.origin);
+});
+
+afterAll(async () => {
+  await front?.close();
+  await prism?.stop();
+  if (prism !== undefined) expect(groupAlive(prism.pid)).toBe(false);
+  await sandbox?.close();
+  removeTempDirs();
+});
+
+async function run(args: string[], key = API_KEY) {
+  const before = front.records.length;
+  const result = await runCli(args, {
+    env: { PETSTORE_BASE_URL: front.baseUrl, PETSTORE_API_KEY: key, PETSTORE_CONFIG_DIR: configDir },
+    secrets: [API_KEY],
+  });
+  return { ...result, requests: front.records.slice(before) };
+}
+
+/** Prism found nothing wrong with the requests nor with the sandbox's answers. */
+function expectConforming(requests: FrontRecord[], status: number): void {
+  expect(requests.length).toBe(1);
+  for (const r of requests) {
+    expect(r.problem, `Prism's report for ${r.method} ${r.path}`).toBeUndefined();
+    expect(r.violations, `sl-violations for ${r.method} ${r.path}`).toBeUndefined();
+    expect(r.status, `${r.method} ${r.path}`).toBe(status);
+    expect(undeclared(doc, r)).toEqual([]);
+  }
+}
+
+const ids = (stdout: string) => (JSON.parse(stdout) as { id: number }[]).map((p) => p.id);
+
+describe('sandbox responses judged by prism proxy', () => {
+  test('pets list: 200 Pets', async () => {
+    const r = await run(['pets', 'list', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expectConforming(r.requests, 200);
+    expect(ids(r.stdout)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  test('pets list --limit', async () => {
+    const r = await run(['pets', 'list', '--limit', '2']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expectConforming(r.requests, 200);
+    expect(r.stdout).toBe('1\tRex\t1\tavailable\n2\tWhiskers\t2\tavailable\n');
+  });
+
+  test('pets list --status, and both flags', async () => {
+    const status = await run(['pets', 'list', '--status', 'pending', '--json']);
+    expect(status.stderr).toBe('');
+    expect(status.code).toBe(0);
+    expectConforming(status.requests, 200);
+    expect(ids(status.stdout)).toEqual([3, 6]);
+
+    const both = await run(['pets', 'list', '--status', 'sold', '--limit', '1', '--output', 'ndjson']);
+    expect(both.stderr).toBe('');
+    expect(both.code).toBe(0);
+    expectConforming(both.requests, 200);
+    expect(both.stdout).toBe('{"id":4,"name":"Polly","categoryId":4,"status":"sold"}\n');
+  });
+
+  test('pets create without and with --status: 201 Pet', async () => {
+    const plain = await run(['pets', 'create', '--name', 'Luna', '--category-id', '2', '--json']);
+    expect(plain.stderr).toBe('');
+    expect(plain.code).toBe(0);
+    expectConforming(plain.requests, 201);
+    expect(JSON.parse(plain.stdout)).toEqual({ id: 10, name: 'Luna', categoryId: 2, status: 'available' });
+
+    const sold = await run(['pets', 'create', '--name', 'Milo', '--category-id', '3', '--status', 'sold', '--json']);
+    expect(sold.stderr).toBe('');
+    expect(sold.code).toBe(0);
+    expectConforming(sold.requests, 201);
+    expect(JSON.parse(sold.stdout)).toEqual({ id: 11, name: 'Milo', categoryId: 3, status: 'sold' });
+  });
+
+  test('pets get: 200 Pet', async () => {
+    const r = await run(['pets', 'get', '3', '--json']);
+    expect(r.code).toBe(0);
+    expectConforming(r.requests, 200);
+    expect(JSON.parse(r.stdout)).toEqual({ id: 3, name: 'Bubbles', categoryId: 3, status: 'pending' });
+    expect(r.stderr).toContain('2030-12-05');
+  });
+
+  test('pets create with a blank name: 400 Error', async () => {
+    const r = await run(['pets', 'create', '--name', ' ', '--category-id', '1']);
+    expect(r.stdout).toBe('');
+    expect(r.code).toBe(6);
+    expectConforming(r.requests, 400);
+    expect(r.stderr).toContain('invalid name: must not be empty');
+  });
+
+  test('a wrong key: 401 Error on every operation', async () => {
+    // Prism answers a missing credential itself; a present but wrong one reaches the sandbox.
+    for (const args of [
+      ['pets', 'list', '--limit', '1'],
+      ['pets', 'create', '--name', 'Nope', '--category-id', '1'],
+      ['pets', 'get', '1'],
+    ]) {
+      const r = await run(args, WRONG_KEY);
+      expect(r.stdout, args.join(' ')).toBe('');
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(4);
+      expectConforming(r.requests, 401);
+      expect(r.stderr).toContain('invalid API key');
+    }
+  });
+
+  test('pets get of an unknown id: 404 Error', async () => {
+    const r = await run(['pets', 'get', '424242']);
+    expect(r.stdout).toBe('');
+    expect(r.code).toBe(5);
+    expectConforming(r.requests, 404);
+    expect(r.stderr).toContain('pet 424242 not found');
+  });
+});
+
+describe('int64 beyond 2^53, straight to the sandbox (Prism cannot judge these)', () => {
+  test('the seed pet with ids above 2^53 is listed and fetched exactly', async () => {
+    const dir = tempDir();
+    const direct = await startSandbox({ store: new SandboxStore(join(dir, 'sandbox.json')) });
+    try {
+      const env = { PETSTORE_BASE_URL: direct.baseUrl, PETSTORE_API_KEY: direct.apiKey, PETSTORE_CONFIG_DIR: dir };
+      const list = await runCli(['pets', 'list', '--status', 'available', '--output', 'ndjson'], { env });
+      expect(list.stderr).toBe('');
+      expect(list.code).toBe(0);
+      expect(list.stdout).toContain('{"id":9007199254740993,"name":"Atlas","categoryId":9223372036854775807,"status":"available"}\n');
+
+      const get = await runCli(['pets', 'get', '9007199254740993', '--json'], { env });
+      expect(get.code).toBe(0);
+      expect(get.stdout).toContain('"id": 9007199254740993');
+      expect(get.stdout).toContain('"categoryId": 9223372036854775807');
+    } finally {
+      await direct.close();
+    }
+  });
+});
