@@ -119,6 +119,7 @@ describe('client requests judged by prism mock', () => {
     expect(r.code).toBe(0);
     expectConforming(r.requests);
     expect(r.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['POST /pets']);
+    expect(r.requests[0]!.contentType).toMatch(/^application\/json\b/);
     expect(JSON.parse(r.requests[0]!.body)).toEqual({ name: 'Rex', categoryId: 1 });
     expect(JSON.parse(r.stdout)).toEqual(examplePet);
   });

@@ -158,12 +158,16 @@ export interface FrontRecord {
   path: string;
   query: URLSearchParams;
   body: string;
+  /** The request's Content-Type header. */
+  contentType?: string;
   /** Status Prism answered. */
   status: number;
   /** Prism's `sl-violations` header, when it sent one. */
   violations?: string;
   /** Prism's answer body when it is Prism's own problem+json (a violation report). */
   problem?: string;
+  /** The answer body as the client received it. */
+  responseBody: string;
 }
 
 /** The recording front of a Prism instance. */
@@ -194,7 +198,9 @@ export async function startFront(prismOrigin: string): Promise<Front> {
         query: url.searchParams,
         body: body.toString('utf8'),
         status: 0,
+        responseBody: '',
       };
+      if (req.headers['content-type'] !== undefined) record.contentType = req.headers['content-type'];
       records.push(record);
       if (!url.pathname.startsWith('/v1/')) {
         record.status = 404;
@@ -213,6 +219,7 @@ export async function startFront(prismOrigin: string): Promise<Front> {
           up.on('data', (c: Buffer) => out.push(c));
           up.on('end', () => {
             const text = Buffer.concat(out);
+            record.responseBody = text.toString('utf8');
             if (/problem\+json/.test(up.headers['content-type'] ?? '')) record.problem = text.toString('utf8');
             const h = { ...up.headers };
             delete h['transfer-encoding'];
