@@ -66,58 +66,58 @@ function expectConforming(requests: FrontRecord[]): void {
 describe('client requests judged by prism mock', () => {
   test('pets list sends GET /pets without parameters', async () => {
     const r = await run(['pets', 'list']);
+    expectConforming(r.requests);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expectConforming(r.requests);
     expect(r.requests.map((q) => `${q.method} ${q.path}?${q.query}`)).toEqual(['GET /pets?']);
     expect(r.stdout).toBe('1\tRex\t1\tavailable\n3\tBubbles\t3\tpending\n');
   });
 
   test('pets list --limit sends limit', async () => {
     const r = await run(['pets', 'list', '--limit', '5']);
+    expectConforming(r.requests);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expectConforming(r.requests);
     expect(Object.fromEntries(r.requests[0]!.query)).toEqual({ limit: '5' });
   });
 
   test('pets list --status sends status', async () => {
     const r = await run(['pets', 'list', '--status', 'pending']);
+    expectConforming(r.requests);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expectConforming(r.requests);
     expect(Object.fromEntries(r.requests[0]!.query)).toEqual({ status: 'pending' });
   });
 
   test('pets list --limit --status sends both, bounds included', async () => {
     for (const limit of ['1', '100']) {
       const r = await run(['pets', 'list', '--limit', limit, '--status', 'sold']);
+      expectConforming(r.requests);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expectConforming(r.requests);
       expect(Object.fromEntries(r.requests[0]!.query)).toEqual({ limit, status: 'sold' });
     }
   });
 
   test('pets list --json and --output ndjson print the records Prism served', async () => {
     const json = await run(['pets', 'list', '--json', '--limit', '2']);
+    expectConforming(json.requests);
     expect(json.stderr).toBe('');
     expect(json.code).toBe(0);
-    expectConforming(json.requests);
     expect(JSON.parse(json.stdout)).toEqual(examplePets);
 
     const nd = await run(['pets', 'list', '--output', 'ndjson', '--status', 'available']);
+    expectConforming(nd.requests);
     expect(nd.stderr).toBe('');
     expect(nd.code).toBe(0);
-    expectConforming(nd.requests);
     expect(nd.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual(examplePets);
   });
 
   test('pets create without --status sends a NewPet of name and categoryId', async () => {
     const r = await run(['pets', 'create', '--name', 'Rex', '--category-id', '1', '--json']);
+    expectConforming(r.requests);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expectConforming(r.requests);
     expect(r.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['POST /pets']);
     expect(r.requests[0]!.contentType).toMatch(/^application\/json\b/);
     expect(JSON.parse(r.requests[0]!.body)).toEqual({ name: 'Rex', categoryId: 1 });
@@ -126,16 +126,16 @@ describe('client requests judged by prism mock', () => {
 
   test('pets create --status sends status; a category id beyond int32 stays an integer', async () => {
     const r = await run(['pets', 'create', '--name', 'Kiwi', '--category-id', '4294967296', '--status', 'pending']);
+    expectConforming(r.requests);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expectConforming(r.requests);
     expect(r.requests[0]!.body).toBe('{"name":"Kiwi","categoryId":4294967296,"status":"pending"}');
   });
 
   test('pets get sends GET /pets/{petId} and warns of the deprecation', async () => {
     const r = await run(['pets', 'get', '1', '--json']);
-    expect(r.code).toBe(0);
     expectConforming(r.requests);
+    expect(r.code).toBe(0);
     expect(r.requests.map((q) => `${q.method} ${q.path}?${q.query}`)).toEqual(['GET /pets/1?']);
     expect(JSON.parse(r.stdout)).toEqual(examplePet);
     expect(r.stderr).toContain('2030-12-05');

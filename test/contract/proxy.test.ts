@@ -81,61 +81,61 @@ const ids = (stdout: string) => (JSON.parse(stdout) as { id: number }[]).map((p)
 describe('sandbox responses judged by prism proxy', () => {
   test('pets list: 200 Pets', async () => {
     const r = await run(['pets', 'list', '--json']);
+    expectConforming(r.requests, 200);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expectConforming(r.requests, 200);
     expect(ids(r.stdout)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   test('pets list --limit', async () => {
     const r = await run(['pets', 'list', '--limit', '2']);
+    expectConforming(r.requests, 200);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expectConforming(r.requests, 200);
     expect(r.stdout).toBe('1\tRex\t1\tavailable\n2\tWhiskers\t2\tavailable\n');
   });
 
   test('pets list --status, and both flags', async () => {
     const status = await run(['pets', 'list', '--status', 'pending', '--json']);
+    expectConforming(status.requests, 200);
     expect(status.stderr).toBe('');
     expect(status.code).toBe(0);
-    expectConforming(status.requests, 200);
     expect(ids(status.stdout)).toEqual([3, 6]);
 
     const both = await run(['pets', 'list', '--status', 'sold', '--limit', '1', '--output', 'ndjson']);
+    expectConforming(both.requests, 200);
     expect(both.stderr).toBe('');
     expect(both.code).toBe(0);
-    expectConforming(both.requests, 200);
     expect(both.stdout).toBe('{"id":4,"name":"Polly","categoryId":4,"status":"sold"}\n');
   });
 
   test('pets create without and with --status: 201 Pet', async () => {
     const plain = await run(['pets', 'create', '--name', 'Luna', '--category-id', '2', '--json']);
+    expectConforming(plain.requests, 201);
     expect(plain.stderr).toBe('');
     expect(plain.code).toBe(0);
-    expectConforming(plain.requests, 201);
     expect(JSON.parse(plain.stdout)).toEqual({ id: 10, name: 'Luna', categoryId: 2, status: 'available' });
 
     const sold = await run(['pets', 'create', '--name', 'Milo', '--category-id', '3', '--status', 'sold', '--json']);
+    expectConforming(sold.requests, 201);
     expect(sold.stderr).toBe('');
     expect(sold.code).toBe(0);
-    expectConforming(sold.requests, 201);
     expect(JSON.parse(sold.stdout)).toEqual({ id: 11, name: 'Milo', categoryId: 3, status: 'sold' });
   });
 
   test('pets get: 200 Pet', async () => {
     const r = await run(['pets', 'get', '3', '--json']);
-    expect(r.code).toBe(0);
     expectConforming(r.requests, 200);
+    expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ id: 3, name: 'Bubbles', categoryId: 3, status: 'pending' });
     expect(r.stderr).toContain('2030-12-05');
   });
 
   test('pets create with a blank name: 400 Error', async () => {
     const r = await run(['pets', 'create', '--name', ' ', '--category-id', '1']);
+    expectConforming(r.requests, 400);
     expect(r.stdout).toBe('');
     expect(r.code).toBe(6);
-    expectConforming(r.requests, 400);
     expect(r.stderr).toContain('invalid name: must not be empty');
   });
 
@@ -147,18 +147,18 @@ describe('sandbox responses judged by prism proxy', () => {
       ['pets', 'get', '1'],
     ]) {
       const r = await run(args, WRONG_KEY);
+      expectConforming(r.requests, 401);
       expect(r.stdout, args.join(' ')).toBe('');
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(4);
-      expectConforming(r.requests, 401);
       expect(r.stderr).toContain('invalid API key');
     }
   });
 
   test('pets get of an unknown id: 404 Error', async () => {
     const r = await run(['pets', 'get', '424242']);
+    expectConforming(r.requests, 404);
     expect(r.stdout).toBe('');
     expect(r.code).toBe(5);
-    expectConforming(r.requests, 404);
     expect(r.stderr).toContain('pet 424242 not found');
   });
 });
