@@ -9,10 +9,13 @@
  *   `/v1` (cli-contract.md "Environments"), so the CLI talks to a small recording front that
  *   serves `/v1/...`, strips the prefix and forwards to Prism. `prism proxy` keeps the path of
  *   its upstream URL, so the sandbox's own `.../v1` base URL is given to it as is.
- * - With `--errors`, a request that breaks the document is answered 422 (problem+json,
- *   `validation` list) or, when the operation declares a 400, that 400; a missing bearer
- *   credential 401. In proxy mode an upstream response that breaks the document becomes a
- *   500 problem+json (`#VIOLATIONS`). Violations are also listed in an `sl-violations` header.
+ * - With `--errors`, a request that breaks the document is not served: the mock answers the
+ *   operation's declared 400 (its example, plus an `sl-violations` header) or else 422
+ *   problem+json with a `validation` list; the proxy answers 422 problem+json without
+ *   forwarding. A request without a bearer credential gets 401 (the mock's example, the
+ *   proxy's own problem+json); a wrong key is not Prism's to judge and reaches the upstream.
+ *   In proxy mode an upstream response that breaks the document becomes a 500 problem+json
+ *   (`#VIOLATIONS`) listing what is wrong.
  * - Prism does not flag query parameters the document does not declare (`?lim=3` is answered
  *   200), nor body fields beyond the schema (additionalProperties is left open). The front
  *   records every request so tests can check names against the document themselves.
