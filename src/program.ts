@@ -167,7 +167,16 @@ Examples:
       }),
     );
 
-  const sandbox = program.command('sandbox').description('the embedded Pet Store server');
+  const sandbox = program
+    .command('sandbox')
+    .description('the embedded Pet Store server')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore sandbox serve --port 8080
+  $ petstore sandbox reset`,
+    );
   sandbox
     .command('serve')
     .description('run the sandbox server in the foreground; prints its base URL and key')

@@ -115,18 +115,19 @@ export function bashScript(model: CompletionModel): string {
     else valueCases.push(`    ${pattern}) COMPREPLY=(); return 0 ;;`);
   }
   const globalWords = model.globalFlags.flatMap((f) => (f.long !== undefined ? [f.long] : []));
+  // Words first (subcommands, argument choices); flags when the word starts with "-" or
+  // nothing else can follow.
   const nodeCases = model.nodes.map((n) => {
-    const words = [
-      ...n.subcommands.map((s) => s.name),
-      ...(n.argChoices ?? []),
+    const positional = [...n.subcommands.map((s) => s.name), ...(n.argChoices ?? [])];
+    const flags = [
       ...n.flags.flatMap((f) => (f.long !== undefined ? [f.long] : [])),
-      ...(n.path.length === 0 ? globalWords : globalWords.filter((w) => w !== '--help')),
+      ...(n.path.length === 0 ? globalWords : globalWords.filter((w) => w !== '--help' && w !== '--version')),
     ];
-    return `    "${n.path.join(' ')}") words="${shellWords([...new Set(words)])}" ;;`;
+    return `    "${n.path.join(' ')}") words="${shellWords(positional)}"; flags="${shellWords([...new Set(flags)])}" ;;`;
   });
   return `# ${model.name} completion for bash. Load it with: source <(${model.name} completion bash)
 ${fn}() {
-  local cur prev path="" w i skip=0 words=""
+  local cur prev path="" w i skip=0 words="" flags=""
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
   # "--status=so": bash splits at "=", so the flag is two words back.
@@ -147,6 +148,7 @@ ${valueCases.join('\n')}
   case "$path" in
 ${nodeCases.join('\n')}
   esac
+  if [[ "$cur" == -* || -z "$words" ]]; then words="$flags"; fi
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
   return 0
 }
