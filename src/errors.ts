@@ -114,11 +114,14 @@ export interface ApiErrorBody {
  */
 export class ApiError extends CliError {
   readonly body: ApiErrorBody;
+  /** The error response's headers (e.g. `Deprecation`, `Sunset` on a 404/410), when known. */
+  readonly headers: Record<string, string | string[] | undefined> | undefined;
 
-  constructor(body: ApiErrorBody, httpStatus: number, hint?: string) {
+  constructor(body: ApiErrorBody, httpStatus: number, hint?: string, headers?: Record<string, string | string[] | undefined>) {
     super(body.message, { exitCode: exitCodeForStatus(httpStatus), code: body.code, status: httpStatus, hint });
     this.name = 'ApiError';
     this.body = body;
+    this.headers = headers;
   }
 }
 

@@ -3,7 +3,7 @@
  * declared here, cheaply; its module is imported only when it runs, so `--help` and usage
  * errors never load the HTTP client, zod or the table library.
  */
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import { GET_PET_REMOVAL_DATE, GET_PET_REPLACEMENT } from './api/constants.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
@@ -19,6 +19,11 @@ export interface Deprecation {
   /** YYYY-MM-DD. */
   removal: string;
   replacement: string;
+  /**
+   * The command prints the warning itself, merged with the response's `Deprecation` and
+   * `Sunset` headers (src/deprecation.ts); here only `--fail-on-deprecated` is enforced.
+   */
+  reportedByCommand?: boolean;
 }
 
 declare const __PETSTORE_VERSION__: string | undefined;
@@ -46,7 +51,8 @@ export function buildProgram(io: Io, makeContext: (rawGlobals: Record<string, un
       getErrHelpWidth: () => 100,
     })
     .showSuggestionAfterError(true)
-    .helpCommand('help [command]', 'show help for a command');
+    // Our own `help` command below takes a command path (`petstore help pets list`).
+    .helpCommand(false);
 
   program
     .description('Administer the Pet Store API: list, create and look up animals.')
@@ -84,26 +90,40 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
             `Use \`${deprecation.replacement}\` instead.`,
           );
         }
-        ctx.warn(`${what} is deprecated and will be removed on ${deprecation.removal}; use \`${deprecation.replacement}\` instead`);
+        if (deprecation.reportedByCommand !== true) {
+          ctx.warn(`${what} is deprecated and will be removed on ${deprecation.removal}; use \`${deprecation.replacement}\` instead`);
+        }
       }
       const mod = await load();
       const code = await mod.run(ctx, cmd.opts(), cmd.args);
       if (typeof code === 'number') program.petstoreExitCode = code;
     };
 
-  const pets = program.command('pets').description('list, create and look up pets');
-  pets
-    .command('list')
-    .description('list pets (listPets: GET /pets)')
-    .option('--limit <n>', 'at most N pets, 1-100 (default: 20)')
-    .option('--status <status>', 'only pets with this status: available, pending or sold')
+  const pets = program
+    .command('pets')
+    .description('list, create and look up pets')
     .addHelpText(
       'after',
       `
 Examples:
   $ petstore pets list --status available
-  $ petstore pets list --limit 100 --output ndjson > pets.ndjson
-  $ petstore --env staging pets list --json | jq length`,
+  $ petstore pets create --from-file pets.ndjson
+  $ petstore help pets list`,
+    );
+  pets
+    .command('list')
+    .description('list pets (listPets: GET /pets)')
+    .option('--limit <n>', 'at most N pets, 1-100 (default: 20)')
+    .option('--status <status>', 'only pets with this status: available, pending or sold')
+    .option('--all', 'fetch every page, following the server\'s Link rel="next" headers (pages of --limit, default 100)')
+    .option('--max-pages <n>', 'with --all: stop with exit 1 after N pages, 1-10000 (default: 1000)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore pets list --status available
+  $ petstore pets list --all --output ndjson > pets.ndjson
+  $ petstore --env staging pets list --all --json | jq length`,
     )
     .action(action(() => import('./commands/pets/list.js')));
   pets
@@ -112,12 +132,18 @@ Examples:
     .option('--name <name>', 'the animal\'s name (required)')
     .option('--category-id <id>', 'category id, an int64 (required)')
     .option('--status <status>', 'available, pending or sold')
+    .option('--from-file <file>', 'create every NewPet of a JSON array or NDJSON file, in order (- = stdin)')
     .addHelpText(
       'after',
       `
 Examples:
   $ petstore pets create --name Rex --category-id 1
-  $ petstore pets create --name Kiwi --category-id 4 --status pending --json`,
+  $ petstore pets create --name Kiwi --category-id 4 --status pending --json
+  $ petstore pets create --from-file new-pets.ndjson --output ndjson
+
+With --from-file, every record is checked before the first is sent. On a failure the
+records not created are saved to FILE.remaining.ndjson (for stdin: a file in the temp
+directory) for a re-run; a record that may have been created is reported, not saved.`,
     )
     .action(action(() => import('./commands/pets/create.js')));
   pets
@@ -137,10 +163,20 @@ Examples:
       action(() => import('./commands/pets/get.js'), {
         removal: GET_PET_REMOVAL_DATE,
         replacement: GET_PET_REPLACEMENT,
+        reportedByCommand: true,
       }),
     );
 
-  const sandbox = program.command('sandbox').description('the embedded Pet Store server');
+  const sandbox = program
+    .command('sandbox')
+    .description('the embedded Pet Store server')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore sandbox serve --port 8080
+  $ petstore sandbox reset`,
+    );
   sandbox
     .command('serve')
     .description('run the sandbox server in the foreground; prints its base URL and key')
@@ -157,7 +193,55 @@ Examples:
   sandbox
     .command('reset')
     .description('restore the sandbox data to its seed pets')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore sandbox reset
+  $ petstore sandbox reset && petstore --env sandbox pets list`,
+    )
     .action(action(() => import('./commands/sandbox/reset.js')));
+
+  program
+    .command('completion')
+    .description('print a shell completion script for bash, zsh or fish')
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ source <(petstore completion bash)                 # in ~/.bashrc
+  $ source <(petstore completion zsh)                  # in ~/.zshrc
+  $ petstore completion fish > ~/.config/fish/completions/petstore.fish`,
+    )
+    .action(action(() => import('./commands/completion.js')));
+
+  program
+    .command('help')
+    .description('show help for a command')
+    .argument('[command...]', 'command words, e.g. pets list')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore help pets list
+  $ petstore help completion`,
+    )
+    .action((words: string[]) => {
+      let cmd: Command = program;
+      for (const word of words) {
+        const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+        if (sub === undefined) {
+          const known = cmd.commands.map((c) => c.name()).filter((n) => n !== 'help');
+          throw new UsageError(
+            `unknown command ${JSON.stringify([...words.slice(0, words.indexOf(word)), word].join(' '))}`,
+            `Commands${cmd === program ? '' : ` of \`${cmd.name()}\``}: ${known.join(', ')}.`,
+          );
+        }
+        cmd = sub;
+      }
+      cmd.help();
+    });
 
   return program;
 }

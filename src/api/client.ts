@@ -96,7 +96,7 @@ export function validate<T>(res: JsonResponse, expected: number, schema: z.ZodTy
     }
     // The HTTP status decides the exit code even if the body's `status` disagrees with it.
     const { code, message, status } = parsed.data;
-    throw new ApiError({ code, message, status }, res.status, HINTS[res.status]);
+    throw new ApiError({ code, message, status }, res.status, HINTS[res.status], res.headers);
   }
   if (res.status !== expected) {
     throw new InvalidResponseError(`server answered ${res.status}; the API defines ${expected} here`, res.status);

@@ -1,0 +1,222 @@
+/**
+ * `pets create --from-file` end to end: strict validation before anything is sent, creation
+ * in order with streamed output, and a resumable stop at the first failure that never
+ * creates a pet twice.
+ */
+import { readFileSync, statSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { errorReply, startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const KEY = 'test-key-bulk-0123456789';
+let server: TestServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  removeTempDirs();
+});
+
+/** A server that creates pets with ids from 101, answering `failAt` (1-based POST count) with `fail`. */
+async function petServer(fail?: { at: number; reply: 'error500' | 'error400' | 'destroy' }): Promise<TestServer> {
+  let nextId = 101;
+  let posts = 0;
+  return startTestServer((req, res) => {
+    if (req.method !== 'POST') return { status: 405, body: { code: 'method', message: 'no', status: 405 } };
+    posts++;
+    if (fail !== undefined && posts === fail.at) {
+      if (fail.reply === 'destroy') {
+        res.destroy();
+        return undefined;
+      }
+      return fail.reply === 'error500' ? errorReply(500, 'internal_error', 'database unavailable') : errorReply(400, 'invalid_request', 'invalid name');
+    }
+    const body = JSON.parse(req.body) as Record<string, unknown>;
+    // Echo categoryId textually so int64 values stay exact.
+    const cat = /"categoryId":(-?\d+)/.exec(req.body)?.[1] ?? '0';
+    const id = nextId++;
+    return { status: 201, raw: `{"id":${id},"name":${JSON.stringify(body.name)},"categoryId":${cat},"status":${JSON.stringify(body.status ?? 'available')}}` };
+  });
+}
+
+function env(s: TestServer, extra: Record<string, string> = {}): Record<string, string> {
+  return { PETSTORE_BASE_URL: s.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir(), ...extra };
+}
+
+function posts(s: TestServer): string[] {
+  return s.requests.filter((r) => r.method === 'POST').map((r) => r.body);
+}
+
+const SIX = ['Rex', 'Kiwi', 'Polly', 'Shadow', 'Nibbles', 'Bubbles'].map((name, i) => JSON.stringify({ name, categoryId: i + 1 })).join('\n') + '\n';
+
+describe('pets create --from-file', () => {
+  it('stops at a 500 half-way, saves the rest, and a re-run creates each remaining pet exactly once', async () => {
+    server = await petServer({ at: 4, reply: 'error500' });
+    const dir = tempDir();
+    const file = join(dir, 'new-pets.ndjson');
+    writeFileSync(file, SIX);
+    const r = await runCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], { env: env(server) });
+    expect(r.code).toBe(1);
+    expect(posts(server)).toHaveLength(4);
+    // The created pets are on stdout, one line each, as they were created.
+    expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l).id)).toEqual([101, 102, 103]);
+    // In ndjson mode stderr is one JSON error object.
+    const err = JSON.parse(r.stderr.trim()) as { code: string; message: string; status: number };
+    expect(err.code).toBe('internal_error');
+    expect(err.status).toBe(500);
+    const remaining = `${file}.remaining.ndjson`;
+    expect(err.message).toContain(remaining);
+    expect(err.message).toContain('3 created');
+    expect(statSync(remaining).mode & 0o777).toBe(0o600);
+    expect(readFileSync(remaining, 'utf8')).toBe(SIX.split('\n').slice(3).join('\n'));
+
+    await server.close();
+    server = await petServer();
+    const again = await runCli(['pets', 'create', '--from-file', remaining, '--output', 'ndjson'], { env: env(server) });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toBe('');
+    expect(posts(server).map((b) => JSON.parse(b).name)).toEqual(['Shadow', 'Nibbles', 'Bubbles']);
+  });
+
+  it('reports created ids, the failed record and the remaining file in plain text', async () => {
+    server = await petServer({ at: 3, reply: 'error400' });
+    const dir = tempDir();
+    const file = join(dir, 'p.ndjson');
+    writeFileSync(file, SIX);
+    const r = await runCli(['pets', 'create', '--from-file', file], { env: env(server) });
+    expect(r.code).toBe(6);
+    expect(r.stdout).toBe('101\tRex\t1\tavailable\n102\tKiwi\t2\tavailable\n');
+    expect(r.stderr).toContain('error: stopped at record 3 of 6 (line 3), not created: invalid name (invalid_request, HTTP 400)');
+    expect(r.stderr).toContain('created (2): line 1 → id 101, line 2 → id 102');
+    expect(r.stderr).toContain(`not created (4): lines 3, 4, 5, 6 — saved to ${file}.remaining.ndjson`);
+    expect(r.stderr).toContain(`petstore pets create --from-file ${file}.remaining.ndjson`);
+    expect(posts(server)).toHaveLength(3);
+  });
+
+  it('never retries nor saves a record whose POST may have reached the server', async () => {
+    server = await petServer({ at: 2, reply: 'destroy' });
+    const dir = tempDir();
+    const file = join(dir, 'p.ndjson');
+    writeFileSync(file, SIX);
+    const r = await runCli(['pets', 'create', '--from-file', file, '--retries', '3'], { env: env(server) });
+    expect(r.code).toBe(3);
+    expect(posts(server)).toHaveLength(2);
+    expect(r.stderr).toContain('stopped at record 2 of 6 (line 2), which may have been created');
+    expect(r.stderr).toContain('unknown (1): line 2');
+    expect(r.stderr).toContain('not created (4): lines 3, 4, 5, 6');
+    const rest = readFileSync(`${file}.remaining.ndjson`, 'utf8');
+    expect(rest).not.toContain('Kiwi');
+    expect(rest.trimEnd().split('\n').map((l) => JSON.parse(l).name)).toEqual(['Polly', 'Shadow', 'Nibbles', 'Bubbles']);
+  });
+
+  it('saves every record when the server cannot be reached at all (nothing was sent)', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'p.ndjson');
+    writeFileSync(file, SIX);
+    const r = await runCli(['pets', 'create', '--from-file', file], {
+      env: { PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1', PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
+    });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('not created: cannot reach 127.0.0.1:1');
+    expect(readFileSync(`${file}.remaining.ndjson`, 'utf8')).toBe(SIX);
+  });
+
+  it('reads a JSON array from stdin, prints one JSON array, keeps int64 exact', async () => {
+    server = await petServer();
+    const input = '[\n  {"name": "Big", "categoryId": 9223372036854775807},\n  {"name": "Small", "categoryId": -9223372036854775808, "status": "sold"}\n]\n';
+    const r = await runCli(['pets', 'create', '--from-file', '-', '--json'], { env: env(server), input });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('"categoryId": 9223372036854775807');
+    expect(r.stdout).toContain('"categoryId": -9223372036854775808');
+    expect(posts(server)).toEqual([
+      '{"name":"Big","categoryId":9223372036854775807}',
+      '{"name":"Small","categoryId":-9223372036854775808,"status":"sold"}',
+    ]);
+  });
+
+  it('saves what remains of stdin input in the temp directory, mode 0600', async () => {
+    server = await petServer({ at: 2, reply: 'error500' });
+    const tmp = tempDir();
+    const r = await runCli(['pets', 'create', '--from-file', '-'], { env: env(server, { TMPDIR: tmp }), input: SIX });
+    expect(r.code).toBe(1);
+    const files = readdirSync(tmp).filter((f) => f.startsWith('petstore-remaining-'));
+    expect(files).toHaveLength(1);
+    const path = join(tmp, files[0] as string);
+    expect(r.stderr).toContain(path);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path, 'utf8').trimEnd().split('\n')).toHaveLength(5);
+  });
+
+  it('refuses invalid records with every problem and its line, and sends nothing', async () => {
+    server = await petServer();
+    const input = [
+      '[',
+      '  {"name": "Rex", "categoryId": 1},',
+      '  {"name": "Kiwi", "categoryid": 2},',
+      '  {"name": "Polly",',
+      '   "categoryId": 1.5},',
+      '  {"name": 7, "categoryId": "3", "status": "lost"},',
+      '  "Shadow",',
+      '  {"name": "Big", "categoryId": 9223372036854775808}',
+      ']',
+    ].join('\n');
+    const r = await runCli(['pets', 'create', '--from-file', '-'], { env: env(server), input });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(server.requests).toHaveLength(0);
+    expect(r.stderr).toContain('5 invalid records; nothing was sent');
+    expect(r.stderr).toContain('line 3: categoryId is missing (an int64 is required); unknown field "categoryid" (did you mean categoryId?)');
+    expect(r.stderr).toContain('line 4: categoryId must be an integer');
+    expect(r.stderr).toMatch(/line 6: name must be a string; categoryId must be an integer .*got "3"; status must be one of available, pending, sold, got "lost"/);
+    expect(r.stderr).toContain('line 7: must be a JSON object');
+    expect(r.stderr).toContain('line 8: categoryId must be an integer');
+    expect(r.stderr).not.toContain('line 2:');
+  });
+
+  it('reports NDJSON syntax errors by line, blank lines allowed', async () => {
+    server = await petServer();
+    const dir = tempDir();
+    const file = join(dir, 'bad.ndjson');
+    writeFileSync(file, '{"name":"A","categoryId":1}\n\n{"name":"B","categoryId":}\n{"name":"C","categoryId":3}\n');
+    const r = await runCli(['pets', 'create', '--from-file', file], { env: env(server) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('1 invalid record; nothing was sent');
+    expect(r.stderr).toContain('line 3: not valid JSON');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    [['--from-file', 'x.ndjson', '--name', 'Rex'], '--from-file cannot be combined with --name'],
+    [['--from-file', 'x.ndjson', '--category-id', '1', '--status', 'sold'], '--from-file cannot be combined with --category-id, --status'],
+    [['--from-file', '/nonexistent/pets.ndjson'], 'cannot read --from-file "/nonexistent/pets.ndjson": no such file'],
+  ])('%j is a usage error and sends nothing', async (args, message) => {
+    server = await petServer();
+    const r = await runCli(['pets', 'create', ...args], { env: env(server) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses empty input', async () => {
+    server = await petServer();
+    const r = await runCli(['pets', 'create', '--from-file', '-'], { env: env(server), input: '  \n' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('no records');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('creates every record against the sandbox, in order', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'p.json');
+    writeFileSync(file, JSON.stringify([{ name: 'Alpha', categoryId: 9 }, { name: 'Beta', categoryId: 9, status: 'pending' }]));
+    const r = await runCli(['--env', 'sandbox', 'pets', 'create', '--from-file', file, '--output', 'ndjson'], { env: { PETSTORE_CONFIG_DIR: dir } });
+    expect(r.code).toBe(0);
+    const pets = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(pets.map((p: { name: string }) => p.name)).toEqual(['Alpha', 'Beta']);
+    expect(pets[1].status).toBe('pending');
+    expect(existsSync(`${file}.remaining.ndjson`)).toBe(false);
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * `petstore completion bash|zsh|fish` end to end: the bash script is loaded into a real
+ * bash and its completion function asked for candidates; the zsh and fish scripts are
+ * checked for the same commands, flags and values.
+ */
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+
+let bashScript = '';
+let scriptFile = '';
+
+beforeAll(async () => {
+  const r = await runCli(['completion', 'bash']);
+  expect(r.code).toBe(0);
+  expect(r.stderr).toBe('');
+  bashScript = r.stdout;
+  scriptFile = join(tempDir(), 'petstore.bash');
+  writeFileSync(scriptFile, bashScript);
+});
+
+afterAll(() => removeTempDirs());
+
+/** Completes the last word of `line` (words split on spaces; a trailing space = an empty word). */
+function complete(line: string): string[] {
+  // bash splits words at "=" too (COMP_WORDBREAKS): "--status=" is "--status" "=".
+  const words = line.split(' ').flatMap((w) => {
+    const i = w.indexOf('=');
+    return i < 0 ? [w] : [w.slice(0, i), '=', ...(w.slice(i + 1) === '' ? [] : [w.slice(i + 1)])];
+  });
+  const script = `source ${JSON.stringify(scriptFile)}
+COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')})
+COMP_CWORD=${words.length - 1}
+__petstore_complete
+printf '%s\\n' "\${COMPREPLY[@]}"`;
+  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', script], { encoding: 'utf8' });
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  return r.stdout.split('\n').filter((l) => l !== '');
+}
+
+describe('completion bash', () => {
+  it('is valid bash', () => {
+    const r = spawnSync('bash', ['-n', scriptFile], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('');
+  });
+
+  it.each([
+    ['petstore ', ['pets', 'sandbox', 'completion', 'help']],
+    ['petstore pe', ['pets']],
+    ['petstore pets ', ['list', 'create', 'get']],
+    ['petstore --env sandbox pets l', ['list']],
+    ['petstore -e staging sandbox ', ['serve', 'reset']],
+    ['petstore pets list --', ['--limit', '--status', '--all', '--max-pages', '--help', '--env', '--output']],
+    ['petstore pets list --status ', ['available', 'pending', 'sold']],
+    ['petstore pets list --status p', ['pending']],
+    ['petstore pets create --status=', ['available', 'pending', 'sold']],
+    ['petstore pets create --status=so', ['sold']],
+    ['petstore pets list ', ['--limit', '--status', '--all', '--max-pages', '--help']],
+    ['petstore --env ', ['production', 'staging', 'sandbox']],
+    ['petstore pets list -e s', ['staging', 'sandbox']],
+    ['petstore --output ', ['table', 'json', 'ndjson']],
+    ['petstore pets get 7 -o nd', ['ndjson']],
+    ['petstore completion ', ['bash', 'zsh', 'fish']],
+    ['petstore help ', ['pets', 'sandbox', 'completion']],
+    ['petstore pets create --from-', ['--from-file']],
+    ['petstore pets list --limit ', []],
+  ])('%j completes to %j', (line, expected) => {
+    const got = complete(line);
+    if (line.endsWith('--') || line.endsWith('list ')) for (const e of expected) expect(got).toContain(e);
+    else expect(got).toEqual(expected);
+  });
+
+  it('does not offer a subcommand of another group', () => {
+    expect(complete('petstore pets s')).toEqual([]);
+  });
+});
+
+describe('completion zsh and fish', () => {
+  it('zsh loads bash completion through bashcompinit and carries the same function', async () => {
+    const r = await runCli(['completion', 'zsh']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('autoload -U +X bashcompinit && bashcompinit');
+    expect(r.stdout).toContain('__petstore_complete()');
+    expect(r.stdout).toContain('complete -F __petstore_complete petstore');
+    expect(r.stdout).toContain('compgen -W "available pending sold"');
+  });
+
+  it('fish completes commands, subcommands, flags and values', async () => {
+    const r = await runCli(['completion', 'fish']);
+    expect(r.code).toBe(0);
+    const s = r.stdout;
+    expect(s).toContain("complete -c petstore -n '__fish_use_subcommand' -a pets");
+    expect(s).toContain("complete -c petstore -n '__fish_seen_subcommand_from pets; and not __fish_seen_subcommand_from list create get' -a list");
+    expect(s).toContain("complete -c petstore -n '__fish_seen_subcommand_from pets; and __fish_seen_subcommand_from list' -l status -x -a 'available pending sold'");
+    expect(s).toContain("complete -c petstore -l env -s e -x -a 'production staging sandbox'");
+    expect(s).toContain("complete -c petstore -l output -s o -x -a 'table json ndjson'");
+    expect(s).toContain('-l from-file -r -F');
+    expect(s).toContain("-a 'bash zsh fish'");
+  });
+
+  it('refuses an unknown shell with exit 2', async () => {
+    const r = await runCli(['completion', 'powershell']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain("'powershell' is invalid");
+    expect(r.stderr).toContain('bash, zsh, fish');
+  });
+});

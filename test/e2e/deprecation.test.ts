@@ -1,0 +1,136 @@
+/**
+ * Deprecation signals end to end: RFC 9745 `Deprecation` and RFC 8594 `Sunset` headers give
+ * one stderr warning per command with the days remaining; `pets get` merges them with its
+ * own metadata; `--fail-on-deprecated` refuses before sending; a removed getPet is named.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startPagingServer, type PagingServer } from '../helpers/paging-server.js';
+import { runCli } from '../helpers/run-cli.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { errorReply, startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const KEY = 'test-key-deprecation-0123456789';
+let server: TestServer | PagingServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  removeTempDirs();
+});
+
+function env(s: { baseUrl: string }, extra: Record<string, string> = {}): Record<string, string> {
+  return { PETSTORE_BASE_URL: s.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir(), ...extra };
+}
+
+/** Whole UTC days from today to `iso`, as the CLI counts them. */
+function daysUntil(iso: string): number {
+  return Math.floor(Date.parse(iso) / 86_400_000) - Math.floor(Date.now() / 86_400_000);
+}
+
+const PET = { id: 7, name: 'Rex', categoryId: 1, status: 'available' };
+
+describe('deprecation signals', () => {
+  it('pets get prints one merged warning: since, removal date, days remaining, replacement', async () => {
+    const r = await runCli(['--env', 'sandbox', 'pets', 'get', '1', '--output', 'ndjson'], { env: { PETSTORE_CONFIG_DIR: tempDir() } });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).id).toBe(1);
+    const n = daysUntil('2030-12-05T00:00:00Z');
+    expect(r.stderr).toBe(
+      `warning: \`petstore pets get\` (getPet) is deprecated (since 2025-12-05) and will be removed on 2030-12-05 (in ${n} days); use \`petstore pets list --status STATUS\` instead\n`,
+    );
+  });
+
+  it('pets get still warns (from its metadata) when the answer carries no headers', async () => {
+    server = await startTestServer(() => errorReply(404, 'not_found', 'pet 9 not found'));
+    const r = await runCli(['pets', 'get', '9'], { env: env(server) });
+    expect(r.code).toBe(5);
+    expect(r.stderr.match(/warning:/g)).toHaveLength(1);
+    expect(r.stderr).toContain('will be removed on 2030-12-05 (in ');
+    expect(r.stderr).toContain('error: pet 9 not found (not_found, HTTP 404)');
+  });
+
+  it.each([
+    [['--fail-on-deprecated', 'pets', 'get', '7'], {}],
+    [['pets', 'get', '7', '--fail-on-deprecated'], {}],
+    [['pets', 'get', '7'], { PETSTORE_FAIL_ON_DEPRECATED: '1' }],
+  ])('%j %j refuses getPet before sending, exit 2, naming the replacement', async (args, extra) => {
+    server = await startTestServer(() => ({ status: 200, body: PET }));
+    const r = await runCli(args, { env: env(server, extra) });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('deprecated (removed on 2030-12-05) and --fail-on-deprecated is set; nothing was sent');
+    expect(r.stderr).toContain('petstore pets list --status STATUS');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('PETSTORE_FAIL_ON_DEPRECATED=0 does not refuse', async () => {
+    server = await startTestServer(() => ({ status: 200, body: PET }));
+    const r = await runCli(['pets', 'get', '7'], { env: env(server, { PETSTORE_FAIL_ON_DEPRECATED: '0' }) });
+    expect(r.code).toBe(0);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('warns once for a list whose every page is deprecated; stdout untouched', async () => {
+    server = await startPagingServer({
+      pages: 3,
+      perPage: 2,
+      headers: { deprecation: '@1767225600', sunset: 'Wed, 01 Jan 2031 00:00:00 GMT' },
+    });
+    const r = await runCli(['pets', 'list', '--all', '--output', 'ndjson'], { env: env(server) });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l).id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(r.stderr).toBe(
+      `warning: listPets (GET /pets) is deprecated (since 2026-01-01) and will be removed on 2031-01-01 (in ${daysUntil('2031-01-01T00:00:00Z')} days)\n`,
+    );
+  });
+
+  it('tolerates the obsolete `Deprecation: true` as "deprecated, date unknown"', async () => {
+    server = await startTestServer(() => ({ status: 200, body: [PET], headers: { deprecation: 'true' } }));
+    const r = await runCli(['pets', 'list'], { env: env(server) });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('warning: listPets (GET /pets) is deprecated\n');
+  });
+
+  it('says when a deprecation lies in the future, and ignores malformed values', async () => {
+    server = await startTestServer(() => ({ status: 200, body: [PET], headers: { deprecation: '@4102444800' } }));
+    const r = await runCli(['pets', 'list'], { env: env(server) });
+    expect(r.stderr).toBe(`warning: listPets (GET /pets) will be deprecated on 2100-01-01 (in ${daysUntil('2100-01-01T00:00:00Z')} days)\n`);
+    server.handle(() => ({ status: 200, body: [PET], headers: { deprecation: 'soon', sunset: 'not a date' } }));
+    const bad = await runCli(['pets', 'list'], { env: env(server) });
+    expect(bad.code).toBe(0);
+    expect(bad.stderr).toBe('');
+  });
+
+  it('warns on create when the answer carries a Sunset header', async () => {
+    server = await startTestServer(() => ({ status: 201, body: PET, headers: { sunset: 'Sat, 01 Jan 2050 00:00:00 GMT' } }));
+    const r = await runCli(['pets', 'create', '--name', 'Rex', '--category-id', '1', '--json'], { env: env(server) });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).id).toBe(7);
+    expect(r.stderr).toBe(`warning: createPet (POST /pets) is deprecated and will be removed on 2050-01-01 (in ${daysUntil('2050-01-01T00:00:00Z')} days)\n`);
+  });
+
+  it.each([
+    [404, 5],
+    [410, 1],
+  ])('pets get answered %i after the Sunset date says getPet was removed and names the replacement (exit %i)', async (status, code) => {
+    server = await startTestServer(() => ({
+      ...errorReply(status, 'gone', 'no such operation'),
+      headers: { deprecation: '@1388534400', sunset: 'Thu, 01 Jan 2015 00:00:00 GMT' },
+    }));
+    const r = await runCli(['pets', 'get', '7'], { env: env(server) });
+    expect(r.code).toBe(code);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`error: getPet was removed from the API on 2015-01-01 (Sunset header); the server answered ${status}: no such operation`);
+    expect(r.stderr).toContain('Use `petstore pets list --status STATUS` instead.');
+    expect(r.stderr).not.toContain('warning:');
+  });
+
+  it('a 404 before the Sunset date is an ordinary "not found"', async () => {
+    server = await startTestServer(() => ({ ...errorReply(404, 'not_found', 'pet 7 not found'), headers: { sunset: 'Thu, 05 Dec 2030 00:00:00 GMT' } }));
+    const r = await runCli(['pets', 'get', '7'], { env: env(server) });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('error: pet 7 not found (not_found, HTTP 404)');
+    expect(r.stderr).not.toContain('was removed');
+    expect(r.stderr.match(/warning:/g)).toHaveLength(1);
+  });
+});

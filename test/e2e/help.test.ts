@@ -1,0 +1,87 @@
+/**
+ * Help that teaches: examples in every command's help, `petstore help COMMAND...`, and
+ * suggestions for a mistyped command or flag (exit 2, nothing sent).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  removeTempDirs();
+});
+
+const COMMANDS = [
+  ['pets'],
+  ['pets', 'list'],
+  ['pets', 'create'],
+  ['pets', 'get'],
+  ['sandbox'],
+  ['sandbox', 'serve'],
+  ['sandbox', 'reset'],
+  ['completion'],
+  ['help'],
+];
+
+describe('help', () => {
+  it.each(COMMANDS)('`%s --help` shows two or three examples', async (...words) => {
+    const r = await runCli([...words, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain(`Usage: petstore ${words.join(' ')}`);
+    const examples = r.stdout.split('Examples:')[1] ?? '';
+    const lines = examples.split('\n').filter((l) => l.trimStart().startsWith('$ '));
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(lines.length).toBeLessThanOrEqual(3);
+  });
+
+  it.each(COMMANDS)('`petstore help %s` prints the same help', async (...words) => {
+    const viaHelp = await runCli(['help', ...words]);
+    const viaFlag = await runCli([...words, '--help']);
+    expect(viaHelp.code).toBe(0);
+    expect(viaHelp.stdout).toBe(viaFlag.stdout);
+  });
+
+  it('`petstore help` alone prints the program help', async () => {
+    const r = await runCli(['help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: petstore [options] [command]');
+    expect(r.stdout).toContain('completion');
+  });
+
+  it('`petstore help` with an unknown command is a usage error', async () => {
+    const r = await runCli(['help', 'pets', 'lst']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('unknown command "pets lst"');
+    expect(r.stderr).toContain('list, create, get');
+  });
+});
+
+describe('suggestions', () => {
+  it.each([
+    [['pets', 'lst'], "unknown command 'lst'", '(Did you mean list?)'],
+    [['pet', 'list'], "unknown command 'pet'", '(Did you mean pets?)'],
+    [['pets', 'list', '--limt', '5'], "unknown option '--limt'", '(Did you mean --limit?)'],
+    [['pets', 'create', '--category', '1', '--name', 'Rex'], "unknown option '--category'", '(Did you mean --category-id?)'],
+  ])('%j suggests the closest name, exit 2, nothing sent', async (args, error, suggestion) => {
+    server = await startTestServer();
+    const r = await runCli(args, { env: { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: 'key-help-0123456789', PETSTORE_CONFIG_DIR: tempDir() } });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(error);
+    expect(r.stderr).toContain(suggestion);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('carries the suggestion in the JSON error with --json', async () => {
+    const r = await runCli(['--json', 'pets', 'lst']);
+    expect(r.code).toBe(2);
+    const err = JSON.parse(r.stderr.trim()) as { code: string; message: string; status: number };
+    expect(err).toMatchObject({ code: 'usage', status: 0 });
+    expect(err.message).toContain('Did you mean list?');
+  });
+});
