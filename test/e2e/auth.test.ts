@@ -3,10 +3,11 @@
  * what is stored, what is refused, what each server received, and that a key is never
  * sent to a base URL other than the one it was stored for.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { registerSecret, runCli } from '../helpers/run-cli.js';
+import { baseEnv, CLI, registerSecret, runCli } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, startTestServer, type Handler, type TestServer } from '../helpers/test-server.js';
 
@@ -134,6 +135,19 @@ describe('auth login', () => {
     expect(r.stderr).toContain('PETSTORE_API_KEY');
     expect(readConfig(file)).not.toHaveProperty('auth');
     expect(production.requests).toHaveLength(0);
+  });
+
+  it('with stdin a pipe that stays open: still exit 2 at once, never waiting for input', async () => {
+    const { env } = await configured();
+    const child = spawn(process.execPath, [CLI, 'auth', 'login'], { env: { ...baseEnv(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const started = Date.now();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.destroy();
+    expect(code).toBe(2);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(stderr).toContain('--with-token');
   });
 
   it('refuses a key the server answers 401 to (exit 4) and stores nothing', async () => {

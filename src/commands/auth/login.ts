@@ -125,7 +125,7 @@ async function promptForKey(ctx: Context, name: string, baseUrl: string): Promis
   const { io } = ctx;
   if (!io.stdinIsTTY || !io.stderrIsTTY) {
     throw new UsageError(
-      `no key to store: stdin is not a terminal, so petstore will not prompt for the ${name} key`,
+      `no key to store: ${io.stdinIsTTY ? 'stderr (where the prompt is drawn)' : 'stdin'} is not a terminal, so petstore will not prompt for the ${name} key`,
       'Pipe the key with `petstore auth login --with-token < key.txt`, or set PETSTORE_API_KEY for the command instead.',
     );
   }
@@ -135,6 +135,8 @@ async function promptForKey(ctx: Context, name: string, baseUrl: string): Promis
     answer = await password(
       {
         message: `API key for ${name} (${baseUrl}):`,
+        // No ctrl+t "toggle visibility": the key is never drawn on the screen.
+        toggleMask: false,
         validate: (value) => (value.trim() === '' ? 'The key cannot be empty.' : true),
       },
       // On a terminal Io's stderr is the process's stderr stream, which the prompt needs.
