@@ -5,8 +5,8 @@
  * `PETSTORE_BASE_URL` apply to the selected environment only, as does `PETSTORE_API_KEY`;
  * a stored key counts only for the base URL it was stored for.
  */
-import { checkBaseUrl, type Resolved } from './settings.js';
-import type { ConfigStore, RemoteEnvName } from './store.js';
+import { checkBaseUrl, type ConfigReader, type Resolved } from './settings.js';
+import type { RemoteEnvName } from './store.js';
 
 /** One remote environment as a command would see it. */
 export interface RemoteStatus {
@@ -37,7 +37,7 @@ export function describeRemote(
   selected: boolean,
   flagBaseUrl: string | undefined,
   env: NodeJS.ProcessEnv,
-  store: ConfigStore,
+  store: ConfigReader,
 ): RemoteStatus {
   let baseUrl: Resolved<string> | undefined;
   let baseUrlProblem: string | undefined;

@@ -81,6 +81,14 @@ describe("the support engineer's session", () => {
     expect(list).toMatchObject({ code: 0, stdout: '9007199254740993\tRex\t1\tavailable\n', stderr: '' });
     expect(staging.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${STAGING_KEY}`, `Bearer ${STAGING_KEY}`]);
     expect(production.requests).toHaveLength(0);
+
+    // Moving staging elsewhere later: warned at once, and the key stays with the old URL.
+    const moved = await runCli(['config', 'set', 'staging.baseUrl', production.baseUrl], { env });
+    expect(moved.code).toBe(0);
+    expect(moved.stderr).toContain(`the stored staging key was stored for ${staging.baseUrl} and will not be sent to ${production.baseUrl}`);
+    const afterMove = await runCli(['--env', 'staging', 'pets', 'list'], { env });
+    expect(afterMove.code).toBe(4);
+    expect(production.requests).toHaveLength(0);
   });
 });
 

@@ -48,6 +48,12 @@ describe('config file location and modes', () => {
     expect(existsSync(join(home, '.config'))).toBe(false);
   });
 
+  it('falls back to ~/.config/petstore/config.json without XDG_CONFIG_HOME', async () => {
+    const home = tempDir();
+    const r = await runCli(['config', 'path'], { env: { HOME: home } });
+    expect(r).toMatchObject({ code: 0, stdout: `${join(home, '.config', 'petstore', 'config.json')}\n`, stderr: '' });
+  });
+
   it('tightens its own default folder to 0700 when it was left 0755', async () => {
     const xdg = tempDir();
     mkdirSync(join(xdg, 'petstore'), { mode: 0o755 });
@@ -139,6 +145,12 @@ describe('a corrupt config file', () => {
       });
       expect(run).toMatchObject({ code: 0, stdout: '', stderr: '' });
       expect(server.requests.at(-1)?.headers.authorization).toBe('Bearer env-key-for-corrupt-test');
+      // Without PETSTORE_ENV too: nothing is needed from the file.
+      const noEnv = await runCli(['pets', 'list', '--json'], {
+        env: { ...env, PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: 'env-key-for-corrupt-test' },
+      });
+      expect(noEnv).toMatchObject({ code: 0, stdout: '[]\n', stderr: '' });
+      expect(server.requests).toHaveLength(2);
       expect(readFileSync(file).equals(before)).toBe(true);
     });
   });

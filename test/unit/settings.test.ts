@@ -50,6 +50,16 @@ describe('resolveEnvironment', () => {
     expect(r.loads()).toBe(0);
   });
 
+  it('an unreadable config file is an error, unless key and base URL both come from the environment', async () => {
+    const broken: LoadConfig = async () => {
+      throw new ConfigError('/cfg/config.json is not valid JSON');
+    };
+    await expect(resolveEnvironment(undefined, {}, broken)).rejects.toThrow(ConfigError);
+    await expect(resolveEnvironment(undefined, { PETSTORE_API_KEY: 'k-123456' }, broken)).rejects.toThrow(ConfigError);
+    const env = { PETSTORE_API_KEY: 'k-123456', PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1' };
+    await expect(resolveEnvironment(undefined, env, broken)).resolves.toMatchObject({ value: 'production', source: 'default' });
+  });
+
   it('refuses unknown names, naming where they came from', async () => {
     await expect(resolveEnvironment('prod', {}, reader({}).load)).rejects.toThrow(UsageError);
     await expect(resolveEnvironment('prod', {}, reader({}).load)).rejects.toThrow(/--env "prod"/);

@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { maskKey } from '../../mask.js';
 import { resolveEnvironment } from '../../config/settings.js';
-import { openConfigWriter, type ConfigStore } from '../../config/store.js';
+import { openConfigWriter } from '../../config/store.js';
 
 /**
  * Logs out of the selected environment; reports on stderr what was removed.
@@ -18,7 +18,7 @@ export async function runLogout(ctx: Context): Promise<number> {
   if (name === 'sandbox') {
     throw new UsageError('the sandbox has no stored key to remove: it needs no login');
   }
-  const store = (await ctx.loadConfig()) as ConfigStore;
+  const store = await ctx.loadConfig();
   const stored = store.getKey(name);
   if (stored === undefined) {
     ctx.io.stderr.write(`No ${name} key stored in ${store.path}; nothing to remove.\n`);

@@ -12,7 +12,6 @@ import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { maskKey } from '../../mask.js';
 import { resolveEnvironment, type Resolved } from '../../config/settings.js';
-import type { ConfigStore } from '../../config/store.js';
 import { describeRemote, type RemoteStatus } from '../../config/effective.js';
 import { checkKey } from './check.js';
 
@@ -40,7 +39,7 @@ interface Row {
  */
 export async function runStatus(ctx: Context, options: StatusOptions): Promise<number> {
   const selected = await resolveEnvironment(ctx.globals.env, ctx.env, ctx.loadConfig);
-  const store = (await ctx.loadConfig()) as ConfigStore;
+  const store = await ctx.loadConfig();
   const rows: Row[] = (['production', 'staging'] as const).map((name) => ({
     status: describeRemote(name, selected.value === name, ctx.globals.baseUrl, ctx.env, store),
   }));

@@ -12,7 +12,6 @@ import { ExitCode } from '../../errors.js';
 import { maskKey } from '../../mask.js';
 import { describeRemote } from '../../config/effective.js';
 import { resolveEnvironment, type Source } from '../../config/settings.js';
-import type { ConfigStore } from '../../config/store.js';
 
 /** One line of `config list`. */
 export interface SettingRow {
@@ -34,7 +33,7 @@ export interface SettingRow {
  */
 export async function collectSettings(ctx: Context): Promise<SettingRow[]> {
   const environment = await resolveEnvironment(ctx.globals.env, ctx.env, ctx.loadConfig);
-  const store = (await ctx.loadConfig()) as ConfigStore;
+  const store = await ctx.loadConfig();
   const rows: SettingRow[] = [
     { key: 'environment', value: environment.value, source: environment.source, from: environment.from },
   ];

@@ -6,7 +6,7 @@
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { findSetting } from '../../config/keys.js';
-import { openConfigWriter, type ConfigStore } from '../../config/store.js';
+import { openConfigWriter } from '../../config/store.js';
 
 /**
  * Removes one setting; says so on stderr when it is a terminal.
@@ -14,7 +14,7 @@ import { openConfigWriter, type ConfigStore } from '../../config/store.js';
  */
 export async function runUnset(ctx: Context, key: string): Promise<number> {
   const def = findSetting(key, 'unset');
-  const store = (await ctx.loadConfig()) as ConfigStore;
+  const store = await ctx.loadConfig();
   if (store.getSetting(def.key) === undefined) {
     ctx.note(`${def.key} is not set; nothing to remove.`);
     return ExitCode.ok;
