@@ -151,6 +151,7 @@ describe('a corrupt config file', () => {
       });
       expect(noEnv).toMatchObject({ code: 0, stdout: '[]\n', stderr: '' });
       expect(server.requests).toHaveLength(2);
+      expect((await runCli(['--env', 'sandbox', 'pets', 'list', '--limit', '1'], { env })).code).toBe(0);
       expect(readFileSync(file).equals(before)).toBe(true);
     });
   });

@@ -119,6 +119,18 @@ describe('auth login in a terminal', () => {
     expect(staging.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${STAGING_KEY}`]);
   });
 
+  it('--with-token on a terminal uses the hidden prompt too (stdin would echo the key)', async () => {
+    const { file, env } = await stagingConfig();
+    const t = openTerminal(['--env', 'staging', 'auth', 'login', '--with-token', '--no-verify'], env);
+    await t.waitFor(/API key for staging/);
+    t.type(STAGING_KEY);
+    t.key('Enter');
+    const done = await t.waitFor(/EXIT=\d+/);
+    expect(done).toContain('EXIT=0');
+    expect(done).not.toContain(STAGING_KEY);
+    expect(JSON.parse(readFileSync(file, 'utf8')).auth.staging.apiKey).toBe(STAGING_KEY);
+  });
+
   it('Ctrl-C at the prompt: exit 130, nothing stored, nothing sent', async () => {
     const { file, env } = await stagingConfig();
     const before = readFileSync(file);

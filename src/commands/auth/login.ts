@@ -3,7 +3,8 @@
  * environment, bound to its base URL (cli-contract.md "Commands", "Environments").
  *
  * The key comes from a hidden prompt when stdin and stderr are terminals, or from stdin
- * with `--with-token`; never from argv (visible to every local user). It never waits for
+ * with `--with-token` (on a terminal, `--with-token` still uses the hidden prompt, since
+ * typing into stdin would echo the key); never from argv (visible to every local user). It never waits for
  * input that cannot come: without a terminal and without `--with-token` it fails at once.
  */
 import type { Context } from '../../context.js';
@@ -50,7 +51,9 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<num
   // Fail on a broken config file before asking for a key the user would then have to type again.
   await ctx.loadConfig();
 
-  const apiKey = options.withToken ? await readKeyFromStdin(ctx) : await promptForKey(ctx, name, baseUrl.value);
+  // `--with-token` on a terminal would echo the key as it is typed: ask with the hidden prompt instead.
+  const fromStdin = options.withToken && !ctx.io.stdinIsTTY;
+  const apiKey = fromStdin ? await readKeyFromStdin(ctx) : await promptForKey(ctx, name, baseUrl.value);
 
   if (options.verify) {
     const check = await checkKey(ctx, baseUrl.value, apiKey);
