@@ -4,7 +4,7 @@
  * tmux server (`-L`, a private socket) and kills it afterwards.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, registerSecret, runCli } from '../helpers/run-cli.js';
@@ -62,12 +62,16 @@ class Terminal {
     this.tmux('send-keys', '-t', 'main', name);
   }
 
+  /** Stops this tmux server and removes its socket file (tmux may leave it behind). */
   kill(): void {
+    let socketPath: string | undefined;
     try {
+      socketPath = this.tmux('display-message', '-p', '#{socket_path}').trim();
       this.tmux('kill-server');
     } catch {
       // already gone
     }
+    if (socketPath !== undefined && socketPath !== '') rmSync(socketPath, { force: true });
   }
 }
 
