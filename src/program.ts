@@ -202,6 +202,116 @@ Examples:
     )
     .action(action(() => import('./commands/sandbox/reset.js')));
 
+  const auth = program.command('auth').description('store, show and remove the API key of an environment');
+  auth
+    .command('login')
+    .description('store the API key of the selected environment (hidden prompt, or stdin with --with-token)')
+    .option('--with-token', 'read the key from stdin instead of prompting')
+    .option('--no-verify', 'store the key without checking it (GET /pets?limit=1)')
+    .addHelpText(
+      'after',
+      `
+The key is bound to the environment's base URL and never sent anywhere else.
+There is no flag that takes the key itself: argv is visible to every local user.
+
+Examples:
+  $ petstore --env staging auth login
+  $ petstore auth login --with-token < ~/petstore-production.key
+  $ printenv STAGING_KEY | petstore --env staging auth login --with-token --no-verify`,
+    )
+    .action(action(() => import('./commands/auth/login.js')));
+  auth
+    .command('status')
+    .description('show each environment\'s base URL and key (masked) and where they come from')
+    .option('--check', 'try each key with one request (GET /pets?limit=1)')
+    .addHelpText(
+      'after',
+      `
+Exit code: 0; with --check, 4 when the selected environment has no key or its key is
+refused (401), 3 when its server cannot be reached.
+
+Examples:
+  $ petstore auth status
+  $ petstore --env staging auth status --check
+  $ petstore auth status --json | jq '.environments[] | {name, key}'`,
+    )
+    .action(action(() => import('./commands/auth/status.js')));
+  auth
+    .command('logout')
+    .description('remove the stored key of the selected environment')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore auth logout
+  $ petstore --env staging auth logout`,
+    )
+    .action(action(() => import('./commands/auth/logout.js')));
+
+  const config = program.command('config').description('read and change the config file (environment, base URLs)');
+  config
+    .command('get')
+    .description('print a setting from the config file (or its default); exit 1 if it has neither')
+    .argument('<key>', 'environment, production.baseUrl or staging.baseUrl')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore config get environment
+  $ petstore config get staging.baseUrl`,
+    )
+    .action(action(() => import('./commands/config/get.js')));
+  config
+    .command('set')
+    .description('check a value and store it in the config file')
+    .argument('<key>', 'environment, production.baseUrl or staging.baseUrl')
+    .argument('<value>', 'the value (an environment name, or a base URL ending in /v1)')
+    .addHelpText(
+      'after',
+      `
+API keys are not settings: store them with \`petstore auth login\`.
+
+Examples:
+  $ petstore config set staging.baseUrl https://staging.petstore.example/v1
+  $ petstore config set production.baseUrl https://api.petstore.example/v1
+  $ petstore config set environment staging`,
+    )
+    .action(action(() => import('./commands/config/set.js')));
+  config
+    .command('unset')
+    .description('remove a setting from the config file')
+    .argument('<key>', 'environment, production.baseUrl or staging.baseUrl')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore config unset environment
+  $ petstore config unset staging.baseUrl`,
+    )
+    .action(action(() => import('./commands/config/unset.js')));
+  config
+    .command('list')
+    .description('show every effective setting and where it comes from (flag, env var, file, default)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore config list
+  $ petstore --env staging config list --json`,
+    )
+    .action(action(() => import('./commands/config/list.js')));
+  config
+    .command('path')
+    .description('print the config file\'s path (works even when the file is broken)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore config path
+  $ ls -l "$(petstore config path)"`,
+    )
+    .action(action(() => import('./commands/config/path.js')));
+
   program
     .command('completion')
     .description('print a shell completion script for bash, zsh or fish')

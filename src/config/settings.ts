@@ -59,7 +59,10 @@ export function parseEnvName(raw: string, what: string): EnvName {
 
 /**
  * Picks the environment: `--env` > `PETSTORE_ENV` > config `environment` > production.
- * @throws UsageError for an unknown name from a flag or variable, ConfigError for one in the file.
+ * With `PETSTORE_API_KEY` and `PETSTORE_BASE_URL` both set, an unreadable config file
+ * yields the default instead of an error.
+ * @throws UsageError for an unknown name from a flag or variable, ConfigError for one in the
+ * file or for an unreadable file.
  */
 export async function resolveEnvironment(
   flagEnv: string | undefined,
@@ -70,7 +73,18 @@ export async function resolveEnvironment(
   if (env.PETSTORE_ENV !== undefined && env.PETSTORE_ENV !== '') {
     return { value: parseEnvName(env.PETSTORE_ENV, 'PETSTORE_ENV'), source: 'env', from: 'PETSTORE_ENV' };
   }
-  const config = await loadConfig();
+  let config: ConfigReader;
+  try {
+    config = await loadConfig();
+  } catch (err) {
+    // cli-contract.md "The config file": a run whose key and base URL come from the
+    // environment works even when the file is unreadable; such a run needs nothing from it
+    // but this default, and the broken file is left as it is.
+    if (err instanceof ConfigError && isSet(env.PETSTORE_API_KEY) && isSet(env.PETSTORE_BASE_URL)) {
+      return { value: 'production', source: 'default', from: 'default' };
+    }
+    throw err;
+  }
   const stored = config.getSetting('environment');
   if (stored !== undefined) {
     try {
@@ -80,6 +94,10 @@ export async function resolveEnvironment(
     }
   }
   return { value: 'production', source: 'default', from: 'default' };
+}
+
+function isSet(value: string | undefined): value is string {
+  return value !== undefined && value !== '';
 }
 
 /** True for hosts that never leave this machine (RFC 6761 `localhost`, 127.0.0.0/8, ::1). */
@@ -135,6 +153,22 @@ export async function resolveRemote(
   loadConfig: LoadConfig,
 ): Promise<Connection> {
   const name = environment.value;
+  const baseUrl = await resolveBaseUrl(name, flagBaseUrl, env, loadConfig);
+  return { environment, baseUrl, apiKey: await resolveKey(name, baseUrl.value, env, loadConfig) };
+}
+
+/**
+ * Picks the base URL of a remote environment: `--base-url` > `PETSTORE_BASE_URL` >
+ * config `<env>.baseUrl` (cli-contract.md "Environments").
+ * @throws UsageError for a bad URL from a flag or variable, ConfigError for a bad one in
+ * the file or when none is configured.
+ */
+export async function resolveBaseUrl(
+  name: EnvName,
+  flagBaseUrl: string | undefined,
+  env: NodeJS.ProcessEnv,
+  loadConfig: LoadConfig,
+): Promise<Resolved<string>> {
   let baseUrl: Resolved<string>;
   if (flagBaseUrl !== undefined) {
     baseUrl = { value: checkBaseUrl(flagBaseUrl, '--base-url'), source: 'flag', from: '--base-url' };
@@ -155,9 +189,22 @@ export async function resolveRemote(
       throw new ConfigError(`${config.path}: ${(err as Error).message}`);
     }
   }
+  return baseUrl;
+}
 
+/**
+ * Picks the API key for `name` talking to `baseUrl`: `PETSTORE_API_KEY` > the key stored
+ * for that environment, and the stored key only if it was stored for this very base URL.
+ * @throws AuthError (exit 4) when there is no usable key.
+ */
+export async function resolveKey(
+  name: EnvName,
+  baseUrl: string,
+  env: NodeJS.ProcessEnv,
+  loadConfig: LoadConfig,
+): Promise<Resolved<string>> {
   if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY !== '') {
-    return { environment, baseUrl, apiKey: { value: env.PETSTORE_API_KEY, source: 'env', from: 'PETSTORE_API_KEY' } };
+    return { value: env.PETSTORE_API_KEY, source: 'env', from: 'PETSTORE_API_KEY' };
   }
   const config = await loadConfig();
   const stored = config.getKey(name);
@@ -167,11 +214,11 @@ export async function resolveRemote(
       `Log in with \`petstore${name === 'production' ? '' : ` --env ${name}`} auth login\`, or set PETSTORE_API_KEY.`,
     );
   }
-  if (stored.baseUrl !== undefined && stored.baseUrl !== baseUrl.value) {
+  if (stored.baseUrl !== undefined && stored.baseUrl !== baseUrl) {
     throw new AuthError(
-      `the ${name} key was stored for ${stored.baseUrl}, not ${baseUrl.value}; not sent`,
+      `the ${name} key was stored for ${stored.baseUrl}, not ${baseUrl}; not sent`,
       `Log in again for this URL with \`petstore --env ${name} auth login\`, or set PETSTORE_API_KEY explicitly.`,
     );
   }
-  return { environment, baseUrl, apiKey: { value: stored.key, source: 'file', from: `${name} key` } };
+  return { value: stored.key, source: 'file', from: `${name} key` };
 }

@@ -1,12 +1,245 @@
 /**
- * The config store (cli-contract.md "The config file"). Placeholder until the stored
- * settings and keys land: reads nothing and reports the path it would use.
+ * The config store (cli-contract.md "The config file"): `config.json` in the config
+ * directory, holding the settings (`environment`, `<env>.baseUrl`) and one API key per
+ * remote environment, bound to the base URL it was stored for.
+ *
+ * File shape (unknown keys are kept as they are):
+ *
+ * ```json
+ * { "environment": "staging",
+ *   "production": { "baseUrl": "https://api.example.com/v1" },
+ *   "staging":    { "baseUrl": "https://staging.example.com/v1" },
+ *   "auth": { "staging": { "apiKey": "…", "baseUrl": "https://staging.example.com/v1" } } }
+ * ```
+ *
+ * Reading and writing take different roads on purpose:
+ * - Reads (every command that needs a stored value) use `readFile` + `JSON.parse` + zod.
+ *   conf costs ~190 ms to import (it loads ajv eagerly) and its constructor throws a bare
+ *   `SyntaxError` without the file's path; a plain read is cheap, names the path and the
+ *   offending key, and cannot modify the file.
+ * - Writes (`auth login|logout`, `config set|unset`) go through conf, which writes
+ *   atomically (temp file, fsync, rename) with `configFileMode` 0600. They validate the
+ *   file with the read path first, so a corrupt or ill-shaped file is reported and left
+ *   byte for byte as it was; conf runs with `clearInvalidConfig: false` and no defaults or
+ *   schema, so its constructor never rewrites the file either.
  */
-import { configFile } from './paths.js';
-import type { ConfigReader } from './settings.js';
+import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
+import type Conf from 'conf';
+import { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import { configDir, configFile } from './paths.js';
+import { ENVIRONMENTS, type ConfigReader, type EnvName } from './settings.js';
 
-/** Loads the config store of this environment. */
-export async function loadConfigStore(env: NodeJS.ProcessEnv, _warn: (message: string) => void): Promise<ConfigReader> {
+/** Environments that take a stored key and a configured base URL. */
+export const REMOTE_ENVIRONMENTS = ['production', 'staging'] as const;
+/** A remote environment. */
+export type RemoteEnvName = (typeof REMOTE_ENVIRONMENTS)[number];
+
+/** A stored key and the base URL it was stored for (the key is sent nowhere else). */
+const StoredKeySchema = z.object({
+  apiKey: z.string().min(1, 'must be a non-empty string'),
+  baseUrl: z.string(),
+});
+
+const EnvSettingsSchema = z.looseObject({ baseUrl: z.string().optional() });
+
+/** The shape of `config.json`; unknown keys are allowed and preserved. */
+export const ConfigFileSchema = z.looseObject({
+  environment: z.enum(ENVIRONMENTS).optional(),
+  production: EnvSettingsSchema.optional(),
+  staging: EnvSettingsSchema.optional(),
+  auth: z
+    .looseObject({
+      production: StoredKeySchema.optional(),
+      staging: StoredKeySchema.optional(),
+    })
+    .optional(),
+});
+
+/** A validated config file. */
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+
+/** The loaded store: the reader settings resolution uses, plus what the config commands show. */
+export interface ConfigStore extends ConfigReader {
+  /** Whether the file exists. */
+  readonly exists: boolean;
+  /** The validated contents (`{}` when the file does not exist). */
+  readonly data: ConfigFile;
+}
+
+/** Group and other permission bits: any of them set means other users may read the keys. */
+const SHARED_BITS = 0o077;
+
+/**
+ * Reads and validates the config file of this environment (`configFile(env)`). A missing
+ * file is an empty config. Warns (through `warn`) when the file is open to other users,
+ * naming the `chmod 600 PATH` that fixes it. Never writes.
+ * @throws ConfigError (exit 2) naming the path when the file cannot be read, is not JSON,
+ * or holds a value of the wrong shape.
+ */
+export async function loadConfigStore(env: NodeJS.ProcessEnv, warn: (message: string) => void): Promise<ConfigStore> {
   const path = configFile(env);
-  return { path, getSetting: () => undefined, getKey: () => undefined };
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return makeStore(path, false, {});
+    throw new ConfigError(
+      `cannot read the config file ${path}: ${code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message}`,
+      'Fix the file (or point PETSTORE_CONFIG_DIR elsewhere); petstore leaves it as it is.',
+    );
+  }
+  await warnIfShared(path, warn);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    const why = text.trim() === '' ? 'the file is empty' : (err as Error).message;
+    throw new ConfigError(
+      `the config file ${path} is not valid JSON (${why}); it was left untouched`,
+      `Fix or remove it by hand; \`petstore config path\` prints its location.`,
+    );
+  }
+  const parsed = ConfigFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue === undefined || issue.path.length === 0 ? 'the top level' : issue.path.map(String).join('.');
+    throw new ConfigError(
+      `the config file ${path} holds a value of the wrong shape at ${where}: ${issue?.message ?? 'invalid'}; it was left untouched`,
+      `Fix or remove it by hand; \`petstore config path\` prints its location.`,
+    );
+  }
+  return makeStore(path, true, parsed.data);
+}
+
+function makeStore(path: string, exists: boolean, data: ConfigFile): ConfigStore {
+  return {
+    path,
+    exists,
+    data,
+    getSetting: (key) => readSetting(data, key),
+    getKey: (name: EnvName) => {
+      if (name === 'sandbox') return undefined;
+      const stored = data.auth?.[name];
+      return stored === undefined ? undefined : { key: stored.apiKey, baseUrl: stored.baseUrl };
+    },
+  };
+}
+
+/** A dotted setting (`environment`, `production.baseUrl`) from the file, if it is a string. */
+function readSetting(data: ConfigFile, key: string): string | undefined {
+  let node: unknown = data;
+  for (const part of key.split('.')) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, part)) return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return typeof node === 'string' ? node : undefined;
+}
+
+async function warnIfShared(path: string, warn: (message: string) => void): Promise<void> {
+  if (process.platform === 'win32') return;
+  try {
+    const mode = (await stat(path)).mode & 0o777;
+    if ((mode & SHARED_BITS) !== 0) {
+      warn(
+        `the config file ${path} can be read by other users (mode ${mode.toString(8).padStart(4, '0')}) and may hold API keys; fix it with: chmod 600 ${path}`,
+      );
+    }
+  } catch {
+    // The read that follows reports a file that vanished.
+  }
+}
+
+/** Writes to the config file; every method writes the whole file atomically (mode 0600). */
+export interface ConfigWriter {
+  /** What the file held when the writer was opened. */
+  readonly store: ConfigStore;
+  readonly path: string;
+  /** Sets a dotted key (`staging.baseUrl`) to a string. */
+  set(key: string, value: string): void;
+  /** Removes a dotted key; parents left empty are removed too. Returns whether it existed. */
+  delete(key: string): boolean;
+  /** Stores `apiKey` for `name`, bound to `baseUrl`. */
+  setKey(name: RemoteEnvName, apiKey: string, baseUrl: string): void;
+  /** Removes the key of `name`. Returns whether there was one. */
+  deleteKey(name: RemoteEnvName): boolean;
+}
+
+/**
+ * Opens the config file for writing through conf (loaded here, lazily). Validates the
+ * existing file first, so a broken file is reported and never touched; creates the config
+ * directory with mode 0700 (conf would make it 0755).
+ * @throws ConfigError as `loadConfigStore`, or when the directory cannot be created.
+ */
+export async function openConfigWriter(env: NodeJS.ProcessEnv, warn: (message: string) => void): Promise<ConfigWriter> {
+  const store = await loadConfigStore(env, warn);
+  const dir = configDir(env);
+  await ensurePrivateDir(dir, env.PETSTORE_CONFIG_DIR === undefined || env.PETSTORE_CONFIG_DIR === '');
+  const { default: ConfClass } = await import('conf');
+  let conf: Conf<Record<string, unknown>>;
+  try {
+    conf = new ConfClass<Record<string, unknown>>({
+      projectName: 'petstore',
+      projectSuffix: '',
+      cwd: dir,
+      configName: 'config',
+      configFileMode: 0o600,
+      // Never reset a file we cannot parse: report it and leave every byte in place.
+      clearInvalidConfig: false,
+    });
+  } catch (err) {
+    // The file changed between our check and conf's read (another petstore writing it).
+    throw new ConfigError(`the config file ${store.path} cannot be read: ${(err as Error).message}; it was left untouched`);
+  }
+  const wrap = <T>(fn: () => T): T => {
+    try {
+      return fn();
+    } catch (err) {
+      throw new ConfigError(`cannot write the config file ${conf.path}: ${(err as Error).message}`);
+    }
+  };
+  const remove = (key: string): boolean =>
+    wrap(() => {
+      if (!conf.has(key)) return false;
+      conf.delete(key);
+      // `conf.delete('staging.baseUrl')` leaves `staging: {}` behind; drop empty parents.
+      const parts = key.split('.');
+      for (let i = parts.length - 1; i > 0; i--) {
+        const parent = parts.slice(0, i).join('.');
+        const value = conf.get(parent);
+        if (value !== null && typeof value === 'object' && Object.keys(value).length === 0) conf.delete(parent);
+        else break;
+      }
+      return true;
+    });
+  return {
+    store,
+    path: conf.path,
+    set: (key, value) => wrap(() => conf.set(key, value)),
+    delete: remove,
+    setKey: (name, apiKey, baseUrl) => wrap(() => conf.set(`auth.${name}`, { apiKey, baseUrl })),
+    deleteKey: (name) => remove(`auth.${name}`),
+  };
+}
+
+/**
+ * Makes sure `dir` exists with mode 0700. A folder created here, or petstore's own default
+ * folder (`…/petstore`), is tightened to 0700; a folder that `PETSTORE_CONFIG_DIR` names and
+ * that already existed is the user's and keeps its mode.
+ */
+async function ensurePrivateDir(dir: string, isDefaultDir: boolean): Promise<void> {
+  let created: string | undefined;
+  try {
+    created = await mkdir(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new ConfigError(`cannot create the config directory ${dir}: ${(err as Error).message}`);
+  }
+  if (process.platform === 'win32' || (created === undefined && !isDefaultDir)) return;
+  try {
+    // mkdir's mode is filtered by the umask, and an older folder may be 0755: fix both.
+    if (((await stat(dir)).mode & 0o777) !== 0o700) await chmod(dir, 0o700);
+  } catch {
+    // Not ours to change (another owner): the file itself is still written 0600.
+  }
 }

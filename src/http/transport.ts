@@ -9,6 +9,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { InterruptedError, InvalidResponseError, NetworkError, TimeoutError } from '../errors.js';
 import { parseJson } from '../json.js';
+import { maskKey } from '../mask.js';
 import { Agent, request, type Dispatcher } from './undici.js';
 
 /** Largest response body read, in bytes (10 MiB); a page of 100 pets is ~10 KiB. */
@@ -47,11 +48,8 @@ export interface JsonResponse {
   json: unknown;
 }
 
-/** Redacts a key to its last 4 characters at most (fewer for short keys). */
-export function maskKey(key: string): string {
-  const visible = key.length >= 12 ? 4 : key.length >= 8 ? 2 : 0;
-  return `****${visible === 0 ? '' : key.slice(-visible)}`;
-}
+/** Redacts a key to its last 4 characters at most (fewer for short keys); lives in `mask.ts`. */
+export { maskKey };
 
 const NETWORK_CODES: Record<string, string> = {
   ECONNREFUSED: 'connection refused',

@@ -1,0 +1,76 @@
+/**
+ * The settings `petstore config get|set|unset` know (cli-contract.md "Commands": at least
+ * `environment`, `production.baseUrl`, `staging.baseUrl`), with their checks. API keys are
+ * deliberately not settings: they are stored by `auth login` only (read from a prompt or
+ * stdin, never from argv, where every local user could see them).
+ */
+import { UsageError } from '../errors.js';
+import { quote } from '../input.js';
+import { checkBaseUrl, ENVIRONMENTS, lacksVersionSegment, parseEnvName } from './settings.js';
+
+/** One known setting. */
+export interface SettingDef {
+  key: string;
+  description: string;
+  /** The value used when the file has none (`config get` prints it, as gh does). */
+  default?: string;
+  /**
+   * Checks and normalises a value for `config set`; `warn` receives advice that does not
+   * refuse the value.
+   * @throws UsageError naming the key, the value and what is allowed.
+   */
+  parse(raw: string, warn: (message: string) => void): string;
+}
+
+function baseUrlSetting(env: 'production' | 'staging'): SettingDef {
+  const key = `${env}.baseUrl`;
+  return {
+    key,
+    description: `base URL of the ${env} API, ending in /v1 (https, or http on a loopback host)`,
+    parse: (raw, warn) => {
+      const value = checkBaseUrl(raw, key);
+      if (lacksVersionSegment(value)) {
+        warn(`${key} ${quote(value)} does not end in the API's version segment /v1 (e.g. ${value}/v1); stored as given`);
+      }
+      return value;
+    },
+  };
+}
+
+/** Every known setting, in the order `config list` shows them. */
+export const SETTINGS: readonly SettingDef[] = [
+  {
+    key: 'environment',
+    description: `environment used when neither --env nor PETSTORE_ENV is given: ${ENVIRONMENTS.join(', ')}`,
+    default: 'production',
+    parse: (raw) => parseEnvName(raw, 'environment'),
+  },
+  baseUrlSetting('production'),
+  baseUrlSetting('staging'),
+];
+
+/** Names that look like an attempt to handle an API key through `config`. */
+const KEY_LIKE = /(?:^|\.)(?:api[-_]?key|key|keys|token|secret|auth)(?:\.|$)/i;
+
+/**
+ * Finds a known setting by its exact name.
+ * @throws UsageError (exit 2) for an API-key-like name (pointing at `auth login`) or an
+ * unknown key (listing the known ones).
+ */
+export function findSetting(key: string, verb: 'get' | 'set' | 'unset'): SettingDef {
+  const def = SETTINGS.find((s) => s.key === key);
+  if (def !== undefined) return def;
+  if (KEY_LIKE.test(key)) {
+    const env = key.startsWith('staging') ? ' --env staging' : '';
+    throw new UsageError(
+      `API keys are not settings: \`petstore config ${verb}\` cannot ${verb === 'get' ? 'show' : 'change'} ${quote(key)}`,
+      verb === 'get'
+        ? 'Show the stored keys, masked, with `petstore auth status`.'
+        : `Store a key with \`petstore${env} auth login\` (prompt or --with-token); remove it with \`petstore${env} auth logout\`.`,
+    );
+  }
+  throw new UsageError(
+    `unknown config key ${quote(key)}: the known keys are ${SETTINGS.map((s) => s.key).join(', ')}`,
+    'Run `petstore config list` to see every setting and where it comes from.',
+  );
+}

@@ -1,0 +1,14 @@
+/**
+ * Masking of secrets for anything a person or a log may see (libraries-and-pitfalls.md §7:
+ * at most the last 4 characters). Kept free of imports so `auth status` and `config list`
+ * can mask a key without loading the HTTP transport.
+ */
+
+/**
+ * Redacts a key to its last 4 characters at most: keys of 12 characters or more show 4,
+ * of 8..11 show 2, shorter ones show none (so little of a short key is ever revealed).
+ */
+export function maskKey(key: string): string {
+  const visible = key.length >= 12 ? 4 : key.length >= 8 ? 2 : 0;
+  return `****${visible === 0 ? '' : key.slice(-visible)}`;
+}

@@ -1,0 +1,165 @@
+/**
+ * `petstore` in a real terminal: tmux gives the CLI a pseudo-terminal for stdin, stdout
+ * and stderr, and lets the test type keys and read the screen. Each test uses its own
+ * tmux server (`-L`, a private socket) and kills it afterwards.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, registerSecret, runCli } from '../helpers/run-cli.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { errorReply, startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const STAGING_KEY = 'tty-staging-key-5f3a9c1e7b2d';
+registerSecret(STAGING_KEY);
+
+let staging: TestServer;
+beforeAll(async () => {
+  staging = await startTestServer((req) =>
+    req.headers.authorization === `Bearer ${STAGING_KEY}` ? { status: 200, body: [] } : errorReply(401, 'unauthorized', 'invalid API key'),
+  );
+});
+afterAll(async () => {
+  await staging.close();
+  removeTempDirs();
+});
+
+/** A tmux server of its own, running one command in a 120x30 terminal. */
+class Terminal {
+  readonly socket = `petstore-test-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+
+  constructor(command: string) {
+    this.tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', '120', '-y', '30', command);
+  }
+
+  tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+  }
+
+  /** The visible screen (and scrollback), as text. */
+  screen(): string {
+    return this.tmux('capture-pane', '-p', '-J', '-S', '-100', '-t', 'main');
+  }
+
+  /** Waits until the screen matches `pattern` (at most `ms`), and returns the screen. */
+  async waitFor(pattern: RegExp, ms = 10_000): Promise<string> {
+    const until = Date.now() + ms;
+    for (;;) {
+      const text = this.screen();
+      if (pattern.test(text)) return text;
+      if (Date.now() > until) throw new Error(`timed out waiting for ${pattern}; screen:\n${text}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Types text literally (no key names). */
+  type(text: string): void {
+    this.tmux('send-keys', '-t', 'main', '-l', text);
+  }
+
+  key(name: string): void {
+    this.tmux('send-keys', '-t', 'main', name);
+  }
+
+  /** Stops this tmux server and removes its socket file (tmux may leave it behind). */
+  kill(): void {
+    let socketPath: string | undefined;
+    try {
+      socketPath = this.tmux('display-message', '-p', '#{socket_path}').trim();
+      this.tmux('kill-server');
+    } catch {
+      // already gone
+    }
+    if (socketPath !== undefined && socketPath !== '') rmSync(socketPath, { force: true });
+  }
+}
+
+const terminals: Terminal[] = [];
+afterEach(() => {
+  for (const t of terminals.splice(0)) t.kill();
+});
+
+const sh = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Runs petstore in a fresh terminal with exactly `env`, then prints its exit code and waits. */
+function openTerminal(args: string[], env: Record<string, string>): Terminal {
+  const vars = Object.entries({ PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color', LANG: 'C.UTF-8', ...env })
+    .map(([k, v]) => `${k}=${sh(v)}`)
+    .join(' ');
+  const cmd = `env -i ${vars} ${sh(process.execPath)} ${sh(CLI)} ${args.map(sh).join(' ')}; echo "EXIT=$?"; sleep 60`;
+  const t = new Terminal(cmd);
+  terminals.push(t);
+  return t;
+}
+
+async function stagingConfig(): Promise<{ file: string; env: Record<string, string> }> {
+  const dir = join(tempDir(), 'cfg');
+  const env = { PETSTORE_CONFIG_DIR: dir, HOME: dir };
+  expect((await runCli(['config', 'set', 'staging.baseUrl', staging.baseUrl], { env })).code).toBe(0);
+  return { file: join(dir, 'config.json'), env };
+}
+
+describe('auth login in a terminal', () => {
+  it('asks with a hidden prompt on stderr, never echoes the key, checks it and stores it', async () => {
+    const { file, env } = await stagingConfig();
+    staging.requests.length = 0;
+    const t = openTerminal(['--env', 'staging', 'auth', 'login'], env);
+    await t.waitFor(new RegExp(`API key for staging \\(${staging.baseUrl.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\):`));
+    t.type(STAGING_KEY);
+    t.key('C-t'); // the prompt's "toggle visibility" key must not reveal it either
+    const typing = await t.waitFor(/input is masked/);
+    expect(typing).not.toContain('toggle visibility');
+    expect(typing).not.toContain(STAGING_KEY);
+    expect(typing).not.toContain(STAGING_KEY.slice(0, 8));
+    t.key('Enter');
+    const done = await t.waitFor(/EXIT=\d+/);
+    expect(done).toContain('EXIT=0');
+    expect(done).toContain('Logged in to staging');
+    expect(done).toContain('****7b2d');
+    expect(done).not.toContain(STAGING_KEY);
+    expect(done).not.toContain(STAGING_KEY.slice(0, 8));
+    expect(JSON.parse(readFileSync(file, 'utf8')).auth).toEqual({ staging: { apiKey: STAGING_KEY, baseUrl: staging.baseUrl } });
+    expect(staging.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${STAGING_KEY}`]);
+  });
+
+  it('--with-token on a terminal uses the hidden prompt too (stdin would echo the key)', async () => {
+    const { file, env } = await stagingConfig();
+    const t = openTerminal(['--env', 'staging', 'auth', 'login', '--with-token', '--no-verify'], env);
+    await t.waitFor(/API key for staging/);
+    t.type(STAGING_KEY);
+    t.key('Enter');
+    const done = await t.waitFor(/EXIT=\d+/);
+    expect(done).toContain('EXIT=0');
+    expect(done).not.toContain(STAGING_KEY);
+    expect(JSON.parse(readFileSync(file, 'utf8')).auth.staging.apiKey).toBe(STAGING_KEY);
+  });
+
+  it('Ctrl-C at the prompt: exit 130, nothing stored, nothing sent', async () => {
+    const { file, env } = await stagingConfig();
+    const before = readFileSync(file);
+    staging.requests.length = 0;
+    const t = openTerminal(['--env', 'staging', 'auth', 'login'], env);
+    await t.waitFor(/API key for staging/);
+    t.type('half-typed');
+    t.key('C-c');
+    const done = await t.waitFor(/EXIT=\d+/);
+    expect(done).toContain('EXIT=130');
+    expect(done).not.toContain('half-typed');
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(staging.requests).toHaveLength(0);
+  });
+
+  it('a command against staging says so on stderr, so nobody mistakes it for production', async () => {
+    const { file, env } = await stagingConfig();
+    expect((await runCli(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: STAGING_KEY })).code).toBe(0);
+    expect(existsSync(file)).toBe(true);
+    const t = openTerminal(['--env', 'staging', 'pets', 'list'], env);
+    const done = await t.waitFor(/EXIT=\d+/);
+    expect(done).toContain(`env: staging (${staging.baseUrl})`);
+    expect(done).toContain('EXIT=0');
+    // Piped (no terminal), the same run prints nothing on stderr.
+    const piped = await runCli(['--env', 'staging', 'pets', 'list'], { env });
+    expect(piped).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  });
+});
