@@ -123,7 +123,11 @@ async function connect(ctx: Context): Promise<Api> {
       import('./sandbox/store.js'),
       import('./config/paths.js'),
     ]);
-    const sandbox = await startSandbox({ store: new SandboxStore(sandboxDataFile(env)) });
+    const store = new SandboxStore(sandboxDataFile(env));
+    // Read before serving: unreadable data is then a ConfigError (exit 2, its path and the
+    // reset hint) instead of a 500 from the embedded server (exit 1).
+    await store.read();
+    const sandbox = await startSandbox({ store });
     ctx.defer(() => sandbox.close());
     // PETSTORE_BASE_URL and PETSTORE_API_KEY are for remote environments; the embedded
     // server's own URL and key are used so a real key never goes to it.
