@@ -70,7 +70,8 @@ describe.concurrent('sandbox serve over HTTP', () => {
   });
 
   it('answers 401 with an Error body and WWW-Authenticate without the key, or with a wrong one', async () => {
-    for (const headers of [{}, { authorization: 'Bearer sbx_wrong' }, { authorization: s.apiKey }]) {
+    const variants: Record<string, string>[] = [{}, { authorization: 'Bearer sbx_wrong' }, { authorization: s.apiKey }];
+    for (const headers of variants) {
       const res = await fetch(`${s.baseUrl}/pets`, { headers });
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
