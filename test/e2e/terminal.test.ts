@@ -4,14 +4,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { startTestServer } from '../helpers/test-server.js';
 import { startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const SGR = /\u001b\[[0-9;]*m/g;
 let configDir: string;
 const sessions: TmuxSession[] = [];
 
-function terminal(): TmuxSession {
-  const t = startTmux({ env: { PETSTORE_CONFIG_DIR: configDir } });
+function terminal(env: Record<string, string> = {}): TmuxSession {
+  const t = startTmux({ env: { PETSTORE_CONFIG_DIR: configDir, ...env } });
   sessions.push(t);
   return t;
 }
@@ -81,6 +82,20 @@ describe.concurrent('in a terminal', () => {
     expect(screen).toContain('9007199254740993^IAtlas^I9223372036854775807^Iavailable$');
     expect(screen).not.toContain('categoryId');
     expect(screen).not.toContain('^[');
+  });
+
+  it('an empty list prints nothing on stdout and a note on the terminal\'s stderr', async () => {
+    const srv = await startTestServer(() => ({ status: 200, body: [] }));
+    try {
+      const t = terminal({ PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: 'pk_test_terminal_0123456789' });
+      t.sendLine('petstore pets list 2>/dev/null | wc -c; petstore pets list; echo "rc=$?"');
+      const screen = await t.waitFor(/rc=\d+/);
+      expect(screen).toMatch(/^\s*0\s*$/m);
+      expect(screen).toMatch(/^No pets found\.\s*\nrc=0/m);
+      expect(srv.requests).toHaveLength(2);
+    } finally {
+      await srv.close();
+    }
   });
 
   it('Ctrl-C ends `sandbox serve` and the shell sees exit 0', async () => {
