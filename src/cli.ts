@@ -110,7 +110,7 @@ function createContext(state: RunState, globals: GlobalOptions): Context {
 }
 
 async function connect(ctx: Context): Promise<Api> {
-  const { resolveEnvironment, resolveRemote } = await import('./config/settings.js');
+  const { lacksVersionSegment, resolveEnvironment, resolveRemote } = await import('./config/settings.js');
   const { globals, env } = ctx;
   const environment = await resolveEnvironment(globals.env, env, ctx.loadConfig);
   let connection: Connection;
@@ -138,6 +138,11 @@ async function connect(ctx: Context): Promise<Api> {
     };
   } else {
     connection = await resolveRemote(environment, globals.baseUrl, env, ctx.loadConfig);
+    // The API's paths start after the version segment (spec §9); without it every call
+    // would likely answer 404, which reads like "no such pet".
+    if (lacksVersionSegment(connection.baseUrl.value)) {
+      ctx.warn(`base URL ${connection.baseUrl.value} (from ${connection.baseUrl.from}) does not end with the version segment /v1`);
+    }
     if (environment.value === 'staging') ctx.note(`env: staging (${connection.baseUrl.value})`);
   }
   const [{ HttpTransport }, { PetstoreClient }] = await Promise.all([

@@ -108,6 +108,15 @@ describe.concurrent('requests as sent', () => {
     expect(srv.requests.map((q) => q.url)).toEqual(['/api/v1/pets']);
   });
 
+  it('a base URL without the /v1 segment is used as given, with a warning naming it', async () => {
+    const srv = await server();
+    const r = await run(['pets', 'list'], { PETSTORE_BASE_URL: `${srv.origin}/api` });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`warning: base URL ${srv.origin}/api (from PETSTORE_BASE_URL) does not end with the version segment /v1\n`);
+    expect(srv.requests.map((q) => q.url)).toEqual(['/api/pets']);
+  });
+
   it('--base-url beats PETSTORE_BASE_URL', async () => {
     const [flag, env] = await Promise.all([server(), server()]);
     const r = await run(['--base-url', flag.baseUrl, 'pets', 'list'], { PETSTORE_BASE_URL: env.baseUrl });
