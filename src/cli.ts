@@ -170,7 +170,9 @@ function reportError(err: unknown, state: RunState): number {
     if (err.exitCode === 0) return ExitCode.ok; // --help, --version
     // Help shown because a command word is missing (`petstore pets`): a usage error, already explained.
     if (err.code === 'commander.help' && !state.jsonErrors) return ExitCode.usage;
-    err = new UsageError(err.message.replace(/^error: /, ''), 'Run `petstore --help` for usage.');
+    // commander's message for a missing command word is its internal '(outputHelp)'.
+    const message = err.code === 'commander.help' ? 'missing command: see the usage above' : err.message.replace(/^error: /, '');
+    err = new UsageError(message, 'Run `petstore --help` for usage.');
   }
   const code = exitCodeFor(err);
   if (state.jsonErrors) {

@@ -106,6 +106,19 @@ describe.concurrent('exit codes', () => {
     expect(srv.requests).toHaveLength(0);
   });
 
+  it('2: a missing command word shows the usage on stderr', async () => {
+    const srv = await server();
+    const [plain, json] = await Promise.all([run(srv, ['pets']), run(srv, ['--json', 'pets'])]);
+    for (const r of [plain, json]) {
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('Usage: petstore pets');
+    }
+    const last = json.stderr.trimEnd().split('\n').pop() ?? '';
+    expect(JSON.parse(last)).toEqual({ code: 'usage', message: 'missing command: see the usage above', status: 0 });
+    expect(srv.requests).toHaveLength(0);
+  });
+
   it('2: missing base URL names the environment and how to set one', async () => {
     const srv = await server();
     const r = await run(srv, ['pets', 'list'], { PETSTORE_BASE_URL: undefined });
