@@ -4,7 +4,9 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, baseEnv } from '../helpers/run-cli.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, baseEnv, runCli } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 interface Served {
@@ -153,5 +155,41 @@ describe('stopping', () => {
     expect(signal).toBeNull();
     expect(code).toBe(0);
     await expect(fetch(`${s.baseUrl}/pets`, { headers: auth() })).rejects.toThrow();
+  });
+});
+
+describe.concurrent('refusing to serve', () => {
+  it.each(['99999', '-1', 'abc', '', '80.5'])('--port %j → exit 2', async (port) => {
+    const r = await runCli(['sandbox', 'serve', '--port', port], { env: { PETSTORE_CONFIG_DIR: tempDir() } });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`invalid --port ${JSON.stringify(port)}`);
+    expect(r.stderr).toContain('0 to 65535');
+  });
+
+  it('a port in use → exit 1 with a hint', async () => {
+    const other = await serve(tempDir());
+    try {
+      const port = new URL(other.baseUrl).port;
+      const r = await runCli(['sandbox', 'serve', '--port', port], { env: { PETSTORE_CONFIG_DIR: tempDir() } });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`127.0.0.1:${port}`);
+      expect(r.stderr).toContain('EADDRINUSE');
+      expect(r.stderr).toContain('--port');
+    } finally {
+      other.child.kill('SIGINT');
+      await other.exited;
+    }
+  });
+
+  it('corrupt sandbox data → exit 2 with its path and the reset hint', async () => {
+    const d = tempDir();
+    writeFileSync(join(d, 'sandbox.json'), 'not json');
+    const r = await runCli(['sandbox', 'serve'], { env: { PETSTORE_CONFIG_DIR: d } });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(join(d, 'sandbox.json'));
+    expect(r.stderr).toContain('petstore sandbox reset');
   });
 });
