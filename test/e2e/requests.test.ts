@@ -94,6 +94,17 @@ describe.concurrent('requests as sent', () => {
     expect(srv.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /v1/pets/9223372036854775807']);
   });
 
+  it.each([
+    ['007', '/v1/pets/7'],
+    ['-0', '/v1/pets/0'],
+    ['-9223372036854775808', '/v1/pets/-9223372036854775808'],
+  ])('getPet sends the id %s in canonical form', async (given, path) => {
+    const srv = await server(() => ({ status: 200, body: { id: 7, name: 'Goldie', categoryId: 3 } }));
+    const r = await run(['pets', 'get', '--', given], { PETSTORE_BASE_URL: srv.baseUrl });
+    expect(r.code).toBe(0);
+    expect(srv.requests.map((q) => q.url)).toEqual([path]);
+  });
+
   it('a trailing slash in PETSTORE_BASE_URL gives no double slash', async () => {
     const srv = await server();
     const r = await run(['pets', 'list', '--limit', '5'], { PETSTORE_BASE_URL: `${srv.baseUrl}/` });
