@@ -132,7 +132,7 @@ describe.concurrent('listing the seed (one shared, read-only sandbox)', () => {
   });
 });
 
-describe('creating pets', () => {
+describe.concurrent('creating pets (a sandbox of its own per test)', () => {
   it('create then get in another process returns the same animal; default status is available', async () => {
     const dir = tempDir();
     const created = await sandbox(dir, ['pets', 'create', '--name', 'Biscuit', '--category-id', '9223372036854775807', '--json']);
