@@ -9,6 +9,7 @@ import { parse as losslessParse, isLosslessNumber } from 'lossless-json';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { startTestServer } from '../helpers/test-server.js';
 
 const SEED_TSV = [
   '1\tRex\t1\tavailable',
@@ -117,6 +118,19 @@ describe.concurrent('listing the seed (one shared, read-only sandbox)', () => {
     expect(lines[5]).toBe(ATLAS_JSON);
     expect(lines[0]).toBe('{"id":1,"name":"Rex","categoryId":1,"status":"available"}');
     for (const r of [tsv, json, ndjson, listNd]) expect(r.code).toBe(0);
+  });
+
+  it('ignores PETSTORE_BASE_URL and PETSTORE_API_KEY: a real key never goes to the sandbox', async () => {
+    const srv = await startTestServer();
+    try {
+      const key = 'pk_live_must_not_travel_0123';
+      const r = await sandbox(dir, ['pets', 'list', '--limit', '2'], { PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: key });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(SEED_TSV.slice(0, 2).join('\n') + '\n');
+      expect(srv.requests).toHaveLength(0);
+    } finally {
+      await srv.close();
+    }
   });
 
   it('get of the int64 extremes that do not exist answers 404 (exit 5)', async () => {

@@ -93,6 +93,23 @@ describe('renderPetTable', () => {
     expect(out.replace(SGR, '')).toBe(renderPetTable(PETS, noColors));
   });
 
+  it('aligns by display width: wide and combining characters', () => {
+    const out = renderPetTable(
+      [
+        { id: 1, name: 'Zoë', categoryId: 1, status: 'sold' },
+        { id: 2, name: '犬犬', categoryId: 1, status: 'sold' },
+        { id: 3, name: 'e\u0301e', categoryId: 1, status: 'sold' },
+      ],
+      noColors,
+    );
+    expect(out).toBe(
+      'id  name  categoryId  status\n' +
+        '1   Zoë   1           sold\n' +
+        '2   犬犬  1           sold\n' +
+        '3   e\u0301e    1           sold\n',
+    );
+  });
+
   it('sanitizes control characters in names, so a name cannot drive the terminal', () => {
     const evil = `Evil${ESC}[2J${ESC}]0;title\u0007\r\nX\u009b`;
     const out = renderPetTable([{ id: 1, name: evil, categoryId: 1, status: 'sold' }], noColors);
