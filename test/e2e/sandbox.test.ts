@@ -19,8 +19,8 @@ interface Served {
 }
 
 /** Starts `petstore sandbox serve --port 0` and waits until it prints its key (stdout) and listening line (stderr). */
-async function serve(dir: string): Promise<Served> {
-  const child = spawn(process.execPath, [CLI, 'sandbox', 'serve', '--port', '0'], {
+async function serve(dir: string, extra: string[] = []): Promise<Served> {
+  const child = spawn(process.execPath, [CLI, 'sandbox', 'serve', '--port', '0', ...extra], {
     env: { ...baseEnv(), PETSTORE_CONFIG_DIR: dir, HOME: dir },
   });
   let out = '';
@@ -32,7 +32,7 @@ async function serve(dir: string): Promise<Served> {
     const timer = setTimeout(() => reject(new Error(`serve printed no key; stderr: ${err}`)), 10_000);
     // Ready when the key is on stdout and the listening line on stderr.
     const check = (): void => {
-      if (/PETSTORE_API_KEY=.*\n/.test(out) && err.includes('Ctrl-C stops it')) {
+      if (/PETSTORE_API_KEY=.*\n|^\}$/m.test(out) && err.includes('Ctrl-C stops it')) {
         clearTimeout(timer);
         resolve();
       }
@@ -155,6 +155,26 @@ describe('stopping', () => {
     expect(signal).toBeNull();
     expect(code).toBe(0);
     await expect(fetch(`${s.baseUrl}/pets`, { headers: auth() })).rejects.toThrow();
+  });
+});
+
+describe.concurrent('other ways to run it', () => {
+  it('--json prints one object with baseUrl and apiKey; SIGTERM stops it with exit 0', async () => {
+    const j = await serve(tempDir(), ['--json']);
+    try {
+      const info = JSON.parse(j.stdout()) as { baseUrl: string; apiKey: string };
+      expect(Object.keys(info).sort()).toEqual(['apiKey', 'baseUrl']);
+      expect(info.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      const res = await fetch(`${info.baseUrl}/pets?limit=1`, { headers: { authorization: `Bearer ${info.apiKey}` } });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual([{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]);
+      j.child.kill('SIGTERM');
+      expect(await j.exited).toEqual({ code: 0, signal: null });
+      // The request log went to stderr, not to stdout.
+      expect(j.stderr()).toMatch(/GET \/v1\/pets\?limit=1 200/);
+    } finally {
+      if (j.child.exitCode === null) j.child.kill('SIGKILL');
+    }
   });
 });
 
