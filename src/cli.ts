@@ -110,7 +110,7 @@ function createContext(state: RunState, globals: GlobalOptions): Context {
 }
 
 async function connect(ctx: Context): Promise<Api> {
-  const { resolveEnvironment, resolveRemote } = await import('./config/settings.js');
+  const { lacksVersionSegment, resolveEnvironment, resolveRemote } = await import('./config/settings.js');
   const { globals, env } = ctx;
   const environment = await resolveEnvironment(globals.env, env, ctx.loadConfig);
   let connection: Connection;
@@ -123,7 +123,11 @@ async function connect(ctx: Context): Promise<Api> {
       import('./sandbox/store.js'),
       import('./config/paths.js'),
     ]);
-    const sandbox = await startSandbox({ store: new SandboxStore(sandboxDataFile(env)) });
+    const store = new SandboxStore(sandboxDataFile(env));
+    // Read before serving: unreadable data is then a ConfigError (exit 2, its path and the
+    // reset hint) instead of a 500 from the embedded server (exit 1).
+    await store.read();
+    const sandbox = await startSandbox({ store });
     ctx.defer(() => sandbox.close());
     // PETSTORE_BASE_URL and PETSTORE_API_KEY are for remote environments; the embedded
     // server's own URL and key are used so a real key never goes to it.
@@ -134,6 +138,11 @@ async function connect(ctx: Context): Promise<Api> {
     };
   } else {
     connection = await resolveRemote(environment, globals.baseUrl, env, ctx.loadConfig);
+    // The API's paths start after the version segment (spec §9); without it every call
+    // would likely answer 404, which reads like "no such pet".
+    if (lacksVersionSegment(connection.baseUrl.value)) {
+      ctx.warn(`base URL ${connection.baseUrl.value} (from ${connection.baseUrl.from}) does not end with the version segment /v1`);
+    }
     if (environment.value === 'staging') ctx.note(`env: staging (${connection.baseUrl.value})`);
   }
   const [{ HttpTransport }, { PetstoreClient }] = await Promise.all([
@@ -161,7 +170,9 @@ function reportError(err: unknown, state: RunState): number {
     if (err.exitCode === 0) return ExitCode.ok; // --help, --version
     // Help shown because a command word is missing (`petstore pets`): a usage error, already explained.
     if (err.code === 'commander.help' && !state.jsonErrors) return ExitCode.usage;
-    err = new UsageError(err.message.replace(/^error: /, ''), 'Run `petstore --help` for usage.');
+    // commander's message for a missing command word is its internal '(outputHelp)'.
+    const message = err.code === 'commander.help' ? 'missing command: see the usage above' : err.message.replace(/^error: /, '');
+    err = new UsageError(message, 'Run `petstore --help` for usage.');
   }
   const code = exitCodeFor(err);
   if (state.jsonErrors) {

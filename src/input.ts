@@ -46,15 +46,12 @@ export function parseStatus(raw: string, flag = '--status'): PetStatus {
  * @throws UsageError naming `what` for anything else.
  */
 export function parseInt64(raw: string, what: string): bigint {
-  if (!SIGNED_DIGITS.test(raw)) {
-    throw new UsageError(`invalid ${what} ${quote(raw)}: must be an integer (int64)`);
-  }
+  // One message for every refusal, so it always says what is allowed.
+  const refuse = (): UsageError =>
+    new UsageError(`invalid ${what} ${quote(raw)}: must be an integer from ${INT64_MIN} to ${INT64_MAX} (int64)`);
+  if (!SIGNED_DIGITS.test(raw)) throw refuse();
   const value = BigInt(raw);
-  if (value < INT64_MIN || value > INT64_MAX) {
-    throw new UsageError(
-      `invalid ${what} ${quote(raw)}: must be an integer from ${INT64_MIN} to ${INT64_MAX} (int64)`,
-    );
-  }
+  if (value < INT64_MIN || value > INT64_MAX) throw refuse();
   return value;
 }
 

@@ -62,6 +62,9 @@ export function describeIssue(error: z.ZodError): string {
   let what = issue.message;
   if (issue.code === 'invalid_union' || (issue.code === 'invalid_type' && issue.expected === 'int')) {
     what = 'expected an int64 integer';
+  } else if ((issue.code === 'too_big' || issue.code === 'too_small') && issue.origin === 'bigint') {
+    // A bigint only reaches the int64 bounds check when it is beyond 2^53; name the range.
+    what = `expected an int64 integer (${INT64_MIN}..${INT64_MAX})`;
   } else if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) {
     what = 'required field is missing';
   }

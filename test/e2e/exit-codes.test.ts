@@ -1,0 +1,265 @@
+/**
+ * Every row of the contract's exit-code table (cli-contract.md "Errors and exit codes"),
+ * against the recording test server, plus the JSON form of errors with `--output json`.
+ * Each refused input also checks that the server received nothing.
+ */
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { errorReply, startTestServer, type Handler, type TestServer } from '../helpers/test-server.js';
+
+const KEY = 'pk_test_exitcodes_0123456789';
+const servers: TestServer[] = [];
+let dir: string;
+
+beforeAll(() => {
+  dir = tempDir();
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  removeTempDirs();
+});
+
+async function server(handler?: Handler): Promise<TestServer> {
+  const s = await startTestServer(handler);
+  servers.push(s);
+  return s;
+}
+
+/** Runs the CLI against `srv` with a key in the environment. */
+function run(srv: TestServer, args: string[], env: Record<string, string | undefined> = {}) {
+  return runCli(args, { env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY, ...env } });
+}
+
+/** A port nothing listens on: bound, then closed. */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as { port: number };
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+const PET = { id: 5, name: 'Rex', categoryId: 1, status: 'available' };
+
+describe.concurrent('exit codes', () => {
+  it('0: success', async () => {
+    const srv = await server(() => ({ status: 200, body: [PET] }));
+    const r = await run(srv, ['pets', 'list']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('5\tRex\t1\tavailable\n');
+    expect(r.stderr).toBe('');
+  });
+
+  it('1: a 500 with an Error body shows the server message', async () => {
+    const srv = await server(() => errorReply(500, 'internal_error', 'database on fire'));
+    const r = await run(srv, ['pets', 'list']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('database on fire');
+    expect(r.stderr).toContain('internal_error');
+    expect(r.stderr).toContain('500');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it.each([
+    ['list: a Pet missing name', ['pets', 'list'], { status: 200, body: [{ id: 1, categoryId: 1 }] }, '[0].name'],
+    ['get: a Pet missing name', ['pets', 'get', '1'], { status: 200, body: { id: 1, categoryId: 1 } }, 'name: required field is missing'],
+    ['get: a float id', ['pets', 'get', '1'], { status: 200, raw: '{"id":1.5,"name":"a","categoryId":1}' }, 'id: expected an int64'],
+    ['list: an object, not an array', ['pets', 'list'], { status: 200, body: PET }, 'Pets'],
+    ['list: malformed JSON', ['pets', 'list'], { status: 200, raw: '[{"id":1,' }, ''],
+    ['get: 404 without an Error body', ['pets', 'get', '1'], { status: 404, body: { oops: true } }, 'not an API Error'],
+  ])('1: off-contract answer (%s)', async (_what, args, reply, mentioned) => {
+    const srv = await server(() => reply);
+    const r = await run(srv, args);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error: /m);
+    expect(r.stderr).toContain(mentioned);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it.each([
+    ['--limit 0', ['pets', 'list', '--limit', '0'], ['--limit', '"0"', '1 to 100']],
+    ['--limit 1e2', ['pets', 'list', '--limit', '1e2'], ['--limit', '"1e2"']],
+    ['--status Sold', ['pets', 'list', '--status', 'Sold'], ['--status', '"Sold"', 'available, pending, sold']],
+    ['id 1.5', ['pets', 'get', '1.5'], ['pet ID', '"1.5"', 'int64']],
+    ['id 2^63', ['pets', 'get', '9223372036854775808'], ['pet ID', '"9223372036854775808"', '9223372036854775807']],
+    ['--category-id abc', ['pets', 'create', '--name', 'Rex', '--category-id', 'abc'], ['--category-id', '"abc"', 'int64']],
+    ['--category-id below int64', ['pets', 'create', '--name', 'Rex', '--category-id=-9223372036854775809'], ['--category-id', '-9223372036854775808']],
+    ['create --status bad', ['pets', 'create', '--name', 'Rex', '--category-id', '1', '--status', 'x'], ['--status', '"x"']],
+    ['missing --name', ['pets', 'create', '--category-id', '1'], ['--name']],
+    ['missing --category-id', ['pets', 'create', '--name', 'Rex'], ['--category-id']],
+    ['missing ID', ['pets', 'get'], ['id']],
+    ['unknown command', ['pets', 'lsit'], ["unknown command 'lsit'", 'list']],
+    ['unknown top-level command', ['bogus'], ["unknown command 'bogus'"]],
+    ['unknown flag', ['pets', 'list', '--bogus'], ["unknown option '--bogus'"]],
+    ['--output yaml', ['pets', 'list', '--output', 'yaml'], ['--output', '"yaml"', 'table, json, ndjson']],
+    ['--env bogus', ['--env', 'bogus', 'pets', 'list'], ['--env', '"bogus"']],
+  ])('2: %s, nothing sent', async (_what, args, mentioned) => {
+    const srv = await server();
+    const r = await run(srv, args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    for (const m of mentioned) expect(r.stderr).toContain(m);
+    expect(srv.requests).toHaveLength(0);
+  });
+
+  it('2: a missing command word shows the usage on stderr', async () => {
+    const srv = await server();
+    const [plain, json] = await Promise.all([run(srv, ['pets']), run(srv, ['--json', 'pets'])]);
+    for (const r of [plain, json]) {
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('Usage: petstore pets');
+    }
+    const last = json.stderr.trimEnd().split('\n').pop() ?? '';
+    expect(JSON.parse(last)).toEqual({ code: 'usage', message: 'missing command: see the usage above', status: 0 });
+    expect(srv.requests).toHaveLength(0);
+  });
+
+  it('2: missing base URL names the environment and how to set one', async () => {
+    const srv = await server();
+    const r = await run(srv, ['pets', 'list'], { PETSTORE_BASE_URL: undefined });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('no base URL for production');
+    expect(r.stderr).toContain('petstore config set production.baseUrl');
+    expect(srv.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['--base-url', ['--base-url', 'http://192.0.2.10/v1', 'pets', 'list'], {}],
+    ['PETSTORE_BASE_URL', ['pets', 'list'], { PETSTORE_BASE_URL: 'http://api.example.com/v1' }],
+  ])('2: plain http to a non-loopback host from %s', async (from, args, env) => {
+    const srv = await server();
+    const r = await run(srv, args, env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(from);
+    expect(r.stderr).toContain('plain http://');
+    expect(r.stdout).toBe('');
+  });
+
+  it('3: a closed port fails fast', async () => {
+    const port = await closedPort();
+    const r = await runCli(['pets', 'list'], {
+      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1`, PETSTORE_API_KEY: KEY },
+    });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`127.0.0.1:${port}`);
+    expect(r.stderr).toContain('connection refused');
+    expect(r.ms).toBeLessThan(5_000);
+  });
+
+  it('4: no API key, with the login hint; nothing sent', async () => {
+    const srv = await server();
+    const r = await run(srv, ['pets', 'list'], { PETSTORE_API_KEY: undefined });
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('no API key for production');
+    expect(r.stderr).toContain('petstore auth login');
+    expect(srv.requests).toHaveLength(0);
+  });
+
+  it('4: a 401 shows the server message and the login hint', async () => {
+    const srv = await server(() => ({ ...errorReply(401, 'unauthorized', 'key revoked yesterday'), headers: { 'www-authenticate': 'Bearer' } }));
+    const r = await run(srv, ['pets', 'list']);
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('key revoked yesterday');
+    expect(r.stderr).toContain('petstore auth login');
+    expect(srv.requests).toHaveLength(1);
+  });
+
+  it('5: a 404 shows the server message and how to list', async () => {
+    const srv = await server(() => errorReply(404, 'not_found', 'pet 77 not found'));
+    const r = await run(srv, ['pets', 'get', '77']);
+    expect(r.code).toBe(5);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('pet 77 not found');
+    expect(r.stderr).toContain('petstore pets list');
+  });
+
+  it('6: a 400 shows the server message', async () => {
+    const srv = await server(() => errorReply(400, 'invalid_request', 'name is too long for this store'));
+    const r = await run(srv, ['pets', 'create', '--name', 'X'.repeat(50), '--category-id', '1']);
+    expect(r.code).toBe(6);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('name is too long for this store');
+    expect(r.stderr).toContain('invalid_request');
+    expect(srv.requests).toHaveLength(1);
+  });
+});
+
+describe.concurrent('errors as JSON with --output json / ndjson', () => {
+  /** The stderr line holding the error object; any other lines must be warnings. */
+  function errorObject(stderr: string): unknown {
+    const lines = stderr.trimEnd().split('\n');
+    for (const l of lines.slice(0, -1)) expect(l).toMatch(/^warning: /);
+    return JSON.parse(lines[lines.length - 1] ?? '');
+  }
+
+  it('404 → the server code, status 404, stdout empty', async () => {
+    const srv = await server(() => errorReply(404, 'not_found', 'pet 9 not found'));
+    const r = await run(srv, ['pets', 'get', '9', '--json']);
+    expect(r.code).toBe(5);
+    expect(r.stdout).toBe('');
+    expect(errorObject(r.stderr)).toEqual({ code: 'not_found', message: 'pet 9 not found', status: 404 });
+  });
+
+  it('400 on create → the server code, status 400', async () => {
+    const srv = await server(() => errorReply(400, 'invalid_request', 'no such category'));
+    const r = await run(srv, ['--output', 'ndjson', 'pets', 'create', '--name', 'Rex', '--category-id', '1']);
+    expect(r.code).toBe(6);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr)).toEqual({ code: 'invalid_request', message: 'no such category', status: 400 });
+  });
+
+  it('usage → code usage, status 0, one line', async () => {
+    const srv = await server();
+    const r = await run(srv, ['pets', 'list', '--limit', '0', '--json']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.endsWith('\n')).toBe(true);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    const obj = JSON.parse(r.stderr) as Record<string, unknown>;
+    expect(obj).toMatchObject({ code: 'usage', status: 0 });
+    expect(obj.message).toContain('--limit');
+    expect(srv.requests).toHaveLength(0);
+  });
+
+  it('unknown command → code usage', async () => {
+    const srv = await server();
+    const r = await run(srv, ['--json', 'pets', 'lsit']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr)).toMatchObject({ code: 'usage', status: 0 });
+  });
+
+  it('off-contract answer → code invalid_response with the HTTP status', async () => {
+    const srv = await server(() => ({ status: 200, body: [{ id: 1 }] }));
+    const r = await run(srv, ['pets', 'list', '--json']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr)).toMatchObject({ code: 'invalid_response', status: 200 });
+  });
+
+  it('no key → code auth, status 0', async () => {
+    const srv = await server();
+    const r = await run(srv, ['pets', 'list', '--json'], { PETSTORE_API_KEY: undefined });
+    expect(r.code).toBe(4);
+    expect(JSON.parse(r.stderr)).toMatchObject({ code: 'auth', status: 0 });
+  });
+
+  it('closed port → code network, status 0', async () => {
+    const port = await closedPort();
+    const r = await runCli(['pets', 'list', '-o', 'json'], {
+      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1`, PETSTORE_API_KEY: KEY },
+    });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr)).toMatchObject({ code: 'network', status: 0 });
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * What the CLI sends (spec §4, §5): method, path, query, bearer key, content type and the
+ * exact createPet body, recorded by the test server; base URL joining and precedence
+ * (cli-contract.md "Environments").
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { startTestServer, type Handler, type TestServer } from '../helpers/test-server.js';
+
+const KEY = 'pk_test_requests_abcdef0123';
+const servers: TestServer[] = [];
+let dir: string;
+
+beforeAll(() => {
+  dir = tempDir();
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  removeTempDirs();
+});
+
+async function server(handler?: Handler): Promise<TestServer> {
+  const s = await startTestServer(handler);
+  servers.push(s);
+  return s;
+}
+
+function run(args: string[], env: Record<string, string | undefined>) {
+  return runCli(args, { env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_API_KEY: KEY, ...env } });
+}
+
+/** Answers createPet like a server would: 201 with the body plus an id, as raw text. */
+const echoCreate: Handler = (req) =>
+  req.method === 'POST' ? { status: 201, raw: req.body.replace(/^\{/, '{"id":9007199254740993,') } : { status: 200, body: [] };
+
+describe.concurrent('requests as sent', () => {
+  it('listPets: GET /v1/pets with limit, status and the bearer key', async () => {
+    const srv = await server();
+    const r = await run(['pets', 'list', '--limit', '007', '--status', 'pending'], { PETSTORE_BASE_URL: srv.baseUrl });
+    expect(r.code).toBe(0);
+    expect(srv.requests).toHaveLength(1);
+    const req = srv.requests[0];
+    expect(req?.method).toBe('GET');
+    const url = new URL(req?.url ?? '', srv.origin);
+    expect(url.pathname).toBe('/v1/pets');
+    expect(Object.fromEntries(url.searchParams)).toEqual({ limit: '7', status: 'pending' });
+    expect(req?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(req?.body).toBe('');
+  });
+
+  it('listPets without flags sends no query (the server default applies)', async () => {
+    const srv = await server();
+    const r = await run(['pets', 'list'], { PETSTORE_BASE_URL: srv.baseUrl });
+    expect(r.code).toBe(0);
+    expect(srv.requests.map((q) => q.url)).toEqual(['/v1/pets']);
+  });
+
+  it('createPet: POST /v1/pets, application/json, the exact body with an int64 above 2^53', async () => {
+    const srv = await server(echoCreate);
+    const r = await run(
+      ['pets', 'create', '--name', 'Zoë "Z" \\ Tab\t', '--category-id', '9223372036854775807', '--status', 'pending', '--json'],
+      { PETSTORE_BASE_URL: srv.baseUrl },
+    );
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(srv.requests).toHaveLength(1);
+    const req = srv.requests[0];
+    expect(req?.method).toBe('POST');
+    expect(req?.url).toBe('/v1/pets');
+    expect(req?.headers['content-type']).toMatch(/^application\/json\b/);
+    expect(req?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(req?.body).toBe('{"name":"Zoë \\"Z\\" \\\\ Tab\\t","categoryId":9223372036854775807,"status":"pending"}');
+    expect(r.stdout).toContain('"id": 9007199254740993');
+    expect(r.stdout).toContain('"categoryId": 9223372036854775807');
+  });
+
+  it.each([
+    ['9007199254740993', '9007199254740993'],
+    ['-9223372036854775808', '-9223372036854775808'],
+    ['0042', '42'],
+  ])('createPet sends --category-id %s as the JSON number %s, no status when none given', async (given, sent) => {
+    const srv = await server(echoCreate);
+    const r = await run(['pets', 'create', '--name', 'Rex', `--category-id=${given}`], { PETSTORE_BASE_URL: srv.baseUrl });
+    expect(r.code).toBe(0);
+    expect(srv.requests[0]?.body).toBe(`{"name":"Rex","categoryId":${sent}}`);
+  });
+
+  it('getPet: GET /v1/pets/{id} with the id exactly', async () => {
+    const srv = await server(() => ({ status: 200, raw: '{"id":9223372036854775807,"name":"Max","categoryId":1}' }));
+    const r = await run(['pets', 'get', '9223372036854775807'], { PETSTORE_BASE_URL: srv.baseUrl });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('9223372036854775807\tMax\t1\t\n');
+    expect(srv.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /v1/pets/9223372036854775807']);
+  });
+
+  it.each([
+    ['007', '/v1/pets/7'],
+    ['-0', '/v1/pets/0'],
+    ['-9223372036854775808', '/v1/pets/-9223372036854775808'],
+  ])('getPet sends the id %s in canonical form', async (given, path) => {
+    const srv = await server(() => ({ status: 200, body: { id: 7, name: 'Goldie', categoryId: 3 } }));
+    const r = await run(['pets', 'get', '--', given], { PETSTORE_BASE_URL: srv.baseUrl });
+    expect(r.code).toBe(0);
+    expect(srv.requests.map((q) => q.url)).toEqual([path]);
+  });
+
+  it('a trailing slash in PETSTORE_BASE_URL gives no double slash', async () => {
+    const srv = await server();
+    const r = await run(['pets', 'list', '--limit', '5'], { PETSTORE_BASE_URL: `${srv.baseUrl}/` });
+    expect(r.code).toBe(0);
+    expect(srv.requests.map((q) => q.url)).toEqual(['/v1/pets?limit=5']);
+  });
+
+  it('a base URL with a path prefix keeps it', async () => {
+    const srv = await server();
+    const r = await run(['pets', 'list'], { PETSTORE_BASE_URL: `${srv.origin}/api/v1/` });
+    expect(r.code).toBe(0);
+    expect(srv.requests.map((q) => q.url)).toEqual(['/api/v1/pets']);
+  });
+
+  it('a base URL without the /v1 segment is used as given, with a warning naming it', async () => {
+    const srv = await server();
+    const r = await run(['pets', 'list'], { PETSTORE_BASE_URL: `${srv.origin}/api` });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`warning: base URL ${srv.origin}/api (from PETSTORE_BASE_URL) does not end with the version segment /v1\n`);
+    expect(srv.requests.map((q) => q.url)).toEqual(['/api/pets']);
+  });
+
+  it('--base-url beats PETSTORE_BASE_URL', async () => {
+    const [flag, env] = await Promise.all([server(), server()]);
+    const r = await run(['--base-url', flag.baseUrl, 'pets', 'list'], { PETSTORE_BASE_URL: env.baseUrl });
+    expect(r.code).toBe(0);
+    expect(flag.requests).toHaveLength(1);
+    expect(env.requests).toHaveLength(0);
+  });
+
+  it('global flags are accepted after the command words too', async () => {
+    const srv = await server(() => ({ status: 200, body: [{ id: 1, name: 'A', categoryId: 2 }] }));
+    const r = await run(['pets', 'list', '--base-url', srv.baseUrl, '--output', 'ndjson'], {});
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('{"id":1,"name":"A","categoryId":2}\n');
+    expect(srv.requests).toHaveLength(1);
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * The CLI in a real terminal (tmux): the TTY table with header and colour, the machine
+ * form when piped, NO_COLOR, and Ctrl-C ending `sandbox serve` (cli-contract.md "Output").
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { startTestServer } from '../helpers/test-server.js';
+import { startTmux, type TmuxSession } from '../helpers/tmux-session.js';
+
+const SGR = /\u001b\[[0-9;]*m/g;
+let configDir: string;
+const sessions: TmuxSession[] = [];
+
+function terminal(env: Record<string, string> = {}): TmuxSession {
+  const t = startTmux({ env: { PETSTORE_CONFIG_DIR: configDir, ...env } });
+  sessions.push(t);
+  return t;
+}
+
+beforeAll(() => {
+  configDir = tempDir();
+});
+afterAll(() => {
+  for (const t of sessions) t.kill();
+  removeTempDirs();
+});
+
+describe.concurrent('in a terminal', () => {
+  it('pets list shows an aligned table with a header and coloured status', async () => {
+    const t = terminal();
+    t.sendLine('petstore --env sandbox pets list --status available; echo "rc=$?"');
+    const screen = await t.waitFor(/rc=\d+/);
+    expect(screen).toMatch(/rc=0/);
+    const lines = screen.split('\n');
+    const headerAt = lines.findIndex((l) => /^id\s+name\s+categoryId\s+status\s*$/.test(l));
+    expect(headerAt, screen).toBeGreaterThanOrEqual(0);
+    const header = lines[headerAt] ?? '';
+    const rows = lines.slice(headerAt + 1, headerAt + 7);
+    expect(rows.map((r) => r.split(/\s+/)[1])).toEqual(['Rex', 'Whiskers', 'Nibbles', 'Goldie', 'Kiwi', 'Atlas']);
+    for (const col of ['name', 'categoryId', 'status']) {
+      const at = header.indexOf(col);
+      for (const r of rows) expect(r.charAt(at - 1), `column ${col} in ${JSON.stringify(r)}`).toBe(' ');
+      for (const r of rows) expect(r.charAt(at), `column ${col} in ${JSON.stringify(r)}`).not.toBe(' ');
+    }
+    expect(rows[5]).toMatch(/^9007199254740993\s+Atlas\s+9223372036854775807\s+available\s*$/);
+    expect(screen).not.toContain('\t');
+
+    const coloured = t.capture({ escapes: true });
+    // tmux re-emits the green foreground (SGR 32) before each status cell.
+    expect(coloured).toMatch(/\u001b\[32mavailable/);
+    // The names are not coloured.
+    expect(coloured).toMatch(/Rex/);
+  });
+
+  it('NO_COLOR=1 leaves the table without colour', async () => {
+    const t = terminal();
+    t.sendLine('NO_COLOR=1 petstore --env sandbox pets list --status available; echo "rc=$?"');
+    const screen = await t.waitFor(/rc=\d+/, { escapes: true });
+    expect(screen).toMatch(/rc=0/);
+    expect(screen.replace(SGR, '')).toMatch(/^id\s+name\s+categoryId\s+status\s*$/m);
+    const tableLines = screen.split('\n').filter((l) => !/^[$#] /.test(l) && /available|categoryId/.test(l));
+    expect(tableLines.length).toBe(7);
+    for (const l of tableLines) expect(l).not.toMatch(SGR);
+  });
+
+  it('--no-color leaves the table without colour', async () => {
+    const t = terminal();
+    t.sendLine('petstore --env sandbox pets list --status sold --no-color; echo "rc=$?"');
+    const screen = await t.waitFor(/rc=\d+/, { escapes: true });
+    const tableLines = screen.split('\n').filter((l) => !/^[$#] /.test(l) && /sold\s*$|categoryId/.test(l));
+    expect(tableLines.length).toBe(3);
+    for (const l of tableLines) expect(l).not.toMatch(SGR);
+  });
+
+  it('piped through cat, the same command prints the tab-separated form', async () => {
+    const t = terminal();
+    t.sendLine('petstore --env sandbox pets list --status available | cat -A; echo "rc=$?"');
+    const screen = await t.waitFor(/rc=\d+/);
+    expect(screen).toMatch(/rc=0/);
+    // cat -A shows tabs as ^I and line ends as $: no header, no padding, no escapes.
+    expect(screen).toContain('1^IRex^I1^Iavailable$');
+    expect(screen).toContain('9007199254740993^IAtlas^I9223372036854775807^Iavailable$');
+    expect(screen).not.toContain('categoryId');
+    expect(screen).not.toContain('^[');
+  });
+
+  it('an empty list prints nothing on stdout and a note on the terminal\'s stderr', async () => {
+    const srv = await startTestServer(() => ({ status: 200, body: [] }));
+    try {
+      const t = terminal({ PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: 'pk_test_terminal_0123456789' });
+      t.sendLine('petstore pets list 2>/dev/null | wc -c; petstore pets list; echo "rc=$?"');
+      const screen = await t.waitFor(/rc=\d+/);
+      expect(screen).toMatch(/^\s*0\s*$/m);
+      expect(screen).toMatch(/^No pets found\.\s*\nrc=0/m);
+      expect(srv.requests).toHaveLength(2);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('Ctrl-C ends `sandbox serve` and the shell sees exit 0', async () => {
+    const t = terminal();
+    t.sendLine('petstore sandbox serve --port 0; echo "serve-exit=$?"');
+    await t.waitFor(/Ctrl-C stops it/);
+    t.send('C-c');
+    const screen = await t.waitFor(/serve-exit=\d+/);
+    expect(screen).toMatch(/serve-exit=0/);
+    expect(screen).toMatch(/PETSTORE_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1/);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * A real terminal for end-to-end tests: a private tmux server (its own socket, so tests
+ * never touch a user's tmux) running a plain shell in a fixed-size window. Tests type
+ * into it with `send`/`sendLine`, read the screen with `capture` (`escapes: true` keeps
+ * the SGR colour sequences, `capture-pane -e`), and `kill` the server afterwards.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, baseEnv } from './run-cli.js';
+import { tempDir } from './temp-config.js';
+
+/** True when a `tmux` binary is on PATH. */
+export function hasTmux(): boolean {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Options of a terminal session. */
+export interface TmuxOptions {
+  /** Extra environment of the shell (PATH gets a `petstore` command added in front). */
+  env?: Record<string, string>;
+  /** Window size; default 120 x 40. */
+  width?: number;
+  height?: number;
+}
+
+/** A running terminal. */
+export interface TmuxSession {
+  /** The `-L` socket name, unique per session. */
+  socket: string;
+  /** Sends tmux key names or literal text (`send-keys`), e.g. `['C-c']`. */
+  send(...keys: string[]): void;
+  /** Types `text` literally and presses Enter. */
+  sendLine(text: string): void;
+  /** The visible screen as text; with `escapes`, including SGR sequences. */
+  capture(opts?: { escapes?: boolean }): string;
+  /** Polls the screen (every 50 ms) until `pattern` matches; returns the screen. Throws after `timeoutMs` (default 10 s). */
+  waitFor(pattern: RegExp, opts?: { escapes?: boolean; timeoutMs?: number }): Promise<string>;
+  /** Ends the tmux server and everything running in it. */
+  kill(): void;
+}
+
+let counter = 0;
+
+/**
+ * Starts `tmux -L <unique> new-session -d -x W -y H` running `sh` with a minimal
+ * environment (PATH, LANG, HOME, TERM set by tmux) and a `petstore` command on PATH that
+ * runs the built CLI. The prompt is `$ ` (`# ` for root).
+ */
+export function startTmux(opts: TmuxOptions = {}): TmuxSession {
+  const socket = `petstore-test-${process.pid}-${Date.now()}-${++counter}`;
+  const binDir = join(tempDir('petstore-tmux-'), 'bin');
+  mkdirSync(binDir, { recursive: true });
+  const shim = join(binDir, 'petstore');
+  writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+  chmodSync(shim, 0o755);
+  const base = baseEnv();
+  const env: Record<string, string> = {
+    ...base,
+    HOME: binDir,
+    PS1: '$ ',
+    ...opts.env,
+    PATH: `${binDir}:${opts.env?.PATH ?? base.PATH}`,
+  };
+  // tmux refuses to start inside another tmux unless TMUX is unset; baseEnv never has it.
+  const tmux = (args: string[], extra: { input?: string } = {}): string =>
+    execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {
+      env,
+      encoding: 'utf8',
+      input: extra.input,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+  const width = String(opts.width ?? 120);
+  const height = String(opts.height ?? 40);
+  tmux(['new-session', '-d', '-s', 'main', '-x', width, '-y', height, 'sh']);
+  const capture = (o: { escapes?: boolean } = {}): string =>
+    tmux(['capture-pane', '-p', '-J', ...(o.escapes === true ? ['-e'] : []), '-t', 'main']);
+  return {
+    socket,
+    send: (...keys) => void tmux(['send-keys', '-t', 'main', ...keys]),
+    sendLine: (text) => {
+      tmux(['send-keys', '-t', 'main', '-l', text]);
+      tmux(['send-keys', '-t', 'main', 'Enter']);
+    },
+    capture,
+    waitFor: async (pattern, o = {}) => {
+      const deadline = Date.now() + (o.timeoutMs ?? 10_000);
+      let screen = '';
+      while (Date.now() < deadline) {
+        screen = capture(o);
+        if (pattern.test(screen)) return screen;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`terminal never showed ${String(pattern)}; screen:\n${screen}`);
+    },
+    kill: () => {
+      try {
+        tmux(['kill-server']);
+      } catch {
+        // Already gone.
+      }
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/** Input rules of cli-contract.md "Input rules": --limit, --status, int64 ids. */
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { parseInt64, parseLimit, parseStatus } from '../../src/input.js';
+
+/** Runs `fn` and returns the UsageError it throws (fails the test if it does not). */
+function usageErrorOf(fn: () => unknown): UsageError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(UsageError);
+    return err as UsageError;
+  }
+  throw new Error('expected a UsageError, nothing was thrown');
+}
+
+describe('parseLimit', () => {
+  const accepted: [string, number][] = [
+    ['1', 1],
+    ['100', 100],
+    ['007', 7],
+    ['20', 20],
+    ['0100', 100],
+    ['00000000000000000001', 1],
+  ];
+  it.each(accepted)('accepts %j as %d', (raw, want) => {
+    expect(parseLimit(raw)).toBe(want);
+  });
+
+  const refused = ['0', '101', '1.5', 'abc', '10abc', '+5', '1e2', '-1', '', ' 5', '5 ', '٥', '0x10', '000', '1000', '9'.repeat(400)];
+  it.each(refused)('refuses %j naming the flag, the value and the range', (raw) => {
+    const err = usageErrorOf(() => parseLimit(raw));
+    expect(err.exitCode).toBe(2);
+    expect(err.code).toBe('usage');
+    expect(err.message).toContain('--limit');
+    expect(err.message).toContain(JSON.stringify(raw));
+    expect(err.message).toContain('1 to 100');
+  });
+});
+
+describe('parseStatus', () => {
+  it.each(['available', 'pending', 'sold'])('accepts %j', (raw) => {
+    expect(parseStatus(raw)).toBe(raw);
+  });
+  it.each(['Available', 'SOLD', 'available ', ' pending', '', 'bogus', 'availabl', 'sold\n'])('refuses %j', (raw) => {
+    const err = usageErrorOf(() => parseStatus(raw));
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toContain('--status');
+    expect(err.message).toContain(JSON.stringify(raw));
+    expect(err.message).toContain('available, pending, sold');
+  });
+});
+
+describe('parseInt64', () => {
+  const accepted: [string, bigint][] = [
+    ['0', 0n],
+    ['1', 1n],
+    ['-1', -1n],
+    ['-0', 0n],
+    ['007', 7n],
+    ['-007', -7n],
+    ['9007199254740993', 9007199254740993n],
+    ['9223372036854775807', 9223372036854775807n],
+    ['-9223372036854775808', -9223372036854775808n],
+    ['0009223372036854775807', 9223372036854775807n],
+  ];
+  it.each(accepted)('accepts %j exactly', (raw, want) => {
+    expect(parseInt64(raw, 'pet ID')).toBe(want);
+  });
+
+  const refused = [
+    '9223372036854775808',
+    '-9223372036854775809',
+    '18446744073709551616',
+    '9'.repeat(1000),
+    '',
+    '-',
+    '+1',
+    '1.0',
+    '1e3',
+    '0x1f',
+    ' 1',
+    '1 ',
+    'abc',
+    '٣',
+    '--1',
+  ];
+  it.each(refused)('refuses %j naming what, the value and the int64 range', (raw) => {
+    const err = usageErrorOf(() => parseInt64(raw, '--category-id'));
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toContain('--category-id');
+    expect(err.message).toContain(JSON.stringify(raw));
+    expect(err.message).toContain('-9223372036854775808 to 9223372036854775807');
+  });
+});

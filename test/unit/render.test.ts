@@ -1,0 +1,136 @@
+/** Renderers of cli-contract.md "Output": machine form, json, ndjson, the TTY table, colour. */
+import { describe, expect, it } from 'vitest';
+import type { Pet } from '../../src/api/schemas.js';
+import { loadColors, noColors } from '../../src/io.js';
+import { escapeTsvField, renderJson, renderNdjson, renderPetTsv } from '../../src/render/pets.js';
+import { colorStatus, renderPetTable, sanitizeForTerminal } from '../../src/render/table.js';
+
+const ESC = '\u001b';
+const SGR = /\u001b\[[0-9;]*m/g;
+
+const PETS: Pet[] = [
+  { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
+  { id: 9007199254740993n, name: 'Atlas', categoryId: 9223372036854775807n, status: 'pending' },
+  { id: 12, name: 'Polly Parrot', categoryId: -9223372036854775808n, status: 'sold' },
+  { id: 13, name: 'Nameless status', categoryId: 3 },
+];
+
+describe('escapeTsvField', () => {
+  it.each([
+    ['plain', 'plain'],
+    ['a\tb', 'a\\tb'],
+    ['a\nb', 'a\\nb'],
+    ['a\r\nb', 'a\\r\\nb'],
+    ['back\\slash', 'back\\\\slash'],
+    ['\\t literally', '\\\\t literally'],
+    ['', ''],
+  ])('escapes %j as %j', (raw, want) => {
+    expect(escapeTsvField(raw)).toBe(want);
+  });
+});
+
+describe('renderPetTsv', () => {
+  it('writes exactly four tab-separated fields, no header, exact int64', () => {
+    const out = PETS.map(renderPetTsv).join('');
+    expect(out).toBe(
+      '1\tRex\t1\tavailable\n' +
+        '9007199254740993\tAtlas\t9223372036854775807\tpending\n' +
+        '12\tPolly Parrot\t-9223372036854775808\tsold\n' +
+        '13\tNameless status\t3\t\n',
+    );
+    for (const line of out.slice(0, -1).split('\n')) expect(line.split('\t')).toHaveLength(4);
+  });
+
+  it('keeps a name with tab, newline and backslash on one line of four fields', () => {
+    const line = renderPetTsv({ id: 5, name: 'a\tb\nc\\d', categoryId: 2, status: 'sold' });
+    expect(line).toBe('5\ta\\tb\\nc\\\\d\t2\tsold\n');
+    expect(line.slice(0, -1)).not.toContain('\n');
+    expect(line.slice(0, -1).split('\t')).toHaveLength(4);
+  });
+});
+
+describe('renderJson / renderNdjson', () => {
+  it('prints int64 exactly in json and ndjson', () => {
+    expect(renderJson(PETS[1])).toBe(
+      '{\n  "id": 9007199254740993,\n  "name": "Atlas",\n  "categoryId": 9223372036854775807,\n  "status": "pending"\n}\n',
+    );
+    expect(renderNdjson(PETS[1])).toBe('{"id":9007199254740993,"name":"Atlas","categoryId":9223372036854775807,"status":"pending"}\n');
+    expect(renderJson([])).toBe('[]\n');
+  });
+});
+
+describe('renderPetTable', () => {
+  it('has a header and aligned columns, no colour with noColors', () => {
+    const out = renderPetTable(PETS, noColors);
+    expect(out).not.toContain(ESC);
+    const lines = out.trimEnd().split('\n');
+    expect(lines).toHaveLength(PETS.length + 1);
+    expect(lines[0]).toMatch(/^id\s+name\s+categoryId\s+status$/);
+    // Each column starts at the same offset on every line.
+    const header = lines[0] ?? '';
+    const starts = ['name', 'categoryId', 'status'].map((h) => header.indexOf(h));
+    const rows = [
+      ['1', 'Rex', '1', 'available'],
+      ['9007199254740993', 'Atlas', '9223372036854775807', 'pending'],
+      ['12', 'Polly Parrot', '-9223372036854775808', 'sold'],
+    ];
+    rows.forEach((cells, i) => {
+      const line = lines[i + 1] ?? '';
+      expect(line.startsWith(cells[0] ?? '')).toBe(true);
+      cells.slice(1).forEach((cell, j) => expect(line.indexOf(cell, 1)).toBe(starts[j]));
+    });
+    for (const l of lines) expect(l).toBe(l.trimEnd());
+  });
+
+  it('colours the status (green, yellow, red) and bolds the header with chalk colours', async () => {
+    const c = await loadColors(true);
+    const out = renderPetTable(PETS, c);
+    expect(out).toContain(`${ESC}[32mavailable${ESC}[39m`);
+    expect(out).toContain(`${ESC}[33mpending${ESC}[39m`);
+    expect(out).toContain(`${ESC}[31msold${ESC}[39m`);
+    expect(out).toContain(`${ESC}[1mid${ESC}[22m`);
+    // Colour does not shift the columns.
+    expect(out.replace(SGR, '')).toBe(renderPetTable(PETS, noColors));
+  });
+
+  it('aligns by display width: wide and combining characters', () => {
+    const out = renderPetTable(
+      [
+        { id: 1, name: 'Zoë', categoryId: 1, status: 'sold' },
+        { id: 2, name: '犬犬', categoryId: 1, status: 'sold' },
+        { id: 3, name: 'e\u0301e', categoryId: 1, status: 'sold' },
+      ],
+      noColors,
+    );
+    expect(out).toBe(
+      'id  name  categoryId  status\n' +
+        '1   Zoë   1           sold\n' +
+        '2   犬犬  1           sold\n' +
+        '3   e\u0301e    1           sold\n',
+    );
+  });
+
+  it('sanitizes control characters in names, so a name cannot drive the terminal', () => {
+    const evil = `Evil${ESC}[2J${ESC}]0;title\u0007\r\nX\u009b`;
+    const out = renderPetTable([{ id: 1, name: evil, categoryId: 1, status: 'sold' }], noColors);
+    expect(out).not.toContain(ESC);
+    expect(out).not.toContain('\u0007');
+    expect(out).not.toContain('\r');
+    expect(out).not.toContain('\u009b');
+    expect(out.trimEnd().split('\n')).toHaveLength(2);
+    expect(out).toContain('Evil\uFFFD[2J\uFFFD]0;title\uFFFD\uFFFD\uFFFDX\uFFFD');
+  });
+});
+
+describe('sanitizeForTerminal / colorStatus', () => {
+  it('leaves printable text, including non-ASCII, alone', () => {
+    expect(sanitizeForTerminal('Zoë 🐶 Kätzchen')).toBe('Zoë 🐶 Kätzchen');
+    expect(sanitizeForTerminal('a\u0000b\u007fc')).toBe('a\uFFFDb\uFFFDc');
+  });
+  it('colours only known statuses', async () => {
+    const c = await loadColors(true);
+    expect(colorStatus(undefined, c)).toBe('');
+    expect(colorStatus('weird', c)).toBe('weird');
+    expect(colorStatus('sold', noColors)).toBe('sold');
+  });
+});
