@@ -50,7 +50,7 @@ describe('completion bash', () => {
   });
 
   it.each([
-    ['petstore ', ['pets', 'sandbox', 'completion', 'help']],
+    ['petstore ', ['pets', 'sandbox', 'auth', 'config', 'completion', 'help']],
     ['petstore pe', ['pets']],
     ['petstore pets ', ['list', 'create', 'get']],
     ['petstore --env sandbox pets l', ['list']],
@@ -66,7 +66,7 @@ describe('completion bash', () => {
     ['petstore --output ', ['table', 'json', 'ndjson']],
     ['petstore pets get 7 -o nd', ['ndjson']],
     ['petstore completion ', ['bash', 'zsh', 'fish']],
-    ['petstore help ', ['pets', 'sandbox', 'completion']],
+    ['petstore help ', ['pets', 'sandbox', 'auth', 'config', 'completion']],
     ['petstore pets create --from-', ['--from-file']],
     ['petstore pets list --limit ', []],
   ])('%j completes to %j', (line, expected) => {
