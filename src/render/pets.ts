@@ -33,3 +33,18 @@ export function renderNdjson(record: unknown): string {
 export function renderJson(value: unknown): string {
   return stringifyJson(value, 2) + '\n';
 }
+
+/**
+ * One element of an indented JSON array, for writing an array piece by piece: the text
+ * `renderJson(array)` would hold for it, preceded by `[` or `,` and a newline. Streaming a
+ * long listing this way keeps memory flat and prints exactly what `renderJson` would.
+ */
+export function renderJsonArrayItem(record: unknown, first: boolean): string {
+  const body = stringifyJson(record, 2).replace(/^/gm, '  ');
+  return `${first ? '[' : ','}\n${body}`;
+}
+
+/** Closes an array written with `renderJsonArrayItem` (`[]` when it had no element). */
+export function renderJsonArrayEnd(count: number): string {
+  return count === 0 ? '[]\n' : '\n]\n';
+}

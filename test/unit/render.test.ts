@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../src/api/schemas.js';
 import { loadColors, noColors } from '../../src/io.js';
-import { escapeTsvField, renderJson, renderNdjson, renderPetTsv } from '../../src/render/pets.js';
+import { escapeTsvField, renderJson, renderJsonArrayEnd, renderJsonArrayItem, renderNdjson, renderPetTsv } from '../../src/render/pets.js';
 import { colorStatus, renderPetTable, sanitizeForTerminal } from '../../src/render/table.js';
 
 const ESC = '\u001b';
@@ -132,5 +132,19 @@ describe('sanitizeForTerminal / colorStatus', () => {
     expect(colorStatus(undefined, c)).toBe('');
     expect(colorStatus('weird', c)).toBe('weird');
     expect(colorStatus('sold', noColors)).toBe('sold');
+  });
+});
+
+describe('renderJsonArrayItem / renderJsonArrayEnd', () => {
+  const pets = [
+    { id: 1, name: 'Rex', categoryId: 9223372036854775807n, status: 'available' as const },
+    { id: 9007199254740993n, name: 'Tab\there', categoryId: 2 },
+    { id: 3, name: 'Kiwi', categoryId: 4, status: 'sold' as const },
+  ];
+
+  it.each([0, 1, 3])('written piece by piece, %i records print exactly what renderJson prints', (n) => {
+    const some = pets.slice(0, n);
+    const pieces = some.map((p, i) => renderJsonArrayItem(p, i === 0)).join('') + renderJsonArrayEnd(some.length);
+    expect(pieces).toBe(renderJson(some));
   });
 });
