@@ -9,7 +9,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { InterruptedError, InvalidResponseError, NetworkError, TimeoutError } from '../errors.js';
 import { parseJson } from '../json.js';
-import { Agent, request, type Dispatcher } from './undici.js';
+import { decideRetry, RETRY_ERROR_CODES } from './retry.js';
+import { Agent, createRetryInterceptor, request, type Dispatcher, type RetryHandler } from './undici.js';
 
 /** Largest response body read, in bytes (10 MiB); a page of 100 pets is ~10 KiB. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -22,7 +23,7 @@ export interface TransportOptions {
   apiKey: string | undefined;
   /** The whole command's deadline, in ms, retries and waits included. */
   timeoutMs: number;
-  /** Retries of idempotent requests (default 2; 0 = none). */
+  /** Retries of a GET (default 2; 0 = none); a POST only when the connection was refused. */
   retries?: number;
   /** `--verbose` sink: one line per call, key redacted. */
   log?: (line: string) => void;
@@ -69,8 +70,11 @@ const NETWORK_CODES: Record<string, string> = {
   ETIMEDOUT: 'connection timed out',
 };
 
-/** Finds the first error code undici or the OS attached, walking `cause` and `errors`. */
-export function findErrorCode(err: unknown): string | undefined {
+/**
+ * Finds the first error code undici or the OS attached, walking `cause` and `errors`
+ * (undici's Errors.md: check `code`, not `instanceof`). Only codes in `known` count.
+ */
+export function findErrorCode(err: unknown, known: readonly string[] = Object.keys(NETWORK_CODES)): string | undefined {
   const seen = new Set<unknown>();
   const queue: unknown[] = [err];
   while (queue.length > 0) {
@@ -78,7 +82,7 @@ export function findErrorCode(err: unknown): string | undefined {
     if (e === null || typeof e !== 'object' || seen.has(e)) continue;
     seen.add(e);
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code in NETWORK_CODES) return code;
+    if (typeof code === 'string' && known.includes(code)) return code;
     queue.push((e as { cause?: unknown }).cause);
     const errors = (e as { errors?: unknown }).errors;
     if (Array.isArray(errors)) queue.push(...errors);
@@ -151,15 +155,69 @@ export class HttpTransport {
     }
   }
 
+  /**
+   * One request, with retries run by undici's retry interceptor and decided by
+   * `decideRetry` (src/http/retry.ts). The interceptor's own `retry` default is replaced
+   * because it caps `Retry-After` at `maxTimeout` (retrying before the server asked),
+   * ignores `retryAfter: false` and knows nothing of the deadline; `throwOnError: false`
+   * keeps the last answer's body, so an exhausted 503 still shows the server's Error.
+   */
   private async sendOnce(method: string, url: URL, body: string | undefined): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'petstore-cli' };
     if (this.opts.apiKey !== undefined) headers.authorization = `Bearer ${this.opts.apiKey}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const started = Date.now();
-    this.opts.log?.(`> ${method} ${url.href}`);
-    if (this.opts.apiKey !== undefined) this.opts.log?.(`> authorization: Bearer ${maskKey(this.opts.apiKey)}`);
+    const log = this.opts.log;
+    const maxRetries = this.opts.retries ?? 2;
+    let started = Date.now();
+    let answerLogged = false;
+    const logRequest = (): void => {
+      log?.(`> ${method} ${url.href}`);
+      if (this.opts.apiKey !== undefined) log?.(`> authorization: Bearer ${maskKey(this.opts.apiKey)}`);
+    };
+    const retry: RetryHandler.RetryCallback = (err, { state }, cb) => {
+      const e = err as Error & { statusCode?: number; headers?: Record<string, string | string[]> };
+      const status = (e as { code?: string }).code === 'UND_ERR_REQ_RETRY' ? e.statusCode : undefined;
+      const code = status === undefined ? findErrorCode(err, RETRY_ERROR_CODES) : undefined;
+      if (status !== undefined) log?.(`< ${status} (${Date.now() - started} ms)`);
+      else log?.(`< ${code ?? 'error'}: ${e.message} (${Date.now() - started} ms)`);
+      const decision =
+        this.signal.aborted
+          ? ({ retry: false, reason: 'aborted' } as const)
+          : decideRetry({ method, status, code, retryAfter: e.headers?.['retry-after'] }, state.counter, maxRetries, this.remainingMs());
+      log?.(`* ${decision.reason}`);
+      if (!decision.retry) {
+        answerLogged = status !== undefined;
+        cb(err);
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.signal.removeEventListener('abort', onAbort);
+        started = Date.now();
+        logRequest();
+        cb(null);
+      }, decision.waitMs);
+      // Ctrl-C during the wait: stop waiting. After a connection error undici waits for
+      // this callback to settle the request; after a status, aborting the paused answer
+      // already rejected it, so the callback must not hand that answer on as well.
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        if (status === undefined) cb(err);
+      };
+      this.signal.addEventListener('abort', onAbort, { once: true });
+    };
+    const dispatcher = this.agent.compose(
+      createRetryInterceptor({
+        retry,
+        maxRetries,
+        methods: ['GET', 'POST'],
+        statusCodes: [429, 502, 503, 504],
+        errorCodes: [...RETRY_ERROR_CODES],
+        throwOnError: false,
+      }),
+    );
+    logRequest();
     try {
-      const res = await request(this.agent, {
+      const res = await request(dispatcher, {
         origin: url.origin,
         path: url.pathname + url.search,
         method: method as Dispatcher.HttpMethod,
@@ -167,7 +225,7 @@ export class HttpTransport {
         body,
         signal: this.signal,
       });
-      this.opts.log?.(`< ${res.statusCode} (${Date.now() - started} ms)`);
+      if (!answerLogged) log?.(`< ${res.statusCode} (${Date.now() - started} ms)`);
       return res;
     } catch (err) {
       throw this.toCliError(err, url);
