@@ -170,6 +170,10 @@ export class HttpTransport {
     const maxRetries = this.opts.retries ?? 2;
     let started = Date.now();
     let answerLogged = false;
+    // Set when an attempt's 2xx/3xx headers arrived. undici would then "resume" a cut-off
+    // body with a Range request, which the API does not offer; a cut-off answer is a
+    // failure of its own and is not retried.
+    let answered = false;
     const logRequest = (): void => {
       log?.(`> ${method} ${url.href}`);
       if (this.opts.apiKey !== undefined) log?.(`> authorization: Bearer ${maskKey(this.opts.apiKey)}`);
@@ -183,7 +187,9 @@ export class HttpTransport {
       const decision =
         this.signal.aborted
           ? ({ retry: false, reason: 'aborted' } as const)
-          : decideRetry({ method, status, code, retryAfter: e.headers?.['retry-after'] }, state.counter, maxRetries, this.remainingMs());
+          : answered && status === undefined
+            ? ({ retry: false, reason: 'the answer was cut off after its headers; not retried' } as const)
+            : decideRetry({ method, status, code, retryAfter: e.headers?.['retry-after'] }, state.counter, maxRetries, this.remainingMs());
       log?.(`* ${decision.reason}`);
       if (!decision.retry) {
         answerLogged = status !== undefined;
@@ -205,7 +211,21 @@ export class HttpTransport {
       };
       this.signal.addEventListener('abort', onAbort, { once: true });
     };
+    const noteAnswer: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) =>
+      dispatch(opts, {
+        onRequestStart: (c, ctx) => handler.onRequestStart?.(c, ctx),
+        onRequestUpgrade: (c, st, h, socket) => handler.onRequestUpgrade?.(c, st, h, socket),
+        onResponseStart: (c, st, h, msg) => {
+          if (st < 400) answered = true;
+          handler.onResponseStart?.(c, st, h, msg);
+        },
+        onResponseData: (c, chunk) => handler.onResponseData?.(c, chunk),
+        onResponseEnd: (c, trailers) => handler.onResponseEnd?.(c, trailers),
+        onResponseError: (c, e) => handler.onResponseError?.(c, e),
+      });
+    // compose() wraps in order, so the retry interceptor (last) sees every attempt through noteAnswer.
     const dispatcher = this.agent.compose(
+      noteAnswer,
       createRetryInterceptor({
         retry,
         maxRetries,
@@ -252,7 +272,7 @@ export class HttpTransport {
       }
     } catch (err) {
       if (err instanceof InvalidResponseError) throw err;
-      throw this.toCliError(err, url);
+      throw this.toCliError(err, url, 'while reading the answer');
     }
     const text = Buffer.concat(chunks).toString('utf8');
     const type = headerValue(res.headers['content-type']) ?? '';
@@ -275,7 +295,7 @@ export class HttpTransport {
   }
 
   /** Maps an undici/OS failure to the contract's error classes. */
-  private toCliError(err: unknown, url: URL): Error {
+  private toCliError(err: unknown, url: URL, phase?: string): Error {
     if (this.opts.signal?.aborted === true) return new InterruptedError();
     if (this.deadlineSignal.aborted) {
       return new TimeoutError(
@@ -285,7 +305,8 @@ export class HttpTransport {
     }
     const code = findErrorCode(err);
     if (code !== undefined) {
-      return new NetworkError(`cannot reach ${url.host}: ${NETWORK_CODES[code]}`, {
+      const what = phase === undefined ? `cannot reach ${url.host}` : `${url.host} failed ${phase}`;
+      return new NetworkError(`${what}: ${NETWORK_CODES[code]}`, {
         cause: err,
         hint: 'Check the base URL (petstore config get <env>.baseUrl) and that the server is up.',
       });

@@ -10,6 +10,7 @@ import {
   answer,
   closedPortBaseUrl,
   count,
+  cutOff,
   hugeBody,
   malformedJson,
   pets,
@@ -175,6 +176,25 @@ describe('GET retries', () => {
     expect(r.code).toBe(3);
     expect(jsonError(r.stderr)).toMatchObject({ code: 'network', status: 0 });
     expectKeySent(3);
+  });
+});
+
+describe('cut-off answers and DNS', () => {
+  it('a GET answer cut off after its headers: not retried (no Range support), exit 3', async () => {
+    server.handle(cutOff());
+    const r = await runCli(list('--verbose'), { env: env() });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('failed while reading the answer: connection closed by the server');
+    expect(r.stderr).toContain('* the answer was cut off after its headers; not retried');
+    expectKeySent(1);
+  });
+
+  it('a host that does not resolve (.invalid, RFC 6761): retried, then exit 3 naming DNS', async () => {
+    const r = await runCli(list('--verbose', '--timeout', '10'), { env: env('https://petstore.invalid/v1') });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/cannot reach petstore\.invalid: (host not found|DNS lookup failed)/);
+    expect(r.stderr.match(/^> GET /gm)).toHaveLength(3);
   });
 });
 

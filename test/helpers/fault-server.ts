@@ -70,6 +70,16 @@ export function reset(): Handler {
   };
 }
 
+/** Sends 200 headers and part of a Pets body, then destroys the socket. */
+export function cutOff(): Handler {
+  return (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('[{"id":1,');
+    setTimeout(() => res.socket?.destroy(), 50).unref();
+    return undefined;
+  };
+}
+
 /** 200 with a body that is not JSON. */
 export function malformedJson(): Handler {
   return answer({ status: 200, raw: '[{"id": 1, "name": "Rex", ' });
