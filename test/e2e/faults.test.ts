@@ -397,3 +397,38 @@ describe('--verbose', () => {
     expect(r.stderr).toMatch(/^\* not retrying HTTP 503: Retry-After 30 s is longer than the [\d.]+ s left before the --timeout deadline$/m);
   });
 });
+
+describe('with --output json|ndjson every error is one JSON object on stderr', () => {
+  const cases: { args: string[]; code: string; exit: number; message?: RegExp }[] = [
+    { args: ['pets', 'list', '--json', '--bogus'], code: 'usage', exit: 2, message: /unknown option '--bogus'/ },
+    { args: ['--output', 'ndjson', 'pets', 'lst'], code: 'usage', exit: 2, message: /unknown command 'lst'/ },
+    { args: ['pets', '--json'], code: 'usage', exit: 2, message: /missing command/ },
+    { args: ['pets', 'get', '--output=ndjson'], code: 'usage', exit: 2, message: /missing required argument 'id'/ },
+    { args: ['pets', 'list', '--json', '--limit', '0'], code: 'usage', exit: 2, message: /--limit "0"/ },
+    { args: ['pets', 'list', '--json', '--timeout', 'soon'], code: 'usage', exit: 2, message: /--timeout "soon"/ },
+  ];
+  for (const c of cases) {
+    it(`${c.args.join(' ')} → ${c.code}, exit ${c.exit}`, async () => {
+      const r = await runCli(c.args, { env: env() });
+      expect(r.code).toBe(c.exit);
+      expect(r.stdout).toBe('');
+      const e = jsonError(r.stderr);
+      expect(e.code).toBe(c.code);
+      expect(e.status).toBe(0);
+      if (c.message) expect(e.message).toMatch(c.message);
+      expect(server.requests).toHaveLength(0);
+    });
+  }
+
+  it('a missing base URL → config, exit 2', async () => {
+    const r = await runCli(['pets', 'list', '--json'], { env: { PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() } });
+    expect(r.code).toBe(2);
+    expect(jsonError(r.stderr)).toMatchObject({ code: 'config', status: 0 });
+  });
+
+  it('a refused connection → network, exit 3', async () => {
+    const r = await runCli(['pets', 'list', '--output', 'ndjson', '--retries', '0'], { env: env(await closedPortBaseUrl()) });
+    expect(r.code).toBe(3);
+    expect(jsonError(r.stderr)).toMatchObject({ code: 'network', status: 0 });
+  });
+});
