@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answer, slowHeaders, startTestServer, type TestServer } from '../helpers/fault-server.js';
+import { answer, closedPortBaseUrl, slowHeaders, startTestServer, type TestServer } from '../helpers/fault-server.js';
 import { CLI, baseEnv, runCli } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
@@ -73,7 +73,7 @@ interface Spawned {
 }
 
 /** Starts the CLI, sends SIGINT once `when` resolves, and resolves when it exits. */
-function runAndInterrupt(args: string[], env: Record<string, string>, when: () => Promise<void>): Promise<Spawned> {
+function runAndInterrupt(args: string[], env: Record<string, string>, when: (stderr: () => string) => Promise<void>): Promise<Spawned> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -87,7 +87,7 @@ function runAndInterrupt(args: string[], env: Record<string, string>, when: () =
       clearTimeout(killer);
       resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
     });
-    void when().then(() => child.kill('SIGINT'));
+    void when(() => stderr).then(() => child.kill('SIGINT'));
   });
 }
 
@@ -140,6 +140,19 @@ describe('Ctrl-C', () => {
     expect(r.code).toBe(130);
     expect(Date.now() - sentAt).toBeLessThan(3000);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('during the backoff after a refused connection: exit 130 at once', async () => {
+    const base = await closedPortBaseUrl();
+    let sentAt = 0;
+    const r = await runAndInterrupt(['pets', 'list', '--verbose', '--retries', '10'], { PETSTORE_BASE_URL: base, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() }, async (stderr) => {
+      await waitFor(() => stderr().includes('* retry 3 of 10'));
+      sentAt = Date.now();
+    });
+    expect(r.code).toBe(130);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stderr).not.toContain('retry 4 of 10');
+    expect(Date.now() - sentAt).toBeLessThan(2000);
   });
 
   it('during `--env sandbox pets create`, repeated: sandbox.json always parses and no lock is left', async () => {
