@@ -1,7 +1,7 @@
 /**
  * The HTTP transport: one undici Agent (kept-alive connection) per CLI run, the bearer
- * key, one deadline for the whole command, exact-int64 JSON, a body-size cap, redirect
- * policy and typed errors (cli-contract.md "Network behaviour").
+ * key, one deadline for the whole command, retries (src/http/retry.ts), exact-int64 JSON,
+ * a body-size cap, redirect policy and typed errors (cli-contract.md "Network behaviour").
  *
  * It never prints, except through the `log` callback that `--verbose` supplies, and it
  * never lets the key reach that log.
@@ -9,7 +9,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { InterruptedError, InvalidResponseError, NetworkError, TimeoutError } from '../errors.js';
 import { parseJson } from '../json.js';
-import { decideRetry, RETRY_ERROR_CODES } from './retry.js';
+import { decideRetry, RETRY_ERROR_CODES, RETRY_STATUSES } from './retry.js';
 import { Agent, createRetryInterceptor, request, type Dispatcher, type RetryHandler } from './undici.js';
 
 /** Largest response body read, in bytes (10 MiB); a page of 100 pets is ~10 KiB. */
@@ -116,8 +116,11 @@ export class HttpTransport {
   }
 
   /**
-   * Sends one request and reads its JSON body. Follows same-origin redirects of GETs
-   * (at most 5); refuses any redirect to another origin, so the key never leaves it.
+   * Sends one request and reads its JSON body. Retries per `decideRetry` (a GET on
+   * connection failures, 429, 502, 503, 504; a POST only when the connection was refused),
+   * all within the deadline; when retries run out the last answer is returned. Follows
+   * same-origin redirects of GETs (at most 5); refuses any redirect to another origin, so
+   * the key never leaves it.
    * @throws NetworkError (exit 3) when the server cannot be reached,
    * TimeoutError (exit 3) when the deadline passes, InterruptedError on Ctrl-C,
    * InvalidResponseError (exit 1) for a non-JSON or oversized body or a refused redirect.
@@ -229,8 +232,10 @@ export class HttpTransport {
       createRetryInterceptor({
         retry,
         maxRetries,
+        // `retry` above decides; these lists only tell the interceptor which failures to
+        // hand it (POST included, for a refused connection).
         methods: ['GET', 'POST'],
-        statusCodes: [429, 502, 503, 504],
+        statusCodes: [...RETRY_STATUSES],
         errorCodes: [...RETRY_ERROR_CODES],
         throwOnError: false,
       }),
