@@ -85,6 +85,10 @@ function runAndInterrupt(args: string[], env: Record<string, string>, when: (std
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(killer);
+      for (const secret of [KEY, env.PETSTORE_API_KEY ?? KEY]) {
+        expect(stdout, 'a secret reached stdout').not.toContain(secret);
+        expect(stderr, 'a secret reached stderr').not.toContain(secret);
+      }
       resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
     });
     void when(() => stderr).then(() => child.kill('SIGINT'));

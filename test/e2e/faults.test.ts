@@ -98,6 +98,14 @@ describe('GET retries', () => {
     expectKeySent(3); // 1 + 2 retries (default)
   });
 
+  it('a 429 without Retry-After: retried with backoff, then exit 1 with the server message', async () => {
+    server.handle(apiError(429, 'rate_limited', 'too many requests'));
+    const r = await runCli(list('--retries', '1'), { env: env() });
+    expect(r.code).toBe(1);
+    expect(jsonError(r.stderr)).toEqual({ code: 'rate_limited', message: 'too many requests', status: 429 });
+    expectKeySent(2);
+  });
+
   it('--retries 0 turns retries off', async () => {
     server.handle(apiError(503, 'unavailable', 'down'));
     const r = await runCli(['pets', 'list', '--retries', '0'], { env: env() });
