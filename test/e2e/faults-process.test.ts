@@ -174,12 +174,13 @@ describe('Ctrl-C', () => {
         new Promise((res) => setTimeout(res, delay)),
       );
       outcomes.push(r.code ?? r.signal);
-      expect([0, 130, 'SIGINT']).toContain(r.code ?? r.signal);
-      expect(r.stderr).not.toMatch(/\n\s+at /);
+      const seen = `run ${i}, SIGINT after ${delay} ms: exit ${r.code ?? r.signal}, stderr ${JSON.stringify(r.stderr)}, files ${readdirSync(dir).join(' ')}`;
+      expect([0, 130, 'SIGINT'], seen).toContain(r.code ?? r.signal);
+      expect(r.stderr, seen).not.toMatch(/\n\s+at /);
       const data = JSON.parse(readFileSync(file, 'utf8')) as { nextId: number; pets: { name: string }[] };
-      expect(Array.isArray(data.pets)).toBe(true);
-      expect(existsSync(`${file}.lock`)).toBe(false);
-      expect(readdirSync(dir).filter((f) => f !== 'sandbox.json' && f !== 'config.json')).toEqual([]);
+      expect(Array.isArray(data.pets), seen).toBe(true);
+      expect(existsSync(`${file}.lock`), seen).toBe(false);
+      expect(readdirSync(dir).filter((f) => f !== 'sandbox.json' && f !== 'config.json'), seen).toEqual([]);
     }
     const data = JSON.parse(readFileSync(file, 'utf8')) as { pets: { name: string }[] };
     // Every run that reported success stored its pet.
