@@ -236,12 +236,13 @@ describe('one deadline', () => {
   });
 
   it('retries and their waits count against the one deadline', async () => {
-    server.handle(apiError(503, 'unavailable', 'down', { 'retry-after': '1' }));
-    const r = await runCli(list('--timeout', '1.5', '--retries', '5'), { env: env() });
+    server.handle(apiError(503, 'unavailable', 'down', { 'retry-after': '2' }));
+    const r = await runCli(list('--timeout', '3', '--retries', '5'), { env: env() });
     expect(r.code).toBe(1);
     expect(jsonError(r.stderr).status).toBe(503);
-    expectKeySent(2); // waited 1 s once; a second 1 s wait does not fit in 1.5 s
-    expect(r.ms).toBeLessThan(4000);
+    expectKeySent(2); // waited 2 s once; a second 2 s wait does not fit in the 3 s deadline
+    expect(r.ms).toBeGreaterThanOrEqual(1900);
+    expect(r.ms).toBeLessThan(5000);
   });
 });
 
