@@ -48,7 +48,10 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   let code: number;
   try {
     const { buildProgram } = await import('./program.js');
-    const program = buildProgram(io, (raw) => createContext(state, parseGlobalOptions(raw, deps.env)));
+    // With --output json|ndjson, stderr carries only the one JSON error object, so the
+    // help commander prints for a missing command word is left out (cli-contract.md "Errors").
+    const programIo: Io = { ...io, stderr: { write: (s: string) => (state.jsonErrors ? true : io.stderr.write(s)) } };
+    const program = buildProgram(programIo, (raw) => createContext(state, parseGlobalOptions(raw, deps.env)));
     await program.parseAsync(argv, { from: 'user' });
     code = ExitCode.ok;
     const returned = (program as { petstoreExitCode?: number }).petstoreExitCode;
@@ -170,9 +173,10 @@ function reportError(err: unknown, state: RunState): number {
     if (err.exitCode === 0) return ExitCode.ok; // --help, --version
     // Help shown because a command word is missing (`petstore pets`): a usage error, already explained.
     if (err.code === 'commander.help' && !state.jsonErrors) return ExitCode.usage;
-    // commander's message for a missing command word is its internal '(outputHelp)'.
-    const message = err.code === 'commander.help' ? 'missing command: see the usage above' : err.message.replace(/^error: /, '');
-    err = new UsageError(message, 'Run `petstore --help` for usage.');
+    err =
+      err.code === 'commander.help'
+        ? new UsageError('missing command', 'Run `petstore --help` for usage.')
+        : new UsageError(err.message.replace(/^error: /, ''), 'Run `petstore --help` for usage.');
   }
   const code = exitCodeFor(err);
   if (state.jsonErrors) {

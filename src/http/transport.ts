@@ -1,7 +1,7 @@
 /**
  * The HTTP transport: one undici Agent (kept-alive connection) per CLI run, the bearer
- * key, one deadline for the whole command, exact-int64 JSON, a body-size cap, redirect
- * policy and typed errors (cli-contract.md "Network behaviour").
+ * key, one deadline for the whole command, retries (src/http/retry.ts), exact-int64 JSON,
+ * a body-size cap, redirect policy and typed errors (cli-contract.md "Network behaviour").
  *
  * It never prints, except through the `log` callback that `--verbose` supplies, and it
  * never lets the key reach that log.
@@ -10,7 +10,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { InterruptedError, InvalidResponseError, NetworkError, TimeoutError } from '../errors.js';
 import { parseJson } from '../json.js';
 import { maskKey } from '../mask.js';
-import { Agent, request, type Dispatcher } from './undici.js';
+import { decideRetry, RETRY_ERROR_CODES, RETRY_STATUSES } from './retry.js';
+import { Agent, createRetryInterceptor, request, type Dispatcher, type RetryHandler } from './undici.js';
 
 /** Largest response body read, in bytes (10 MiB); a page of 100 pets is ~10 KiB. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -23,7 +24,7 @@ export interface TransportOptions {
   apiKey: string | undefined;
   /** The whole command's deadline, in ms, retries and waits included. */
   timeoutMs: number;
-  /** Retries of idempotent requests (default 2; 0 = none). */
+  /** Retries of a GET (default 2; 0 = none); a POST only when the connection was refused. */
   retries?: number;
   /** `--verbose` sink: one line per call, key redacted. */
   log?: (line: string) => void;
@@ -67,8 +68,11 @@ const NETWORK_CODES: Record<string, string> = {
   ETIMEDOUT: 'connection timed out',
 };
 
-/** Finds the first error code undici or the OS attached, walking `cause` and `errors`. */
-export function findErrorCode(err: unknown): string | undefined {
+/**
+ * Finds the first error code undici or the OS attached, walking `cause` and `errors`
+ * (undici's Errors.md: check `code`, not `instanceof`). Only codes in `known` count.
+ */
+export function findErrorCode(err: unknown, known: readonly string[] = Object.keys(NETWORK_CODES)): string | undefined {
   const seen = new Set<unknown>();
   const queue: unknown[] = [err];
   while (queue.length > 0) {
@@ -76,7 +80,7 @@ export function findErrorCode(err: unknown): string | undefined {
     if (e === null || typeof e !== 'object' || seen.has(e)) continue;
     seen.add(e);
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code in NETWORK_CODES) return code;
+    if (typeof code === 'string' && known.includes(code)) return code;
     queue.push((e as { cause?: unknown }).cause);
     const errors = (e as { errors?: unknown }).errors;
     if (Array.isArray(errors)) queue.push(...errors);
@@ -101,7 +105,10 @@ export class HttpTransport {
     this.deadlineSignal = AbortSignal.timeout(opts.timeoutMs);
     this.signal = opts.signal === undefined ? this.deadlineSignal : AbortSignal.any([this.deadlineSignal, opts.signal]);
     // The deadline signal bounds every phase, so undici's own 300 s defaults never fire first.
-    this.agent = new Agent({ connectTimeout: opts.timeoutMs, headersTimeout: 0, bodyTimeout: 0 });
+    // One connection per origin: a CLI run sends its requests one after another, and a cap of
+    // one makes every page of `--all` and every record of a bulk create reuse the kept-alive
+    // socket instead of opening a new one while the last is still being marked idle.
+    this.agent = new Agent({ connectTimeout: opts.timeoutMs, headersTimeout: 0, bodyTimeout: 0, connections: 1 });
   }
 
   /** Milliseconds left before the deadline (never negative). */
@@ -110,8 +117,11 @@ export class HttpTransport {
   }
 
   /**
-   * Sends one request and reads its JSON body. Follows same-origin redirects of GETs
-   * (at most 5); refuses any redirect to another origin, so the key never leaves it.
+   * Sends one request and reads its JSON body. Retries per `decideRetry` (a GET on
+   * connection failures, 429, 502, 503, 504; a POST only when the connection was refused),
+   * all within the deadline; when retries run out the last answer is returned. Follows
+   * same-origin redirects of GETs (at most 5); refuses any redirect to another origin, so
+   * the key never leaves it.
    * @throws NetworkError (exit 3) when the server cannot be reached,
    * TimeoutError (exit 3) when the deadline passes, InterruptedError on Ctrl-C,
    * InvalidResponseError (exit 1) for a non-JSON or oversized body or a refused redirect.
@@ -149,15 +159,91 @@ export class HttpTransport {
     }
   }
 
+  /**
+   * One request, with retries run by undici's retry interceptor and decided by
+   * `decideRetry` (src/http/retry.ts). The interceptor's own `retry` default is replaced
+   * because it caps `Retry-After` at `maxTimeout` (retrying before the server asked),
+   * ignores `retryAfter: false` and knows nothing of the deadline; `throwOnError: false`
+   * keeps the last answer's body, so an exhausted 503 still shows the server's Error.
+   */
   private async sendOnce(method: string, url: URL, body: string | undefined): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'petstore-cli' };
     if (this.opts.apiKey !== undefined) headers.authorization = `Bearer ${this.opts.apiKey}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const started = Date.now();
-    this.opts.log?.(`> ${method} ${url.href}`);
-    if (this.opts.apiKey !== undefined) this.opts.log?.(`> authorization: Bearer ${maskKey(this.opts.apiKey)}`);
+    const log = this.opts.log;
+    const maxRetries = this.opts.retries ?? 2;
+    let started = Date.now();
+    let answerLogged = false;
+    // Set when an attempt's 2xx/3xx headers arrived. undici would then "resume" a cut-off
+    // body with a Range request, which the API does not offer; a cut-off answer is a
+    // failure of its own and is not retried.
+    let answered = false;
+    const logRequest = (): void => {
+      log?.(`> ${method} ${url.href}`);
+      if (this.opts.apiKey !== undefined) log?.(`> authorization: Bearer ${maskKey(this.opts.apiKey)}`);
+    };
+    const retry: RetryHandler.RetryCallback = (err, { state }, cb) => {
+      const e = err as Error & { statusCode?: number; headers?: Record<string, string | string[]> };
+      const status = (e as { code?: string }).code === 'UND_ERR_REQ_RETRY' ? e.statusCode : undefined;
+      const code = status === undefined ? findErrorCode(err, RETRY_ERROR_CODES) : undefined;
+      if (status !== undefined) log?.(`< ${status} (${Date.now() - started} ms)`);
+      else log?.(`< ${code ?? 'error'}: ${e.message} (${Date.now() - started} ms)`);
+      const decision =
+        this.signal.aborted
+          ? ({ retry: false, reason: 'aborted' } as const)
+          : answered && status === undefined
+            ? ({ retry: false, reason: 'the answer was cut off after its headers; not retried' } as const)
+            : decideRetry({ method, status, code, retryAfter: e.headers?.['retry-after'] }, state.counter, maxRetries, this.remainingMs());
+      log?.(`* ${decision.reason}`);
+      if (!decision.retry) {
+        answerLogged = status !== undefined;
+        cb(err);
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.signal.removeEventListener('abort', onAbort);
+        started = Date.now();
+        logRequest();
+        cb(null);
+      }, decision.waitMs);
+      // Ctrl-C during the wait: stop waiting. After a connection error undici waits for
+      // this callback to settle the request; after a status, aborting the paused answer
+      // already rejected it, so the callback must not hand that answer on as well.
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        if (status === undefined) cb(err);
+      };
+      this.signal.addEventListener('abort', onAbort, { once: true });
+    };
+    const noteAnswer: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) =>
+      dispatch(opts, {
+        onRequestStart: (c, ctx) => handler.onRequestStart?.(c, ctx),
+        onRequestUpgrade: (c, st, h, socket) => handler.onRequestUpgrade?.(c, st, h, socket),
+        onResponseStart: (c, st, h, msg) => {
+          if (st < 400) answered = true;
+          handler.onResponseStart?.(c, st, h, msg);
+        },
+        onResponseData: (c, chunk) => handler.onResponseData?.(c, chunk),
+        onResponseEnd: (c, trailers) => handler.onResponseEnd?.(c, trailers),
+        onResponseError: (c, e) => handler.onResponseError?.(c, e),
+      });
+    // compose() wraps in order, so the retry interceptor (last) sees every attempt through noteAnswer.
+    const dispatcher = this.agent.compose(
+      noteAnswer,
+      createRetryInterceptor({
+        retry,
+        maxRetries,
+        // `retry` above decides; these lists only tell the interceptor which failures to
+        // hand it (POST included, for a refused connection).
+        methods: ['GET', 'POST'],
+        statusCodes: [...RETRY_STATUSES],
+        errorCodes: [...RETRY_ERROR_CODES],
+        throwOnError: false,
+      }),
+    );
+    logRequest();
     try {
-      const res = await request(this.agent, {
+      const res = await request(dispatcher, {
         origin: url.origin,
         path: url.pathname + url.search,
         method: method as Dispatcher.HttpMethod,
@@ -165,7 +251,7 @@ export class HttpTransport {
         body,
         signal: this.signal,
       });
-      this.opts.log?.(`< ${res.statusCode} (${Date.now() - started} ms)`);
+      if (!answerLogged) log?.(`< ${res.statusCode} (${Date.now() - started} ms)`);
       return res;
     } catch (err) {
       throw this.toCliError(err, url);
@@ -192,7 +278,7 @@ export class HttpTransport {
       }
     } catch (err) {
       if (err instanceof InvalidResponseError) throw err;
-      throw this.toCliError(err, url);
+      throw this.toCliError(err, url, 'while reading the answer');
     }
     const text = Buffer.concat(chunks).toString('utf8');
     const type = headerValue(res.headers['content-type']) ?? '';
@@ -215,7 +301,7 @@ export class HttpTransport {
   }
 
   /** Maps an undici/OS failure to the contract's error classes. */
-  private toCliError(err: unknown, url: URL): Error {
+  private toCliError(err: unknown, url: URL, phase?: string): Error {
     if (this.opts.signal?.aborted === true) return new InterruptedError();
     if (this.deadlineSignal.aborted) {
       return new TimeoutError(
@@ -225,7 +311,8 @@ export class HttpTransport {
     }
     const code = findErrorCode(err);
     if (code !== undefined) {
-      return new NetworkError(`cannot reach ${url.host}: ${NETWORK_CODES[code]}`, {
+      const what = phase === undefined ? `cannot reach ${url.host}` : `${url.host} failed ${phase}`;
+      return new NetworkError(`${what}: ${NETWORK_CODES[code]}`, {
         cause: err,
         hint: 'Check the base URL (petstore config get <env>.baseUrl) and that the server is up.',
       });

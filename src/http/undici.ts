@@ -5,10 +5,11 @@
  */
 import Agent from 'undici/lib/dispatcher/agent.js';
 import apiRequest from 'undici/lib/api/api-request.js';
-import type { Dispatcher } from 'undici';
+import createRetryInterceptor from 'undici/lib/interceptor/retry.js';
+import type { Dispatcher, RetryHandler } from 'undici';
 
-export { Agent };
-export type { Dispatcher };
+export { Agent, createRetryInterceptor };
+export type { Dispatcher, RetryHandler };
 
 /** undici's `request` bound to a dispatcher (undici docs, "Dispatcher.request"). */
 export function request(dispatcher: Dispatcher, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {

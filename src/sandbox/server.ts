@@ -70,12 +70,18 @@ export async function startSandbox(
   opts: SandboxOptions & { host?: string; port?: number },
 ): Promise<RunningSandbox> {
   const apiKey = opts.apiKey ?? newSandboxKey();
+  // Handlers still running, so close() can let a store write that began finish (and
+  // release its lock) before the process exits, e.g. after Ctrl-C aborted the client.
+  const inFlight = new Set<Promise<void>>();
   const server = createServer((req, res) => {
     const started = Date.now();
     res.on('finish', () => opts.onRequest?.(`${req.method} ${req.url} ${res.statusCode} ${Date.now() - started}ms`));
-    handle(req, res, opts.store, apiKey).catch((err: unknown) => {
-      sendError(res, new HttpProblem(500, 'internal_error', `internal error: ${(err as Error).message}`));
-    });
+    const done: Promise<void> = handle(req, res, opts.store, apiKey)
+      .catch((err: unknown) => {
+        sendError(res, new HttpProblem(500, 'internal_error', `internal error: ${(err as Error).message}`));
+      })
+      .finally(() => inFlight.delete(done));
+    inFlight.add(done);
   });
   // Short keep-alive so `sandbox serve` clients do not hold sockets forever.
   server.keepAliveTimeout = 5_000;
@@ -93,11 +99,19 @@ export async function startSandbox(
     baseUrl: `http://${urlHost}:${port}/v1`,
     apiKey,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      // Bounded: a handler stuck on a dead socket must not keep the process alive.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...inFlight]),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000).unref())),
+      ]);
+      clearTimeout(timer);
+    },
   };
 }
 

@@ -144,9 +144,6 @@ async function listAll(ctx: Context, options: ListOptions, deprecation: Deprecat
         );
       }
       progress.update(describeListProgress(pages, out.size));
-      // undici marks the connection idle in a microtask after the body ends; a request sent
-      // before that would open a second connection instead of reusing the kept-alive one.
-      await new Promise((resolve) => setImmediate(resolve));
     }
   } finally {
     progress.clear();

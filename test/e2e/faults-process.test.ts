@@ -1,0 +1,191 @@
+/**
+ * Process-level faults (cli-contract.md "Network behaviour", "Output"): a reader that
+ * closes the pipe early (`| head -1`), and Ctrl-C (SIGINT) during a slow request and
+ * during sandbox writes, which must leave no half-written or locked file behind.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answer, closedPortBaseUrl, slowHeaders, startTestServer, type TestServer } from '../helpers/fault-server.js';
+import { CLI, baseEnv, runCli } from '../helpers/run-cli.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+
+const KEY = 'pst_faults_proc_Wq82mZ4kLx7R';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.close();
+  removeTempDirs();
+});
+
+/** 100 pets with 1000-character names: ~100 KB of output, more than a pipe buffer (64 KiB). */
+function bigPets(): unknown[] {
+  return Array.from({ length: 100 }, (_, i) => ({ id: i + 1, name: `${'n'.repeat(995)}-${String(i + 1).padStart(3, '0')}`, categoryId: 1, status: 'sold' }));
+}
+
+/** Runs a bash script (no rc files) and collects its output. */
+function shell(script: string, env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['--norc', '--noprofile', '-c', script], { env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('error', reject);
+    child.on('close', () => {
+      clearTimeout(killer);
+      resolve({ stdout, stderr });
+    });
+  });
+}
+
+describe('a closed stdout', () => {
+  for (const output of ['ndjson', 'table', 'json']) {
+    it(`\`pets list --output ${output} | head -1\` ends quietly with exit 0`, async () => {
+      server.handle(answer({ status: 200, body: bigPets() }));
+      const dir = tempDir();
+      const errFile = join(dir, 'stderr.txt');
+      const script = `"${process.execPath}" "${CLI}" pets list --output ${output} 2>"${errFile}" | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`;
+      // Asynchronous: the test server lives in this process and must keep answering.
+      const r = await shell(script, { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: dir, HOME: dir });
+      expect(r.stderr.trim()).toBe('exit=0');
+      expect(readFileSync(errFile, 'utf8')).toBe('');
+      const lines = r.stdout.split('\n');
+      expect(lines).toHaveLength(2); // one line and the final newline
+      expect(r.stdout.length).toBeLessThan(70_000);
+      expect(r.stdout).not.toContain(KEY);
+    });
+  }
+});
+
+interface Spawned {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Starts the CLI, sends SIGINT once `when` resolves, and resolves when it exits. */
+function runAndInterrupt(args: string[], env: Record<string, string>, when: (stderr: () => string) => Promise<void>): Promise<Spawned> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(killer);
+      for (const secret of [KEY, env.PETSTORE_API_KEY ?? KEY]) {
+        expect(stdout, 'a secret reached stdout').not.toContain(secret);
+        expect(stderr, 'a secret reached stderr').not.toContain(secret);
+      }
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
+    });
+    void when(() => stderr).then(() => child.kill('SIGINT'));
+  });
+}
+
+async function waitFor(cond: () => boolean, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('Ctrl-C', () => {
+  it('during a slow request: exit 130 at once, no stack trace, the key not shown', async () => {
+    server.requests.length = 0;
+    server.handle(slowHeaders(10_000));
+    let sentAt = 0;
+    const r = await runAndInterrupt(['pets', 'list', '--verbose'], { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() }, async () => {
+      await waitFor(() => server.requests.length === 1);
+      sentAt = Date.now();
+    });
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(130);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stderr).not.toContain('error:');
+    expect(r.stderr).not.toContain(KEY);
+    expect(Date.now() - sentAt).toBeLessThan(3000);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('during a slow request with --json: one JSON object', async () => {
+    server.requests.length = 0;
+    server.handle(slowHeaders(10_000));
+    const r = await runAndInterrupt(['pets', 'list', '--json'], { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() }, () =>
+      waitFor(() => server.requests.length === 1),
+    );
+    expect(r.code).toBe(130);
+    expect(JSON.parse(r.stderr)).toEqual({ code: 'interrupted', message: 'interrupted', status: 0 });
+  });
+
+  it('during a Retry-After wait: exit 130 without waiting it out', async () => {
+    server.requests.length = 0;
+    server.handle(answer({ status: 503, headers: { 'retry-after': '20' }, body: { code: 'unavailable', message: 'later', status: 503 } }));
+    let sentAt = 0;
+    const r = await runAndInterrupt(['pets', 'list'], { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() }, async () => {
+      await waitFor(() => server.requests.length === 1);
+      await new Promise((res) => setTimeout(res, 200));
+      sentAt = Date.now();
+    });
+    expect(r.code).toBe(130);
+    expect(Date.now() - sentAt).toBeLessThan(3000);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('during the backoff after a refused connection: exit 130 at once', async () => {
+    const base = await closedPortBaseUrl();
+    let sentAt = 0;
+    const r = await runAndInterrupt(['pets', 'list', '--verbose', '--retries', '10'], { PETSTORE_BASE_URL: base, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() }, async (stderr) => {
+      await waitFor(() => stderr().includes('* retry 3 of 10'));
+      sentAt = Date.now();
+    });
+    expect(r.code).toBe(130);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stderr).not.toContain('retry 4 of 10');
+    expect(Date.now() - sentAt).toBeLessThan(2000);
+  });
+
+  it('during `--env sandbox pets create`, repeated: sandbox.json always parses and no lock is left', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'sandbox.json');
+    // Seed the file first, so every run below changes an existing one.
+    const seeded = await runCli(['--env', 'sandbox', 'pets', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } });
+    expect(seeded.code).toBe(0);
+    const count0 = (JSON.parse(readFileSync(file, 'utf8')) as { pets: unknown[] }).pets.length;
+    const outcomes: (number | string | null)[] = [];
+    for (let i = 0; i < 8; i++) {
+      // Spread the signal over start-up, the request and the write.
+      const delay = 150 + ((i * 53) % 300);
+      const r = await runAndInterrupt(['--env', 'sandbox', 'pets', 'create', '--name', `Int${i}`, '--category-id', '1'], { PETSTORE_CONFIG_DIR: dir }, () =>
+        new Promise((res) => setTimeout(res, delay)),
+      );
+      outcomes.push(r.code ?? r.signal);
+      const seen = `run ${i}, SIGINT after ${delay} ms: exit ${r.code ?? r.signal}, stderr ${JSON.stringify(r.stderr)}, files ${readdirSync(dir).join(' ')}`;
+      expect([0, 130, 'SIGINT'], seen).toContain(r.code ?? r.signal);
+      expect(r.stderr, seen).not.toMatch(/\n\s+at /);
+      const data = JSON.parse(readFileSync(file, 'utf8')) as { nextId: number; pets: { name: string }[] };
+      expect(Array.isArray(data.pets), seen).toBe(true);
+      expect(existsSync(`${file}.lock`), seen).toBe(false);
+      expect(readdirSync(dir).filter((f) => f !== 'sandbox.json' && f !== 'config.json'), seen).toEqual([]);
+    }
+    const data = JSON.parse(readFileSync(file, 'utf8')) as { pets: { name: string }[] };
+    // Every run that reported success stored its pet.
+    const succeeded = outcomes.filter((o) => o === 0).length;
+    expect(data.pets.filter((p) => p.name.startsWith('Int')).length).toBeGreaterThanOrEqual(succeeded);
+    expect(data.pets.length).toBeGreaterThanOrEqual(count0);
+  });
+});

@@ -1,0 +1,443 @@
+/**
+ * The CLI under network faults (cli-contract.md "Network behaviour", "Errors and exit
+ * codes"): each fault of test/helpers/fault-server.ts against the built CLI, checking the
+ * exit code, the message, time bounds where the rule is about time, and exactly what the
+ * server received.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  apiError,
+  answer,
+  closedPortBaseUrl,
+  count,
+  cutOff,
+  hugeBody,
+  malformedJson,
+  pets,
+  redirect,
+  reset,
+  sequence,
+  slowBody,
+  slowHeaders,
+  startTestServer,
+  wrongContentType,
+  CLI_MAX_BODY_BYTES,
+  type TestServer,
+} from '../helpers/fault-server.js';
+import { runCli } from '../helpers/run-cli.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+
+const KEY = 'pst_faults_9f3Kq7ZxW2mLr8Tb';
+
+let server: TestServer;
+let other: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  other = await startTestServer();
+});
+afterAll(async () => {
+  await server.close();
+  await other.close();
+  removeTempDirs();
+});
+afterEach(() => {
+  server.requests.length = 0;
+  other.requests.length = 0;
+});
+
+function env(baseUrl = server.baseUrl): Record<string, string> {
+  return { PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() };
+}
+
+function list(...extra: string[]): string[] {
+  return ['pets', 'list', '--output', 'json', ...extra];
+}
+
+function create(...extra: string[]): string[] {
+  return ['pets', 'create', '--name', 'Rex', '--category-id', '1', '--output', 'json', ...extra];
+}
+
+/** Parses the one JSON error object on stderr. */
+function jsonError(stderr: string): { code: string; message: string; status: number } {
+  const lines = stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0]!) as { code: string; message: string; status: number };
+}
+
+function expectKeySent(n: number): void {
+  expect(server.requests).toHaveLength(n);
+  for (const r of server.requests) expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
+}
+
+describe('GET retries', () => {
+  it('retries a 503 and succeeds with the next answer', async () => {
+    server.handle(sequence(apiError(503, 'unavailable', 'try later'), answer({ status: 200, body: pets(2) })));
+    const r = await runCli(list(), { env: env() });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveLength(2);
+    expectKeySent(2);
+    expect(r.ms).toBeLessThan(5000);
+  });
+
+  it('retries 502 and 504 as well, and a connection reset', async () => {
+    server.handle(sequence(apiError(502, 'bad_gateway', 'x'), reset(), apiError(504, 'gateway_timeout', 'y'), answer({ status: 200, body: pets(1) })));
+    const r = await runCli(list('--retries', '3'), { env: env() });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expectKeySent(4);
+  });
+
+  it('gives up after --retries and reports the last answer: 503 Error body, exit 1', async () => {
+    server.handle(apiError(503, 'unavailable', 'the pet store is down for maintenance'));
+    const r = await runCli(list(), { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(jsonError(r.stderr)).toEqual({ code: 'unavailable', message: 'the pet store is down for maintenance', status: 503 });
+    expectKeySent(3); // 1 + 2 retries (default)
+  });
+
+  it('a 429 without Retry-After: retried with backoff, then exit 1 with the server message', async () => {
+    server.handle(apiError(429, 'rate_limited', 'too many requests'));
+    const r = await runCli(list('--retries', '1'), { env: env() });
+    expect(r.code).toBe(1);
+    expect(jsonError(r.stderr)).toEqual({ code: 'rate_limited', message: 'too many requests', status: 429 });
+    expectKeySent(2);
+  });
+
+  it('--retries 0 turns retries off', async () => {
+    server.handle(apiError(503, 'unavailable', 'down'));
+    const r = await runCli(['pets', 'list', '--retries', '0'], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('down');
+    expect(r.stderr).toContain('HTTP 503');
+    expectKeySent(1);
+  });
+
+  it('does not retry a 500 (not in the contract list)', async () => {
+    server.handle(apiError(500, 'internal', 'boom'));
+    const r = await runCli(list(), { env: env() });
+    expect(r.code).toBe(1);
+    expect(jsonError(r.stderr)).toEqual({ code: 'internal', message: 'boom', status: 500 });
+    expectKeySent(1);
+  });
+
+  it('honours Retry-After in seconds', async () => {
+    server.handle(sequence(apiError(429, 'rate_limited', 'slow down', { 'retry-after': '1' }), answer({ status: 200, body: pets(1) })));
+    const r = await runCli(list(), { env: env() });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expectKeySent(2);
+    expect(r.ms).toBeGreaterThanOrEqual(900);
+    expect(r.ms).toBeLessThan(6000);
+  });
+
+  it('honours Retry-After as an HTTP-date', async () => {
+    // HTTP-dates have whole seconds: 2 s from now is 1..2 s of waiting.
+    server.handle(
+      sequence(
+        (req, res) => apiError(503, 'unavailable', 'later', { 'retry-after': new Date(Date.now() + 2000).toUTCString() })(req, res),
+        answer({ status: 200, body: pets(1) }),
+      ),
+    );
+    const r = await runCli(list(), { env: env() });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expectKeySent(2);
+    expect(r.ms).toBeGreaterThanOrEqual(900);
+    expect(r.ms).toBeLessThan(6000);
+  });
+
+  it('does not wait for a Retry-After longer than the time left: fails at once with the 429', async () => {
+    server.handle(apiError(429, 'rate_limited', 'slow down', { 'retry-after': '20' }));
+    const r = await runCli(list('--timeout', '5'), { env: env() });
+    expect(r.code).toBe(1);
+    expect(jsonError(r.stderr)).toEqual({ code: 'rate_limited', message: 'slow down', status: 429 });
+    expectKeySent(1);
+    expect(r.ms).toBeLessThan(3000);
+  });
+
+  it('does not wait for a Retry-After above the 60 s cap, even with a long --timeout', async () => {
+    server.handle(apiError(503, 'unavailable', 'maintenance', { 'retry-after': '3600' }));
+    const r = await runCli(list('--timeout', '7200'), { env: env() });
+    expect(r.code).toBe(1);
+    expect(jsonError(r.stderr).status).toBe(503);
+    expectKeySent(1);
+    expect(r.ms).toBeLessThan(3000);
+  });
+
+  it('connection refused: retried, then exit 3 naming the host', async () => {
+    const base = await closedPortBaseUrl();
+    const r = await runCli(['pets', 'list', '--verbose'], { env: env(base) });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('connection refused');
+    expect(r.stderr).toContain(new URL(base).host);
+    expect(r.stderr.match(/^> GET /gm)).toHaveLength(3);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('connection reset on every attempt: exit 3 after 1 + retries attempts', async () => {
+    server.handle(reset());
+    const r = await runCli(list(), { env: env() });
+    expect(r.code).toBe(3);
+    expect(jsonError(r.stderr)).toMatchObject({ code: 'network', status: 0 });
+    expectKeySent(3);
+  });
+});
+
+describe('cut-off answers and DNS', () => {
+  it('a GET answer cut off after its headers: not retried (no Range support), exit 3', async () => {
+    server.handle(cutOff());
+    const r = await runCli(list('--verbose'), { env: env() });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('failed while reading the answer: connection closed by the server');
+    expect(r.stderr).toContain('* the answer was cut off after its headers; not retried');
+    expectKeySent(1);
+  });
+
+  it('a host that does not resolve (.invalid, RFC 6761): retried, then exit 3 naming DNS', async () => {
+    const r = await runCli(list('--verbose', '--timeout', '10'), { env: env('https://petstore.invalid/v1') });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/cannot reach petstore\.invalid: (host not found|DNS lookup failed)/);
+    expect(r.stderr.match(/^> GET /gm)).toHaveLength(3);
+  });
+});
+
+describe('one deadline', () => {
+  it('slow headers past --timeout: exit 3 within the deadline, not retried', async () => {
+    server.handle(slowHeaders(10_000));
+    const r = await runCli(list('--timeout', '1'), { env: env() });
+    expect(r.code).toBe(3);
+    expect(jsonError(r.stderr)).toMatchObject({ code: 'timeout', status: 0 });
+    expect(r.ms).toBeGreaterThanOrEqual(900);
+    expect(r.ms).toBeLessThan(4000);
+    expectKeySent(1);
+  });
+
+  it('slow body past --timeout: exit 3', async () => {
+    server.handle(slowBody(10_000));
+    const r = await runCli(['pets', 'list', '--timeout', '1'], { env: env() });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/within 1 s/);
+    expect(r.ms).toBeGreaterThanOrEqual(900);
+    expect(r.ms).toBeLessThan(4000);
+    expectKeySent(1);
+  });
+
+  it('slow answers within the deadline still succeed', async () => {
+    server.handle(slowBody(300));
+    const r = await runCli(list('--timeout', '5'), { env: env() });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveLength(2);
+  });
+
+  it('retries and their waits count against the one deadline', async () => {
+    server.handle(apiError(503, 'unavailable', 'down', { 'retry-after': '2' }));
+    const r = await runCli(list('--timeout', '3', '--retries', '5'), { env: env() });
+    expect(r.code).toBe(1);
+    expect(jsonError(r.stderr).status).toBe(503);
+    expectKeySent(2); // waited 2 s once; a second 2 s wait does not fit in the 3 s deadline
+    expect(r.ms).toBeGreaterThanOrEqual(1900);
+    expect(r.ms).toBeLessThan(5000);
+  });
+});
+
+describe('POST is sent once when the server may have received it', () => {
+  it('503: not retried, exit 1 with the server message', async () => {
+    server.handle(apiError(503, 'unavailable', 'cannot create now'));
+    const r = await runCli(create(), { env: env() });
+    expect(r.code).toBe(1);
+    expect(jsonError(r.stderr)).toEqual({ code: 'unavailable', message: 'cannot create now', status: 503 });
+    expect(count(server.requests, 'POST')).toBe(1);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('429 with a short Retry-After: not retried', async () => {
+    server.handle(apiError(429, 'rate_limited', 'slow down', { 'retry-after': '0' }));
+    const r = await runCli(create(), { env: env() });
+    expect(r.code).toBe(1);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('reset after the request: not retried, exit 3', async () => {
+    server.handle(reset());
+    const r = await runCli(create(), { env: env() });
+    expect(r.code).toBe(3);
+    expect(jsonError(r.stderr)).toMatchObject({ code: 'network', status: 0 });
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.body).toBe('{"name":"Rex","categoryId":1}');
+  });
+
+  it('slow headers past --timeout: not retried, exit 3', async () => {
+    server.handle(slowHeaders(10_000, { status: 201, body: { id: 1, name: 'Rex', categoryId: 1 } }));
+    const r = await runCli(create('--timeout', '1'), { env: env() });
+    expect(r.code).toBe(3);
+    expect(jsonError(r.stderr)).toMatchObject({ code: 'timeout' });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('connection refused (nothing sent): retried, then exit 3', async () => {
+    const base = await closedPortBaseUrl();
+    const r = await runCli([...create(), '--verbose'], { env: env(base) });
+    expect(r.code).toBe(3);
+    expect(r.stderr.match(/^> POST /gm)).toHaveLength(3);
+  });
+});
+
+describe('redirects', () => {
+  it('follows a same-origin redirect of a GET with the key', async () => {
+    server.handle((req, res) => (req.url.startsWith('/v1/pets') ? redirect('/v2/pets')(req, res) : { status: 200, body: pets(1) }));
+    const r = await runCli(list(), { env: env() });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(server.requests.map((q) => q.url)).toEqual(['/v1/pets', '/v2/pets']);
+    expectKeySent(2);
+  });
+
+  it('refuses a redirect to another origin: exit 1 naming it, and the other origin receives nothing', async () => {
+    other.handle(answer({ status: 200, body: pets(1) }));
+    server.handle(redirect(`${other.origin}/v1/pets`, 307));
+    const r = await runCli(['pets', 'list'], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(other.origin);
+    expect(r.stderr).toContain('not followed');
+    expectKeySent(1);
+    expect(other.requests).toHaveLength(0);
+  });
+
+  it('refuses a redirect of a POST, even on the same origin', async () => {
+    server.handle(redirect('/v1/pets2', 307));
+    const r = await runCli(create(), { env: env() });
+    expect(r.code).toBe(1);
+    expect(jsonError(r.stderr)).toMatchObject({ code: 'invalid_response', status: 307 });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('stops after 5 redirects', async () => {
+    server.handle(redirect('/v1/pets'));
+    const r = await runCli(list(), { env: env() });
+    expect(r.code).toBe(1);
+    expect(jsonError(r.stderr).message).toContain('too many redirects');
+    expectKeySent(6);
+  });
+});
+
+describe('off-contract answers: exit 1, a clear message, no stack trace', () => {
+  const cases: { name: string; handler: Parameters<TestServer['handle']>[0]; message: RegExp }[] = [
+    { name: 'malformed JSON', handler: malformedJson(), message: /malformed JSON/ },
+    { name: 'a non-JSON content type', handler: wrongContentType(), message: /content type "text\/html; charset=utf-8", not application\/json/ },
+    {
+      name: 'a record missing a required field',
+      handler: answer({ status: 200, body: [pets(1)[0], { id: 2, categoryId: 1 }] }),
+      message: /\[1\]\.name: required field is missing/,
+    },
+    {
+      name: 'a field of the wrong type',
+      handler: answer({ status: 200, body: [{ id: 1, name: 'Rex', categoryId: '7' }] }),
+      message: /\[0\]\.categoryId: expected an int64 integer/,
+    },
+    { name: 'an error status whose body is not an Error', handler: answer({ status: 404, body: { error: 'nope' } }), message: /404 with a body that is not an API Error \(code: required field is missing\)/ },
+    { name: 'an unexpected success status', handler: answer({ status: 202, body: [] }), message: /answered 202; the API defines 200/ },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      server.handle(c.handler);
+      const r = await runCli(['pets', 'list'], { env: env() });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(c.message);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      expect(r.stderr).not.toContain('internal error');
+      expectKeySent(1);
+      const j = await runCli(list(), { env: env() });
+      expect(j.code).toBe(1);
+      expect(jsonError(j.stderr)).toMatchObject({ code: 'invalid_response' });
+    });
+  }
+
+  it('a body just over the 10 MiB cap, streamed: exit 1', async () => {
+    server.handle(hugeBody(CLI_MAX_BODY_BYTES + 1));
+    const r = await runCli(list(), { env: env() });
+    expect(r.code).toBe(1);
+    expect(jsonError(r.stderr)).toEqual({ code: 'invalid_response', message: `response body too large (over ${CLI_MAX_BODY_BYTES} bytes)`, status: 200 });
+  });
+
+  it('a body declared over the cap by Content-Length: exit 1 before reading it', async () => {
+    server.handle(hugeBody(CLI_MAX_BODY_BYTES + 1, true));
+    const r = await runCli(list(), { env: env() });
+    expect(r.code).toBe(1);
+    expect(jsonError(r.stderr).message).toContain(`${CLI_MAX_BODY_BYTES + 1} bytes; limit ${CLI_MAX_BODY_BYTES}`);
+  });
+
+  it('a body exactly at the cap is read', async () => {
+    server.handle(hugeBody(CLI_MAX_BODY_BYTES));
+    const r = await runCli(list(), { env: env() });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe('[]');
+  });
+});
+
+describe('--verbose', () => {
+  it('prints request, response and retry lines on stderr with the key redacted', async () => {
+    server.handle(sequence(apiError(503, 'unavailable', 'x', { 'retry-after': '0' }), answer({ status: 200, body: pets(1) })));
+    const r = await runCli(['pets', 'list', '--verbose'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('1\tpet-1\t1\tavailable\n');
+    const url = `${server.baseUrl}/pets`;
+    expect(r.stderr).toContain(`> GET ${url}`);
+    expect(r.stderr).toContain('> authorization: Bearer ****');
+    expect(r.stderr).toMatch(/^< 503 \(\d+ ms\)$/m);
+    expect(r.stderr).toMatch(/^\* retry 1 of 2 after HTTP 503 in 0 s \(Retry-After\)$/m);
+    expect(r.stderr).toMatch(/^< 200 \(\d+ ms\)$/m);
+    expect(r.stderr.match(/^> GET /gm)).toHaveLength(2);
+    expect(r.stderr).not.toContain(KEY.slice(0, 12));
+  });
+
+  it('says why it does not retry', async () => {
+    server.handle(apiError(503, 'unavailable', 'x', { 'retry-after': '30' }));
+    const r = await runCli(['pets', 'list', '--verbose', '--timeout', '2'], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^\* not retrying HTTP 503: Retry-After 30 s is longer than the [\d.]+ s left before the --timeout deadline$/m);
+  });
+});
+
+describe('with --output json|ndjson every error is one JSON object on stderr', () => {
+  const cases: { args: string[]; code: string; exit: number; message?: RegExp }[] = [
+    { args: ['pets', 'list', '--json', '--bogus'], code: 'usage', exit: 2, message: /unknown option '--bogus'/ },
+    { args: ['--output', 'ndjson', 'pets', 'lst'], code: 'usage', exit: 2, message: /unknown command 'lst'/ },
+    { args: ['pets', '--json'], code: 'usage', exit: 2, message: /missing command/ },
+    { args: ['pets', 'get', '--output=ndjson'], code: 'usage', exit: 2, message: /missing required argument 'id'/ },
+    { args: ['pets', 'list', '--json', '--limit', '0'], code: 'usage', exit: 2, message: /--limit "0"/ },
+    { args: ['pets', 'list', '--json', '--timeout', 'soon'], code: 'usage', exit: 2, message: /--timeout "soon"/ },
+  ];
+  for (const c of cases) {
+    it(`${c.args.join(' ')} → ${c.code}, exit ${c.exit}`, async () => {
+      const r = await runCli(c.args, { env: env() });
+      expect(r.code).toBe(c.exit);
+      expect(r.stdout).toBe('');
+      const e = jsonError(r.stderr);
+      expect(e.code).toBe(c.code);
+      expect(e.status).toBe(0);
+      if (c.message) expect(e.message).toMatch(c.message);
+      expect(server.requests).toHaveLength(0);
+    });
+  }
+
+  it('a missing base URL → config, exit 2', async () => {
+    const r = await runCli(['pets', 'list', '--json'], { env: { PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() } });
+    expect(r.code).toBe(2);
+    expect(jsonError(r.stderr)).toMatchObject({ code: 'config', status: 0 });
+  });
+
+  it('a refused connection → network, exit 3', async () => {
+    const r = await runCli(['pets', 'list', '--output', 'ndjson', '--retries', '0'], { env: env(await closedPortBaseUrl()) });
+    expect(r.code).toBe(3);
+    expect(jsonError(r.stderr)).toMatchObject({ code: 'network', status: 0 });
+  });
+});
