@@ -2,7 +2,8 @@
 // start-up loads only what the command runs. CJS dependencies need `require` in ESM,
 // hence the createRequire banner (esbuild issues #1921, #1944).
 import { build } from 'esbuild';
-import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // Build beside dist/ and swap it in, so a CLI run during a rebuild never sees half a tree.
@@ -32,6 +33,25 @@ await build({
   },
   logLevel: 'warning',
 });
+
+// Outputs that depend on nothing but the build, printed by bin/petstore.js without loading
+// the CLI (a start-up fast path). Each is captured from the full path of this very build,
+// and test/e2e/fast-path.test.ts checks that the two stay byte-identical.
+const STATIC_OUTPUTS = { 'version.txt': ['--version'], 'help.txt': ['--help'] };
+mkdirSync(`${fresh}/static`);
+for (const [file, argv] of Object.entries(STATIC_OUTPUTS)) {
+  const r = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', 'const { run } = await import(process.argv[1]); run(process.argv.slice(2));', `${fresh}/cli-entry.js`, ...argv],
+    { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', LANG: 'C.UTF-8', NO_COLOR: '1' } },
+  );
+  if (r.status !== 0 || r.stderr !== '' || r.stdout === '') {
+    rmSync(fresh, { recursive: true, force: true });
+    throw new Error(`capturing \`petstore ${argv.join(' ')}\` failed (exit ${r.status}): ${r.stderr}`);
+  }
+  writeFileSync(`${fresh}/static/${file}`, r.stdout);
+}
+
 try {
   renameSync(`${root}dist`, stale);
 } catch {
