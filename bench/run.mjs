@@ -5,7 +5,7 @@
 // ratio to floors measured in the same run: bare `node -e 0`, and a minimal node:http GET
 // script (bench/floor-get.mjs) for commands that make one request.
 //
-// Usage: node bench/run.mjs [--runs N] [--warmup N] [--json] [--clean-env] [--only NAME,NAME]
+// Usage: node bench/run.mjs [--runs N] [--warmup N] [--json] [--clean-env] [--only NAME,NAME] [--cli PATH]
 //   (also BENCH_RUNS, BENCH_WARMUP). Build first (`npm run bench` does).
 //
 // Wall time: process.hrtime around spawn -> exit, measured in this process.
@@ -32,7 +32,7 @@ const WARMUP = Number(opt('--warmup', process.env.BENCH_WARMUP ?? 3));
 const JSON_OUT = flag('--json');
 const ONLY = opt('--only', undefined)?.split(',');
 if (!Number.isInteger(RUNS) || RUNS < 1 || !Number.isInteger(WARMUP) || WARMUP < 0) {
-  console.error('usage: node bench/run.mjs [--runs N>=1] [--warmup N>=0] [--json] [--clean-env] [--only NAME,...]');
+  console.error('usage: node bench/run.mjs [--runs N>=1] [--warmup N>=0] [--json] [--clean-env] [--only NAME,...] [--cli PATH]');
   process.exit(2);
 }
 if (!existsSync(join(root, 'dist', 'cli-entry.js'))) {
@@ -94,7 +94,8 @@ const nodeVars = Object.keys(baseEnv).filter((k) => k.startsWith('NODE_') || k =
 const remoteEnv = { ...cleanEnv, PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: apiKey };
 const sandboxEnv = { ...cleanEnv, PETSTORE_CONFIG_DIR: configDir };
 const node = process.execPath;
-const cli = join(root, 'bin', 'petstore.js');
+// --cli PATH benchmarks another build's shim (e.g. an experiment in a copy of the repo).
+const cli = opt('--cli', join(root, 'bin', 'petstore.js'));
 
 // --- the commands ------------------------------------------------------------------------
 /** name, argv, env, floor it is compared with, target ratio (or undefined), note. */

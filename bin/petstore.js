@@ -1,19 +1,23 @@
 #!/usr/bin/env node
-// Shim: run the built CLI and exit with its code once stdout and stderr are flushed.
+// Shim: run the built CLI, which exits with its code once stdout and stderr are flushed.
+// CommonJS (bin/package.json), because Node starts a CommonJS entry faster than an ES module
+// one; the CLI itself is ESM and is loaded with import().
 //
 // Fast path: `--version`, `-V`, `--help` and `-h` alone print text captured from the full
 // path at build time (dist/static/, see scripts/build.mjs), so they cost little more than
-// starting Node; test/e2e/fast-path.test.ts proves the two print the same bytes.
-import { readFileSync } from 'node:fs';
+// starting Node; test/e2e/fast-path.test.ts proves both paths print the same bytes.
+'use strict';
+const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
 
 const argv = process.argv.slice(2);
 const STATIC = { '--version': 'version.txt', '-V': 'version.txt', '--help': 'help.txt', '-h': 'help.txt' };
 let text;
 if (argv.length === 1 && Object.hasOwn(STATIC, argv[0])) {
   try {
-    text = readFileSync(new URL(`../dist/static/${STATIC[argv[0]]}`, import.meta.url), 'utf8');
+    text = readFileSync(join(__dirname, '..', 'dist', 'static', STATIC[argv[0]]), 'utf8');
   } catch {
-    // Not built with static outputs: the full path prints the same.
+    // Built without static outputs: the full path prints the same.
   }
 }
 if (text !== undefined) {
@@ -24,11 +28,9 @@ if (text !== undefined) {
   });
   process.stdout.write(text);
 } else {
-  // undici's HTTP parser is WebAssembly. V8 compiles it with Liftoff, then re-compiles it
-  // with TurboFan on background threads, and process exit waits for those: about 100 ms
-  // and 35 MiB per run for a parser that reads a few kilobytes. Liftoff code is plenty.
-  const { setFlagsFromString } = await import('node:v8');
-  setFlagsFromString('--liftoff-only');
-  const { run } = await import('../dist/cli-entry.js');
-  run(argv);
+  // undici's HTTP parser is WebAssembly. V8 compiles it with Liftoff, then again with
+  // TurboFan on background threads, and process exit waits for those: about 100 ms and
+  // 35 MiB per run, for a parser that reads a few kilobytes. Liftoff code is plenty.
+  require('node:v8').setFlagsFromString('--liftoff-only');
+  import('../dist/cli-entry.js').then(({ run }) => run(argv));
 }
