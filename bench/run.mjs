@@ -223,6 +223,9 @@ const rows = selected.map((c) => {
     peakRssMiB: round3(s.rssMiB),
     floor: c.floor,
     ratio: f === undefined ? undefined : round3(s.medianMs / f.medianMs),
+    // Median of the round-by-round ratios (each run against the floor run of its own
+    // round): less sensitive to a machine that slows down for a while.
+    pairedRatio: f === undefined ? undefined : round3(median(samples.get(c.name).ms.map((ms, i) => ms / samples.get(c.floor).ms[i]))),
     target: c.target,
   };
 });
@@ -241,6 +244,7 @@ for (const r of rows) {
 }
 if (listRss !== undefined && nodeFloor?.rssMiB !== undefined) addTarget('peak RSS of pets list <= 1.3x node -e 0', listRss / nodeFloor.rssMiB, 1.3);
 for (const r of petstoreRows) {
+  if (httpieStats === undefined && httpie !== undefined) continue; // left out by --only
   if (httpieStats === undefined) targets.push({ target: `${r.name} faster than httpie GET`, value: null, limit: 1, met: null, note: 'httpie not installed' });
   else addTarget(`${r.name} faster than httpie GET (ratio to httpie)`, stats.get(r.name).medianMs / httpieStats.medianMs, 1);
 }
@@ -264,18 +268,19 @@ if (JSON_OUT) {
   process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
 } else {
   const fmt = (x, d = 1) => (x === undefined ? '-' : x.toFixed(d));
-  const table = [['command', 'median ms', 'min ms', 'max ms', 'RSS MiB', 'ratio', 'vs']];
+  const table = [['command', 'median ms', 'min ms', 'max ms', 'RSS MiB', 'ratio', 'paired', 'vs']];
   for (const r of rows) {
-    table.push([r.name, fmt(r.medianMs), fmt(r.minMs), fmt(r.maxMs), fmt(r.peakRssMiB), r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}x`, r.floor ?? '']);
+    table.push([r.name, fmt(r.medianMs), fmt(r.minMs), fmt(r.maxMs), fmt(r.peakRssMiB), r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}x`, r.pairedRatio === undefined ? '' : `${r.pairedRatio.toFixed(2)}x`, r.floor ?? '']);
   }
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
-  const line = (row) => row.map((cell, i) => (i === 0 || i === 6 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd();
+  const line = (row) => row.map((cell, i) => (i === 0 || i === 7 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd();
   console.log(`petstore start-up bench: Node ${doc.node}, ${doc.machine.cpu}, ${doc.machine.cores} cores; ${RUNS} runs after ${WARMUP} warm-ups, in rounds`);
   console.log(`wall: ${doc.wallTime}; RSS: ${rssMethod}`);
   console.log(`environment: ${doc.environment}${nodeVars.length > 0 ? ` (with ${nodeVars.join(', ')})` : ''}\n`);
   console.log(line(table[0]));
   for (const row of table.slice(1)) console.log(line(row));
-  console.log('\ntargets:');
+  console.log('\nratio: median / the floor\'s median; paired: median of each run / the floor run of its round.');
+  console.log('targets (on the ratio of medians):');
   for (const t of targets) {
     const verdict = t.met === null ? 'n/a ' : t.met ? 'met ' : 'MISS';
     console.log(`  ${verdict}  ${t.target}: ${t.value === null ? (t.note ?? '-') : `${t.value.toFixed(2)}x`}${t.aim !== undefined ? ` (aim ${t.aim}x)` : ''}`);
