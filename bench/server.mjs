@@ -1,6 +1,6 @@
 // The bench's loopback Pet Store server: constant, precomputed answers so only the client
 // is measured. GET /v1/pets -> 20 pets; POST /v1/pets -> 201 with one Pet. Prints
-// `PORT <n>` on stdout once listening; exits when stdin closes (its parent ended).
+// `PORT <n>` on stdout once listening; exits when stdin closes or its parent is gone.
 import { createServer } from 'node:http';
 
 const pets = [];
@@ -28,3 +28,8 @@ server.listen(0, '127.0.0.1', () => {
 });
 process.stdin.resume();
 process.stdin.on('end', () => process.exit(0));
+// A parent killed outright may leave stdin open in a grandchild; a new parent id means orphaned.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) process.exit(0);
+}, 1000).unref();
