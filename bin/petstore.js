@@ -1,5 +1,36 @@
 #!/usr/bin/env node
-// Shim: run the built CLI and exit with its code once stdout and stderr are flushed.
-import { run } from '../dist/cli-entry.js';
+// Shim: run the built CLI, which exits with its code once stdout and stderr are flushed.
+// CommonJS (bin/package.json), because Node starts a CommonJS entry faster than an ES module
+// one; the CLI itself is ESM and is loaded with import().
+//
+// Fast path: `--version`, `-V`, `--help` and `-h` alone print text captured from the full
+// path at build time (dist/static/, see scripts/build.mjs), so they cost little more than
+// starting Node; test/e2e/fast-path.test.ts proves both paths print the same bytes.
+'use strict';
+const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
 
-run(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const STATIC = { '--version': 'version.txt', '-V': 'version.txt', '--help': 'help.txt', '-h': 'help.txt' };
+let text;
+if (argv.length === 1 && Object.hasOwn(STATIC, argv[0])) {
+  try {
+    text = readFileSync(join(__dirname, '..', 'dist', 'static', STATIC[argv[0]]), 'utf8');
+  } catch {
+    // Built without static outputs: the full path prints the same.
+  }
+}
+if (text !== undefined) {
+  // A closed stdout ends the run quietly with exit 0, as on the full path.
+  process.stdout.on('error', (err) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+  process.stdout.write(text);
+} else {
+  // undici's HTTP parser is WebAssembly. V8 compiles it with Liftoff, then again with
+  // TurboFan on background threads, and process exit waits for those: about 100 ms and
+  // 35 MiB per run, for a parser that reads a few kilobytes. Liftoff code is plenty.
+  require('node:v8').setFlagsFromString('--liftoff-only');
+  import('../dist/cli-entry.js').then(({ run }) => run(argv));
+}

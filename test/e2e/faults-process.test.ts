@@ -23,9 +23,12 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-/** 100 pets with 1000-character names: ~100 KB of output, more than a pipe buffer (64 KiB). */
+/**
+ * 99 pets with 1000-character names: ~100 KB of output, more than a pipe buffer (64 KiB).
+ * One short of the `--limit 100` asked, so no full-page warning joins stderr.
+ */
 function bigPets(): unknown[] {
-  return Array.from({ length: 100 }, (_, i) => ({ id: i + 1, name: `${'n'.repeat(995)}-${String(i + 1).padStart(3, '0')}`, categoryId: 1, status: 'sold' }));
+  return Array.from({ length: 99 }, (_, i) => ({ id: i + 1, name: `${'n'.repeat(995)}-${String(i + 1).padStart(3, '0')}`, categoryId: 1, status: 'sold' }));
 }
 
 /** Runs a bash script (no rc files) and collects its output. */
@@ -51,7 +54,7 @@ describe('a closed stdout', () => {
       server.handle(answer({ status: 200, body: bigPets() }));
       const dir = tempDir();
       const errFile = join(dir, 'stderr.txt');
-      const script = `"${process.execPath}" "${CLI}" pets list --output ${output} 2>"${errFile}" | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`;
+      const script = `"${process.execPath}" "${CLI}" pets list --limit 100 --output ${output} 2>"${errFile}" | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`;
       // Asynchronous: the test server lives in this process and must keep answering.
       const r = await shell(script, { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: dir, HOME: dir });
       expect(r.stderr.trim()).toBe('exit=0');

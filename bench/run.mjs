@@ -1,0 +1,291 @@
+#!/usr/bin/env node
+// Start-up benchmark of the built CLI: every command runs as a whole process, many times,
+// in alternating rounds (A B C ... A B C ...) so that drift of a shared machine hits all
+// commands alike. Reports median, min and max wall time, peak RSS, and each median as a
+// ratio to floors measured in the same run: bare `node -e 0`, and a minimal node:http GET
+// script (bench/floor-get.mjs) for commands that make one request.
+//
+// Usage: node bench/run.mjs [--runs N] [--warmup N] [--json] [--clean-env] [--only NAME,NAME] [--cli PATH]
+//   (also BENCH_RUNS, BENCH_WARMUP). Build first (`npm run bench` does).
+//
+// Wall time: process.hrtime around spawn -> exit, measured in this process.
+// Peak RSS: GNU time (`/usr/bin/time -f %M`, Debian package `time`) wraps each run when it
+// is installed, so RSS comes from the kernel's rusage of the very run that was timed (the
+// wrapper's own exec, about 1 ms, is in every command's time alike). Without it, Node
+// commands get one extra run each with a preloaded probe (bench/rss-probe.cjs) that prints
+// the process's VmHWM from /proc at exit; other commands show no RSS.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, delimiter } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(name);
+const opt = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : fallback;
+};
+const RUNS = Number(opt('--runs', process.env.BENCH_RUNS ?? 30));
+const WARMUP = Number(opt('--warmup', process.env.BENCH_WARMUP ?? 3));
+const JSON_OUT = flag('--json');
+const ONLY = opt('--only', undefined)?.split(',');
+if (!Number.isInteger(RUNS) || RUNS < 1 || !Number.isInteger(WARMUP) || WARMUP < 0) {
+  console.error('usage: node bench/run.mjs [--runs N>=1] [--warmup N>=0] [--json] [--clean-env] [--only NAME,...] [--cli PATH]');
+  process.exit(2);
+}
+if (!existsSync(join(root, 'dist', 'cli-entry.js'))) {
+  console.error('dist/ is missing: run `npm run build` first (or `npm run bench`).');
+  process.exit(2);
+}
+
+/** The first executable named `name` on PATH, or undefined. */
+function which(name) {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const p = join(dir, name);
+    if (dir !== '' && existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+// GNU time, if it is there and understands -f (busybox's may not).
+const GNU_TIME = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%M', 'true']).status === 0 ? '/usr/bin/time' : undefined;
+const SCRIPT = which('script');
+
+// --- the server --------------------------------------------------------------------------
+const server = spawn(process.execPath, [join(root, 'bench', 'server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+const port = await new Promise((resolve, reject) => {
+  let buf = '';
+  server.stdout.on('data', (d) => {
+    buf += d;
+    const m = /PORT (\d+)/.exec(buf);
+    if (m) resolve(Number(m[1]));
+  });
+  server.on('exit', (code) => reject(new Error(`bench server exited (${code})`)));
+});
+const baseUrl = `http://127.0.0.1:${port}/v1`;
+const apiKey = 'bench_0123456789abcdef';
+
+const configDir = mkdtempSync(join(tmpdir(), 'petstore-bench-'));
+const cleanup = () => {
+  cleaned = true;
+  server.stdin.end();
+  server.kill();
+  rmSync(configDir, { recursive: true, force: true });
+};
+let cleaned = false;
+process.on('exit', () => {
+  if (!cleaned) cleanup();
+});
+process.on('SIGINT', () => process.exit(130));
+
+// The environment of every run: by default the caller's (what a command typed in this shell
+// pays, e.g. NODE_EXTRA_CA_CERTS, which Node 20 reads at start-up), minus anything that
+// changes petstore's behaviour (PETSTORE_*, colour, proxies). --clean-env keeps only PATH
+// and LANG: the runtime's bare cost.
+const CLEAN = flag('--clean-env');
+const dropped = /^(PETSTORE_|NO_COLOR$|FORCE_COLOR$|CLICOLOR|TERM$|HTTPS?_PROXY$|NO_PROXY$|ALL_PROXY$)/i;
+const baseEnv = CLEAN
+  ? { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' }
+  : Object.fromEntries(Object.entries(process.env).filter(([k]) => !dropped.test(k)));
+const cleanEnv = { ...baseEnv, HOME: configDir };
+const nodeVars = Object.keys(baseEnv).filter((k) => k.startsWith('NODE_') || k === 'UV_THREADPOOL_SIZE');
+const remoteEnv = { ...cleanEnv, PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: apiKey };
+const sandboxEnv = { ...cleanEnv, PETSTORE_CONFIG_DIR: configDir };
+const node = process.execPath;
+// --cli PATH benchmarks another build's shim (e.g. an experiment in a copy of the repo).
+const cli = opt('--cli', join(root, 'bin', 'petstore.js'));
+
+// --- the commands ------------------------------------------------------------------------
+/** name, argv, env, floor it is compared with, target ratio (or undefined), note. */
+const commands = [
+  { name: 'node -e 0', argv: [node, '-e', '0'], env: cleanEnv, node: true },
+  { name: 'floor GET (node:http)', argv: [node, join(root, 'bench', 'floor-get.mjs'), `${baseUrl}/pets`], env: remoteEnv, node: true },
+  { name: 'petstore --version', argv: [node, cli, '--version'], env: cleanEnv, floor: 'node -e 0', target: 1.15, node: true },
+  { name: 'petstore --help', argv: [node, cli, '--help'], env: cleanEnv, floor: 'node -e 0', target: 1.15, node: true },
+  { name: 'pets list --json', argv: [node, cli, 'pets', 'list', '--json'], env: remoteEnv, floor: 'floor GET (node:http)', target: 1.5, aim: 1.3, node: true },
+  { name: 'pets list (piped: tsv)', argv: [node, cli, 'pets', 'list'], env: remoteEnv, floor: 'floor GET (node:http)', node: true },
+  { name: 'pets create', argv: [node, cli, 'pets', 'create', '--name', 'X', '--category-id', '1'], env: remoteEnv, floor: 'floor GET (node:http)', node: true },
+  { name: '--env sandbox pets list --json', argv: [node, cli, '--env', 'sandbox', 'pets', 'list', '--json'], env: sandboxEnv, floor: 'floor GET (node:http)', target: 1.8, node: true },
+];
+const notes = [];
+if (SCRIPT !== undefined) {
+  // A pseudo-terminal via util-linux `script`, so stdout is a TTY and the table renders.
+  // The pty wrapper costs a few ms of its own; its floor is `node -e 0` run the same way.
+  const inPty = (argv) => [SCRIPT, '-qefc', argv.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' '), '/dev/null'];
+  commands.push(
+    { name: 'pty: node -e 0', argv: inPty([node, '-e', '0']), env: { ...cleanEnv, TERM: 'xterm' } },
+    { name: 'pty: pets list (table)', argv: inPty([node, cli, 'pets', 'list']), env: { ...remoteEnv, TERM: 'xterm' }, floor: 'pty: node -e 0' },
+  );
+} else {
+  notes.push('util-linux `script` not found: the TTY table path is not measured (piped `pets list` prints the tab-separated form).');
+}
+const curl = which('curl');
+if (curl !== undefined) {
+  commands.push({ name: 'curl GET', argv: [curl, '-s', '-H', `Authorization: Bearer ${apiKey}`, `${baseUrl}/pets`], env: cleanEnv, floor: 'floor GET (node:http)' });
+} else notes.push('curl not installed: skipped.');
+const httpie = which('http');
+if (httpie !== undefined) {
+  commands.push({ name: 'httpie GET', argv: [httpie, '--ignore-stdin', `${baseUrl}/pets`, `Authorization:Bearer ${apiKey}`], env: cleanEnv, floor: 'floor GET (node:http)' });
+} else notes.push('httpie (`http`) not installed: skipped; the "faster than httpie" target cannot be checked.');
+
+const selected = ONLY === undefined ? commands : commands.filter((c) => ONLY.includes(c.name) || c.floor === undefined || commands.some((d) => ONLY.includes(d.name) && d.floor === c.name));
+
+// --- running -----------------------------------------------------------------------------
+/** Runs argv once; resolves { ms, rssKiB, code }. Output is read and dropped. */
+function runOnce(c, wrap = true) {
+  const argv = wrap && GNU_TIME !== undefined ? [GNU_TIME, '-f', 'bench-maxrss-kib %M', ...c.argv] : c.argv;
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(argv[0], argv.slice(1), { env: c.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let fd3 = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.stdio[3].on('data', (d) => (fd3 += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      // GNU time appends its line to stderr; the probe writes to fd 3.
+      const m = /bench-maxrss-kib (\d+)\s*$/.exec(err);
+      if (m !== null) err = err.slice(0, m.index);
+      const rss = m !== null ? Number(m[1]) : Number.parseInt(fd3.trim(), 10);
+      resolve({ ms, rssKiB: Number.isFinite(rss) ? rss : undefined, code, out, err });
+    });
+  });
+}
+
+// A first run of each: it must succeed, and it seeds the sandbox data file.
+for (const c of selected) {
+  const r = await runOnce(c, false);
+  if (r.code !== 0) {
+    console.error(`${c.name}: exit ${r.code}\n${r.err}`);
+    process.exit(1);
+  }
+}
+const samples = new Map(selected.map((c) => [c.name, { ms: [], rss: [] }]));
+for (let round = 0; round < WARMUP + RUNS; round++) {
+  for (const c of selected) {
+    const r = await runOnce(c);
+    if (r.code !== 0) {
+      console.error(`${c.name}: exit ${r.code} in round ${round}\n${r.err}`);
+      process.exit(1);
+    }
+    if (round < WARMUP) continue;
+    samples.get(c.name).ms.push(r.ms);
+    if (r.rssKiB !== undefined) samples.get(c.name).rss.push(r.rssKiB);
+  }
+  if (!JSON_OUT && process.stderr.isTTY) process.stderr.write(`\rround ${round + 1}/${WARMUP + RUNS}`);
+}
+if (!JSON_OUT && process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+
+let rssMethod = GNU_TIME !== undefined ? 'GNU time %M (maxrss of the timed run)' : 'none';
+if (GNU_TIME === undefined && process.platform === 'linux') {
+  // Fallback: one probed run per Node command, VmHWM read at exit.
+  rssMethod = 'VmHWM from /proc at exit, via a preloaded probe (Node commands only)';
+  const probe = join(root, 'bench', 'rss-probe.cjs');
+  for (const c of selected.filter((c) => c.node)) {
+    for (let i = 0; i < 3; i++) {
+      const r = await runOnce({ ...c, argv: [c.argv[0], '--require', probe, ...c.argv.slice(1)] }, false);
+      if (r.rssKiB !== undefined) samples.get(c.name).rss.push(r.rssKiB);
+    }
+  }
+}
+
+// --- report ------------------------------------------------------------------------------
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const stats = new Map();
+for (const c of selected) {
+  const { ms, rss } = samples.get(c.name);
+  stats.set(c.name, {
+    medianMs: median(ms),
+    minMs: Math.min(...ms),
+    maxMs: Math.max(...ms),
+    rssMiB: rss.length > 0 ? median(rss) / 1024 : undefined,
+  });
+}
+const round3 = (x) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
+const rows = selected.map((c) => {
+  const s = stats.get(c.name);
+  const f = c.floor === undefined ? undefined : stats.get(c.floor);
+  return {
+    name: c.name,
+    argv: c.argv.map((a) => a.replace(root, '').replace(node, 'node')),
+    medianMs: round3(s.medianMs),
+    minMs: round3(s.minMs),
+    maxMs: round3(s.maxMs),
+    peakRssMiB: round3(s.rssMiB),
+    floor: c.floor,
+    ratio: f === undefined ? undefined : round3(s.medianMs / f.medianMs),
+    // Median of the round-by-round ratios (each run against the floor run of its own
+    // round): less sensitive to a machine that slows down for a while.
+    pairedRatio: f === undefined ? undefined : round3(median(samples.get(c.name).ms.map((ms, i) => ms / samples.get(c.floor).ms[i]))),
+    target: c.target,
+  };
+});
+const ratioOf = (name) => rows.find((r) => r.name === name)?.ratio;
+const nodeFloor = stats.get('node -e 0');
+const petstoreRows = rows.filter((r) => r.name.startsWith('petstore') || r.name.startsWith('pets') || r.name.startsWith('--env'));
+const httpieStats = stats.get('httpie GET');
+const listRss = stats.get('pets list (piped: tsv)')?.rssMiB;
+const targets = [];
+const addTarget = (what, value, limit, extra = {}) =>
+  targets.push({ target: what, value: round3(value), limit, met: value === undefined ? null : value <= limit, ...extra });
+for (const r of rows) {
+  if (r.target !== undefined && r.ratio !== undefined) {
+    addTarget(`${r.name} <= ${r.target}x ${r.floor}`, r.ratio, r.target, r.name === 'pets list --json' ? { aim: 1.3 } : {});
+  }
+}
+if (listRss !== undefined && nodeFloor?.rssMiB !== undefined) addTarget('peak RSS of pets list <= 1.3x node -e 0', listRss / nodeFloor.rssMiB, 1.3);
+for (const r of petstoreRows) {
+  if (httpieStats === undefined && httpie !== undefined) continue; // left out by --only
+  if (httpieStats === undefined) targets.push({ target: `${r.name} faster than httpie GET`, value: null, limit: 1, met: null, note: 'httpie not installed' });
+  else addTarget(`${r.name} faster than httpie GET (ratio to httpie)`, stats.get(r.name).medianMs / httpieStats.medianMs, 1);
+}
+const cpu = cpus();
+const doc = {
+  node: process.version,
+  platform: `${process.platform} ${process.arch}`,
+  machine: { cpu: cpu[0]?.model ?? 'unknown', cores: cpu.length },
+  runs: RUNS,
+  warmup: WARMUP,
+  wallTime: 'process.hrtime around spawn -> exit, in the bench process',
+  environment: CLEAN ? 'clean (PATH, LANG, HOME only)' : 'inherited, minus PETSTORE_*, colour and proxy variables',
+  nodeVariables: nodeVars,
+  rss: rssMethod,
+  commands: rows,
+  targets,
+  notes,
+};
+
+if (JSON_OUT) {
+  process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+} else {
+  const fmt = (x, d = 1) => (x === undefined ? '-' : x.toFixed(d));
+  const table = [['command', 'median ms', 'min ms', 'max ms', 'RSS MiB', 'ratio', 'paired', 'vs']];
+  for (const r of rows) {
+    table.push([r.name, fmt(r.medianMs), fmt(r.minMs), fmt(r.maxMs), fmt(r.peakRssMiB), r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}x`, r.pairedRatio === undefined ? '' : `${r.pairedRatio.toFixed(2)}x`, r.floor ?? '']);
+  }
+  const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
+  const line = (row) => row.map((cell, i) => (i === 0 || i === 7 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd();
+  console.log(`petstore start-up bench: Node ${doc.node}, ${doc.machine.cpu}, ${doc.machine.cores} cores; ${RUNS} runs after ${WARMUP} warm-ups, in rounds`);
+  console.log(`wall: ${doc.wallTime}; RSS: ${rssMethod}`);
+  console.log(`environment: ${doc.environment}${nodeVars.length > 0 ? ` (with ${nodeVars.join(', ')})` : ''}\n`);
+  console.log(line(table[0]));
+  for (const row of table.slice(1)) console.log(line(row));
+  console.log('\nratio: median / the floor\'s median; paired: median of each run / the floor run of its round.');
+  console.log('targets (on the ratio of medians):');
+  for (const t of targets) {
+    const verdict = t.met === null ? 'n/a ' : t.met ? 'met ' : 'MISS';
+    console.log(`  ${verdict}  ${t.target}: ${t.value === null ? (t.note ?? '-') : `${t.value.toFixed(2)}x`}${t.aim !== undefined ? ` (aim ${t.aim}x)` : ''}`);
+  }
+  for (const n of notes) console.log(`note: ${n}`);
+}
+cleanup();
+process.exit(0);

@@ -1,0 +1,35 @@
+// The bench's loopback Pet Store server: constant, precomputed answers so only the client
+// is measured. GET /v1/pets -> 20 pets; POST /v1/pets -> 201 with one Pet. Prints
+// `PORT <n>` on stdout once listening; exits when stdin closes or its parent is gone.
+import { createServer } from 'node:http';
+
+const pets = [];
+const statuses = ['available', 'pending', 'sold'];
+for (let i = 1; i <= 20; i++) pets.push({ id: i, name: `Pet ${i}`, categoryId: (i % 4) + 1, status: statuses[i % 3] });
+const listBody = Buffer.from(JSON.stringify(pets));
+const createdBody = Buffer.from(JSON.stringify({ id: 21, name: 'X', categoryId: 1, status: 'available' }));
+
+const server = createServer((req, res) => {
+  const send = (status, body) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length });
+    res.end(body);
+  };
+  req.resume();
+  req.on('end', () => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path === '/v1/pets' && req.method === 'GET') return send(200, listBody);
+    if (path === '/v1/pets' && req.method === 'POST') return send(201, createdBody);
+    send(404, Buffer.from('{"code":"not_found","message":"no such path","status":404}'));
+  });
+});
+server.keepAliveTimeout = 1000;
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`PORT ${server.address().port}\n`);
+});
+process.stdin.resume();
+process.stdin.on('end', () => process.exit(0));
+// A parent killed outright may leave stdin open in a grandchild; a new parent id means orphaned.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) process.exit(0);
+}, 1000).unref();

@@ -1,0 +1,83 @@
+/**
+ * The start-up fast path of bin/petstore.js: `--version`, `-V`, `--help` and `-h` alone
+ * print text captured at build time instead of loading the CLI. These tests run each of
+ * them both ways, through the shim and through the full path (dist/cli-entry.js's `run`,
+ * which parses with commander), and require the same stdout, stderr and exit code, so the
+ * captured text can never drift from what the program itself prints.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { baseEnv, runCli, type CliResult } from '../helpers/run-cli.js';
+
+const ENTRY = fileURLToPath(new URL('../../dist/cli-entry.js', import.meta.url));
+const STATIC_DIR = fileURLToPath(new URL('../../dist/static/', import.meta.url));
+
+/** Runs argv through the full path (commander), bypassing the shim's fast path. */
+function runFullPath(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', 'const { run } = await import(process.argv[1]); run(process.argv.slice(2));', ENTRY, ...args],
+      { env: { ...baseEnv(), HOME: '/nonexistent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, ms: Date.now() - started }));
+  });
+}
+
+describe('fast path of --version and --help', () => {
+  it('is built: dist/static holds the captured outputs', () => {
+    expect(existsSync(`${STATIC_DIR}version.txt`)).toBe(true);
+    expect(existsSync(`${STATIC_DIR}help.txt`)).toBe(true);
+  });
+
+  for (const flag of ['--version', '-V', '--help', '-h']) {
+    it(`petstore ${flag} prints exactly what the full path prints`, async () => {
+      const [fast, full] = await Promise.all([runCli([flag]), runFullPath([flag])]);
+      expect(full.code).toBe(0);
+      expect(full.stderr).toBe('');
+      expect(full.stdout).not.toBe('');
+      expect(fast.stdout).toBe(full.stdout);
+      expect(fast.stderr).toBe(full.stderr);
+      expect(fast.code).toBe(full.code);
+    });
+  }
+
+  it('--version prints the package version', async () => {
+    const { version } = (await import('../../package.json', { with: { type: 'json' } })).default as { version: string };
+    const r = await runCli(['--version']);
+    expect(r.stdout).toBe(`${version}\n`);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  });
+
+  it('colour settings change neither output', async () => {
+    const envs: Record<string, string>[] = [{ FORCE_COLOR: '1' }, { NO_COLOR: '1' }, { CLICOLOR_FORCE: '1', TERM: 'xterm-256color' }];
+    for (const env of envs) {
+      const [fast, full] = await Promise.all([runCli(['--help'], { env }), runFullPath(['--help'], env)]);
+      expect(fast.stdout).toBe(full.stdout);
+      expect(fast.code).toBe(0);
+    }
+  });
+
+  it('other arguments take the full path: `pets --help` is answered by commander', async () => {
+    const [fast, full] = await Promise.all([runCli(['pets', '--help']), runFullPath(['pets', '--help'])]);
+    expect(fast.stdout).toBe(full.stdout);
+    expect(fast.stdout).toContain('Usage: petstore pets');
+    expect(fast.code).toBe(full.code);
+  });
+
+  it('an unknown flag is still a usage error (exit 2), not a fast-path answer', async () => {
+    const r = await runCli(['--versionx']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('--versionx');
+  });
+});
