@@ -32,5 +32,8 @@ if (text !== undefined) {
   // TurboFan on background threads, and process exit waits for those: about 100 ms and
   // 35 MiB per run, for a parser that reads a few kilobytes. Liftoff code is plenty.
   require('node:v8').setFlagsFromString('--liftoff-only');
+  // Node >= 22.1 can keep V8's compiled code of the bundle on disk (in the OS temp dir by
+  // default) and skip compiling it again on the next run; Node 20 has no such cache.
+  require('node:module').enableCompileCache?.();
   import('../dist/cli-entry.js').then(({ run }) => run(argv));
 }
