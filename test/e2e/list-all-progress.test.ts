@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startPagingServer, type PagingServer } from '../helpers/paging-server.js';
 import { baseEnv, CLI, runCli } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const KEY = 'test-key-progress-0123456789';
 let server: PagingServer | undefined;
@@ -30,11 +30,11 @@ describe('pets list --all progress', () => {
     const env = { ...baseEnv(), TERM: 'xterm', PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: dir, HOME: dir };
     // stdout goes to a file, so the pane shows only stderr; the shell prints the exit code after.
     const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} pets list --all --output ndjson > ${JSON.stringify(out)}; echo "EXIT=$?"; sleep 60`;
-    tmux = new TmuxSession(`sh -c '${cmd.replace(/'/g, `'\\''`)}'`, env);
+    tmux = startTmux({ command: `sh -c '${cmd.replace(/'/g, `'\\''`)}'`, env });
     const during = await tmux.waitFor((s) => /fetched [2-7] pages, \d+ pets…/.test(s));
     // Rewritten in place: one progress line on the screen, never a scrolling list.
     expect(during.match(/fetched/g)).toHaveLength(1);
-    const after = await tmux.waitFor((s) => s.includes('EXIT='), 15_000);
+    const after = await tmux.waitFor((s) => s.includes('EXIT='), { timeoutMs: 15_000 });
     expect(after).toContain('EXIT=0');
     expect(after).not.toContain('fetched');
     // The line was erased: the exit line starts at the first column of the first row.

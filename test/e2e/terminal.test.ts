@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { startTestServer } from '../helpers/test-server.js';
-import { startTmux, type TmuxSession } from '../helpers/tmux-session.js';
+import { startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const SGR = /\u001b\[[0-9;]*m/g;
 let configDir: string;

@@ -1,50 +1,117 @@
 /**
- * A real terminal for tests: a tmux server on a private socket (`tmux -L <unique>`), one
- * session, keys sent with send-keys and the screen read with capture-pane.
+ * A real terminal for end-to-end tests: a private tmux server (its own socket, so tests
+ * never touch a user's tmux) running a plain shell in a fixed-size window. Tests type
+ * into it with `send`/`sendLine`, read the screen with `capture` (`escapes: true` keeps
+ * the SGR colour sequences, `capture-pane -e`), and `kill` the server afterwards.
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, baseEnv } from './run-cli.js';
+import { tempDir } from './temp-config.js';
 
-/** One tmux server with one session running `command`. */
-export class TmuxSession {
-  readonly socket = `petstore-test-${process.pid}-${randomBytes(4).toString('hex')}`;
-
-  constructor(command: string, env: Record<string, string>, size = { width: 120, height: 30 }) {
-    this.tmux(['-f', '/dev/null', 'new-session', '-d', '-x', String(size.width), '-y', String(size.height), command], env);
+/** True when a `tmux` binary is on PATH. */
+export function hasTmux(): boolean {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
   }
+}
 
-  private tmux(args: string[], env?: Record<string, string>): string {
-    return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8', env: env ?? { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
-  }
+/** Options of a terminal session. */
+export interface TmuxOptions {
+  /** What the window runs (default `sh`, a plain shell). */
+  command?: string;
+  /** Extra environment of the shell (PATH gets a `petstore` command added in front). */
+  env?: Record<string, string>;
+  /** Window size; default 120 x 40. */
+  width?: number;
+  height?: number;
+}
 
-  /** Sends keys (tmux key names such as `Tab`, `Enter`, `C-u`, or literal text with `literal`). */
-  send(keys: string, literal = false): void {
-    this.tmux(['send-keys', '-t', '0', ...(literal ? ['-l'] : []), keys]);
-  }
+/** A running terminal. */
+export interface TmuxSession {
+  /** The `-L` socket name, unique per session. */
+  socket: string;
+  /** Sends tmux key names or literal text (`send-keys`), e.g. `['C-c']`. */
+  send(...keys: string[]): void;
+  /** Types `text` literally, without pressing Enter. */
+  type(text: string): void;
+  /** Types `text` literally and presses Enter. */
+  sendLine(text: string): void;
+  /** The visible screen as text; with `escapes`, including SGR sequences. */
+  capture(opts?: { escapes?: boolean }): string;
+  /**
+   * Polls the screen (every 50 ms) until `pattern` matches (a RegExp, or a test of the
+   * screen text); returns the screen. Throws after `timeoutMs` (default 10 s).
+   */
+  waitFor(pattern: RegExp | ((screen: string) => boolean), opts?: { escapes?: boolean; timeoutMs?: number }): Promise<string>;
+  /** Ends the tmux server and everything running in it. */
+  kill(): void;
+}
 
-  /** The visible screen as text. */
-  capture(): string {
-    return this.tmux(['capture-pane', '-p', '-t', '0']);
-  }
+let counter = 0;
 
-  /** Polls the screen until `test` holds; returns that screen. @throws after `timeoutMs`. */
-  async waitFor(test: (screen: string) => boolean, timeoutMs = 10_000): Promise<string> {
-    const end = Date.now() + timeoutMs;
-    let screen = '';
-    while (Date.now() < end) {
-      screen = this.capture();
-      if (test(screen)) return screen;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`timed out waiting for the screen; last screen:\n${screen}`);
-  }
-
-  /** Kills the private tmux server. */
-  kill(): void {
-    try {
-      this.tmux(['kill-server']);
-    } catch {
-      // already gone
-    }
-  }
+/**
+ * Starts `tmux -L <unique> new-session -d -x W -y H` running `command` (default `sh`) with a minimal
+ * environment (PATH, LANG, HOME, TERM set by tmux) and a `petstore` command on PATH that
+ * runs the built CLI. The prompt is `$ ` (`# ` for root).
+ */
+export function startTmux(opts: TmuxOptions = {}): TmuxSession {
+  const socket = `petstore-test-${process.pid}-${Date.now()}-${++counter}`;
+  const binDir = join(tempDir('petstore-tmux-'), 'bin');
+  mkdirSync(binDir, { recursive: true });
+  const shim = join(binDir, 'petstore');
+  writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+  chmodSync(shim, 0o755);
+  const base = baseEnv();
+  const env: Record<string, string> = {
+    ...base,
+    HOME: binDir,
+    PS1: '$ ',
+    ...opts.env,
+    PATH: `${binDir}:${opts.env?.PATH ?? base.PATH}`,
+  };
+  // tmux refuses to start inside another tmux unless TMUX is unset; baseEnv never has it.
+  const tmux = (args: string[], extra: { input?: string } = {}): string =>
+    execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {
+      env,
+      encoding: 'utf8',
+      input: extra.input,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+  const width = String(opts.width ?? 120);
+  const height = String(opts.height ?? 40);
+  tmux(['new-session', '-d', '-s', 'main', '-x', width, '-y', height, opts.command ?? 'sh']);
+  const capture = (o: { escapes?: boolean } = {}): string =>
+    tmux(['capture-pane', '-p', '-J', ...(o.escapes === true ? ['-e'] : []), '-t', 'main']);
+  return {
+    socket,
+    send: (...keys) => void tmux(['send-keys', '-t', 'main', ...keys]),
+    type: (text) => void tmux(['send-keys', '-t', 'main', '-l', text]),
+    sendLine: (text) => {
+      tmux(['send-keys', '-t', 'main', '-l', text]);
+      tmux(['send-keys', '-t', 'main', 'Enter']);
+    },
+    capture,
+    waitFor: async (pattern, o = {}) => {
+      const deadline = Date.now() + (o.timeoutMs ?? 10_000);
+      let screen = '';
+      while (Date.now() < deadline) {
+        screen = capture(o);
+        if (typeof pattern === 'function' ? pattern(screen) : pattern.test(screen)) return screen;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`terminal never showed ${String(pattern)}; screen:\n${screen}`);
+    },
+    kill: () => {
+      try {
+        tmux(['kill-server']);
+      } catch {
+        // Already gone.
+      }
+    },
+  };
 }
