@@ -16,7 +16,7 @@ afterEach(() => {
 describe('completion in an interactive bash', () => {
   it('completes `petstore pe<TAB>` to pets and lists the --status values on <TAB><TAB>', async () => {
     // startTmux puts a `petstore` command on the shell's PATH.
-    tmux = startTmux({ command: 'bash --norc --noprofile -i', env: { TERM: 'xterm' } });
+    tmux = startTmux({ command: 'bash --norc --noprofile -i', env: { TERM: 'xterm', HISTFILE: '/dev/null' } });
     await tmux.waitFor((s) => /[$#]/.test(s));
     tmux.type(`PS1='$ '; source <(petstore completion bash); echo LOADED`);
     tmux.send('Enter');

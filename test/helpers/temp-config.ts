@@ -14,5 +14,6 @@ export function tempDir(prefix = 'petstore-test-'): string {
 
 /** Removes every directory `tempDir` made. */
 export function removeTempDirs(): void {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  // A shell in a tmux session may still be writing (history, on hang-up) as it exits: retry.
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 }
