@@ -32,6 +32,14 @@ if (text !== undefined) {
   // TurboFan on background threads, and process exit waits for those: about 100 ms and
   // 35 MiB per run, for a parser that reads a few kilobytes. Liftoff code is plenty.
   require('node:v8').setFlagsFromString('--liftoff-only');
+  // petstore lets NO_COLOR win over FORCE_COLOR (no-color.org; see src/io.ts). Node >= 22
+  // warns, when both are set, that it ignores NO_COLOR for its own colours, which would
+  // tell the user the opposite of what petstore does; that one warning is dropped.
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (warning, ...rest) {
+    if (typeof warning === 'string' && warning.includes("'NO_COLOR' env is ignored")) return;
+    return emitWarning.call(process, warning, ...rest);
+  };
   // Node >= 22.1 can keep V8's compiled code of the bundle on disk (in the OS temp dir by
   // default) and skip compiling it again on the next run; Node 20 has no such cache.
   require('node:module').enableCompileCache?.();

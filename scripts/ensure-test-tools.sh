@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# The end-to-end suite drives the CLI in a real terminal through tmux, pipes its JSON
-# through jq and reads peak memory with GNU time (Debian packages tmux, jq, time). Installs what is missing when we may (root with apt-get);
+# The end-to-end suite drives the CLI in a real terminal through tmux and pipes its JSON
+# through jq (Debian packages). Installs what is missing when we may (root with apt-get);
 # otherwise says what to do.
 set -euo pipefail
 missing=()
 for tool in tmux jq; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
-[ -x /usr/bin/time ] || missing+=(time)
 if [ "${#missing[@]}" -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing ${missing[*]} (end-to-end tests need them)" >&2

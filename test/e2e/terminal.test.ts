@@ -59,7 +59,7 @@ describe.concurrent('in a terminal', () => {
     expect(screen).toMatch(/rc=0/);
     expect(screen.replace(SGR, '')).toMatch(/^id\s+name\s+categoryId\s+status\s*$/m);
     const tableLines = screen.split('\n').filter((l) => !/^[$#] /.test(l) && /available|categoryId/.test(l));
-    expect(tableLines.length).toBe(7);
+    expect(tableLines.length, screen).toBe(7);
     for (const l of tableLines) expect(l).not.toMatch(SGR);
   });
 
@@ -68,7 +68,7 @@ describe.concurrent('in a terminal', () => {
     t.sendLine('petstore --env sandbox pets list --status sold --no-color; echo "rc=$?"');
     const screen = await t.waitFor(/rc=\d+/, { escapes: true });
     const tableLines = screen.split('\n').filter((l) => !/^[$#] /.test(l) && /sold\s*$|categoryId/.test(l));
-    expect(tableLines.length).toBe(3);
+    expect(tableLines.length, screen).toBe(3);
     for (const l of tableLines) expect(l).not.toMatch(SGR);
   });
 

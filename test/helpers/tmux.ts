@@ -87,6 +87,14 @@ export function startTmux(opts: TmuxOptions = {}): TmuxSession {
   tmux(['new-session', '-d', '-s', 'main', '-x', width, '-y', height, opts.command ?? 'sh']);
   const capture = (o: { escapes?: boolean } = {}): string =>
     tmux(['capture-pane', '-p', '-J', ...(o.escapes === true ? ['-e'] : []), '-t', 'main']);
+  if (opts.command === undefined) {
+    // Wait for the shell's first prompt: keys sent before it would be echoed ahead of the
+    // prompt and the prompt would land in the middle of the command's output.
+    const deadline = Date.now() + 5_000;
+    while (!/^[$#] $/m.test(capture()) && Date.now() < deadline) {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
   return {
     socket,
     send: (...keys) => void tmux(['send-keys', '-t', 'main', ...keys]),
