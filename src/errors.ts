@@ -84,11 +84,14 @@ export class TimeoutError extends CliError {
 /**
  * An answer that breaks the API contract: malformed JSON, wrong content type, a record
  * of the wrong shape, an error status without an Error body, a redirect we refuse to
- * follow (exit 1, code `invalid_response`; `status` is the HTTP status when there was one).
+ * follow (code `invalid_response`; `status` is the HTTP status when there was one).
+ * The exit code is 1, except that a 400, 401 or 404 keeps its own (6, 4, 5) even with a
+ * body that is not an Error — e.g. an HTML page from a gateway — since the contract's
+ * table is keyed on the status and scripts act on it (a 401 means: log in again).
  */
 export class InvalidResponseError extends CliError {
   constructor(message: string, status = 0, hint?: string) {
-    super(message, { exitCode: ExitCode.failure, code: 'invalid_response', status, hint });
+    super(message, { exitCode: status >= 400 ? exitCodeForStatus(status) : ExitCode.failure, code: 'invalid_response', status, hint });
     this.name = 'InvalidResponseError';
   }
 }

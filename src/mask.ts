@@ -12,3 +12,12 @@ export function maskKey(key: string): string {
   const visible = key.length >= 12 ? 4 : key.length >= 8 ? 2 : 0;
   return `****${visible === 0 ? '' : key.slice(-visible)}`;
 }
+
+/**
+ * True when `key` can travel in `Authorization: Bearer <key>`: visible ASCII only
+ * (RFC 9110 §5.5 field values; RFC 6750 §2.1 b64token is stricter still). Anything else
+ * (a line break from a pasted file, a non-ASCII character) cannot be sent as is.
+ */
+export function isSendableKey(key: string): boolean {
+  return /^[\x21-\x7e]+$/.test(key);
+}

@@ -11,6 +11,7 @@
  */
 import { AuthError, ConfigError, UsageError } from '../errors.js';
 import { quote } from '../input.js';
+import { isSendableKey } from '../mask.js';
 
 /** The environments of the contract. */
 export const ENVIRONMENTS = ['production', 'staging', 'sandbox'] as const;
@@ -197,6 +198,21 @@ export async function resolveBaseUrl(
  * for that environment, and the stored key only if it was stored for this very base URL.
  * @throws AuthError (exit 4) when there is no usable key.
  */
+/**
+ * Refuses a key that cannot be sent (see `isSendableKey`), naming where it came from and
+ * never printing any of it.
+ * @throws ConfigError (exit 2); nothing is sent.
+ */
+export function checkSendableKey(key: string, from: string): string {
+  if (!isSendableKey(key)) {
+    throw new ConfigError(
+      `the API key from ${from} contains characters an HTTP header cannot carry (only visible ASCII is allowed); nothing was sent`,
+      from === 'PETSTORE_API_KEY' ? 'Set PETSTORE_API_KEY to the key alone, without spaces or line breaks.' : 'Store the key again with `petstore auth login`.',
+    );
+  }
+  return key;
+}
+
 export async function resolveKey(
   name: EnvName,
   baseUrl: string,
@@ -204,7 +220,7 @@ export async function resolveKey(
   loadConfig: LoadConfig,
 ): Promise<Resolved<string>> {
   if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY !== '') {
-    return { value: env.PETSTORE_API_KEY, source: 'env', from: 'PETSTORE_API_KEY' };
+    return { value: checkSendableKey(env.PETSTORE_API_KEY, 'PETSTORE_API_KEY'), source: 'env', from: 'PETSTORE_API_KEY' };
   }
   const config = await loadConfig();
   const stored = config.getKey(name);
@@ -220,5 +236,5 @@ export async function resolveKey(
       `Log in again for this URL with \`petstore --env ${name} auth login\`, or set PETSTORE_API_KEY explicitly.`,
     );
   }
-  return { value: stored.key, source: 'file', from: `${name} key` };
+  return { value: checkSendableKey(stored.key, `the ${name} key in ${config.path}`), source: 'file', from: `${name} key` };
 }

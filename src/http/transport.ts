@@ -7,9 +7,9 @@
  * never lets the key reach that log.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { InterruptedError, InvalidResponseError, NetworkError, TimeoutError } from '../errors.js';
+import { ConfigError, InterruptedError, InvalidResponseError, NetworkError, TimeoutError } from '../errors.js';
 import { parseJson } from '../json.js';
-import { maskKey } from '../mask.js';
+import { isSendableKey, maskKey } from '../mask.js';
 import { decideRetry, RETRY_ERROR_CODES, RETRY_STATUSES } from './retry.js';
 import { Agent, createRetryInterceptor, request, type Dispatcher, type RetryHandler } from './undici.js';
 
@@ -99,7 +99,14 @@ export class HttpTransport {
   private readonly signal: AbortSignal;
   private readonly deadlineSignal: AbortSignal;
 
+  /**
+   * @throws ConfigError (exit 2) when `apiKey` holds characters a header cannot carry: the
+   * callers check where the key came from, this is the last line before anything is sent.
+   */
   constructor(opts: TransportOptions) {
+    if (opts.apiKey !== undefined && !isSendableKey(opts.apiKey)) {
+      throw new ConfigError('the API key contains characters an HTTP header cannot carry (only visible ASCII is allowed); nothing was sent');
+    }
     this.opts = opts;
     this.deadline = Date.now() + opts.timeoutMs;
     this.deadlineSignal = AbortSignal.timeout(opts.timeoutMs);

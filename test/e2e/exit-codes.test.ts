@@ -3,6 +3,8 @@
  * against the recording test server, plus the JSON form of errors with `--output json`.
  * Each refused input also checks that the server received nothing.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
@@ -69,7 +71,7 @@ describe.concurrent('exit codes', () => {
     ['get: a float id', ['pets', 'get', '1'], { status: 200, raw: '{"id":1.5,"name":"a","categoryId":1}' }, 'id: expected an int64'],
     ['list: an object, not an array', ['pets', 'list'], { status: 200, body: PET }, 'Pets'],
     ['list: malformed JSON', ['pets', 'list'], { status: 200, raw: '[{"id":1,' }, ''],
-    ['get: 404 without an Error body', ['pets', 'get', '1'], { status: 404, body: { oops: true } }, 'not an API Error'],
+    ['get: 500 without an Error body', ['pets', 'get', '1'], { status: 500, body: { oops: true } }, 'not an API Error'],
   ])('1: off-contract answer (%s)', async (_what, args, reply, mentioned) => {
     const srv = await server(() => reply);
     const r = await run(srv, args);
@@ -78,6 +80,53 @@ describe.concurrent('exit codes', () => {
     expect(r.stderr).toMatch(/^error: /m);
     expect(r.stderr).toContain(mentioned);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it.each([
+    ['a line break', 'pk_line_abcdef\nghijkl'],
+    ['a non-ASCII character', 'pk_ключ_abcdefgh'],
+    ['a space', 'pk_space abcdefgh'],
+  ])('2: a PETSTORE_API_KEY with %s is refused before sending, without showing any of it', async (_what, key) => {
+    const srv = await server();
+    for (const extra of [[], ['--verbose']]) {
+      const r = await run(srv, ['pets', 'list', ...extra], { PETSTORE_API_KEY: key });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('the API key from PETSTORE_API_KEY contains characters an HTTP header cannot carry');
+      for (const part of key.split(/[\s]/)) expect(r.stderr).not.toContain(part.slice(-6));
+      expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    }
+    expect(srv.requests).toHaveLength(0);
+  });
+
+  it('2: auth login refuses a key with a non-ASCII character and stores nothing', async () => {
+    const srv = await server();
+    const configDir = tempDir();
+    const r = await runCli(['auth', 'login', '--with-token', '--no-verify'], {
+      env: { PETSTORE_CONFIG_DIR: configDir, PETSTORE_BASE_URL: srv.baseUrl },
+      input: 'pk_ключ_abcdefgh\n',
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('contains characters an HTTP header cannot carry');
+    expect(existsSync(join(configDir, 'config.json'))).toBe(false);
+    expect(srv.requests).toHaveLength(0);
+  });
+
+  it.each([
+    [400, 6, ['pets', 'create', '--name', 'Rex', '--category-id', '1'], { 'content-type': 'text/html' }, '<h1>Bad Request</h1>'],
+    [401, 4, ['pets', 'list'], { 'content-type': 'text/html' }, '<h1>Unauthorized</h1>'],
+    [404, 5, ['pets', 'get', '1'], { 'content-type': 'text/html' }, '<h1>Not Found</h1>'],
+    [401, 4, ['pets', 'list'], { 'content-type': 'application/json' }, '{"error":"no key"}'],
+  ])('%i with a body that is not an Error (a gateway page) still exits %i', async (status, exit, args, headers, raw) => {
+    const srv = await server(() => ({ status, headers, raw }));
+    const r = await run(srv, args);
+    expect(r.code).toBe(exit);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(new RegExp(`^error: server answered ${status} `, 'm'));
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const j = await run(srv, [...args, '--json']);
+    expect(j.code).toBe(exit);
+    expect(JSON.parse(j.stderr.trim().split('\n').pop() ?? '')).toMatchObject({ code: 'invalid_response', status });
   });
 
   it.each([

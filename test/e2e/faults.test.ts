@@ -341,7 +341,7 @@ describe('off-contract answers: exit 1, a clear message, no stack trace', () => 
       handler: answer({ status: 200, body: [{ id: 1, name: 'Rex', categoryId: '7' }] }),
       message: /\[0\]\.categoryId: expected an int64 integer/,
     },
-    { name: 'an error status whose body is not an Error', handler: answer({ status: 404, body: { error: 'nope' } }), message: /404 with a body that is not an API Error \(code: required field is missing\)/ },
+    { name: 'an error status whose body is not an Error', handler: answer({ status: 500, body: { error: 'nope' } }), message: /500 with a body that is not an API Error \(code: required field is missing\)/ },
     { name: 'an unexpected success status', handler: answer({ status: 202, body: [] }), message: /answered 202; the API defines 200/ },
   ];
   for (const c of cases) {

@@ -9,7 +9,7 @@
  */
 import type { Context } from '../../context.js';
 import { AuthError, CliError, ExitCode, InterruptedError, NetworkError, TimeoutError, UsageError } from '../../errors.js';
-import { maskKey } from '../../mask.js';
+import { isSendableKey, maskKey } from '../../mask.js';
 import { resolveBaseUrl, resolveEnvironment } from '../../config/settings.js';
 import { openConfigWriter, type RemoteEnvName } from '../../config/store.js';
 import { checkKey } from './check.js';
@@ -115,6 +115,9 @@ function checkKeyText(raw: string, what: string): string {
   // A key is one token: whitespace or control characters inside mean the wrong input was piped.
   if (/[\s\p{Cc}]/u.test(key)) {
     throw new UsageError(`${what} contains whitespace or control characters; expected a single API key; nothing was stored`);
+  }
+  if (!isSendableKey(key)) {
+    throw new UsageError(`${what} contains characters an HTTP header cannot carry (only visible ASCII is allowed); nothing was stored`);
   }
   return key;
 }
