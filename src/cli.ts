@@ -99,13 +99,18 @@ function createContext(state: RunState, globals: GlobalOptions): Context {
     loadConfig,
     connect: () => (apiPromise ??= connect(ctx)),
     defer: (fn) => state.cleanups.push(fn),
+    // With --output json|ndjson every stderr line is one JSON object, so a script can parse
+    // stderr line by line; the error, when there is one, is the last line.
     warn: (message) => {
       if (state.warned.has(message)) return;
       state.warned.add(message);
-      io.stderr.write(`${io.colorErr.yellow('warning:')} ${message}\n`);
+      if (state.jsonErrors) io.stderr.write(JSON.stringify({ level: 'warning', message }) + '\n');
+      else io.stderr.write(`${io.colorErr.yellow('warning:')} ${message}\n`);
     },
     note: (message) => {
-      if (io.stderrIsTTY) io.stderr.write(`${io.colorErr.dim(message)}\n`);
+      if (!io.stderrIsTTY) return;
+      if (state.jsonErrors) io.stderr.write(JSON.stringify({ level: 'note', message }) + '\n');
+      else io.stderr.write(`${io.colorErr.dim(message)}\n`);
     },
     renderMode: () => (globals.output === 'table' ? (io.stdoutIsTTY ? 'table' : 'tsv') : globals.output),
   };

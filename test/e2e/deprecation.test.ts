@@ -35,9 +35,12 @@ describe('deprecation signals', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).id).toBe(1);
     const n = daysUntil('2030-12-05T00:00:00Z');
-    expect(r.stderr).toBe(
-      `warning: \`petstore pets get\` (getPet) is deprecated (since 2025-12-05) and will be removed on 2030-12-05 (in ${n} days); use \`petstore pets list --status STATUS\` instead\n`,
-    );
+    // With --output ndjson, the warning is a JSON object on its own line too.
+    expect(JSON.parse(r.stderr)).toEqual({
+      level: 'warning',
+      message: `\`petstore pets get\` (getPet) is deprecated (since 2025-12-05) and will be removed on 2030-12-05 (in ${n} days); use \`petstore pets list --status STATUS\` instead`,
+    });
+    expect(r.stderr.endsWith('}\n')).toBe(true);
   });
 
   it('pets get still warns (from its metadata) when the answer carries no headers', async () => {
@@ -79,9 +82,10 @@ describe('deprecation signals', () => {
     const r = await runCli(['pets', 'list', '--all', '--output', 'ndjson'], { env: env(server) });
     expect(r.code).toBe(0);
     expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l).id)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(r.stderr).toBe(
-      `warning: listPets (GET /pets) is deprecated (since 2026-01-01) and will be removed on 2031-01-01 (in ${daysUntil('2031-01-01T00:00:00Z')} days)\n`,
-    );
+    expect(JSON.parse(r.stderr)).toEqual({
+      level: 'warning',
+      message: `listPets (GET /pets) is deprecated (since 2026-01-01) and will be removed on 2031-01-01 (in ${daysUntil('2031-01-01T00:00:00Z')} days)`,
+    });
   });
 
   it('tolerates the obsolete `Deprecation: true` as "deprecated, date unknown"', async () => {
@@ -106,7 +110,10 @@ describe('deprecation signals', () => {
     const r = await runCli(['pets', 'create', '--name', 'Rex', '--category-id', '1', '--json'], { env: env(server) });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).id).toBe(7);
-    expect(r.stderr).toBe(`warning: createPet (POST /pets) is deprecated and will be removed on 2050-01-01 (in ${daysUntil('2050-01-01T00:00:00Z')} days)\n`);
+    expect(JSON.parse(r.stderr)).toEqual({
+      level: 'warning',
+      message: `createPet (POST /pets) is deprecated and will be removed on 2050-01-01 (in ${daysUntil('2050-01-01T00:00:00Z')} days)`,
+    });
   });
 
   it.each([

@@ -246,7 +246,8 @@ describe.concurrent('errors as JSON with --output json / ndjson', () => {
   /** The stderr line holding the error object; any other lines must be warnings. */
   function errorObject(stderr: string): unknown {
     const lines = stderr.trimEnd().split('\n');
-    for (const l of lines.slice(0, -1)) expect(l).toMatch(/^warning: /);
+    // Every line is a JSON object: warnings first, the error last.
+    for (const l of lines.slice(0, -1)) expect(JSON.parse(l)).toMatchObject({ level: 'warning' });
     return JSON.parse(lines[lines.length - 1] ?? '');
   }
 
