@@ -26,8 +26,10 @@ export interface ListPetsQuery {
 /** Hints shown under API errors (cli-contract.md "Errors and exit codes"). */
 const HINTS: Record<number, string> = {
   401: 'The API key was refused. Log in again with `petstore auth login`, or set PETSTORE_API_KEY.',
-  404: 'List the pets that exist with `petstore pets list`.',
 };
+/** 404 hints: for getPet the pet is missing; for /pets itself the base URL is wrong. */
+const NOT_FOUND_PET = 'List the pets that exist with `petstore pets list`.';
+const NOT_FOUND_PATH = 'The base URL has no /pets: check that it ends with the version segment /v1 (`petstore config list`).';
 
 /**
  * Joins a base URL ending in the version segment (e.g. `https://host/v1`) and a path,
@@ -57,7 +59,7 @@ export class PetstoreClient {
       if (query.status !== undefined) target.searchParams.set('status', query.status);
     }
     const res = await this.transport.send({ method: 'GET', url: target });
-    return validate(res, 200, PetsSchema, 'Pets');
+    return validate(res, 200, PetsSchema, 'Pets', NOT_FOUND_PATH);
   }
 
   /**
@@ -67,7 +69,7 @@ export class PetstoreClient {
    */
   async createPet(pet: NewPet): Promise<ApiResult<Pet>> {
     const res = await this.transport.send({ method: 'POST', url: joinUrl(this.baseUrl, 'pets'), body: stringifyJson(pet) });
-    return validate(res, 201, PetSchema, 'Pet');
+    return validate(res, 201, PetSchema, 'Pet', NOT_FOUND_PATH);
   }
 
   /**
@@ -76,16 +78,23 @@ export class PetstoreClient {
    */
   async getPet(petId: bigint): Promise<ApiResult<Pet>> {
     const res = await this.transport.send({ method: 'GET', url: joinUrl(this.baseUrl, `pets/${petId}`) });
-    return validate(res, 200, PetSchema, 'Pet');
+    return validate(res, 200, PetSchema, 'Pet', NOT_FOUND_PET);
   }
 }
 
 /**
  * Checks a response against the spec: the expected success status with a body of
- * `schema`, or an error status with an Error body (spec §7).
+ * `schema`, or an error status with an Error body (spec §7). `notFoundHint` is the line
+ * shown under a 404, which means a missing pet for getPet but a wrong base URL elsewhere.
  * @throws ApiError for an Error body, InvalidResponseError for anything off-contract.
  */
-export function validate<T>(res: JsonResponse, expected: number, schema: z.ZodType<T>, what: string): ApiResult<T> {
+export function validate<T>(
+  res: JsonResponse,
+  expected: number,
+  schema: z.ZodType<T>,
+  what: string,
+  notFoundHint?: string,
+): ApiResult<T> {
   if (res.status >= 400) {
     const parsed = ErrorSchema.safeParse(res.json);
     if (!parsed.success) {
@@ -96,7 +105,7 @@ export function validate<T>(res: JsonResponse, expected: number, schema: z.ZodTy
     }
     // The HTTP status decides the exit code even if the body's `status` disagrees with it.
     const { code, message, status } = parsed.data;
-    throw new ApiError({ code, message, status }, res.status, HINTS[res.status], res.headers);
+    throw new ApiError({ code, message, status }, res.status, res.status === 404 ? notFoundHint : HINTS[res.status], res.headers);
   }
   if (res.status !== expected) {
     throw new InvalidResponseError(`server answered ${res.status}; the API defines ${expected} here`, res.status);

@@ -114,23 +114,25 @@ export function isLoopbackHost(hostname: string): boolean {
  * @throws UsageError naming `what` otherwise.
  */
 export function checkBaseUrl(raw: string, what: string): string {
+  // A password in the URL must not be echoed back in the message that refuses it.
+  const shown = quote(raw.replace(/(\/\/[^/@:]*):[^/@]*@/, '$1:***@'));
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`invalid ${what} ${quote(raw)}: not a URL (expected e.g. https://api.example.com/v1)`);
+    throw new UsageError(`invalid ${what} ${shown}: not a URL (expected e.g. https://api.example.com/v1)`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`invalid ${what} ${quote(raw)}: must be an https:// URL`);
+    throw new UsageError(`invalid ${what} ${shown}: must be an https:// URL (or http:// to a loopback host)`);
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     throw new UsageError(
-      `invalid ${what} ${quote(raw)}: plain http:// is allowed only for loopback hosts; the API key must not cross a network in clear`,
+      `invalid ${what} ${shown}: plain http:// is allowed only for loopback hosts; the API key must not cross a network in clear`,
       'Use https://.',
     );
   }
   if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
-    throw new UsageError(`invalid ${what} ${quote(raw)}: must not carry credentials, a query or a fragment`);
+    throw new UsageError(`invalid ${what} ${shown}: must not carry credentials, a query or a fragment`);
   }
   return url.href.replace(/\/+$/, '');
 }

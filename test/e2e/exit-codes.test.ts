@@ -231,6 +231,17 @@ describe.concurrent('exit codes', () => {
     expect(r.stderr).toContain('petstore pets list');
   });
 
+  it('5: a 404 for /pets itself points at the base URL, not at `pets list`', async () => {
+    const srv = await server(() => errorReply(404, 'not_found', 'no such path: /pets'));
+    for (const args of [['pets', 'list'], ['pets', 'create', '--name', 'Rex', '--category-id', '1']]) {
+      const r = await run(srv, args);
+      expect(r.code).toBe(5);
+      expect(r.stderr).toContain('no such path: /pets');
+      expect(r.stderr).toContain('check that it ends with the version segment /v1');
+      expect(r.stderr).not.toContain('List the pets that exist');
+    }
+  });
+
   it('6: a 400 shows the server message', async () => {
     const srv = await server(() => errorReply(400, 'invalid_request', 'name is too long for this store'));
     const r = await run(srv, ['pets', 'create', '--name', 'X'.repeat(50), '--category-id', '1']);

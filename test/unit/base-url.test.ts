@@ -45,7 +45,8 @@ describe('checkBaseUrl', () => {
     expect(err).toBeInstanceOf(UsageError);
     const msg = (err as UsageError).message;
     expect(msg).toContain('--base-url');
-    expect(msg).toContain(JSON.stringify(raw));
+    // The value as given, except that a password in it is shown as ***.
+    expect(msg).toContain(JSON.stringify(raw.replace(':pw@', ':***@')));
     expect(msg).toContain(reason);
     expect((err as UsageError).exitCode).toBe(2);
   });
@@ -118,5 +119,18 @@ describe('wantsColor', () => {
   ];
   it.each(cases)('%s → %s', (_name, isTTY, env, flag, want) => {
     expect(wantsColor(isTTY, env, flag)).toBe(want);
+  });
+});
+
+describe('checkBaseUrl messages', () => {
+  it('never echo a password carried in the URL', () => {
+    let message = '';
+    try {
+      checkBaseUrl('https://user:s3cr3t-pw@api.example.com/v1', '--base-url');
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain('"https://user:***@api.example.com/v1"');
+    expect(message).not.toContain('s3cr3t-pw');
   });
 });
