@@ -13,10 +13,19 @@ export const PET_COLUMNS = ['id', 'name', 'categoryId', 'status'] as const;
 
 /**
  * Escapes a field for the tab-separated form: backslash, tab, CR and LF become `\\`,
- * `\t`, `\r`, `\n`, so each record stays on one line with exactly four fields.
+ * `\t`, `\r`, `\n`, so each record stays on one line with exactly four fields; any other
+ * control character (C0, DEL, C1) becomes `\xHH`, so a name sent by the server cannot
+ * drive the terminal of someone who pipes the output through `cat` or `less -R`.
  */
 export function escapeTsvField(s: string): string {
-  return s.replace(/[\\\t\r\n]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : '\\n'));
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\\\u0000-\u001f\u007f-\u009f]/g, (c) => {
+    if (c === '\\') return '\\\\';
+    if (c === '\t') return '\\t';
+    if (c === '\r') return '\\r';
+    if (c === '\n') return '\\n';
+    return `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+  });
 }
 
 /** One pet as a machine-form line: id, name, categoryId, status, tab-separated, ending in `\n`. */

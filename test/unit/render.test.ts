@@ -148,3 +148,17 @@ describe('renderJsonArrayItem / renderJsonArrayEnd', () => {
     expect(pieces).toBe(renderJson(some));
   });
 });
+
+describe('escapeTsvField: other control characters', () => {
+  it.each([
+    ['Ev\u001b]0;pwned\u0007il', 'Ev\\x1b]0;pwned\\x07il'],
+    ['clear\u001b[2J', 'clear\\x1b[2J'],
+    ['del\u007f', 'del\\x7f'],
+    ['csi\u009b31m', 'csi\\x9b31m'],
+    ['back\\x1b', 'back\\\\x1b'],
+    ['Zoë 🐈', 'Zoë 🐈'],
+  ])('%j is written as %j', (raw, want) => {
+    expect(escapeTsvField(raw)).toBe(want);
+    expect(escapeTsvField(raw)).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  });
+});
