@@ -6,7 +6,9 @@
  */
 import { INT64_MAX, INT64_MIN, PET_STATUSES } from './constants.js';
 import type { NewPet } from './schemas.js';
-import { parseJson } from '../json.js';
+import { isInteger, isSafeNumber, parse } from 'lossless-json';
+import { z } from 'zod';
+import { Int64Schema, PetStatusSchema } from './schemas.js';
 
 /** One record of the input, with the 1-based line where it starts. */
 export interface SourceRecord {
@@ -33,6 +35,24 @@ export type ReadResult =
 
 /** The fields NewPet defines (spec §2). Others are refused: a typo such as `categoryid` must not pass unnoticed. */
 export const NEW_PET_FIELDS = ['name', 'categoryId', 'status'] as const;
+
+/**
+ * A JSON number written other than as plain integer digits (`1e2`, `1.0`) whose value is
+ * nevertheless integral: kept as written so that it is refused as a categoryId, since
+ * `--category-id` refuses the same forms (cli-contract.md "Input rules": exact int64).
+ */
+class InexactNumber {
+  constructor(readonly text: string) {}
+}
+
+/** Parses record JSON: integer digits become number or bigint (exact int64), see InexactNumber. */
+function parseRecordJson(text: string): unknown {
+  return parse(text, null, (t: string) => {
+    if (isInteger(t)) return isSafeNumber(t) ? Number(t) : BigInt(t);
+    const n = Number(t);
+    return Number.isInteger(n) ? new InexactNumber(t) : n;
+  });
+}
 
 function lineAt(text: string, offset: number): number {
   let line = 1;
@@ -90,7 +110,7 @@ export function splitRecords(input: string): { format: 'json' | 'ndjson'; record
   if (first !== null && first[0] === '[') {
     let parsed: unknown;
     try {
-      parsed = parseJson(text);
+      parsed = parseRecordJson(text);
     } catch (err) {
       return { format: 'json', records: [], problems: [syntaxProblem(text, err, 1)] };
     }
@@ -109,7 +129,7 @@ export function splitRecords(input: string): { format: 'json' | 'ndjson'; record
     const line = raw.replace(/\r$/, '');
     if (line.trim() === '') return;
     try {
-      records.push({ line: i + 1, value: parseJson(line) });
+      records.push({ line: i + 1, value: parseRecordJson(line) });
     } catch (err) {
       problems.push(syntaxProblem(line, err, i + 1));
     }
@@ -117,9 +137,17 @@ export function splitRecords(input: string): { format: 'json' | 'ndjson'; record
   return { format: 'ndjson', records, problems };
 }
 
-function isInt64(v: unknown): boolean {
-  if (typeof v === 'bigint') return v >= INT64_MIN && v <= INT64_MAX;
-  return typeof v === 'number' && Number.isSafeInteger(v);
+/** NewPet as a bulk file must hold it: the spec's fields and no other (spec §2). */
+const StrictNewPetSchema = z.strictObject({
+  name: z.string(),
+  categoryId: Int64Schema,
+  status: PetStatusSchema.optional(),
+});
+
+function describeValue(v: unknown): string {
+  if (v instanceof InexactNumber) return v.text;
+  if (typeof v === 'bigint') return String(v);
+  return JSON.stringify(v) ?? String(v);
 }
 
 function closestField(key: string): string | undefined {
@@ -138,18 +166,27 @@ export function checkNewPet(value: unknown): string[] {
     return [`must be a JSON object with name and categoryId, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`];
   }
   const o = value as Record<string, unknown>;
+  const result = StrictNewPetSchema.safeParse(o);
+  if (result.success) return [];
   const problems: string[] = [];
-  if (!('name' in o)) problems.push('name is missing (a string is required)');
-  else if (typeof o.name !== 'string') problems.push('name must be a string');
-  if (!('categoryId' in o)) problems.push('categoryId is missing (an int64 is required)');
-  else if (!isInt64(o.categoryId)) problems.push(`categoryId must be an integer from ${INT64_MIN} to ${INT64_MAX} (int64), got ${JSON.stringify(typeof o.categoryId === 'bigint' ? String(o.categoryId) : o.categoryId) ?? String(o.categoryId)}`);
-  if ('status' in o && !(PET_STATUSES as readonly unknown[]).includes(o.status)) {
-    problems.push(`status must be one of ${PET_STATUSES.join(', ')}, got ${JSON.stringify(o.status) ?? String(o.status)}`);
-  }
-  for (const key of Object.keys(o)) {
-    if ((NEW_PET_FIELDS as readonly string[]).includes(key)) continue;
-    const near = closestField(key);
-    problems.push(`unknown field ${JSON.stringify(key)}${near !== undefined ? ` (did you mean ${near}?)` : ''}; NewPet has name, categoryId, status`);
+  for (const issue of result.error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const near = closestField(key);
+        problems.push(`unknown field ${JSON.stringify(key)}${near !== undefined ? ` (did you mean ${near}?)` : ''}; NewPet has name, categoryId, status`);
+      }
+      continue;
+    }
+    const field = String(issue.path[0] ?? '');
+    const missing = !(field in o);
+    if (field === 'name') problems.push(missing ? 'name is missing (a string is required)' : 'name must be a string');
+    else if (field === 'categoryId') {
+      problems.push(
+        missing
+          ? 'categoryId is missing (an int64 is required)'
+          : `categoryId must be an integer from ${INT64_MIN} to ${INT64_MAX} (int64), got ${describeValue(o.categoryId)}`,
+      );
+    } else if (field === 'status') problems.push(`status must be one of ${PET_STATUSES.join(', ')}, got ${describeValue(o.status)}`);
   }
   return problems;
 }
