@@ -9,25 +9,19 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { errorReply, startTestServer, type Handler, type TestServer } from '../helpers/test-server.js';
+import { errorReply, serverPool, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_exitcodes_0123456789';
-const servers: TestServer[] = [];
+const { start: server, closeAll } = serverPool();
 let dir: string;
 
 beforeAll(() => {
   dir = tempDir();
 });
 afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
+  await closeAll();
   removeTempDirs();
 });
-
-async function server(handler?: Handler): Promise<TestServer> {
-  const s = await startTestServer(handler);
-  servers.push(s);
-  return s;
-}
 
 /** Runs the CLI against `srv` with a key in the environment. */
 function run(srv: TestServer, args: string[], env: Record<string, string | undefined> = {}) {

@@ -6,25 +6,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { startTestServer, type Handler, type TestServer } from '../helpers/test-server.js';
+import { serverPool, type Handler, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_requests_abcdef0123';
-const servers: TestServer[] = [];
+const { start: server, closeAll } = serverPool();
 let dir: string;
 
 beforeAll(() => {
   dir = tempDir();
 });
 afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
+  await closeAll();
   removeTempDirs();
 });
-
-async function server(handler?: Handler): Promise<TestServer> {
-  const s = await startTestServer(handler);
-  servers.push(s);
-  return s;
-}
 
 function run(args: string[], env: Record<string, string | undefined>) {
   return runCli(args, { env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_API_KEY: KEY, ...env } });
