@@ -2,8 +2,12 @@
 // printed. Usage: node bench/floor-get.mjs URL (an Authorization header from PETSTORE_API_KEY).
 import { get } from 'node:http';
 
-get(process.argv[2], { headers: { authorization: `Bearer ${process.env.PETSTORE_API_KEY ?? ''}`, accept: 'application/json' } }, (res) => {
-  const chunks = [];
-  res.on('data', (c) => chunks.push(c));
-  res.on('end', () => process.stdout.write(Buffer.concat(chunks).toString('utf8') + '\n'));
-});
+get(
+  process.argv[2],
+  { headers: { authorization: `Bearer ${process.env.PETSTORE_API_KEY ?? ''}`, accept: 'application/json' } },
+  (res) => {
+    const chunks = [];
+    res.on('data', (c) => chunks.push(c));
+    res.on('end', () => process.stdout.write(Buffer.concat(chunks).toString('utf8') + '\n'));
+  },
+);

@@ -15,7 +15,7 @@
 // commands get one extra run each with a preloaded probe (bench/rss-probe.cjs) that prints
 // the process's VmHWM from /proc at exit; other commands show no RSS.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +32,9 @@ const WARMUP = Number(opt('--warmup', process.env.BENCH_WARMUP ?? 3));
 const JSON_OUT = flag('--json');
 const ONLY = opt('--only', undefined)?.split(',');
 if (!Number.isInteger(RUNS) || RUNS < 1 || !Number.isInteger(WARMUP) || WARMUP < 0) {
-  console.error('usage: node bench/run.mjs [--runs N>=1] [--warmup N>=0] [--json] [--clean-env] [--only NAME,...] [--cli PATH]');
+  console.error(
+    'usage: node bench/run.mjs [--runs N>=1] [--warmup N>=0] [--json] [--clean-env] [--only NAME,...] [--cli PATH]',
+  );
   process.exit(2);
 }
 if (!existsSync(join(root, 'dist', 'cli-entry.js'))) {
@@ -50,7 +52,10 @@ function which(name) {
 }
 
 // GNU time, if it is there and understands -f (busybox's may not).
-const GNU_TIME = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%M', 'true']).status === 0 ? '/usr/bin/time' : undefined;
+const GNU_TIME =
+  existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%M', 'true']).status === 0
+    ? '/usr/bin/time'
+    : undefined;
 const SCRIPT = which('script');
 
 // --- the server --------------------------------------------------------------------------
@@ -101,13 +106,52 @@ const cli = opt('--cli', join(root, 'bin', 'petstore.js'));
 /** name, argv, env, floor it is compared with, target ratio (or undefined), note. */
 const commands = [
   { name: 'node -e 0', argv: [node, '-e', '0'], env: cleanEnv, node: true },
-  { name: 'floor GET (node:http)', argv: [node, join(root, 'bench', 'floor-get.mjs'), `${baseUrl}/pets`], env: remoteEnv, node: true },
-  { name: 'petstore --version', argv: [node, cli, '--version'], env: cleanEnv, floor: 'node -e 0', target: 1.15, node: true },
+  {
+    name: 'floor GET (node:http)',
+    argv: [node, join(root, 'bench', 'floor-get.mjs'), `${baseUrl}/pets`],
+    env: remoteEnv,
+    node: true,
+  },
+  {
+    name: 'petstore --version',
+    argv: [node, cli, '--version'],
+    env: cleanEnv,
+    floor: 'node -e 0',
+    target: 1.15,
+    node: true,
+  },
   { name: 'petstore --help', argv: [node, cli, '--help'], env: cleanEnv, floor: 'node -e 0', target: 1.15, node: true },
-  { name: 'pets list --json', argv: [node, cli, 'pets', 'list', '--json'], env: remoteEnv, floor: 'floor GET (node:http)', target: 1.5, aim: 1.3, node: true },
-  { name: 'pets list (piped: tsv)', argv: [node, cli, 'pets', 'list'], env: remoteEnv, floor: 'floor GET (node:http)', node: true },
-  { name: 'pets create', argv: [node, cli, 'pets', 'create', '--name', 'X', '--category-id', '1'], env: remoteEnv, floor: 'floor GET (node:http)', node: true },
-  { name: '--env sandbox pets list --json', argv: [node, cli, '--env', 'sandbox', 'pets', 'list', '--json'], env: sandboxEnv, floor: 'floor GET (node:http)', target: 1.8, node: true },
+  {
+    name: 'pets list --json',
+    argv: [node, cli, 'pets', 'list', '--json'],
+    env: remoteEnv,
+    floor: 'floor GET (node:http)',
+    target: 1.5,
+    aim: 1.3,
+    node: true,
+  },
+  {
+    name: 'pets list (piped: tsv)',
+    argv: [node, cli, 'pets', 'list'],
+    env: remoteEnv,
+    floor: 'floor GET (node:http)',
+    node: true,
+  },
+  {
+    name: 'pets create',
+    argv: [node, cli, 'pets', 'create', '--name', 'X', '--category-id', '1'],
+    env: remoteEnv,
+    floor: 'floor GET (node:http)',
+    node: true,
+  },
+  {
+    name: '--env sandbox pets list --json',
+    argv: [node, cli, '--env', 'sandbox', 'pets', 'list', '--json'],
+    env: sandboxEnv,
+    floor: 'floor GET (node:http)',
+    target: 1.8,
+    node: true,
+  },
 ];
 const notes = [];
 if (SCRIPT !== undefined) {
@@ -116,21 +160,46 @@ if (SCRIPT !== undefined) {
   const inPty = (argv) => [SCRIPT, '-qefc', argv.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' '), '/dev/null'];
   commands.push(
     { name: 'pty: node -e 0', argv: inPty([node, '-e', '0']), env: { ...cleanEnv, TERM: 'xterm' } },
-    { name: 'pty: pets list (table)', argv: inPty([node, cli, 'pets', 'list']), env: { ...remoteEnv, TERM: 'xterm' }, floor: 'pty: node -e 0' },
+    {
+      name: 'pty: pets list (table)',
+      argv: inPty([node, cli, 'pets', 'list']),
+      env: { ...remoteEnv, TERM: 'xterm' },
+      floor: 'pty: node -e 0',
+    },
   );
 } else {
-  notes.push('util-linux `script` not found: the TTY table path is not measured (piped `pets list` prints the tab-separated form).');
+  notes.push(
+    'util-linux `script` not found: the TTY table path is not measured (piped `pets list` prints the tab-separated form).',
+  );
 }
 const curl = which('curl');
 if (curl !== undefined) {
-  commands.push({ name: 'curl GET', argv: [curl, '-s', '-H', `Authorization: Bearer ${apiKey}`, `${baseUrl}/pets`], env: cleanEnv, floor: 'floor GET (node:http)' });
+  commands.push({
+    name: 'curl GET',
+    argv: [curl, '-s', '-H', `Authorization: Bearer ${apiKey}`, `${baseUrl}/pets`],
+    env: cleanEnv,
+    floor: 'floor GET (node:http)',
+  });
 } else notes.push('curl not installed: skipped.');
 const httpie = which('http');
 if (httpie !== undefined) {
-  commands.push({ name: 'httpie GET', argv: [httpie, '--ignore-stdin', `${baseUrl}/pets`, `Authorization:Bearer ${apiKey}`], env: cleanEnv, floor: 'floor GET (node:http)' });
+  commands.push({
+    name: 'httpie GET',
+    argv: [httpie, '--ignore-stdin', `${baseUrl}/pets`, `Authorization:Bearer ${apiKey}`],
+    env: cleanEnv,
+    floor: 'floor GET (node:http)',
+  });
 } else notes.push('httpie (`http`) not installed: skipped; the "faster than httpie" target cannot be checked.');
 
-const selected = ONLY === undefined ? commands : commands.filter((c) => ONLY.includes(c.name) || c.floor === undefined || commands.some((d) => ONLY.includes(d.name) && d.floor === c.name));
+const selected =
+  ONLY === undefined
+    ? commands
+    : commands.filter(
+        (c) =>
+          ONLY.includes(c.name) ||
+          c.floor === undefined ||
+          commands.some((d) => ONLY.includes(d.name) && d.floor === c.name),
+      );
 
 // --- running -----------------------------------------------------------------------------
 /** Runs argv once; resolves { ms, rssKiB, code }. Output is read and dropped. */
@@ -225,28 +294,56 @@ const rows = selected.map((c) => {
     ratio: f === undefined ? undefined : round3(s.medianMs / f.medianMs),
     // Median of the round-by-round ratios (each run against the floor run of its own
     // round): less sensitive to a machine that slows down for a while.
-    pairedRatio: f === undefined ? undefined : round3(median(samples.get(c.name).ms.map((ms, i) => ms / samples.get(c.floor).ms[i]))),
+    pairedRatio:
+      f === undefined
+        ? undefined
+        : round3(median(samples.get(c.name).ms.map((ms, i) => ms / samples.get(c.floor).ms[i]))),
     target: c.target,
   };
 });
-const ratioOf = (name) => rows.find((r) => r.name === name)?.ratio;
 const nodeFloor = stats.get('node -e 0');
-const petstoreRows = rows.filter((r) => r.name.startsWith('petstore') || r.name.startsWith('pets') || r.name.startsWith('--env'));
+const petstoreRows = rows.filter(
+  (r) => r.name.startsWith('petstore') || r.name.startsWith('pets') || r.name.startsWith('--env'),
+);
 const httpieStats = stats.get('httpie GET');
 const listRss = stats.get('pets list (piped: tsv)')?.rssMiB;
 const targets = [];
 const addTarget = (what, value, limit, extra = {}) =>
-  targets.push({ target: what, value: round3(value), limit, met: value === undefined ? null : value <= limit, ...extra });
+  targets.push({
+    target: what,
+    value: round3(value),
+    limit,
+    met: value === undefined ? null : value <= limit,
+    ...extra,
+  });
 for (const r of rows) {
   if (r.target !== undefined && r.ratio !== undefined) {
-    addTarget(`${r.name} <= ${r.target}x ${r.floor}`, r.ratio, r.target, r.name === 'pets list --json' ? { aim: 1.3 } : {});
+    addTarget(
+      `${r.name} <= ${r.target}x ${r.floor}`,
+      r.ratio,
+      r.target,
+      r.name === 'pets list --json' ? { aim: 1.3 } : {},
+    );
   }
 }
-if (listRss !== undefined && nodeFloor?.rssMiB !== undefined) addTarget('peak RSS of pets list <= 1.3x node -e 0', listRss / nodeFloor.rssMiB, 1.3);
+if (listRss !== undefined && nodeFloor?.rssMiB !== undefined)
+  addTarget('peak RSS of pets list <= 1.3x node -e 0', listRss / nodeFloor.rssMiB, 1.3);
 for (const r of petstoreRows) {
   if (httpieStats === undefined && httpie !== undefined) continue; // left out by --only
-  if (httpieStats === undefined) targets.push({ target: `${r.name} faster than httpie GET`, value: null, limit: 1, met: null, note: 'httpie not installed' });
-  else addTarget(`${r.name} faster than httpie GET (ratio to httpie)`, stats.get(r.name).medianMs / httpieStats.medianMs, 1);
+  if (httpieStats === undefined)
+    targets.push({
+      target: `${r.name} faster than httpie GET`,
+      value: null,
+      limit: 1,
+      met: null,
+      note: 'httpie not installed',
+    });
+  else
+    addTarget(
+      `${r.name} faster than httpie GET (ratio to httpie)`,
+      stats.get(r.name).medianMs / httpieStats.medianMs,
+      1,
+    );
 }
 const cpu = cpus();
 const doc = {
@@ -270,20 +367,37 @@ if (JSON_OUT) {
   const fmt = (x, d = 1) => (x === undefined ? '-' : x.toFixed(d));
   const table = [['command', 'median ms', 'min ms', 'max ms', 'RSS MiB', 'ratio', 'paired', 'vs']];
   for (const r of rows) {
-    table.push([r.name, fmt(r.medianMs), fmt(r.minMs), fmt(r.maxMs), fmt(r.peakRssMiB), r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}x`, r.pairedRatio === undefined ? '' : `${r.pairedRatio.toFixed(2)}x`, r.floor ?? '']);
+    table.push([
+      r.name,
+      fmt(r.medianMs),
+      fmt(r.minMs),
+      fmt(r.maxMs),
+      fmt(r.peakRssMiB),
+      r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}x`,
+      r.pairedRatio === undefined ? '' : `${r.pairedRatio.toFixed(2)}x`,
+      r.floor ?? '',
+    ]);
   }
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
-  const line = (row) => row.map((cell, i) => (i === 0 || i === 7 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd();
-  console.log(`petstore start-up bench: Node ${doc.node}, ${doc.machine.cpu}, ${doc.machine.cores} cores; ${RUNS} runs after ${WARMUP} warm-ups, in rounds`);
+  const line = (row) =>
+    row
+      .map((cell, i) => (i === 0 || i === 7 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
+  console.log(
+    `petstore start-up bench: Node ${doc.node}, ${doc.machine.cpu}, ${doc.machine.cores} cores; ${RUNS} runs after ${WARMUP} warm-ups, in rounds`,
+  );
   console.log(`wall: ${doc.wallTime}; RSS: ${rssMethod}`);
   console.log(`environment: ${doc.environment}${nodeVars.length > 0 ? ` (with ${nodeVars.join(', ')})` : ''}\n`);
   console.log(line(table[0]));
   for (const row of table.slice(1)) console.log(line(row));
-  console.log('\nratio: median / the floor\'s median; paired: median of each run / the floor run of its round.');
+  console.log("\nratio: median / the floor's median; paired: median of each run / the floor run of its round.");
   console.log('targets (on the ratio of medians):');
   for (const t of targets) {
     const verdict = t.met === null ? 'n/a ' : t.met ? 'met ' : 'MISS';
-    console.log(`  ${verdict}  ${t.target}: ${t.value === null ? (t.note ?? '-') : `${t.value.toFixed(2)}x`}${t.aim !== undefined ? ` (aim ${t.aim}x)` : ''}`);
+    console.log(
+      `  ${verdict}  ${t.target}: ${t.value === null ? (t.note ?? '-') : `${t.value.toFixed(2)}x`}${t.aim !== undefined ? ` (aim ${t.aim}x)` : ''}`,
+    );
   }
   for (const n of notes) console.log(`note: ${n}`);
 }

@@ -29,7 +29,9 @@ for (const entry of readdirSync(new URL('../src', import.meta.url), { recursive:
   const file = new URL(`../src/${entry}`, import.meta.url);
   if (!String(entry).endsWith('.ts')) continue;
   if (/\blocales\b/.test(readFileSync(file, 'utf8'))) {
-    throw new Error(`src/${entry} mentions zod locales, which this build leaves out (see zodEnglishOnly in scripts/build.mjs)`);
+    throw new Error(
+      `src/${entry} mentions zod locales, which this build leaves out (see zodEnglishOnly in scripts/build.mjs)`,
+    );
   }
 }
 
@@ -75,7 +77,13 @@ mkdirSync(`${fresh}/static`);
 for (const [file, argv] of Object.entries(STATIC_OUTPUTS)) {
   const r = spawnSync(
     process.execPath,
-    ['--input-type=module', '-e', 'const { run } = await import(process.argv[1]); run(process.argv.slice(2));', `${fresh}/cli-entry.js`, ...argv],
+    [
+      '--input-type=module',
+      '-e',
+      'const { run } = await import(process.argv[1]); run(process.argv.slice(2));',
+      `${fresh}/cli-entry.js`,
+      ...argv,
+    ],
     { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', LANG: 'C.UTF-8', NO_COLOR: '1' } },
   );
   if (r.status !== 0 || r.stderr !== '' || r.stdout === '') {

@@ -75,7 +75,8 @@ function guessJsonErrors(argv: string[]): boolean {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') break;
-    if (a === '--json' || a === '--output=json' || a === '--output=ndjson' || a === '-ojson' || a === '-ondjson') return true;
+    if (a === '--json' || a === '--output=json' || a === '--output=ndjson' || a === '-ojson' || a === '-ondjson')
+      return true;
     if ((a === '--output' || a === '-o') && (argv[i + 1] === 'json' || argv[i + 1] === 'ndjson')) return true;
   }
   return false;
@@ -149,7 +150,9 @@ async function connect(ctx: Context): Promise<Api> {
     // The API's paths start after the version segment (spec §9); without it every call
     // would likely answer 404, which reads like "no such pet".
     if (lacksVersionSegment(connection.baseUrl.value)) {
-      ctx.warn(`base URL ${connection.baseUrl.value} (from ${connection.baseUrl.from}) does not end with the version segment /v1`);
+      ctx.warn(
+        `base URL ${connection.baseUrl.value} (from ${connection.baseUrl.from}) does not end with the version segment /v1`,
+      );
     }
     if (environment.value === 'staging') ctx.note(`env: staging (${connection.baseUrl.value})`);
   }
@@ -203,7 +206,9 @@ function reportError(err: unknown, state: RunState): number {
     io.stderr.write(`${red('error:')} ${err.message}\n`);
   } else {
     const e = err instanceof Error ? err : new Error(String(err));
-    io.stderr.write(`${red('error:')} internal error: ${e.message}\nThis looks like a bug in petstore; please report it.\n`);
+    io.stderr.write(
+      `${red('error:')} internal error: ${e.message}\nThis looks like a bug in petstore; please report it.\n`,
+    );
     if (state.globals?.verbose === true && e.stack !== undefined) io.stderr.write(`${e.stack}\n`);
     else io.stderr.write('Run again with --verbose to see the stack trace.\n');
     return code;

@@ -45,10 +45,12 @@ export function parseGlobalOptions(raw: Record<string, unknown>, env: NodeJS.Pro
     baseUrl: str('baseUrl'),
     output: outputRaw === undefined ? 'table' : parseOutput(outputRaw),
     outputExplicit: outputRaw !== undefined,
-    timeoutMs: str('timeout') === undefined ? DEFAULT_TIMEOUT_SECONDS * 1000 : parseTimeoutSeconds(str('timeout') as string),
+    timeoutMs:
+      str('timeout') === undefined ? DEFAULT_TIMEOUT_SECONDS * 1000 : parseTimeoutSeconds(str('timeout') as string),
     retries: str('retries') === undefined ? DEFAULT_RETRIES : parseRetries(str('retries') as string),
     verbose: raw.verbose === true,
-    failOnDeprecated: raw.failOnDeprecated === true || (fod !== undefined && fod !== '' && fod !== '0' && fod !== 'false'),
+    failOnDeprecated:
+      raw.failOnDeprecated === true || (fod !== undefined && fod !== '' && fod !== '0' && fod !== 'false'),
     noColor: raw.color === false,
   };
 }

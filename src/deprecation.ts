@@ -110,7 +110,11 @@ export class DeprecationReporter {
 
   /** Records what the CLI itself knows (command metadata); printed by `flush`. */
   declare(info: DeprecationInfo): void {
-    this.info = { ...info, deprecation: this.info?.deprecation ?? info.deprecation, sunset: this.info?.sunset ?? info.sunset };
+    this.info = {
+      ...info,
+      deprecation: this.info?.deprecation ?? info.deprecation,
+      sunset: this.info?.sunset ?? info.sunset,
+    };
   }
 
   /**

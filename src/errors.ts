@@ -91,7 +91,12 @@ export class TimeoutError extends CliError {
  */
 export class InvalidResponseError extends CliError {
   constructor(message: string, status = 0, hint?: string) {
-    super(message, { exitCode: status >= 400 ? exitCodeForStatus(status) : ExitCode.failure, code: 'invalid_response', status, hint });
+    super(message, {
+      exitCode: status >= 400 ? exitCodeForStatus(status) : ExitCode.failure,
+      code: 'invalid_response',
+      status,
+      hint,
+    });
     this.name = 'InvalidResponseError';
   }
 }
@@ -120,7 +125,12 @@ export class ApiError extends CliError {
   /** The error response's headers (e.g. `Deprecation`, `Sunset` on a 404/410), when known. */
   readonly headers: Record<string, string | string[] | undefined> | undefined;
 
-  constructor(body: ApiErrorBody, httpStatus: number, hint?: string, headers?: Record<string, string | string[] | undefined>) {
+  constructor(
+    body: ApiErrorBody,
+    httpStatus: number,
+    hint?: string,
+    headers?: Record<string, string | string[] | undefined>,
+  ) {
     super(body.message, { exitCode: exitCodeForStatus(httpStatus), code: body.code, status: httpStatus, hint });
     this.name = 'ApiError';
     this.body = body;

@@ -58,7 +58,10 @@ export function wantsColor(isTTY: boolean, env: NodeJS.ProcessEnv, noColorFlag: 
   const force = env.FORCE_COLOR;
   if (force === '0' || force === 'false') return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  if ((force !== undefined && force !== '') || (env.CLICOLOR_FORCE !== undefined && env.CLICOLOR_FORCE !== '' && env.CLICOLOR_FORCE !== '0')) {
+  if (
+    (force !== undefined && force !== '') ||
+    (env.CLICOLOR_FORCE !== undefined && env.CLICOLOR_FORCE !== '' && env.CLICOLOR_FORCE !== '0')
+  ) {
     return true;
   }
   if (env.CLICOLOR === '0') return false;

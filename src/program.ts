@@ -91,7 +91,9 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
           );
         }
         if (deprecation.reportedByCommand !== true) {
-          ctx.warn(`${what} is deprecated and will be removed on ${deprecation.removal}; use \`${deprecation.replacement}\` instead`);
+          ctx.warn(
+            `${what} is deprecated and will be removed on ${deprecation.removal}; use \`${deprecation.replacement}\` instead`,
+          );
         }
       }
       const mod = await load();
@@ -115,7 +117,10 @@ Examples:
     .description('list pets (listPets: GET /pets)')
     .option('--limit <n>', 'at most N pets, 1-100 (default: 20)')
     .option('--status <status>', 'only pets with this status: available, pending or sold')
-    .option('--all', 'fetch every page, following the server\'s Link rel="next" headers (pages of --limit, default 100)')
+    .option(
+      '--all',
+      'fetch every page, following the server\'s Link rel="next" headers (pages of --limit, default 100)',
+    )
     .option('--max-pages <n>', 'with --all: stop with exit 1 after N pages, 1-10000 (default: 1000)')
     .addHelpText(
       'after',
@@ -129,7 +134,7 @@ Examples:
   pets
     .command('create')
     .description('add a pet (createPet: POST /pets); prints the created pet')
-    .option('--name <name>', 'the animal\'s name (required)')
+    .option('--name <name>', "the animal's name (required)")
     .option('--category-id <id>', 'category id, an int64 (required)')
     .option('--status <status>', 'available, pending or sold')
     .option('--from-file <file>', 'create every NewPet of a JSON array or NDJSON file, in order (- = stdin)')
@@ -222,7 +227,7 @@ Examples:
     .action(action(() => import('./commands/auth/login.js')));
   auth
     .command('status')
-    .description('show each environment\'s base URL and key (masked) and where they come from')
+    .description("show each environment's base URL and key (masked) and where they come from")
     .option('--check', 'try each key with one request (GET /pets?limit=1)')
     .addHelpText(
       'after',
@@ -302,7 +307,7 @@ Examples:
     .action(action(() => import('./commands/config/list.js')));
   config
     .command('path')
-    .description('print the config file\'s path (works even when the file is broken)')
+    .description("print the config file's path (works even when the file is broken)")
     .addHelpText(
       'after',
       `

@@ -29,7 +29,8 @@ const HINTS: Record<number, string> = {
 };
 /** 404 hints: for getPet the pet is missing; for /pets itself the base URL is wrong. */
 const NOT_FOUND_PET = 'List the pets that exist with `petstore pets list`.';
-const NOT_FOUND_PATH = 'The base URL has no /pets: check that it ends with the version segment /v1 (`petstore config list`).';
+const NOT_FOUND_PATH =
+  'The base URL has no /pets: check that it ends with the version segment /v1 (`petstore config list`).';
 
 /**
  * Joins a base URL ending in the version segment (e.g. `https://host/v1`) and a path,
@@ -68,7 +69,11 @@ export class PetstoreClient {
    * @throws ApiError (400 → exit 6, 401 → exit 4), InvalidResponseError, NetworkError, TimeoutError.
    */
   async createPet(pet: NewPet): Promise<ApiResult<Pet>> {
-    const res = await this.transport.send({ method: 'POST', url: joinUrl(this.baseUrl, 'pets'), body: stringifyJson(pet) });
+    const res = await this.transport.send({
+      method: 'POST',
+      url: joinUrl(this.baseUrl, 'pets'),
+      body: stringifyJson(pet),
+    });
     return validate(res, 201, PetSchema, 'Pet', NOT_FOUND_PATH);
   }
 
@@ -105,7 +110,12 @@ export function validate<T>(
     }
     // The HTTP status decides the exit code even if the body's `status` disagrees with it.
     const { code, message, status } = parsed.data;
-    throw new ApiError({ code, message, status }, res.status, res.status === 404 ? notFoundHint : HINTS[res.status], res.headers);
+    throw new ApiError(
+      { code, message, status },
+      res.status,
+      res.status === 404 ? notFoundHint : HINTS[res.status],
+      res.headers,
+    );
   }
   if (res.status !== expected) {
     throw new InvalidResponseError(`server answered ${res.status}; the API defines ${expected} here`, res.status);

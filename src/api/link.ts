@@ -30,7 +30,10 @@ export function findNextLink(headers: IncomingHttpHeaders, requestUrl: URL): URL
   try {
     return new URL(first.uri, requestUrl);
   } catch {
-    throw new InvalidResponseError(`server sent a Link rel="next" target that is not a URL: ${JSON.stringify(first.uri)}`, 200);
+    throw new InvalidResponseError(
+      `server sent a Link rel="next" target that is not a URL: ${JSON.stringify(first.uri)}`,
+      200,
+    );
   }
 }
 

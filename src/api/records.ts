@@ -104,7 +104,11 @@ function syntaxProblem(text: string, err: unknown, lineOffset: number): RecordPr
  * Splits the input into records: a JSON array (first non-blank character `[`) or NDJSON
  * (one JSON value per non-blank line). A byte-order mark is ignored.
  */
-export function splitRecords(input: string): { format: 'json' | 'ndjson'; records: SourceRecord[]; problems: RecordProblem[] } {
+export function splitRecords(input: string): {
+  format: 'json' | 'ndjson';
+  records: SourceRecord[];
+  problems: RecordProblem[];
+} {
   const text = input.replace(/^\uFEFF/, '');
   const first = /\S/.exec(text);
   if (first !== null && first[0] === '[') {
@@ -152,7 +156,9 @@ function describeValue(v: unknown): string {
 
 function closestField(key: string): string | undefined {
   const k = key.toLowerCase().replace(/[-_\s]/g, '');
-  return NEW_PET_FIELDS.find((f) => f.toLowerCase() === k || (f === 'categoryId' && (k === 'category' || k === 'categoryid')));
+  return NEW_PET_FIELDS.find(
+    (f) => f.toLowerCase() === k || (f === 'categoryId' && (k === 'category' || k === 'categoryid')),
+  );
 }
 
 /**
@@ -163,7 +169,9 @@ function closestField(key: string): string | undefined {
  */
 export function checkNewPet(value: unknown): string[] {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return [`must be a JSON object with name and categoryId, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`];
+    return [
+      `must be a JSON object with name and categoryId, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
+    ];
   }
   const o = value as Record<string, unknown>;
   const result = StrictNewPetSchema.safeParse(o);
@@ -173,7 +181,9 @@ export function checkNewPet(value: unknown): string[] {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const near = closestField(key);
-        problems.push(`unknown field ${JSON.stringify(key)}${near !== undefined ? ` (did you mean ${near}?)` : ''}; NewPet has name, categoryId, status`);
+        problems.push(
+          `unknown field ${JSON.stringify(key)}${near !== undefined ? ` (did you mean ${near}?)` : ''}; NewPet has name, categoryId, status`,
+        );
       }
       continue;
     }
@@ -186,7 +196,8 @@ export function checkNewPet(value: unknown): string[] {
           ? 'categoryId is missing (an int64 is required)'
           : `categoryId must be an integer from ${INT64_MIN} to ${INT64_MAX} (int64), got ${describeValue(o.categoryId)}`,
       );
-    } else if (field === 'status') problems.push(`status must be one of ${PET_STATUSES.join(', ')}, got ${describeValue(o.status)}`);
+    } else if (field === 'status')
+      problems.push(`status must be one of ${PET_STATUSES.join(', ')}, got ${describeValue(o.status)}`);
   }
   return problems;
 }
@@ -196,7 +207,8 @@ export function checkNewPet(value: unknown): string[] {
  * record. Empty input is a problem (nothing to create).
  */
 export function readNewPetRecords(input: string): ReadResult {
-  if (input.trim() === '') return { ok: false, format: undefined, problems: [{ line: 1, message: 'no records: the input is empty' }] };
+  if (input.trim() === '')
+    return { ok: false, format: undefined, problems: [{ line: 1, message: 'no records: the input is empty' }] };
   const { format, records, problems } = splitRecords(input);
   if (format === 'json' && problems.length === 0 && records.length === 0) {
     return { ok: false, format, problems: [{ line: 1, message: 'no records: the array is empty' }] };

@@ -10,10 +10,7 @@ import { z } from 'zod';
 import { INT64_MAX, INT64_MIN, PET_STATUSES } from './constants.js';
 
 /** An int64 value (spec §2 "integer, format int64"): number when safe, bigint otherwise. */
-export const Int64Schema = z.union([
-  z.int(),
-  z.bigint().min(INT64_MIN).max(INT64_MAX),
-]);
+export const Int64Schema = z.union([z.int(), z.bigint().min(INT64_MIN).max(INT64_MAX)]);
 /** An int64 as parsed from JSON. */
 export type Int64 = z.infer<typeof Int64Schema>;
 

@@ -50,7 +50,14 @@ export interface CompletionModel {
   globalFlags: CompletionFlag[];
 }
 
-const HELP_FLAG: CompletionFlag = { long: '--help', short: '-h', description: 'show help', takesValue: false, values: undefined, file: false };
+const HELP_FLAG: CompletionFlag = {
+  long: '--help',
+  short: '-h',
+  description: 'show help',
+  takesValue: false,
+  values: undefined,
+  file: false,
+};
 
 function flagsOf(cmd: Command): CompletionFlag[] {
   return cmd.options
@@ -101,16 +108,15 @@ export function bashScript(model: CompletionModel): string {
   const all = [...model.globalFlags, ...model.nodes.flatMap((n) => n.flags)];
   const valueFlags = [...new Set(all.filter((f) => f.takesValue).flatMap(names))];
   const fn = `__${model.name}_complete`;
-  const pathCases = model.nodes
-    .flatMap((n) => n.subcommands.map((s) => `"${n.path.join(' ')}:${s.name}"`))
-    .join('|');
+  const pathCases = model.nodes.flatMap((n) => n.subcommands.map((s) => `"${n.path.join(' ')}:${s.name}"`)).join('|');
   const valueCases: string[] = [];
   const seen = new Set<string>();
   for (const f of all) {
     if (!f.takesValue || f.long === undefined || seen.has(f.long)) continue;
     seen.add(f.long);
     const pattern = names(f).join('|');
-    if (f.values !== undefined) valueCases.push(`    ${pattern}) COMPREPLY=($(compgen -W "${shellWords(f.values)}" -- "$cur")); return 0 ;;`);
+    if (f.values !== undefined)
+      valueCases.push(`    ${pattern}) COMPREPLY=($(compgen -W "${shellWords(f.values)}" -- "$cur")); return 0 ;;`);
     else if (f.file) valueCases.push(`    ${pattern}) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;`);
     else valueCases.push(`    ${pattern}) COMPREPLY=(); return 0 ;;`);
   }
@@ -181,7 +187,10 @@ function fishFlag(f: CompletionFlag): string {
 /** The fish script: `petstore completion fish > ~/.config/fish/completions/petstore.fish`. */
 export function fishScript(model: CompletionModel): string {
   const c = model.name;
-  const out = [`# ${c} completion for fish. Install: ${c} completion fish > ~/.config/fish/completions/${c}.fish`, `complete -c ${c} -f`];
+  const out = [
+    `# ${c} completion for fish. Install: ${c} completion fish > ~/.config/fish/completions/${c}.fish`,
+    `complete -c ${c} -f`,
+  ];
   for (const f of model.globalFlags) out.push(`complete -c ${c}${fishFlag(f)}`);
   const subNames = (n: CompletionNode): string => n.subcommands.map((s) => s.name).join(' ');
   for (const n of model.nodes) {
@@ -190,9 +199,13 @@ export function fishScript(model: CompletionModel): string {
         ? '__fish_use_subcommand'
         : n.path.map((p) => `__fish_seen_subcommand_from ${p}`).join('; and ') +
           (n.subcommands.length > 0 ? `; and not __fish_seen_subcommand_from ${subNames(n)}` : '');
-    for (const s of n.subcommands) out.push(`complete -c ${c} -n ${fishQuote(cond)} -a ${s.name} -d ${fishQuote(s.description)}`);
-    if (n.argChoices !== undefined) out.push(`complete -c ${c} -n ${fishQuote(cond)} -a ${fishQuote(n.argChoices.join(' '))}`);
-    if (n.path.length > 0) for (const f of n.flags) if (f.long !== '--help') out.push(`complete -c ${c} -n ${fishQuote(cond)}${fishFlag(f)}`);
+    for (const s of n.subcommands)
+      out.push(`complete -c ${c} -n ${fishQuote(cond)} -a ${s.name} -d ${fishQuote(s.description)}`);
+    if (n.argChoices !== undefined)
+      out.push(`complete -c ${c} -n ${fishQuote(cond)} -a ${fishQuote(n.argChoices.join(' '))}`);
+    if (n.path.length > 0)
+      for (const f of n.flags)
+        if (f.long !== '--help') out.push(`complete -c ${c} -n ${fishQuote(cond)}${fishFlag(f)}`);
   }
   return out.join('\n') + '\n';
 }

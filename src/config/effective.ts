@@ -44,7 +44,11 @@ export function describeRemote(
   if (selected && flagBaseUrl !== undefined) {
     baseUrl = { value: checkBaseUrl(flagBaseUrl, '--base-url'), source: 'flag', from: '--base-url' };
   } else if (selected && env.PETSTORE_BASE_URL !== undefined && env.PETSTORE_BASE_URL !== '') {
-    baseUrl = { value: checkBaseUrl(env.PETSTORE_BASE_URL, 'PETSTORE_BASE_URL'), source: 'env', from: 'PETSTORE_BASE_URL' };
+    baseUrl = {
+      value: checkBaseUrl(env.PETSTORE_BASE_URL, 'PETSTORE_BASE_URL'),
+      source: 'env',
+      from: 'PETSTORE_BASE_URL',
+    };
   } else {
     const raw = store.getSetting(`${name}.baseUrl`);
     if (raw !== undefined) {
@@ -62,7 +66,12 @@ export function describeRemote(
   if (selected && envKey !== undefined && envKey !== '') {
     key = { source: 'env', value: envKey, stored, usable: true };
   } else if (stored !== undefined) {
-    key = { source: 'file', value: stored.key, stored, usable: baseUrl !== undefined && stored.baseUrl === baseUrl.value };
+    key = {
+      source: 'file',
+      value: stored.key,
+      stored,
+      usable: baseUrl !== undefined && stored.baseUrl === baseUrl.value,
+    };
   } else {
     key = { source: 'none', value: undefined, stored: undefined, usable: false };
   }

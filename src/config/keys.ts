@@ -30,7 +30,9 @@ function baseUrlSetting(env: 'production' | 'staging'): SettingDef {
     parse: (raw, warn) => {
       const value = checkBaseUrl(raw, key);
       if (lacksVersionSegment(value)) {
-        warn(`${key} ${quote(value)} does not end in the API's version segment /v1 (e.g. ${value}/v1); stored as given`);
+        warn(
+          `${key} ${quote(value)} does not end in the API's version segment /v1 (e.g. ${value}/v1); stored as given`,
+        );
       }
       return value;
     },

@@ -176,7 +176,11 @@ export async function resolveBaseUrl(
   if (flagBaseUrl !== undefined) {
     baseUrl = { value: checkBaseUrl(flagBaseUrl, '--base-url'), source: 'flag', from: '--base-url' };
   } else if (env.PETSTORE_BASE_URL !== undefined && env.PETSTORE_BASE_URL !== '') {
-    baseUrl = { value: checkBaseUrl(env.PETSTORE_BASE_URL, 'PETSTORE_BASE_URL'), source: 'env', from: 'PETSTORE_BASE_URL' };
+    baseUrl = {
+      value: checkBaseUrl(env.PETSTORE_BASE_URL, 'PETSTORE_BASE_URL'),
+      source: 'env',
+      from: 'PETSTORE_BASE_URL',
+    };
   } else {
     const config = await loadConfig();
     const stored = config.getSetting(`${name}.baseUrl`);
@@ -209,7 +213,9 @@ export function checkSendableKey(key: string, from: string): string {
   if (!isSendableKey(key)) {
     throw new ConfigError(
       `the API key from ${from} contains characters an HTTP header cannot carry (only visible ASCII is allowed); nothing was sent`,
-      from === 'PETSTORE_API_KEY' ? 'Set PETSTORE_API_KEY to the key alone, without spaces or line breaks.' : 'Store the key again with `petstore auth login`.',
+      from === 'PETSTORE_API_KEY'
+        ? 'Set PETSTORE_API_KEY to the key alone, without spaces or line breaks.'
+        : 'Store the key again with `petstore auth login`.',
     );
   }
   return key;
@@ -222,7 +228,11 @@ export async function resolveKey(
   loadConfig: LoadConfig,
 ): Promise<Resolved<string>> {
   if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY !== '') {
-    return { value: checkSendableKey(env.PETSTORE_API_KEY, 'PETSTORE_API_KEY'), source: 'env', from: 'PETSTORE_API_KEY' };
+    return {
+      value: checkSendableKey(env.PETSTORE_API_KEY, 'PETSTORE_API_KEY'),
+      source: 'env',
+      from: 'PETSTORE_API_KEY',
+    };
   }
   const config = await loadConfig();
   const stored = config.getKey(name);
@@ -238,5 +248,9 @@ export async function resolveKey(
       `Log in again for this URL with \`petstore --env ${name} auth login\`, or set PETSTORE_API_KEY explicitly.`,
     );
   }
-  return { value: checkSendableKey(stored.key, `the ${name} key in ${config.path}`), source: 'file', from: `${name} key` };
+  return {
+    value: checkSendableKey(stored.key, `the ${name} key in ${config.path}`),
+    source: 'file',
+    from: `${name} key`,
+  };
 }

@@ -190,7 +190,9 @@ export async function openConfigWriter(env: NodeJS.ProcessEnv, warn: (message: s
     });
   } catch (err) {
     // The file changed between our check and conf's read (another petstore writing it).
-    throw new ConfigError(`the config file ${store.path} cannot be read: ${(err as Error).message}; it was left untouched`);
+    throw new ConfigError(
+      `the config file ${store.path} cannot be read: ${(err as Error).message}; it was left untouched`,
+    );
   }
   const wrap = <T>(fn: () => T): T => {
     try {

@@ -95,18 +95,28 @@ export function decideRetry(
   random: number = Math.random(),
 ): RetryDecision {
   const what = failure.status !== undefined ? `HTTP ${failure.status}` : (failure.code ?? 'error');
-  if (failure.status !== undefined ? !RETRY_STATUSES.includes(failure.status) : !RETRY_ERROR_CODES.includes(failure.code ?? '')) {
+  if (
+    failure.status !== undefined
+      ? !RETRY_STATUSES.includes(failure.status)
+      : !RETRY_ERROR_CODES.includes(failure.code ?? '')
+  ) {
     return { retry: false, reason: `${what} is not retried` };
   }
   if (failure.method !== 'GET' && !(failure.method === 'POST' && failure.code === 'ECONNREFUSED')) {
     return { retry: false, reason: `${failure.method} is not retried after ${what}: the server may have received it` };
   }
   if (failures > maxRetries) {
-    return { retry: false, reason: `giving up after ${what}: ${maxRetries} ${maxRetries === 1 ? 'retry' : 'retries'} used` };
+    return {
+      retry: false,
+      reason: `giving up after ${what}: ${maxRetries} ${maxRetries === 1 ? 'retry' : 'retries'} used`,
+    };
   }
   const retryAfter = failure.status !== undefined ? parseRetryAfter(failure.retryAfter) : undefined;
   if (retryAfter !== undefined && retryAfter > RETRY_AFTER_CAP_MS) {
-    return { retry: false, reason: `not retrying ${what}: Retry-After ${seconds(retryAfter)} is longer than the ${seconds(RETRY_AFTER_CAP_MS)} cap` };
+    return {
+      retry: false,
+      reason: `not retrying ${what}: Retry-After ${seconds(retryAfter)} is longer than the ${seconds(RETRY_AFTER_CAP_MS)} cap`,
+    };
   }
   const waitMs = retryAfter ?? backoffMs(failures, random);
   if (waitMs >= remainingMs) {

@@ -105,7 +105,9 @@ export class HttpTransport {
    */
   constructor(opts: TransportOptions) {
     if (opts.apiKey !== undefined && !isSendableKey(opts.apiKey)) {
-      throw new ConfigError('the API key contains characters an HTTP header cannot carry (only visible ASCII is allowed); nothing was sent');
+      throw new ConfigError(
+        'the API key contains characters an HTTP header cannot carry (only visible ASCII is allowed); nothing was sent',
+      );
     }
     this.opts = opts;
     this.deadline = Date.now() + opts.timeoutMs;
@@ -195,12 +197,16 @@ export class HttpTransport {
       const code = status === undefined ? findErrorCode(err, RETRY_ERROR_CODES) : undefined;
       if (status !== undefined) log?.(`< ${status} (${Date.now() - started} ms)`);
       else log?.(`< ${code ?? 'error'}: ${e.message} (${Date.now() - started} ms)`);
-      const decision =
-        this.signal.aborted
-          ? ({ retry: false, reason: 'aborted' } as const)
-          : answered && status === undefined
-            ? ({ retry: false, reason: 'the answer was cut off after its headers; not retried' } as const)
-            : decideRetry({ method, status, code, retryAfter: e.headers?.['retry-after'] }, state.counter, maxRetries, this.remainingMs());
+      const decision = this.signal.aborted
+        ? ({ retry: false, reason: 'aborted' } as const)
+        : answered && status === undefined
+          ? ({ retry: false, reason: 'the answer was cut off after its headers; not retried' } as const)
+          : decideRetry(
+              { method, status, code, retryAfter: e.headers?.['retry-after'] },
+              state.counter,
+              maxRetries,
+              this.remainingMs(),
+            );
       log?.(`* ${decision.reason}`);
       if (!decision.retry) {
         answerLogged = status !== undefined;

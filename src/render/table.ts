@@ -29,14 +29,31 @@ export function renderPetTable(pets: readonly Pet[], c: Colors): string {
     // cli-table3's default style paints ANSI even into pipes; colour comes from `c` only.
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 2, compact: true },
     chars: {
-      top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-      bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-      left: '', 'left-mid': '', mid: '', 'mid-mid': '',
-      right: '', 'right-mid': '', middle: '',
+      top: '',
+      'top-mid': '',
+      'top-left': '',
+      'top-right': '',
+      bottom: '',
+      'bottom-mid': '',
+      'bottom-left': '',
+      'bottom-right': '',
+      left: '',
+      'left-mid': '',
+      mid: '',
+      'mid-mid': '',
+      right: '',
+      'right-mid': '',
+      middle: '',
     },
   });
   for (const p of pets) {
     table.push([String(p.id), sanitizeForTerminal(p.name), String(p.categoryId), colorStatus(p.status, c)]);
   }
-  return table.toString().split('\n').map((l) => l.trimEnd()).join('\n') + '\n';
+  return (
+    table
+      .toString()
+      .split('\n')
+      .map((l) => l.trimEnd())
+      .join('\n') + '\n'
+  );
 }

@@ -66,9 +66,7 @@ export function newSandboxKey(): string {
  * Starts a sandbox on `host:port` (default 127.0.0.1, a free port).
  * @throws the listen error (e.g. EADDRINUSE).
  */
-export async function startSandbox(
-  opts: SandboxOptions & { host?: string; port?: number },
-): Promise<RunningSandbox> {
+export async function startSandbox(opts: SandboxOptions & { host?: string; port?: number }): Promise<RunningSandbox> {
   const apiKey = opts.apiKey ?? newSandboxKey();
   // Handlers still running, so close() can let a store write that began finish (and
   // release its lock) before the process exits, e.g. after Ctrl-C aborted the client.
@@ -240,7 +238,8 @@ async function createPet(req: IncomingMessage, res: ServerResponse, store: Sandb
   if (name.trim() === '') throw new HttpProblem(400, 'invalid_request', 'invalid name: must not be empty');
   let created: Pet | undefined;
   await store.update((data) => {
-    if (data.nextId > INT64_MAX) throw new HttpProblem(500, 'internal_error', 'the sandbox ran out of ids; run `petstore sandbox reset`');
+    if (data.nextId > INT64_MAX)
+      throw new HttpProblem(500, 'internal_error', 'the sandbox ran out of ids; run `petstore sandbox reset`');
     created = { id: toJsonInt(data.nextId), name, categoryId, status: status ?? 'available' };
     return { nextId: data.nextId + 1n, pets: [...data.pets, created] };
   });
@@ -283,7 +282,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_REQUEST_BYTES) throw new HttpProblem(413, 'payload_too_large', `the body is larger than ${MAX_REQUEST_BYTES} bytes`);
+    if (size > MAX_REQUEST_BYTES)
+      throw new HttpProblem(413, 'payload_too_large', `the body is larger than ${MAX_REQUEST_BYTES} bytes`);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');

@@ -89,7 +89,9 @@ export class SandboxStore {
 
   private async write(data: SandboxData): Promise<void> {
     const { default: writeFileAtomic } = await import('write-file-atomic');
-    await writeFileAtomic(this.file, stringifyJson({ nextId: data.nextId, pets: data.pets }, 2) + '\n', { mode: 0o600 });
+    await writeFileAtomic(this.file, stringifyJson({ nextId: data.nextId, pets: data.pets }, 2) + '\n', {
+      mode: 0o600,
+    });
   }
 
   private decode(text: string): SandboxData {

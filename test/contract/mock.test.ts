@@ -111,7 +111,12 @@ describe('client requests judged by prism mock', () => {
     expectConforming(nd.requests);
     expect(nd.stderr).toBe('');
     expect(nd.code).toBe(0);
-    expect(nd.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual(examplePets);
+    expect(
+      nd.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual(examplePets);
   });
 
   test('pets create without --status sends a NewPet of name and categoryId', async () => {

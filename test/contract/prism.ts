@@ -58,7 +58,10 @@ export interface OpenApiOperation {
   description?: string;
   parameters?: { name: string; in: string; required?: boolean; schema: SchemaObject }[];
   requestBody?: { required?: boolean; content: Record<string, { schema: SchemaObject }> };
-  responses: Record<string, { $ref?: string; description?: string; content?: Record<string, { schema: SchemaObject }> }>;
+  responses: Record<
+    string,
+    { $ref?: string; description?: string; content?: Record<string, { schema: SchemaObject }> }
+  >;
 }
 
 /** A (loosely typed) schema object. */

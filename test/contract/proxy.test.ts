@@ -172,7 +172,9 @@ describe('int64 beyond 2^53, straight to the sandbox (Prism cannot judge these)'
       const list = await runCli(['pets', 'list', '--status', 'available', '--output', 'ndjson'], { env });
       expect(list.stderr).toBe('');
       expect(list.code).toBe(0);
-      expect(list.stdout).toContain('{"id":9007199254740993,"name":"Atlas","categoryId":9223372036854775807,"status":"available"}\n');
+      expect(list.stdout).toContain(
+        '{"id":9007199254740993,"name":"Atlas","categoryId":9223372036854775807,"status":"available"}\n',
+      );
 
       const get = await runCli(['pets', 'get', '9007199254740993', '--json'], { env });
       expect(get.code).toBe(0);

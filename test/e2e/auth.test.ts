@@ -20,12 +20,17 @@ for (const k of [PROD_KEY, STAGING_KEY, OTHER_KEY]) registerSecret(k);
 const acceptOnly =
   (key: string): Handler =>
   (req) =>
-    req.headers.authorization === `Bearer ${key}` ? { status: 200, body: [] } : errorReply(401, 'unauthorized', 'invalid API key');
+    req.headers.authorization === `Bearer ${key}`
+      ? { status: 200, body: [] }
+      : errorReply(401, 'unauthorized', 'invalid API key');
 
 let production: TestServer;
 let staging: TestServer;
 beforeAll(async () => {
-  [production, staging] = await Promise.all([startTestServer(acceptOnly(PROD_KEY)), startTestServer(acceptOnly(STAGING_KEY))]);
+  [production, staging] = await Promise.all([
+    startTestServer(acceptOnly(PROD_KEY)),
+    startTestServer(acceptOnly(STAGING_KEY)),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([production.close(), staging.close()]);
@@ -43,7 +48,8 @@ function freshConfig(): { file: string; env: Record<string, string> } {
   return { file: join(dir, 'config.json'), env: { PETSTORE_CONFIG_DIR: dir } };
 }
 
-const readConfig = (file: string): Record<string, unknown> => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+const readConfig = (file: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 
 /** Both base URLs configured, nothing logged in. */
 async function configured(): Promise<{ file: string; env: Record<string, string> }> {
@@ -59,10 +65,15 @@ describe("the support engineer's session", () => {
     const set = await runCli(['config', 'set', 'staging.baseUrl', staging.baseUrl], { env });
     expect(set).toMatchObject({ code: 0, stdout: '' });
 
-    const login = await runCli(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: `${STAGING_KEY}\n` });
+    const login = await runCli(['--env', 'staging', 'auth', 'login', '--with-token'], {
+      env,
+      input: `${STAGING_KEY}\n`,
+    });
     expect(login.code).toBe(0);
     expect(login.stdout).toBe('');
-    expect(login.stderr).toContain(`Logged in to staging (${staging.baseUrl}): key ****GING checked and stored in ${file}`);
+    expect(login.stderr).toContain(
+      `Logged in to staging (${staging.baseUrl}): key ****GING checked and stored in ${file}`,
+    );
     expect(staging.requests).toHaveLength(1);
     expect(staging.requests[0]).toMatchObject({ method: 'GET', url: '/v1/pets?limit=1' });
     expect(staging.requests[0]?.headers.authorization).toBe(`Bearer ${STAGING_KEY}`);
@@ -79,13 +90,18 @@ describe("the support engineer's session", () => {
     );
     const list = await runCli(['--env', 'staging', 'pets', 'list'], { env });
     expect(list).toMatchObject({ code: 0, stdout: '9007199254740993\tRex\t1\tavailable\n', stderr: '' });
-    expect(staging.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${STAGING_KEY}`, `Bearer ${STAGING_KEY}`]);
+    expect(staging.requests.map((r) => r.headers.authorization)).toEqual([
+      `Bearer ${STAGING_KEY}`,
+      `Bearer ${STAGING_KEY}`,
+    ]);
     expect(production.requests).toHaveLength(0);
 
     // Moving staging elsewhere later: warned at once, and the key stays with the old URL.
     const moved = await runCli(['config', 'set', 'staging.baseUrl', production.baseUrl], { env });
     expect(moved.code).toBe(0);
-    expect(moved.stderr).toContain(`the stored staging key was stored for ${staging.baseUrl} and will not be sent to ${production.baseUrl}`);
+    expect(moved.stderr).toContain(
+      `the stored staging key was stored for ${staging.baseUrl} and will not be sent to ${production.baseUrl}`,
+    );
     const afterMove = await runCli(['--env', 'staging', 'pets', 'list'], { env });
     expect(afterMove.code).toBe(4);
     expect(production.requests).toHaveLength(0);
@@ -106,17 +122,24 @@ describe('a key goes only to the base URL it was stored for', () => {
     // Production's base URL overridden to the staging server: the production key stays home.
     const redirected = await runCli(['--base-url', staging.baseUrl, 'pets', 'list'], { env });
     expect(redirected.code).toBe(4);
-    expect(redirected.stderr).toContain(`the production key was stored for ${production.baseUrl}, not ${staging.baseUrl}; not sent`);
+    expect(redirected.stderr).toContain(
+      `the production key was stored for ${production.baseUrl}, not ${staging.baseUrl}; not sent`,
+    );
     const viaVar = await runCli(['pets', 'list'], { env: { ...env, PETSTORE_BASE_URL: staging.baseUrl } });
     expect(viaVar.code).toBe(4);
     expect(staging.requests).toHaveLength(0);
     expect(production.requests).toHaveLength(0);
 
     // With both keys stored, each server sees only its own key.
-    expect((await runCli(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: STAGING_KEY })).code).toBe(0);
+    expect(
+      (await runCli(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: STAGING_KEY })).code,
+    ).toBe(0);
     expect((await runCli(['--env', 'staging', 'pets', 'list'], { env })).code).toBe(0);
     expect((await runCli(['pets', 'list'], { env })).code).toBe(0);
-    expect(staging.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${STAGING_KEY}`, `Bearer ${STAGING_KEY}`]);
+    expect(staging.requests.map((r) => r.headers.authorization)).toEqual([
+      `Bearer ${STAGING_KEY}`,
+      `Bearer ${STAGING_KEY}`,
+    ]);
     expect(production.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${PROD_KEY}`]);
   });
 
@@ -124,7 +147,9 @@ describe('a key goes only to the base URL it was stored for', () => {
     const { env } = await configured();
     expect((await runCli(['auth', 'login', '--with-token', '--no-verify'], { env, input: PROD_KEY })).code).toBe(0);
     staging.handle(acceptOnly(OTHER_KEY));
-    const r = await runCli(['--base-url', staging.baseUrl, 'pets', 'list'], { env: { ...env, PETSTORE_API_KEY: OTHER_KEY } });
+    const r = await runCli(['--base-url', staging.baseUrl, 'pets', 'list'], {
+      env: { ...env, PETSTORE_API_KEY: OTHER_KEY },
+    });
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(staging.requests.map((q) => q.headers.authorization)).toEqual([`Bearer ${OTHER_KEY}`]);
     expect(production.requests).toHaveLength(0);
@@ -147,7 +172,10 @@ describe('auth login', () => {
 
   it('with stdin a pipe that stays open: still exit 2 at once, never waiting for input', async () => {
     const { env } = await configured();
-    const child = spawn(process.execPath, [CLI, 'auth', 'login'], { env: { ...baseEnv(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'auth', 'login'], {
+      env: { ...baseEnv(), ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const started = Date.now();
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
@@ -233,7 +261,10 @@ describe('auth login', () => {
 
   it('stores the key for the base URL given by --base-url (and only that one)', async () => {
     const { file, env } = freshConfig();
-    const r = await runCli(['--env', 'staging', '--base-url', staging.baseUrl, 'auth', 'login', '--with-token'], { env, input: STAGING_KEY });
+    const r = await runCli(['--env', 'staging', '--base-url', staging.baseUrl, 'auth', 'login', '--with-token'], {
+      env,
+      input: STAGING_KEY,
+    });
     expect(r.code).toBe(0);
     expect(readConfig(file)).toEqual({ auth: { staging: { apiKey: STAGING_KEY, baseUrl: staging.baseUrl } } });
     // Without the flag there is no staging base URL configured: exit 2, nothing sent.
@@ -276,7 +307,10 @@ describe('auth status', () => {
 
     const ok = await runCli(['auth', 'status', '--check', '--json'], { env });
     expect(ok.code).toBe(0);
-    const doc = JSON.parse(ok.stdout) as { selected: string; environments: { name: string; check?: string; key: { masked: string | null } }[] };
+    const doc = JSON.parse(ok.stdout) as {
+      selected: string;
+      environments: { name: string; check?: string; key: { masked: string | null } }[];
+    };
     expect(doc.selected).toBe('production');
     expect(doc.environments.map((e) => [e.name, e.check, e.key.masked])).toEqual([
       ['production', 'ok', '****TION'],
@@ -306,10 +340,17 @@ describe('auth status', () => {
     const { env } = await configured();
     await runCli(['auth', 'login', '--with-token'], { env, input: PROD_KEY });
     const r = await runCli(['--base-url', staging.baseUrl, 'auth', 'status'], { env });
-    expect(r.stdout).toContain(`  key       ****TION (config file), stored for ${production.baseUrl}: not sent to ${staging.baseUrl}`);
+    expect(r.stdout).toContain(
+      `  key       ****TION (config file), stored for ${production.baseUrl}: not sent to ${staging.baseUrl}`,
+    );
     const viaEnv = await runCli(['auth', 'status', '--json'], { env: { ...env, PETSTORE_API_KEY: OTHER_KEY } });
     const doc = JSON.parse(viaEnv.stdout) as { environments: { name: string; key: Record<string, unknown> }[] };
-    expect(doc.environments[0]?.key).toEqual({ source: 'env', masked: '****MENT', storedFor: production.baseUrl, usable: true });
+    expect(doc.environments[0]?.key).toEqual({
+      source: 'env',
+      masked: '****MENT',
+      storedFor: production.baseUrl,
+      usable: true,
+    });
     expect(viaEnv.stdout).not.toContain(PROD_KEY);
   });
 });

@@ -31,13 +31,18 @@ async function petServer(fail?: { at: number; reply: 'error500' | 'error400' | '
         res.destroy();
         return undefined;
       }
-      return fail.reply === 'error500' ? errorReply(500, 'internal_error', 'database unavailable') : errorReply(400, 'invalid_request', 'invalid name');
+      return fail.reply === 'error500'
+        ? errorReply(500, 'internal_error', 'database unavailable')
+        : errorReply(400, 'invalid_request', 'invalid name');
     }
     const body = JSON.parse(req.body) as Record<string, unknown>;
     // Echo categoryId textually so int64 values stay exact.
     const cat = /"categoryId":(-?\d+)/.exec(req.body)?.[1] ?? '0';
     const id = nextId++;
-    return { status: 201, raw: `{"id":${id},"name":${JSON.stringify(body.name)},"categoryId":${cat},"status":${JSON.stringify(body.status ?? 'available')}}` };
+    return {
+      status: 201,
+      raw: `{"id":${id},"name":${JSON.stringify(body.name)},"categoryId":${cat},"status":${JSON.stringify(body.status ?? 'available')}}`,
+    };
   });
 }
 
@@ -49,7 +54,10 @@ function posts(s: TestServer): string[] {
   return s.requests.filter((r) => r.method === 'POST').map((r) => r.body);
 }
 
-const SIX = ['Rex', 'Kiwi', 'Polly', 'Shadow', 'Nibbles', 'Bubbles'].map((name, i) => JSON.stringify({ name, categoryId: i + 1 })).join('\n') + '\n';
+const SIX =
+  ['Rex', 'Kiwi', 'Polly', 'Shadow', 'Nibbles', 'Bubbles']
+    .map((name, i) => JSON.stringify({ name, categoryId: i + 1 }))
+    .join('\n') + '\n';
 
 describe('pets create --from-file', () => {
   it('stops at a 500 half-way, saves the rest, and a re-run creates each remaining pet exactly once', async () => {
@@ -61,7 +69,12 @@ describe('pets create --from-file', () => {
     expect(r.code).toBe(1);
     expect(posts(server)).toHaveLength(4);
     // The created pets are on stdout, one line each, as they were created.
-    expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l).id)).toEqual([101, 102, 103]);
+    expect(
+      r.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual([101, 102, 103]);
     // In ndjson mode stderr is one JSON error object.
     const err = JSON.parse(r.stderr.trim()) as { code: string; message: string; status: number };
     expect(err.code).toBe('internal_error');
@@ -74,7 +87,9 @@ describe('pets create --from-file', () => {
 
     await server.close();
     server = await petServer();
-    const again = await runCli(['pets', 'create', '--from-file', remaining, '--output', 'ndjson'], { env: env(server) });
+    const again = await runCli(['pets', 'create', '--from-file', remaining, '--output', 'ndjson'], {
+      env: env(server),
+    });
     expect(again.code).toBe(0);
     expect(again.stderr).toBe('');
     expect(posts(server).map((b) => JSON.parse(b).name)).toEqual(['Shadow', 'Nibbles', 'Bubbles']);
@@ -88,7 +103,9 @@ describe('pets create --from-file', () => {
     const r = await runCli(['pets', 'create', '--from-file', file], { env: env(server) });
     expect(r.code).toBe(6);
     expect(r.stdout).toBe('101\tRex\t1\tavailable\n102\tKiwi\t2\tavailable\n');
-    expect(r.stderr).toContain('error: stopped at record 3 of 6 (line 3), not created: invalid name (invalid_request, HTTP 400)');
+    expect(r.stderr).toContain(
+      'error: stopped at record 3 of 6 (line 3), not created: invalid name (invalid_request, HTTP 400)',
+    );
     expect(r.stderr).toContain('created (2): line 1 → id 101, line 2 → id 102');
     expect(r.stderr).toContain(`not created (4): lines 3, 4, 5, 6 — saved to ${file}.remaining.ndjson`);
     expect(r.stderr).toContain(`petstore pets create --from-file ${file}.remaining.ndjson`);
@@ -108,7 +125,12 @@ describe('pets create --from-file', () => {
     expect(r.stderr).toContain('not created (4): lines 3, 4, 5, 6');
     const rest = readFileSync(`${file}.remaining.ndjson`, 'utf8');
     expect(rest).not.toContain('Kiwi');
-    expect(rest.trimEnd().split('\n').map((l) => JSON.parse(l).name)).toEqual(['Polly', 'Shadow', 'Nibbles', 'Bubbles']);
+    expect(
+      rest
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l).name),
+    ).toEqual(['Polly', 'Shadow', 'Nibbles', 'Bubbles']);
   });
 
   it('saves every record when the server cannot be reached at all (nothing was sent)', async () => {
@@ -125,7 +147,8 @@ describe('pets create --from-file', () => {
 
   it('reads a JSON array from stdin, prints one JSON array, keeps int64 exact', async () => {
     server = await petServer();
-    const input = '[\n  {"name": "Big", "categoryId": 9223372036854775807},\n  {"name": "Small", "categoryId": -9223372036854775808, "status": "sold"}\n]\n';
+    const input =
+      '[\n  {"name": "Big", "categoryId": 9223372036854775807},\n  {"name": "Small", "categoryId": -9223372036854775808, "status": "sold"}\n]\n';
     const r = await runCli(['pets', 'create', '--from-file', '-', '--json'], { env: env(server), input });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
@@ -168,9 +191,13 @@ describe('pets create --from-file', () => {
     expect(r.stdout).toBe('');
     expect(server.requests).toHaveLength(0);
     expect(r.stderr).toContain('5 invalid records; nothing was sent');
-    expect(r.stderr).toContain('line 3: categoryId is missing (an int64 is required); unknown field "categoryid" (did you mean categoryId?)');
+    expect(r.stderr).toContain(
+      'line 3: categoryId is missing (an int64 is required); unknown field "categoryid" (did you mean categoryId?)',
+    );
     expect(r.stderr).toContain('line 4: categoryId must be an integer');
-    expect(r.stderr).toMatch(/line 6: name must be a string; categoryId must be an integer .*got "3"; status must be one of available, pending, sold, got "lost"/);
+    expect(r.stderr).toMatch(
+      /line 6: name must be a string; categoryId must be an integer .*got "3"; status must be one of available, pending, sold, got "lost"/,
+    );
     expect(r.stderr).toContain('line 7: must be a JSON object');
     expect(r.stderr).toContain('line 8: categoryId must be an integer');
     expect(r.stderr).not.toContain('line 2:');
@@ -190,7 +217,10 @@ describe('pets create --from-file', () => {
 
   it.each([
     [['--from-file', 'x.ndjson', '--name', 'Rex'], '--from-file cannot be combined with --name'],
-    [['--from-file', 'x.ndjson', '--category-id', '1', '--status', 'sold'], '--from-file cannot be combined with --category-id, --status'],
+    [
+      ['--from-file', 'x.ndjson', '--category-id', '1', '--status', 'sold'],
+      '--from-file cannot be combined with --category-id, --status',
+    ],
     [['--from-file', '/nonexistent/pets.ndjson'], 'cannot read --from-file "/nonexistent/pets.ndjson": no such file'],
   ])('%j is a usage error and sends nothing', async (args, message) => {
     server = await petServer();
@@ -211,10 +241,21 @@ describe('pets create --from-file', () => {
   it('creates every record against the sandbox, in order', async () => {
     const dir = tempDir();
     const file = join(dir, 'p.json');
-    writeFileSync(file, JSON.stringify([{ name: 'Alpha', categoryId: 9 }, { name: 'Beta', categoryId: 9, status: 'pending' }]));
-    const r = await runCli(['--env', 'sandbox', 'pets', 'create', '--from-file', file, '--output', 'ndjson'], { env: { PETSTORE_CONFIG_DIR: dir } });
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { name: 'Alpha', categoryId: 9 },
+        { name: 'Beta', categoryId: 9, status: 'pending' },
+      ]),
+    );
+    const r = await runCli(['--env', 'sandbox', 'pets', 'create', '--from-file', file, '--output', 'ndjson'], {
+      env: { PETSTORE_CONFIG_DIR: dir },
+    });
     expect(r.code).toBe(0);
-    const pets = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const pets = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(pets.map((p: { name: string }) => p.name)).toEqual(['Alpha', 'Beta']);
     expect(pets[1].status).toBe('pending');
     expect(existsSync(`${file}.remaining.ndjson`)).toBe(false);

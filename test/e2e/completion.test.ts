@@ -95,8 +95,12 @@ describe('completion zsh and fish', () => {
     expect(r.code).toBe(0);
     const s = r.stdout;
     expect(s).toContain("complete -c petstore -n '__fish_use_subcommand' -a pets");
-    expect(s).toContain("complete -c petstore -n '__fish_seen_subcommand_from pets; and not __fish_seen_subcommand_from list create get' -a list");
-    expect(s).toContain("complete -c petstore -n '__fish_seen_subcommand_from pets; and __fish_seen_subcommand_from list' -l status -x -a 'available pending sold'");
+    expect(s).toContain(
+      "complete -c petstore -n '__fish_seen_subcommand_from pets; and not __fish_seen_subcommand_from list create get' -a list",
+    );
+    expect(s).toContain(
+      "complete -c petstore -n '__fish_seen_subcommand_from pets; and __fish_seen_subcommand_from list' -l status -x -a 'available pending sold'",
+    );
     expect(s).toContain("complete -c petstore -l env -s e -x -a 'production staging sandbox'");
     expect(s).toContain("complete -c petstore -l output -s o -x -a 'table json ndjson'");
     expect(s).toContain('-l from-file -r -F');

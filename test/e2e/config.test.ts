@@ -85,36 +85,44 @@ describe('a corrupt config file', () => {
     ['an empty file', '', /is not valid JSON \(the file is empty\)/],
     ['a value of the wrong shape', '{"staging": {"baseUrl": 42}}', /wrong shape at staging\.baseUrl/],
     ['an unknown environment', '{"environment": "prod"}', /wrong shape at environment/],
-    ['a key without its base URL', '{"auth": {"staging": {"apiKey": "abcdef123456"}}}', /wrong shape at auth\.staging\.baseUrl/],
+    [
+      'a key without its base URL',
+      '{"auth": {"staging": {"apiKey": "abcdef123456"}}}',
+      /wrong shape at auth\.staging\.baseUrl/,
+    ],
     ['not an object', '[1, 2]', /wrong shape at the top level/],
   ];
 
-  it.each(cases)('%s: reported with its path (exit 2) and left byte for byte by every command', async (_name, text, message) => {
-    const { dir, file, env } = freshConfig();
-    mkdirSync(dir, { mode: 0o700 });
-    writeFileSync(file, text, { mode: 0o600 });
-    const before = readFileSync(file);
-    const commands = [
-      ['config', 'get', 'environment'],
-      ['config', 'set', 'environment', 'staging'],
-      ['config', 'unset', 'environment'],
-      ['config', 'list'],
-      ['auth', 'status'],
-      ['auth', 'logout'],
-      ['--env', 'staging', 'auth', 'login', '--with-token', '--no-verify'],
-      ['pets', 'list'],
-    ];
-    for (const args of commands) {
-      const r = await runCli(args, { env, input: 'abcdef1234567890\n' });
-      expect(r.code, args.join(' ')).toBe(2);
-      expect(r.stdout, args.join(' ')).toBe('');
-      expect(r.stderr, args.join(' ')).toContain(file);
-      expect(r.stderr, args.join(' ')).toMatch(message);
-      expect(r.stderr).not.toMatch(/at .*\.js:\d+/); // no stack trace
-    }
-    expect(readFileSync(file).equals(before)).toBe(true);
-    expect(mode(file)).toBe(0o600);
-  }, 60_000);
+  it.each(cases)(
+    '%s: reported with its path (exit 2) and left byte for byte by every command',
+    async (_name, text, message) => {
+      const { dir, file, env } = freshConfig();
+      mkdirSync(dir, { mode: 0o700 });
+      writeFileSync(file, text, { mode: 0o600 });
+      const before = readFileSync(file);
+      const commands = [
+        ['config', 'get', 'environment'],
+        ['config', 'set', 'environment', 'staging'],
+        ['config', 'unset', 'environment'],
+        ['config', 'list'],
+        ['auth', 'status'],
+        ['auth', 'logout'],
+        ['--env', 'staging', 'auth', 'login', '--with-token', '--no-verify'],
+        ['pets', 'list'],
+      ];
+      for (const args of commands) {
+        const r = await runCli(args, { env, input: 'abcdef1234567890\n' });
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stdout, args.join(' ')).toBe('');
+        expect(r.stderr, args.join(' ')).toContain(file);
+        expect(r.stderr, args.join(' ')).toMatch(message);
+        expect(r.stderr).not.toMatch(/at .*\.js:\d+/); // no stack trace
+      }
+      expect(readFileSync(file).equals(before)).toBe(true);
+      expect(mode(file)).toBe(0o600);
+    },
+    60_000,
+  );
 
   it('the JSON error form names the config code', async () => {
     const { dir, file, env } = freshConfig();
@@ -141,7 +149,12 @@ describe('a corrupt config file', () => {
       expect((await runCli(['--version'], { env })).code).toBe(0);
       expect(await runCli(['config', 'path'], { env })).toMatchObject({ code: 0, stdout: `${file}\n`, stderr: '' });
       const run = await runCli(['pets', 'list'], {
-        env: { ...env, PETSTORE_ENV: 'staging', PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: 'env-key-for-corrupt-test' },
+        env: {
+          ...env,
+          PETSTORE_ENV: 'staging',
+          PETSTORE_BASE_URL: server.baseUrl,
+          PETSTORE_API_KEY: 'env-key-for-corrupt-test',
+        },
       });
       expect(run).toMatchObject({ code: 0, stdout: '', stderr: '' });
       expect(server.requests.at(-1)?.headers.authorization).toBe('Bearer env-key-for-corrupt-test');
@@ -163,13 +176,18 @@ describe('config set/get/unset', () => {
     const r = await runCli(['config', 'set', 'timeout', '5'], { env });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('unknown config key "timeout": the known keys are environment, production.baseUrl, staging.baseUrl');
+    expect(r.stderr).toContain(
+      'unknown config key "timeout": the known keys are environment, production.baseUrl, staging.baseUrl',
+    );
     expect(existsSync(file)).toBe(false);
   });
 
   it('refuses an API key through config set, pointing at auth login (exit 2)', async () => {
     const { file, env } = freshConfig();
-    const r = await runCli(['config', 'set', 'production.apiKey', 'not-a-real-key-000'], { env, secrets: ['not-a-real-key-000'] });
+    const r = await runCli(['config', 'set', 'production.apiKey', 'not-a-real-key-000'], {
+      env,
+      secrets: ['not-a-real-key-000'],
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('API keys are not settings');
     expect(r.stderr).toContain('petstore auth login');
@@ -245,9 +263,19 @@ describe('config list', () => {
     );
 
     const viaEnv = await runCli(['config', 'list', '--json'], {
-      env: { ...env, PETSTORE_ENV: 'staging', PETSTORE_BASE_URL: 'http://127.0.0.1:9/v1', PETSTORE_API_KEY: 'env-key-abcdef-9876' },
+      env: {
+        ...env,
+        PETSTORE_ENV: 'staging',
+        PETSTORE_BASE_URL: 'http://127.0.0.1:9/v1',
+        PETSTORE_API_KEY: 'env-key-abcdef-9876',
+      },
     });
-    const rows = JSON.parse(viaEnv.stdout) as { key: string; value: string | null; source: string; from: string | null }[];
+    const rows = JSON.parse(viaEnv.stdout) as {
+      key: string;
+      value: string | null;
+      source: string;
+      from: string | null;
+    }[];
     expect(rows).toEqual([
       { key: 'environment', value: 'staging', source: 'env', from: 'PETSTORE_ENV' },
       { key: 'production.baseUrl', value: 'https://api.example.com/v1', source: 'file', from: 'production.baseUrl' },
@@ -256,12 +284,28 @@ describe('config list', () => {
       { key: 'staging.key', value: '****9876', source: 'env', from: 'PETSTORE_API_KEY' },
     ]);
 
-    const viaFlag = await runCli(['--env', 'production', '--base-url', 'http://127.0.0.1:8/v1', 'config', 'list', '--output', 'ndjson'], {
-      env: { ...env, PETSTORE_ENV: 'staging' },
-    });
-    const lines = viaFlag.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const viaFlag = await runCli(
+      ['--env', 'production', '--base-url', 'http://127.0.0.1:8/v1', 'config', 'list', '--output', 'ndjson'],
+      {
+        env: { ...env, PETSTORE_ENV: 'staging' },
+      },
+    );
+    const lines = viaFlag.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toEqual({ key: 'environment', value: 'production', source: 'flag', from: '--env' });
-    expect(lines[1]).toEqual({ key: 'production.baseUrl', value: 'http://127.0.0.1:8/v1', source: 'flag', from: '--base-url' });
-    expect(lines[2]).toEqual({ key: 'staging.baseUrl', value: 'https://staging.example.com/v1', source: 'file', from: 'staging.baseUrl' });
+    expect(lines[1]).toEqual({
+      key: 'production.baseUrl',
+      value: 'http://127.0.0.1:8/v1',
+      source: 'flag',
+      from: '--base-url',
+    });
+    expect(lines[2]).toEqual({
+      key: 'staging.baseUrl',
+      value: 'https://staging.example.com/v1',
+      source: 'file',
+      from: 'staging.baseUrl',
+    });
   });
 });

@@ -31,7 +31,9 @@ const PET = { id: 7, name: 'Rex', categoryId: 1, status: 'available' };
 
 describe('deprecation signals', () => {
   it('pets get prints one merged warning: since, removal date, days remaining, replacement', async () => {
-    const r = await runCli(['--env', 'sandbox', 'pets', 'get', '1', '--output', 'ndjson'], { env: { PETSTORE_CONFIG_DIR: tempDir() } });
+    const r = await runCli(['--env', 'sandbox', 'pets', 'get', '1', '--output', 'ndjson'], {
+      env: { PETSTORE_CONFIG_DIR: tempDir() },
+    });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).id).toBe(1);
     const n = daysUntil('2030-12-05T00:00:00Z');
@@ -81,7 +83,12 @@ describe('deprecation signals', () => {
     });
     const r = await runCli(['pets', 'list', '--all', '--output', 'ndjson'], { env: env(server) });
     expect(r.code).toBe(0);
-    expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l).id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(
+      r.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual([1, 2, 3, 4, 5, 6]);
     expect(JSON.parse(r.stderr)).toEqual({
       level: 'warning',
       message: `listPets (GET /pets) is deprecated (since 2026-01-01) and will be removed on 2031-01-01 (in ${daysUntil('2031-01-01T00:00:00Z')} days)`,
@@ -98,7 +105,9 @@ describe('deprecation signals', () => {
   it('says when a deprecation lies in the future, and ignores malformed values', async () => {
     server = await startTestServer(() => ({ status: 200, body: [PET], headers: { deprecation: '@4102444800' } }));
     const r = await runCli(['pets', 'list'], { env: env(server) });
-    expect(r.stderr).toBe(`warning: listPets (GET /pets) will be deprecated on 2100-01-01 (in ${daysUntil('2100-01-01T00:00:00Z')} days)\n`);
+    expect(r.stderr).toBe(
+      `warning: listPets (GET /pets) will be deprecated on 2100-01-01 (in ${daysUntil('2100-01-01T00:00:00Z')} days)\n`,
+    );
     server.handle(() => ({ status: 200, body: [PET], headers: { deprecation: 'soon', sunset: 'not a date' } }));
     const bad = await runCli(['pets', 'list'], { env: env(server) });
     expect(bad.code).toBe(0);
@@ -106,7 +115,11 @@ describe('deprecation signals', () => {
   });
 
   it('warns on create when the answer carries a Sunset header', async () => {
-    server = await startTestServer(() => ({ status: 201, body: PET, headers: { sunset: 'Sat, 01 Jan 2050 00:00:00 GMT' } }));
+    server = await startTestServer(() => ({
+      status: 201,
+      body: PET,
+      headers: { sunset: 'Sat, 01 Jan 2050 00:00:00 GMT' },
+    }));
     const r = await runCli(['pets', 'create', '--name', 'Rex', '--category-id', '1', '--json'], { env: env(server) });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).id).toBe(7);
@@ -119,21 +132,29 @@ describe('deprecation signals', () => {
   it.each([
     [404, 5],
     [410, 1],
-  ])('pets get answered %i after the Sunset date says getPet was removed and names the replacement (exit %i)', async (status, code) => {
-    server = await startTestServer(() => ({
-      ...errorReply(status, 'gone', 'no such operation'),
-      headers: { deprecation: '@1388534400', sunset: 'Thu, 01 Jan 2015 00:00:00 GMT' },
-    }));
-    const r = await runCli(['pets', 'get', '7'], { env: env(server) });
-    expect(r.code).toBe(code);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toContain(`error: getPet was removed from the API on 2015-01-01 (Sunset header); the server answered ${status}: no such operation`);
-    expect(r.stderr).toContain('Use `petstore pets list --status STATUS` instead.');
-    expect(r.stderr).not.toContain('warning:');
-  });
+  ])(
+    'pets get answered %i after the Sunset date says getPet was removed and names the replacement (exit %i)',
+    async (status, code) => {
+      server = await startTestServer(() => ({
+        ...errorReply(status, 'gone', 'no such operation'),
+        headers: { deprecation: '@1388534400', sunset: 'Thu, 01 Jan 2015 00:00:00 GMT' },
+      }));
+      const r = await runCli(['pets', 'get', '7'], { env: env(server) });
+      expect(r.code).toBe(code);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(
+        `error: getPet was removed from the API on 2015-01-01 (Sunset header); the server answered ${status}: no such operation`,
+      );
+      expect(r.stderr).toContain('Use `petstore pets list --status STATUS` instead.');
+      expect(r.stderr).not.toContain('warning:');
+    },
+  );
 
   it('a 404 before the Sunset date is an ordinary "not found"', async () => {
-    server = await startTestServer(() => ({ ...errorReply(404, 'not_found', 'pet 7 not found'), headers: { sunset: 'Thu, 05 Dec 2030 00:00:00 GMT' } }));
+    server = await startTestServer(() => ({
+      ...errorReply(404, 'not_found', 'pet 7 not found'),
+      headers: { sunset: 'Thu, 05 Dec 2030 00:00:00 GMT' },
+    }));
     const r = await runCli(['pets', 'get', '7'], { env: env(server) });
     expect(r.code).toBe(5);
     expect(r.stderr).toContain('error: pet 7 not found (not_found, HTTP 404)');

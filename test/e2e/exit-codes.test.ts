@@ -25,7 +25,9 @@ afterAll(async () => {
 
 /** Runs the CLI against `srv` with a key in the environment. */
 function run(srv: TestServer, args: string[], env: Record<string, string | undefined> = {}) {
-  return runCli(args, { env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY, ...env } });
+  return runCli(args, {
+    env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY, ...env },
+  });
 }
 
 /** A port nothing listens on: bound, then closed. */
@@ -61,8 +63,18 @@ describe.concurrent('exit codes', () => {
 
   it.each([
     ['list: a Pet missing name', ['pets', 'list'], { status: 200, body: [{ id: 1, categoryId: 1 }] }, '[0].name'],
-    ['get: a Pet missing name', ['pets', 'get', '1'], { status: 200, body: { id: 1, categoryId: 1 } }, 'name: required field is missing'],
-    ['get: a float id', ['pets', 'get', '1'], { status: 200, raw: '{"id":1.5,"name":"a","categoryId":1}' }, 'id: expected an int64'],
+    [
+      'get: a Pet missing name',
+      ['pets', 'get', '1'],
+      { status: 200, body: { id: 1, categoryId: 1 } },
+      'name: required field is missing',
+    ],
+    [
+      'get: a float id',
+      ['pets', 'get', '1'],
+      { status: 200, raw: '{"id":1.5,"name":"a","categoryId":1}' },
+      'id: expected an int64',
+    ],
     ['list: an object, not an array', ['pets', 'list'], { status: 200, body: PET }, 'Pets'],
     ['list: malformed JSON', ['pets', 'list'], { status: 200, raw: '[{"id":1,' }, ''],
     ['get: 500 without an Error body', ['pets', 'get', '1'], { status: 500, body: { oops: true } }, 'not an API Error'],
@@ -107,21 +119,30 @@ describe.concurrent('exit codes', () => {
   });
 
   it.each([
-    [400, 6, ['pets', 'create', '--name', 'Rex', '--category-id', '1'], { 'content-type': 'text/html' }, '<h1>Bad Request</h1>'],
+    [
+      400,
+      6,
+      ['pets', 'create', '--name', 'Rex', '--category-id', '1'],
+      { 'content-type': 'text/html' },
+      '<h1>Bad Request</h1>',
+    ],
     [401, 4, ['pets', 'list'], { 'content-type': 'text/html' }, '<h1>Unauthorized</h1>'],
     [404, 5, ['pets', 'get', '1'], { 'content-type': 'text/html' }, '<h1>Not Found</h1>'],
     [401, 4, ['pets', 'list'], { 'content-type': 'application/json' }, '{"error":"no key"}'],
-  ])('%i with a body that is not an Error (a gateway page) still exits %i', async (status, exit, args, headers, raw) => {
-    const srv = await server(() => ({ status, headers, raw }));
-    const r = await run(srv, args);
-    expect(r.code).toBe(exit);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(new RegExp(`^error: server answered ${status} `, 'm'));
-    expect(r.stderr).not.toMatch(/\n\s+at /);
-    const j = await run(srv, [...args, '--json']);
-    expect(j.code).toBe(exit);
-    expect(JSON.parse(j.stderr.trim().split('\n').pop() ?? '')).toMatchObject({ code: 'invalid_response', status });
-  });
+  ])(
+    '%i with a body that is not an Error (a gateway page) still exits %i',
+    async (status, exit, args, headers, raw) => {
+      const srv = await server(() => ({ status, headers, raw }));
+      const r = await run(srv, args);
+      expect(r.code).toBe(exit);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(new RegExp(`^error: server answered ${status} `, 'm'));
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      const j = await run(srv, [...args, '--json']);
+      expect(j.code).toBe(exit);
+      expect(JSON.parse(j.stderr.trim().split('\n').pop() ?? '')).toMatchObject({ code: 'invalid_response', status });
+    },
+  );
 
   it.each([
     ['--limit 0', ['pets', 'list', '--limit', '0'], ['--limit', '"0"', '1 to 100']],
@@ -129,9 +150,21 @@ describe.concurrent('exit codes', () => {
     ['--status Sold', ['pets', 'list', '--status', 'Sold'], ['--status', '"Sold"', 'available, pending, sold']],
     ['id 1.5', ['pets', 'get', '1.5'], ['pet ID', '"1.5"', 'int64']],
     ['id 2^63', ['pets', 'get', '9223372036854775808'], ['pet ID', '"9223372036854775808"', '9223372036854775807']],
-    ['--category-id abc', ['pets', 'create', '--name', 'Rex', '--category-id', 'abc'], ['--category-id', '"abc"', 'int64']],
-    ['--category-id below int64', ['pets', 'create', '--name', 'Rex', '--category-id=-9223372036854775809'], ['--category-id', '-9223372036854775808']],
-    ['create --status bad', ['pets', 'create', '--name', 'Rex', '--category-id', '1', '--status', 'x'], ['--status', '"x"']],
+    [
+      '--category-id abc',
+      ['pets', 'create', '--name', 'Rex', '--category-id', 'abc'],
+      ['--category-id', '"abc"', 'int64'],
+    ],
+    [
+      '--category-id below int64',
+      ['pets', 'create', '--name', 'Rex', '--category-id=-9223372036854775809'],
+      ['--category-id', '-9223372036854775808'],
+    ],
+    [
+      'create --status bad',
+      ['pets', 'create', '--name', 'Rex', '--category-id', '1', '--status', 'x'],
+      ['--status', '"x"'],
+    ],
     ['missing --name', ['pets', 'create', '--category-id', '1'], ['--name']],
     ['missing --category-id', ['pets', 'create', '--name', 'Rex'], ['--category-id']],
     ['missing ID', ['pets', 'get'], ['id']],
@@ -207,7 +240,10 @@ describe.concurrent('exit codes', () => {
   });
 
   it('4: a 401 shows the server message and the login hint', async () => {
-    const srv = await server(() => ({ ...errorReply(401, 'unauthorized', 'key revoked yesterday'), headers: { 'www-authenticate': 'Bearer' } }));
+    const srv = await server(() => ({
+      ...errorReply(401, 'unauthorized', 'key revoked yesterday'),
+      headers: { 'www-authenticate': 'Bearer' },
+    }));
     const r = await run(srv, ['pets', 'list']);
     expect(r.code).toBe(4);
     expect(r.stdout).toBe('');
@@ -227,7 +263,10 @@ describe.concurrent('exit codes', () => {
 
   it('5: a 404 for /pets itself points at the base URL, not at `pets list`', async () => {
     const srv = await server(() => errorReply(404, 'not_found', 'no such path: /pets'));
-    for (const args of [['pets', 'list'], ['pets', 'create', '--name', 'Rex', '--category-id', '1']]) {
+    for (const args of [
+      ['pets', 'list'],
+      ['pets', 'create', '--name', 'Rex', '--category-id', '1'],
+    ]) {
       const r = await run(srv, args);
       expect(r.code).toBe(5);
       expect(r.stderr).toContain('no such path: /pets');

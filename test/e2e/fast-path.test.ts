@@ -20,7 +20,13 @@ function runFullPath(args: string[], env: Record<string, string> = {}): Promise<
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--input-type=module', '-e', 'const { run } = await import(process.argv[1]); run(process.argv.slice(2));', ENTRY, ...args],
+      [
+        '--input-type=module',
+        '-e',
+        'const { run } = await import(process.argv[1]); run(process.argv.slice(2));',
+        ENTRY,
+        ...args,
+      ],
       { env: { ...baseEnv(), HOME: '/nonexistent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
@@ -59,7 +65,11 @@ describe('fast path of --version and --help', () => {
   });
 
   it('colour settings change neither output', async () => {
-    const envs: Record<string, string>[] = [{ FORCE_COLOR: '1' }, { NO_COLOR: '1' }, { CLICOLOR_FORCE: '1', TERM: 'xterm-256color' }];
+    const envs: Record<string, string>[] = [
+      { FORCE_COLOR: '1' },
+      { NO_COLOR: '1' },
+      { CLICOLOR_FORCE: '1', TERM: 'xterm-256color' },
+    ];
     for (const env of envs) {
       const [fast, full] = await Promise.all([runCli(['--help'], { env }), runFullPath(['--help'], env)]);
       expect(fast.stdout).toBe(full.stdout);

@@ -28,13 +28,21 @@ afterAll(async () => {
  * One short of the `--limit 100` asked, so no full-page warning joins stderr.
  */
 function bigPets(): unknown[] {
-  return Array.from({ length: 99 }, (_, i) => ({ id: i + 1, name: `${'n'.repeat(995)}-${String(i + 1).padStart(3, '0')}`, categoryId: 1, status: 'sold' }));
+  return Array.from({ length: 99 }, (_, i) => ({
+    id: i + 1,
+    name: `${'n'.repeat(995)}-${String(i + 1).padStart(3, '0')}`,
+    categoryId: 1,
+    status: 'sold',
+  }));
 }
 
 /** Runs a bash script (no rc files) and collects its output. */
 function shell(script: string, env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['--norc', '--noprofile', '-c', script], { env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['--norc', '--noprofile', '-c', script], {
+      env: { ...baseEnv(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -56,7 +64,12 @@ describe('a closed stdout', () => {
       const errFile = join(dir, 'stderr.txt');
       const script = `"${process.execPath}" "${CLI}" pets list --limit 100 --output ${output} 2>"${errFile}" | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`;
       // Asynchronous: the test server lives in this process and must keep answering.
-      const r = await shell(script, { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: dir, HOME: dir });
+      const r = await shell(script, {
+        PETSTORE_BASE_URL: server.baseUrl,
+        PETSTORE_API_KEY: KEY,
+        PETSTORE_CONFIG_DIR: dir,
+        HOME: dir,
+      });
       expect(r.stderr.trim()).toBe('exit=0');
       expect(readFileSync(errFile, 'utf8')).toBe('');
       const lines = r.stdout.split('\n');
@@ -76,10 +89,17 @@ interface Spawned {
 }
 
 /** Starts the CLI, sends SIGINT once `when` resolves, and resolves when it exits. */
-function runAndInterrupt(args: string[], env: Record<string, string>, when: (stderr: () => string) => Promise<void>): Promise<Spawned> {
+function runAndInterrupt(
+  args: string[],
+  env: Record<string, string>,
+  when: (stderr: () => string) => Promise<void>,
+): Promise<Spawned> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...baseEnv(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -111,10 +131,14 @@ describe('Ctrl-C', () => {
     server.requests.length = 0;
     server.handle(slowHeaders(10_000));
     let sentAt = 0;
-    const r = await runAndInterrupt(['pets', 'list', '--verbose'], { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() }, async () => {
-      await waitFor(() => server.requests.length === 1);
-      sentAt = Date.now();
-    });
+    const r = await runAndInterrupt(
+      ['pets', 'list', '--verbose'],
+      { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
+      async () => {
+        await waitFor(() => server.requests.length === 1);
+        sentAt = Date.now();
+      },
+    );
     expect(r.signal).toBeNull();
     expect(r.code).toBe(130);
     expect(r.stdout).toBe('');
@@ -128,8 +152,10 @@ describe('Ctrl-C', () => {
   it('during a slow request with --json: one JSON object', async () => {
     server.requests.length = 0;
     server.handle(slowHeaders(10_000));
-    const r = await runAndInterrupt(['pets', 'list', '--json'], { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() }, () =>
-      waitFor(() => server.requests.length === 1),
+    const r = await runAndInterrupt(
+      ['pets', 'list', '--json'],
+      { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
+      () => waitFor(() => server.requests.length === 1),
     );
     expect(r.code).toBe(130);
     expect(JSON.parse(r.stderr)).toEqual({ code: 'interrupted', message: 'interrupted', status: 0 });
@@ -137,13 +163,23 @@ describe('Ctrl-C', () => {
 
   it('during a Retry-After wait: exit 130 without waiting it out', async () => {
     server.requests.length = 0;
-    server.handle(answer({ status: 503, headers: { 'retry-after': '20' }, body: { code: 'unavailable', message: 'later', status: 503 } }));
+    server.handle(
+      answer({
+        status: 503,
+        headers: { 'retry-after': '20' },
+        body: { code: 'unavailable', message: 'later', status: 503 },
+      }),
+    );
     let sentAt = 0;
-    const r = await runAndInterrupt(['pets', 'list'], { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() }, async () => {
-      await waitFor(() => server.requests.length === 1);
-      await new Promise((res) => setTimeout(res, 200));
-      sentAt = Date.now();
-    });
+    const r = await runAndInterrupt(
+      ['pets', 'list'],
+      { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
+      async () => {
+        await waitFor(() => server.requests.length === 1);
+        await new Promise((res) => setTimeout(res, 200));
+        sentAt = Date.now();
+      },
+    );
     expect(r.code).toBe(130);
     expect(Date.now() - sentAt).toBeLessThan(3000);
     expect(server.requests).toHaveLength(1);
@@ -152,10 +188,14 @@ describe('Ctrl-C', () => {
   it('during the backoff after a refused connection: exit 130 at once', async () => {
     const base = await closedPortBaseUrl();
     let sentAt = 0;
-    const r = await runAndInterrupt(['pets', 'list', '--verbose', '--retries', '10'], { PETSTORE_BASE_URL: base, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() }, async (stderr) => {
-      await waitFor(() => stderr().includes('* retry 3 of 10'));
-      sentAt = Date.now();
-    });
+    const r = await runAndInterrupt(
+      ['pets', 'list', '--verbose', '--retries', '10'],
+      { PETSTORE_BASE_URL: base, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
+      async (stderr) => {
+        await waitFor(() => stderr().includes('* retry 3 of 10'));
+        sentAt = Date.now();
+      },
+    );
     expect(r.code).toBe(130);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.stderr).not.toContain('retry 4 of 10');
@@ -173,8 +213,10 @@ describe('Ctrl-C', () => {
     for (let i = 0; i < 8; i++) {
       // Spread the signal over start-up, the request and the write.
       const delay = 150 + ((i * 53) % 300);
-      const r = await runAndInterrupt(['--env', 'sandbox', 'pets', 'create', '--name', `Int${i}`, '--category-id', '1'], { PETSTORE_CONFIG_DIR: dir }, () =>
-        new Promise((res) => setTimeout(res, delay)),
+      const r = await runAndInterrupt(
+        ['--env', 'sandbox', 'pets', 'create', '--name', `Int${i}`, '--category-id', '1'],
+        { PETSTORE_CONFIG_DIR: dir },
+        () => new Promise((res) => setTimeout(res, delay)),
       );
       outcomes.push(r.code ?? r.signal);
       const seen = `run ${i}, SIGINT after ${delay} ms: exit ${r.code ?? r.signal}, stderr ${JSON.stringify(r.stderr)}, files ${readdirSync(dir).join(' ')}`;
@@ -183,7 +225,10 @@ describe('Ctrl-C', () => {
       const data = JSON.parse(readFileSync(file, 'utf8')) as { nextId: number; pets: { name: string }[] };
       expect(Array.isArray(data.pets), seen).toBe(true);
       expect(existsSync(`${file}.lock`), seen).toBe(false);
-      expect(readdirSync(dir).filter((f) => f !== 'sandbox.json' && f !== 'config.json'), seen).toEqual([]);
+      expect(
+        readdirSync(dir).filter((f) => f !== 'sandbox.json' && f !== 'config.json'),
+        seen,
+      ).toEqual([]);
     }
     const data = JSON.parse(readFileSync(file, 'utf8')) as { pets: { name: string }[] };
     // Every run that reported success stored its pet.

@@ -82,7 +82,14 @@ describe('GET retries', () => {
   });
 
   it('retries 502 and 504 as well, and a connection reset', async () => {
-    server.handle(sequence(apiError(502, 'bad_gateway', 'x'), reset(), apiError(504, 'gateway_timeout', 'y'), answer({ status: 200, body: pets(1) })));
+    server.handle(
+      sequence(
+        apiError(502, 'bad_gateway', 'x'),
+        reset(),
+        apiError(504, 'gateway_timeout', 'y'),
+        answer({ status: 200, body: pets(1) }),
+      ),
+    );
     const r = await runCli(list('--retries', '3'), { env: env() });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -94,7 +101,11 @@ describe('GET retries', () => {
     const r = await runCli(list(), { env: env() });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(jsonError(r.stderr)).toEqual({ code: 'unavailable', message: 'the pet store is down for maintenance', status: 503 });
+    expect(jsonError(r.stderr)).toEqual({
+      code: 'unavailable',
+      message: 'the pet store is down for maintenance',
+      status: 503,
+    });
     expectKeySent(3); // 1 + 2 retries (default)
   });
 
@@ -124,7 +135,12 @@ describe('GET retries', () => {
   });
 
   it('honours Retry-After in seconds', async () => {
-    server.handle(sequence(apiError(429, 'rate_limited', 'slow down', { 'retry-after': '1' }), answer({ status: 200, body: pets(1) })));
+    server.handle(
+      sequence(
+        apiError(429, 'rate_limited', 'slow down', { 'retry-after': '1' }),
+        answer({ status: 200, body: pets(1) }),
+      ),
+    );
     const r = await runCli(list(), { env: env() });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -137,7 +153,8 @@ describe('GET retries', () => {
     // HTTP-dates have whole seconds: 2 s from now is 1..2 s of waiting.
     server.handle(
       sequence(
-        (req, res) => apiError(503, 'unavailable', 'later', { 'retry-after': new Date(Date.now() + 2000).toUTCString() })(req, res),
+        (req, res) =>
+          apiError(503, 'unavailable', 'later', { 'retry-after': new Date(Date.now() + 2000).toUTCString() })(req, res),
         answer({ status: 200, body: pets(1) }),
       ),
     );
@@ -290,7 +307,9 @@ describe('POST is sent once when the server may have received it', () => {
 
 describe('redirects', () => {
   it('follows a same-origin redirect of a GET with the key', async () => {
-    server.handle((req, res) => (req.url.startsWith('/v1/pets') ? redirect('/v2/pets')(req, res) : { status: 200, body: pets(1) }));
+    server.handle((req, res) =>
+      req.url.startsWith('/v1/pets') ? redirect('/v2/pets')(req, res) : { status: 200, body: pets(1) },
+    );
     const r = await runCli(list(), { env: env() });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -330,7 +349,11 @@ describe('redirects', () => {
 describe('off-contract answers: exit 1, a clear message, no stack trace', () => {
   const cases: { name: string; handler: Parameters<TestServer['handle']>[0]; message: RegExp }[] = [
     { name: 'malformed JSON', handler: malformedJson(), message: /malformed JSON/ },
-    { name: 'a non-JSON content type', handler: wrongContentType(), message: /content type "text\/html; charset=utf-8", not application\/json/ },
+    {
+      name: 'a non-JSON content type',
+      handler: wrongContentType(),
+      message: /content type "text\/html; charset=utf-8", not application\/json/,
+    },
     {
       name: 'a record missing a required field',
       handler: answer({ status: 200, body: [pets(1)[0], { id: 2, categoryId: 1 }] }),
@@ -341,8 +364,16 @@ describe('off-contract answers: exit 1, a clear message, no stack trace', () => 
       handler: answer({ status: 200, body: [{ id: 1, name: 'Rex', categoryId: '7' }] }),
       message: /\[0\]\.categoryId: expected an int64 integer/,
     },
-    { name: 'an error status whose body is not an Error', handler: answer({ status: 500, body: { error: 'nope' } }), message: /500 with a body that is not an API Error \(code: required field is missing\)/ },
-    { name: 'an unexpected success status', handler: answer({ status: 202, body: [] }), message: /answered 202; the API defines 200/ },
+    {
+      name: 'an error status whose body is not an Error',
+      handler: answer({ status: 500, body: { error: 'nope' } }),
+      message: /500 with a body that is not an API Error \(code: required field is missing\)/,
+    },
+    {
+      name: 'an unexpected success status',
+      handler: answer({ status: 202, body: [] }),
+      message: /answered 202; the API defines 200/,
+    },
   ];
   for (const c of cases) {
     it(c.name, async () => {
@@ -364,7 +395,11 @@ describe('off-contract answers: exit 1, a clear message, no stack trace', () => 
     server.handle(hugeBody(CLI_MAX_BODY_BYTES + 1));
     const r = await runCli(list(), { env: env() });
     expect(r.code).toBe(1);
-    expect(jsonError(r.stderr)).toEqual({ code: 'invalid_response', message: `response body too large (over ${CLI_MAX_BODY_BYTES} bytes)`, status: 200 });
+    expect(jsonError(r.stderr)).toEqual({
+      code: 'invalid_response',
+      message: `response body too large (over ${CLI_MAX_BODY_BYTES} bytes)`,
+      status: 200,
+    });
   });
 
   it('a body declared over the cap by Content-Length: exit 1 before reading it', async () => {
@@ -385,7 +420,9 @@ describe('off-contract answers: exit 1, a clear message, no stack trace', () => 
 
 describe('--verbose', () => {
   it('prints request, response and retry lines on stderr with the key redacted', async () => {
-    server.handle(sequence(apiError(503, 'unavailable', 'x', { 'retry-after': '0' }), answer({ status: 200, body: pets(1) })));
+    server.handle(
+      sequence(apiError(503, 'unavailable', 'x', { 'retry-after': '0' }), answer({ status: 200, body: pets(1) })),
+    );
     const r = await runCli(['pets', 'list', '--verbose'], { env: env() });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('1\tpet-1\t1\tavailable\n');
@@ -403,7 +440,9 @@ describe('--verbose', () => {
     server.handle(apiError(503, 'unavailable', 'x', { 'retry-after': '30' }));
     const r = await runCli(['pets', 'list', '--verbose', '--timeout', '2'], { env: env() });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^\* not retrying HTTP 503: Retry-After 30 s is longer than the [\d.]+ s left before the --timeout deadline$/m);
+    expect(r.stderr).toMatch(
+      /^\* not retrying HTTP 503: Retry-After 30 s is longer than the [\d.]+ s left before the --timeout deadline$/m,
+    );
   });
 });
 
@@ -430,13 +469,17 @@ describe('with --output json|ndjson every error is one JSON object on stderr', (
   }
 
   it('a missing base URL → config, exit 2', async () => {
-    const r = await runCli(['pets', 'list', '--json'], { env: { PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() } });
+    const r = await runCli(['pets', 'list', '--json'], {
+      env: { PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
+    });
     expect(r.code).toBe(2);
     expect(jsonError(r.stderr)).toMatchObject({ code: 'config', status: 0 });
   });
 
   it('a refused connection → network, exit 3', async () => {
-    const r = await runCli(['pets', 'list', '--output', 'ndjson', '--retries', '0'], { env: env(await closedPortBaseUrl()) });
+    const r = await runCli(['pets', 'list', '--output', 'ndjson', '--retries', '0'], {
+      env: env(await closedPortBaseUrl()),
+    });
     expect(r.code).toBe(3);
     expect(jsonError(r.stderr)).toMatchObject({ code: 'network', status: 0 });
   });

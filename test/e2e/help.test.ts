@@ -66,10 +66,20 @@ describe('suggestions', () => {
     [['pets', 'lst'], "unknown command 'lst'", '(Did you mean list?)'],
     [['pet', 'list'], "unknown command 'pet'", '(Did you mean pets?)'],
     [['pets', 'list', '--limt', '5'], "unknown option '--limt'", '(Did you mean --limit?)'],
-    [['pets', 'create', '--category', '1', '--name', 'Rex'], "unknown option '--category'", '(Did you mean --category-id?)'],
+    [
+      ['pets', 'create', '--category', '1', '--name', 'Rex'],
+      "unknown option '--category'",
+      '(Did you mean --category-id?)',
+    ],
   ])('%j suggests the closest name, exit 2, nothing sent', async (args, error, suggestion) => {
     server = await startTestServer();
-    const r = await runCli(args, { env: { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: 'key-help-0123456789', PETSTORE_CONFIG_DIR: tempDir() } });
+    const r = await runCli(args, {
+      env: {
+        PETSTORE_BASE_URL: server.baseUrl,
+        PETSTORE_API_KEY: 'key-help-0123456789',
+        PETSTORE_CONFIG_DIR: tempDir(),
+      },
+    });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain(error);

@@ -27,7 +27,14 @@ describe('pets list --all progress', () => {
     server = await startPagingServer({ pages: 8, perPage: 20, delayMs: 250 });
     const dir = tempDir();
     const out = join(dir, 'out.ndjson');
-    const env = { ...baseEnv(), TERM: 'xterm', PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: dir, HOME: dir };
+    const env = {
+      ...baseEnv(),
+      TERM: 'xterm',
+      PETSTORE_BASE_URL: server.baseUrl,
+      PETSTORE_API_KEY: KEY,
+      PETSTORE_CONFIG_DIR: dir,
+      HOME: dir,
+    };
     // stdout goes to a file, so the pane shows only stderr; the shell prints the exit code after.
     const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} pets list --all --output ndjson > ${JSON.stringify(out)}; echo "EXIT=$?"; sleep 60`;
     tmux = startTmux({ command: `sh -c '${cmd.replace(/'/g, `'\\''`)}'`, env });

@@ -83,7 +83,11 @@ describe('pets list --all', () => {
   it('refuses a next link on another origin: exit 1, the key is not sent there', async () => {
     const other = await startPagingServer({ pages: 1 });
     try {
-      server = await startPagingServer({ pages: 3, perPage: 2, nextLink: (n) => `<${other.origin}/v1/pets?page=${n}>; rel="next"` });
+      server = await startPagingServer({
+        pages: 3,
+        perPage: 2,
+        nextLink: (n) => `<${other.origin}/v1/pets?page=${n}>; rel="next"`,
+      });
       const r = await runCli(['pets', 'list', '--all', '--output', 'ndjson'], { env: env(server) });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(other.origin);
@@ -98,7 +102,11 @@ describe('pets list --all', () => {
   });
 
   it('treats another port on the same host as another origin', async () => {
-    server = await startPagingServer({ pages: 3, perPage: 1, nextLink: (n, _r, o) => `<${o.replace(/:\d+$/, ':1')}/v1/pets?page=${n}>; rel="next"` });
+    server = await startPagingServer({
+      pages: 3,
+      perPage: 1,
+      nextLink: (n, _r, o) => `<${o.replace(/:\d+$/, ':1')}/v1/pets?page=${n}>; rel="next"`,
+    });
     const r = await runCli(['pets', 'list', '--all'], { env: env(server) });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('http://127.0.0.1:1');
@@ -154,7 +162,9 @@ describe('pets list --all', () => {
     const full = await runCli(['pets', 'list', '--limit', '20'], { env: env(server) });
     expect(full.code).toBe(0);
     expect(full.stdout.trimEnd().split('\n')).toHaveLength(20);
-    expect(full.stderr).toMatch(/^warning: the page is full \(20 pets\), so more may exist, but the server sent no Link rel="next" header/);
+    expect(full.stderr).toMatch(
+      /^warning: the page is full \(20 pets\), so more may exist, but the server sent no Link rel="next" header/,
+    );
     const all = await runCli(['pets', 'list', '--all', '--limit', '20'], { env: env(server) });
     expect(all.code).toBe(0);
     expect(all.stderr).toContain('the page is full (20 pets)');
@@ -172,10 +182,14 @@ describe('pets list --all', () => {
     expect(linked.stderr).toBe('');
   });
 
-  it('follows the sandbox server\'s own cursor links', async () => {
+  it("follows the sandbox server's own cursor links", async () => {
     const dir = tempDir();
-    const r = await runCli(['--env', 'sandbox', 'pets', 'list', '--all', '--limit', '1', '--output', 'ndjson'], { env: { PETSTORE_CONFIG_DIR: dir } });
-    const one = await runCli(['--env', 'sandbox', 'pets', 'list', '--limit', '100', '--output', 'ndjson'], { env: { PETSTORE_CONFIG_DIR: dir } });
+    const r = await runCli(['--env', 'sandbox', 'pets', 'list', '--all', '--limit', '1', '--output', 'ndjson'], {
+      env: { PETSTORE_CONFIG_DIR: dir },
+    });
+    const one = await runCli(['--env', 'sandbox', 'pets', 'list', '--limit', '100', '--output', 'ndjson'], {
+      env: { PETSTORE_CONFIG_DIR: dir },
+    });
     expect(r.code).toBe(0);
     expect(one.code).toBe(0);
     expect(r.stdout).toBe(one.stdout);
@@ -189,7 +203,10 @@ const HEAP_PROBE = fileURLToPath(new URL('../helpers/heap-probe.cjs', import.met
  * Runs the CLI with the heap probe preloaded; returns the peak heap it retained (bytes,
  * sampled after forced GCs) and the size of its stdout in bytes.
  */
-function peakRetainedHeap(args: string[], e: Record<string, string>): Promise<{ code: number | null; heap: number; bytes: number }> {
+function peakRetainedHeap(
+  args: string[],
+  e: Record<string, string>,
+): Promise<{ code: number | null; heap: number; bytes: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       env: { ...baseEnv(), ...e, NODE_OPTIONS: `--expose-gc --require ${HEAP_PROBE}` },
@@ -220,7 +237,9 @@ describe('pets list --all memory', () => {
       const b = await peakRetainedHeap(['pets', 'list', '--all', '--output', 'ndjson'], env(many));
       const j = await peakRetainedHeap(['pets', 'list', '--all', '--output', 'json'], env(many));
       const mib = (n: number): string => (n / 2 ** 20).toFixed(1);
-      console.log(`peak retained heap MiB: 30 pages ndjson ${mib(a.heap)}, 90 pages ndjson ${mib(b.heap)}, 90 pages json ${mib(j.heap)}`);
+      console.log(
+        `peak retained heap MiB: 30 pages ndjson ${mib(a.heap)}, 90 pages ndjson ${mib(b.heap)}, 90 pages json ${mib(j.heap)}`,
+      );
       expect(a.code).toBe(0);
       expect(b.code).toBe(0);
       expect(j.code).toBe(0);

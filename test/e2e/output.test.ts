@@ -37,7 +37,9 @@ afterAll(async () => {
 });
 
 function run(srv: TestServer, args: string[], env: Record<string, string> = {}) {
-  return runCli(args, { env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY, ...env } });
+  return runCli(args, {
+    env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY, ...env },
+  });
 }
 
 describe.concurrent('output', () => {

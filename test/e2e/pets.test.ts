@@ -124,7 +124,10 @@ describe.concurrent('listing the seed (one shared, read-only sandbox)', () => {
     const srv = await startTestServer();
     try {
       const key = 'pk_live_must_not_travel_0123';
-      const r = await sandbox(dir, ['pets', 'list', '--limit', '2'], { PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: key });
+      const r = await sandbox(dir, ['pets', 'list', '--limit', '2'], {
+        PETSTORE_BASE_URL: srv.baseUrl,
+        PETSTORE_API_KEY: key,
+      });
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(SEED_TSV.slice(0, 2).join('\n') + '\n');
       expect(srv.requests).toHaveLength(0);
@@ -149,7 +152,15 @@ describe.concurrent('listing the seed (one shared, read-only sandbox)', () => {
 describe.concurrent('creating pets (a sandbox of its own per test)', () => {
   it('create then get in another process returns the same animal; default status is available', async () => {
     const dir = tempDir();
-    const created = await sandbox(dir, ['pets', 'create', '--name', 'Biscuit', '--category-id', '9223372036854775807', '--json']);
+    const created = await sandbox(dir, [
+      'pets',
+      'create',
+      '--name',
+      'Biscuit',
+      '--category-id',
+      '9223372036854775807',
+      '--json',
+    ]);
     expect(created.code).toBe(0);
     expect(created.stderr).toBe('');
     expect(created.stdout).toBe(
@@ -159,7 +170,16 @@ describe.concurrent('creating pets (a sandbox of its own per test)', () => {
     expect(got.code).toBe(0);
     expect(got.stdout).toBe('{"id":10,"name":"Biscuit","categoryId":9223372036854775807,"status":"available"}\n');
 
-    const second = await sandbox(dir, ['pets', 'create', '--name', 'Tab\there', '--category-id', '-3', '--status', 'sold']);
+    const second = await sandbox(dir, [
+      'pets',
+      'create',
+      '--name',
+      'Tab\there',
+      '--category-id',
+      '-3',
+      '--status',
+      'sold',
+    ]);
     expect(second.code).toBe(0);
     expect(second.stdout).toBe('11\tTab\\there\t-3\tsold\n');
     const listed = await sandbox(dir, ['pets', 'list', '--status', 'sold']);

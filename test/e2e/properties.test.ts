@@ -27,7 +27,8 @@ beforeAll(async () => {
   configDir = tempDir();
   server = await startTestServer((req) => {
     const id = /^\/v1\/pets\/(-?\d+)$/.exec(req.url)?.[1];
-    if (req.method === 'GET' && id !== undefined) return { status: 200, raw: `{"id":${id},"name":"Rex","categoryId":1}` };
+    if (req.method === 'GET' && id !== undefined)
+      return { status: 200, raw: `{"id":${id},"name":"Rex","categoryId":1}` };
     if (req.method === 'POST') return { status: 201, raw: `{"id":1,${req.body.slice(1)}` };
     return { status: 200, body: [] };
   });
@@ -41,13 +42,73 @@ afterAll(async () => {
 
 const unicodeDigits = ['٣', '۷', '५', '১', '๓', '５', '𝟓', '²', '½', 'Ⅻ'];
 const tricky = [
-  '', ' ', '0', '00', '1', '01', '001', '100', '0100', '101', '99', '-1', '-0', '+5', '+0', ' 5', '5 ', '\t5', '5\n', '\n',
-  '0x10', '0X1F', '0o7', '0b1', '1e2', '1E2', '1.5', '1.0', '.5', '5.', '1_000', '1,000', 'NaN', 'Infinity', '-Infinity',
-  'null', 'undefined', 'true', '10abc', 'abc', '5n', '٣', '１０', '1٠', '−5', '‐5',
-  '9223372036854775807', '9223372036854775808', '-9223372036854775808', '-9223372036854775809',
-  '09223372036854775807', '000000000000000000000000009223372036854775807', '18446744073709551616',
-  '99999999999999999999999999999999999999', '9007199254740993', '-9007199254740993',
-  'available', 'Available', 'AVAILABLE', 'pending', 'sold', ' sold', 'sold ', 'sold\n', 'so ld', 'availabl', 'available,sold',
+  '',
+  ' ',
+  '0',
+  '00',
+  '1',
+  '01',
+  '001',
+  '100',
+  '0100',
+  '101',
+  '99',
+  '-1',
+  '-0',
+  '+5',
+  '+0',
+  ' 5',
+  '5 ',
+  '\t5',
+  '5\n',
+  '\n',
+  '0x10',
+  '0X1F',
+  '0o7',
+  '0b1',
+  '1e2',
+  '1E2',
+  '1.5',
+  '1.0',
+  '.5',
+  '5.',
+  '1_000',
+  '1,000',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  'null',
+  'undefined',
+  'true',
+  '10abc',
+  'abc',
+  '5n',
+  '٣',
+  '１０',
+  '1٠',
+  '−5',
+  '‐5',
+  '9223372036854775807',
+  '9223372036854775808',
+  '-9223372036854775808',
+  '-9223372036854775809',
+  '09223372036854775807',
+  '000000000000000000000000009223372036854775807',
+  '18446744073709551616',
+  '99999999999999999999999999999999999999',
+  '9007199254740993',
+  '-9007199254740993',
+  'available',
+  'Available',
+  'AVAILABLE',
+  'pending',
+  'sold',
+  ' sold',
+  'sold ',
+  'sold\n',
+  'so ld',
+  'availabl',
+  'available,sold',
 ];
 const digitRun = fc.stringMatching(/^[0-9]{1,25}$/);
 const nearBounds = fc
@@ -93,9 +154,16 @@ function statusOk(v: string): boolean {
 
 // ---- end to end ---------------------------------------------------------------------
 
-async function check(args: string[], valid: boolean, flag: string, expectSent: (url: string, body: string) => void): Promise<void> {
+async function check(
+  args: string[],
+  valid: boolean,
+  flag: string,
+  expectSent: (url: string, body: string) => void,
+): Promise<void> {
   server.requests.length = 0;
-  const r = await runCli(args, { env: { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: configDir } });
+  const r = await runCli(args, {
+    env: { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: configDir },
+  });
   expect(r.signal).toBeNull();
   expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
   if (valid) {
@@ -141,17 +209,25 @@ describe('the CLI on random input: exit 0 or 2, nothing sent on 2', () => {
           expect(url).toBe(`/v1/pets/${BigInt(v)}`);
         });
       }),
-      { numRuns: CLI_RUNS, ...examples('-9223372036854775808', '9223372036854775807', '9223372036854775808', '0x10', '') },
+      {
+        numRuns: CLI_RUNS,
+        ...examples('-9223372036854775808', '9223372036854775807', '9223372036854775808', '0x10', ''),
+      },
     );
   });
 
   it('--category-id', async () => {
     await fc.assert(
       fc.asyncProperty(anyValue, async (v) => {
-        await check(['pets', 'create', '--name', 'Rex', `--category-id=${v}`, '--json'], int64Ok(v), '--category-id', (_url, body) => {
-          // Exact: the body carries the integer literal itself, never a rounded double.
-          expect(body).toBe(`{"name":"Rex","categoryId":${BigInt(v)}}`);
-        });
+        await check(
+          ['pets', 'create', '--name', 'Rex', `--category-id=${v}`, '--json'],
+          int64Ok(v),
+          '--category-id',
+          (_url, body) => {
+            // Exact: the body carries the integer literal itself, never a rounded double.
+            expect(body).toBe(`{"name":"Rex","categoryId":${BigInt(v)}}`);
+          },
+        );
       }),
       { numRuns: CLI_RUNS, ...examples('9007199254740993', '-1', '1e3', '-9223372036854775809') },
     );

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { serverPool, type Handler, type TestServer } from '../helpers/test-server.js';
+import { serverPool, type Handler } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_requests_abcdef0123';
 const { start: server, closeAll } = serverPool();
@@ -26,7 +26,9 @@ function run(args: string[], env: Record<string, string | undefined>) {
 
 /** Answers createPet like a server would: 201 with the body plus an id, as raw text. */
 const echoCreate: Handler = (req) =>
-  req.method === 'POST' ? { status: 201, raw: req.body.replace(/^\{/, '{"id":9007199254740993,') } : { status: 200, body: [] };
+  req.method === 'POST'
+    ? { status: 201, raw: req.body.replace(/^\{/, '{"id":9007199254740993,') }
+    : { status: 200, body: [] };
 
 describe.concurrent('requests as sent', () => {
   it('listPets: GET /v1/pets with limit, status and the bearer key', async () => {
@@ -53,7 +55,17 @@ describe.concurrent('requests as sent', () => {
   it('createPet: POST /v1/pets, application/json, the exact body with an int64 above 2^53', async () => {
     const srv = await server(echoCreate);
     const r = await run(
-      ['pets', 'create', '--name', 'Zoë "Z" \\ Tab\t', '--category-id', '9223372036854775807', '--status', 'pending', '--json'],
+      [
+        'pets',
+        'create',
+        '--name',
+        'Zoë "Z" \\ Tab\t',
+        '--category-id',
+        '9223372036854775807',
+        '--status',
+        'pending',
+        '--json',
+      ],
       { PETSTORE_BASE_URL: srv.baseUrl },
     );
     expect(r.stderr).toBe('');
@@ -75,7 +87,9 @@ describe.concurrent('requests as sent', () => {
     ['0042', '42'],
   ])('createPet sends --category-id %s as the JSON number %s, no status when none given', async (given, sent) => {
     const srv = await server(echoCreate);
-    const r = await run(['pets', 'create', '--name', 'Rex', `--category-id=${given}`], { PETSTORE_BASE_URL: srv.baseUrl });
+    const r = await run(['pets', 'create', '--name', 'Rex', `--category-id=${given}`], {
+      PETSTORE_BASE_URL: srv.baseUrl,
+    });
     expect(r.code).toBe(0);
     expect(srv.requests[0]?.body).toBe(`{"name":"Rex","categoryId":${sent}}`);
   });
@@ -118,7 +132,9 @@ describe.concurrent('requests as sent', () => {
     const r = await run(['pets', 'list'], { PETSTORE_BASE_URL: `${srv.origin}/api` });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`warning: base URL ${srv.origin}/api (from PETSTORE_BASE_URL) does not end with the version segment /v1\n`);
+    expect(r.stderr).toBe(
+      `warning: base URL ${srv.origin}/api (from PETSTORE_BASE_URL) does not end with the version segment /v1\n`,
+    );
     expect(srv.requests.map((q) => q.url)).toEqual(['/api/pets']);
   });
 

@@ -67,7 +67,9 @@ const auth = () => ({ authorization: `Bearer ${s.apiKey}` });
 
 describe.concurrent('sandbox serve over HTTP', () => {
   it('prints exactly two shell assignments on stdout', () => {
-    expect(s.stdout()).toMatch(/^PETSTORE_BASE_URL=http:\/\/127\.0\.0\.1:[1-9][0-9]*\/v1\nPETSTORE_API_KEY=sbx_[0-9a-f]{32}\n$/);
+    expect(s.stdout()).toMatch(
+      /^PETSTORE_BASE_URL=http:\/\/127\.0\.0\.1:[1-9][0-9]*\/v1\nPETSTORE_API_KEY=sbx_[0-9a-f]{32}\n$/,
+    );
     expect(s.stderr()).toContain('Ctrl-C stops it');
   });
 
@@ -88,7 +90,9 @@ describe.concurrent('sandbox serve over HTTP', () => {
     const res = await fetch(`${s.baseUrl}/pets?limit=100`, { headers: auth() });
     expect(res.status).toBe(200);
     const text = await res.text();
-    expect(text).toContain('{"id":9007199254740993,"name":"Atlas","categoryId":9223372036854775807,"status":"available"}');
+    expect(text).toContain(
+      '{"id":9007199254740993,"name":"Atlas","categoryId":9223372036854775807,"status":"available"}',
+    );
     expect(text.startsWith('[{"id":1,"name":"Rex","categoryId":1,"status":"available"}')).toBe(true);
   });
 

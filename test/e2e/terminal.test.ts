@@ -7,6 +7,7 @@ import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { startTestServer } from '../helpers/test-server.js';
 import { startTmux, type TmuxSession } from '../helpers/tmux.js';
 
+// eslint-disable-next-line no-control-regex -- matching terminal escape sequences is the point
 const SGR = /\u001b\[[0-9;]*m/g;
 let configDir: string;
 const sessions: TmuxSession[] = [];
@@ -47,6 +48,7 @@ describe.concurrent('in a terminal', () => {
 
     const coloured = t.capture({ escapes: true });
     // tmux re-emits the green foreground (SGR 32) before each status cell.
+    // eslint-disable-next-line no-control-regex -- an SGR sequence is what is looked for
     expect(coloured).toMatch(/\u001b\[32mavailable/);
     // The names are not coloured.
     expect(coloured).toMatch(/Rex/);
@@ -84,7 +86,7 @@ describe.concurrent('in a terminal', () => {
     expect(screen).not.toContain('^[');
   });
 
-  it('an empty list prints nothing on stdout and a note on the terminal\'s stderr', async () => {
+  it("an empty list prints nothing on stdout and a note on the terminal's stderr", async () => {
     const srv = await startTestServer(() => ({ status: 200, body: [] }));
     try {
       const t = terminal({ PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: 'pk_test_terminal_0123456789' });

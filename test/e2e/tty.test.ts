@@ -17,7 +17,9 @@ registerSecret(STAGING_KEY);
 let staging: TestServer;
 beforeAll(async () => {
   staging = await startTestServer((req) =>
-    req.headers.authorization === `Bearer ${STAGING_KEY}` ? { status: 200, body: [] } : errorReply(401, 'unauthorized', 'invalid API key'),
+    req.headers.authorization === `Bearer ${STAGING_KEY}`
+      ? { status: 200, body: [] }
+      : errorReply(401, 'unauthorized', 'invalid API key'),
   );
 });
 afterAll(async () => {
@@ -84,7 +86,12 @@ const sh = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Runs petstore in a fresh terminal with exactly `env`, then prints its exit code and waits. */
 function openTerminal(args: string[], env: Record<string, string>): Terminal {
-  const vars = Object.entries({ PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color', LANG: 'C.UTF-8', ...env })
+  const vars = Object.entries({
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    TERM: 'xterm-256color',
+    LANG: 'C.UTF-8',
+    ...env,
+  })
     .map(([k, v]) => `${k}=${sh(v)}`)
     .join(' ');
   const cmd = `env -i ${vars} ${sh(process.execPath)} ${sh(CLI)} ${args.map(sh).join(' ')}; echo "EXIT=$?"; sleep 60`;
@@ -105,7 +112,9 @@ describe('auth login in a terminal', () => {
     const { file, env } = await stagingConfig();
     staging.requests.length = 0;
     const t = openTerminal(['--env', 'staging', 'auth', 'login'], env);
-    await t.waitFor(new RegExp(`API key for staging \\(${staging.baseUrl.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\):`));
+    await t.waitFor(
+      new RegExp(`API key for staging \\(${staging.baseUrl.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\):`),
+    );
     t.type(STAGING_KEY);
     t.key('C-t'); // the prompt's "toggle visibility" key must not reveal it either
     const typing = await t.waitFor(/input is masked/);
@@ -119,7 +128,9 @@ describe('auth login in a terminal', () => {
     expect(done).toContain('****7b2d');
     expect(done).not.toContain(STAGING_KEY);
     expect(done).not.toContain(STAGING_KEY.slice(0, 8));
-    expect(JSON.parse(readFileSync(file, 'utf8')).auth).toEqual({ staging: { apiKey: STAGING_KEY, baseUrl: staging.baseUrl } });
+    expect(JSON.parse(readFileSync(file, 'utf8')).auth).toEqual({
+      staging: { apiKey: STAGING_KEY, baseUrl: staging.baseUrl },
+    });
     expect(staging.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${STAGING_KEY}`]);
   });
 
@@ -152,7 +163,9 @@ describe('auth login in a terminal', () => {
 
   it('a command against staging says so on stderr, so nobody mistakes it for production', async () => {
     const { file, env } = await stagingConfig();
-    expect((await runCli(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: STAGING_KEY })).code).toBe(0);
+    expect(
+      (await runCli(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: STAGING_KEY })).code,
+    ).toBe(0);
     expect(existsSync(file)).toBe(true);
     const t = openTerminal(['--env', 'staging', 'pets', 'list'], env);
     const done = await t.waitFor(/EXIT=\d+/);

@@ -9,7 +9,14 @@ import type { AddressInfo } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { errorReply, type Handler, type RecordedRequest, type Reply } from './test-server.js';
 
-export { startTestServer, errorReply, type TestServer, type Handler, type Reply, type RecordedRequest } from './test-server.js';
+export {
+  startTestServer,
+  errorReply,
+  type TestServer,
+  type Handler,
+  type Reply,
+  type RecordedRequest,
+} from './test-server.js';
 
 /** Largest response body the CLI reads (src/http/transport.ts MAX_BODY_BYTES), duplicated so tests notice a change. */
 export const CLI_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -87,7 +94,11 @@ export function malformedJson(): Handler {
 
 /** 200 with an HTML page, as a proxy or captive portal sends. */
 export function wrongContentType(): Handler {
-  return answer({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, raw: '<html><body>Gateway</body></html>' });
+  return answer({
+    status: 200,
+    headers: { 'content-type': 'text/html; charset=utf-8' },
+    raw: '<html><body>Gateway</body></html>',
+  });
 }
 
 /** A redirect to `location` (absolute or relative). */

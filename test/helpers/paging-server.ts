@@ -57,7 +57,11 @@ export async function startPagingServer(opts: PagingOptions): Promise<PagingServ
       }
       const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
       if (page < opts.pages) {
-        headers.link = (opts.nextLink ?? ((n, _r, o) => `<${o}/v1/pets?limit=${limit}&page=${n}>; rel="next"`))(page + 1, req, origin);
+        headers.link = (opts.nextLink ?? ((n, _r, o) => `<${o}/v1/pets?limit=${limit}&page=${n}>; rel="next"`))(
+          page + 1,
+          req,
+          origin,
+        );
       }
       res.writeHead(200, headers);
       res.end(JSON.stringify(pets));

@@ -47,7 +47,10 @@ export interface TmuxSession {
    * Polls the screen (every 50 ms) until `pattern` matches (a RegExp, or a test of the
    * screen text); returns the screen. Throws after `timeoutMs` (default 10 s).
    */
-  waitFor(pattern: RegExp | ((screen: string) => boolean), opts?: { escapes?: boolean; timeoutMs?: number }): Promise<string>;
+  waitFor(
+    pattern: RegExp | ((screen: string) => boolean),
+    opts?: { escapes?: boolean; timeoutMs?: number },
+  ): Promise<string>;
   /** Ends the tmux server and everything running in it. */
   kill(): void;
 }

@@ -61,9 +61,12 @@ describe('isLoopbackHost', () => {
   it.each(['localhost', '127.0.0.1', '127.255.255.254', '[::1]', '::1', 'a.localhost'])('%j is loopback', (h) => {
     expect(isLoopbackHost(h)).toBe(true);
   });
-  it.each(['example.com', '10.0.0.1', '0.0.0.0', '::', '127.0.0', 'localhost.evil.com', '1127.0.0.1'])('%j is not', (h) => {
-    expect(isLoopbackHost(h)).toBe(false);
-  });
+  it.each(['example.com', '10.0.0.1', '0.0.0.0', '::', '127.0.0', 'localhost.evil.com', '1127.0.0.1'])(
+    '%j is not',
+    (h) => {
+      expect(isLoopbackHost(h)).toBe(false);
+    },
+  );
 });
 
 describe('lacksVersionSegment', () => {

@@ -10,7 +10,9 @@ describe('findSetting', () => {
 
   it('refuses an unknown key, listing the known ones', () => {
     expect(() => findSetting('prod.baseUrl', 'set')).toThrow(UsageError);
-    expect(() => findSetting('prod.baseUrl', 'set')).toThrow(/known keys are environment, production\.baseUrl, staging\.baseUrl/);
+    expect(() => findSetting('prod.baseUrl', 'set')).toThrow(
+      /known keys are environment, production\.baseUrl, staging\.baseUrl/,
+    );
   });
 
   it.each(['production.apiKey', 'staging.key', 'auth.production', 'token'])('points %s at auth login', (key) => {
@@ -34,7 +36,10 @@ describe('parse', () => {
   });
 
   it('accepts https and loopback http, without a trailing slash', () => {
-    expect(parse('staging.baseUrl', 'https://staging.example.com/v1/')).toEqual({ value: 'https://staging.example.com/v1', warnings: [] });
+    expect(parse('staging.baseUrl', 'https://staging.example.com/v1/')).toEqual({
+      value: 'https://staging.example.com/v1',
+      warnings: [],
+    });
     expect(parse('production.baseUrl', 'http://127.0.0.1:8080/v1').value).toBe('http://127.0.0.1:8080/v1');
     expect(parse('production.baseUrl', 'http://localhost:8080/v1').value).toBe('http://localhost:8080/v1');
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { daysBetween, describeDeprecation, DeprecationReporter, parseDeprecation, parseSunset } from '../../src/deprecation.js';
+import {
+  daysBetween,
+  describeDeprecation,
+  DeprecationReporter,
+  parseDeprecation,
+  parseSunset,
+} from '../../src/deprecation.js';
 
 const NOW = new Date('2026-11-22T02:40:00Z');
 
@@ -47,28 +53,41 @@ describe('describeDeprecation', () => {
     );
   });
   it('speaks of a past sunset and a single day', () => {
-    expect(describeDeprecation({ subject: 'X', sunset: new Date('2026-11-21T00:00:00Z') }, NOW)).toBe('X is deprecated and was removed on 2026-11-21 (1 day ago)');
-    expect(describeDeprecation({ subject: 'X', removal: '2026-11-23' }, NOW)).toBe('X is deprecated and will be removed on 2026-11-23 (in 1 day)');
+    expect(describeDeprecation({ subject: 'X', sunset: new Date('2026-11-21T00:00:00Z') }, NOW)).toBe(
+      'X is deprecated and was removed on 2026-11-21 (1 day ago)',
+    );
+    expect(describeDeprecation({ subject: 'X', removal: '2026-11-23' }, NOW)).toBe(
+      'X is deprecated and will be removed on 2026-11-23 (in 1 day)',
+    );
   });
 });
 
 describe('DeprecationReporter', () => {
   it('prints one warning however many responses carry the headers', () => {
     const lines: string[] = [];
-    const r = new DeprecationReporter((m) => lines.push(m), () => NOW);
+    const r = new DeprecationReporter(
+      (m) => lines.push(m),
+      () => NOW,
+    );
     for (let i = 0; i < 5; i++) r.observeAndFlush({ deprecation: '@1764892800' }, 'listPets');
     expect(lines).toEqual(['listPets is deprecated (since 2025-12-05)']);
   });
   it('prints nothing without headers or metadata', () => {
     const lines: string[] = [];
-    const r = new DeprecationReporter((m) => lines.push(m), () => NOW);
+    const r = new DeprecationReporter(
+      (m) => lines.push(m),
+      () => NOW,
+    );
     r.observeAndFlush({}, 'listPets');
     r.flush();
     expect(lines).toEqual([]);
   });
   it('lets the Sunset header win over the known removal date', () => {
     const lines: string[] = [];
-    const r = new DeprecationReporter((m) => lines.push(m), () => NOW);
+    const r = new DeprecationReporter(
+      (m) => lines.push(m),
+      () => NOW,
+    );
     r.declare({ subject: 'getPet', removal: '2030-12-05', replacement: 'R' });
     r.observe({ sunset: 'Sat, 01 Jan 2028 00:00:00 GMT' }, 'ignored');
     r.flush();

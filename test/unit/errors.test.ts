@@ -49,11 +49,14 @@ describe('exitCodeFor', () => {
     ['ApiError 500', new ApiError(body(500), 500), 1, 'c', 500],
     // The HTTP status decides, not the body's `status` field.
     ['ApiError 404 with body status 500', new ApiError(body(500), 404), 5, 'c', 404],
-  ] as [string, CliError, number, string, number][])('%s → exit %d, code %s, status %d', (_n, err, exit, code, status) => {
-    expect(exitCodeFor(err)).toBe(exit);
-    expect(err.code).toBe(code);
-    expect(err.status).toBe(status);
-  });
+  ] as [string, CliError, number, string, number][])(
+    '%s → exit %d, code %s, status %d',
+    (_n, err, exit, code, status) => {
+      expect(exitCodeFor(err)).toBe(exit);
+      expect(err.code).toBe(code);
+      expect(err.status).toBe(status);
+    },
+  );
 
   it.each([new Error('bug'), new TypeError('bug'), 'a string', undefined, null, { exitCode: 2 }])(
     'anything that is not a CliError (%o) → exit 1',

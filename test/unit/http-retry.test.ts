@@ -1,6 +1,13 @@
 /** The retry policy of src/http/retry.ts (cli-contract.md "Network behaviour", RFC 9110 §10.2.3). */
 import { describe, expect, it } from 'vitest';
-import { BACKOFF_BASE_MS, BACKOFF_MAX_MS, RETRY_AFTER_CAP_MS, backoffMs, decideRetry, parseRetryAfter } from '../../src/http/retry.js';
+import {
+  BACKOFF_BASE_MS,
+  BACKOFF_MAX_MS,
+  RETRY_AFTER_CAP_MS,
+  backoffMs,
+  decideRetry,
+  parseRetryAfter,
+} from '../../src/http/retry.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
@@ -44,12 +51,18 @@ describe('decideRetry', () => {
     }
   });
   it('does not retry 500, 4xx or unknown errors', () => {
-    for (const status of [500, 501, 400, 401, 404]) expect(decideRetry(get({ status }), 1, 2, 30_000).retry).toBe(false);
+    for (const status of [500, 501, 400, 401, 404])
+      expect(decideRetry(get({ status }), 1, 2, 30_000).retry).toBe(false);
     expect(decideRetry(get({ code: 'UND_ERR_HEADERS_TIMEOUT' }), 1, 2, 30_000).retry).toBe(false);
   });
   it('retries POST only when the connection was refused', () => {
     expect(decideRetry({ method: 'POST', code: 'ECONNREFUSED' }, 1, 2, 30_000).retry).toBe(true);
-    for (const f of [{ status: 503 }, { status: 429, retryAfter: '0' }, { code: 'ECONNRESET' }, { code: 'UND_ERR_SOCKET' }]) {
+    for (const f of [
+      { status: 503 },
+      { status: 429, retryAfter: '0' },
+      { code: 'ECONNRESET' },
+      { code: 'UND_ERR_SOCKET' },
+    ]) {
       const d = decideRetry({ method: 'POST', ...f }, 1, 2, 30_000);
       expect(d.retry).toBe(false);
       expect(d.reason).toContain('may have received it');
@@ -61,16 +74,27 @@ describe('decideRetry', () => {
     expect(decideRetry(get({ status: 503 }), 1, 0, 30_000).retry).toBe(false);
   });
   it('waits for Retry-After, not the backoff', () => {
-    expect(decideRetry(get({ status: 429, retryAfter: '7' }), 1, 2, 30_000)).toMatchObject({ retry: true, waitMs: 7000 });
+    expect(decideRetry(get({ status: 429, retryAfter: '7' }), 1, 2, 30_000)).toMatchObject({
+      retry: true,
+      waitMs: 7000,
+    });
   });
   it('does not wait past the deadline or the cap', () => {
     expect(decideRetry(get({ status: 429, retryAfter: '7' }), 1, 2, 6999).retry).toBe(false);
     expect(decideRetry(get({ status: 503 }), 1, 2, 10, 0).retry).toBe(false);
-    const capped = decideRetry(get({ status: 503, retryAfter: String(RETRY_AFTER_CAP_MS / 1000 + 1) }), 1, 2, 86_400_000);
+    const capped = decideRetry(
+      get({ status: 503, retryAfter: String(RETRY_AFTER_CAP_MS / 1000 + 1) }),
+      1,
+      2,
+      86_400_000,
+    );
     expect(capped.retry).toBe(false);
     expect(capped.reason).toContain('cap');
   });
   it('ignores Retry-After on connection errors', () => {
-    expect(decideRetry(get({ code: 'ECONNRESET', retryAfter: '100' }), 1, 2, 30_000, 0)).toMatchObject({ retry: true, waitMs: BACKOFF_BASE_MS / 2 });
+    expect(decideRetry(get({ code: 'ECONNRESET', retryAfter: '100' }), 1, 2, 30_000, 0)).toMatchObject({
+      retry: true,
+      waitMs: BACKOFF_BASE_MS / 2,
+    });
   });
 });

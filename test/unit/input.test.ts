@@ -27,7 +27,24 @@ describe('parseLimit', () => {
     expect(parseLimit(raw)).toBe(want);
   });
 
-  const refused = ['0', '101', '1.5', 'abc', '10abc', '+5', '1e2', '-1', '', ' 5', '5 ', '٥', '0x10', '000', '1000', '9'.repeat(400)];
+  const refused = [
+    '0',
+    '101',
+    '1.5',
+    'abc',
+    '10abc',
+    '+5',
+    '1e2',
+    '-1',
+    '',
+    ' 5',
+    '5 ',
+    '٥',
+    '0x10',
+    '000',
+    '1000',
+    '9'.repeat(400),
+  ];
   it.each(refused)('refuses %j naming the flag, the value and the range', (raw) => {
     const err = usageErrorOf(() => parseLimit(raw));
     expect(err.exitCode).toBe(2);

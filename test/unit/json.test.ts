@@ -26,7 +26,7 @@ describe('parseJson / stringifyJson', () => {
   });
 
   it('differs from JSON.parse, which rounds', () => {
-    expect(String((JSON.parse('9007199254740993') as number))).toBe('9007199254740992');
+    expect(String(JSON.parse('9007199254740993') as number)).toBe('9007199254740992');
     expect(String(parseJson('9007199254740993'))).toBe('9007199254740993');
   });
 

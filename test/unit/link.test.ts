@@ -16,9 +16,10 @@ describe('findNextLink', () => {
   });
 
   it('reads repeated Link headers as one list', () => {
-    expect(findNextLink({ link: ['<https://x.example/p>; rel="prev"', '</v1/n>; rel="next"'] as unknown as string }, REQ)?.href).toBe(
-      'https://api.example.com/v1/n',
-    );
+    expect(
+      findNextLink({ link: ['<https://x.example/p>; rel="prev"', '</v1/n>; rel="next"'] as unknown as string }, REQ)
+        ?.href,
+    ).toBe('https://api.example.com/v1/n');
   });
 
   it.each([[undefined], [''], ['<https://api.example.com/v1/pets?p=1>; rel="prev"']])('%j has no next', (header) => {
@@ -28,10 +29,15 @@ describe('findNextLink', () => {
 
 describe('assertSameOrigin', () => {
   it('accepts the base URL origin', () => {
-    expect(() => assertSameOrigin(new URL('https://api.example.com/v1/pets?c=1'), 'https://api.example.com/v1')).not.toThrow();
+    expect(() =>
+      assertSameOrigin(new URL('https://api.example.com/v1/pets?c=1'), 'https://api.example.com/v1'),
+    ).not.toThrow();
   });
 
-  it.each(['http://api.example.com/v1/pets', 'https://api.example.com:8443/v1/pets', 'https://evil.example/v1/pets'])('refuses %s', (next) => {
-    expect(() => assertSameOrigin(new URL(next), 'https://api.example.com/v1')).toThrow(InvalidResponseError);
-  });
+  it.each(['http://api.example.com/v1/pets', 'https://api.example.com:8443/v1/pets', 'https://evil.example/v1/pets'])(
+    'refuses %s',
+    (next) => {
+      expect(() => assertSameOrigin(new URL(next), 'https://api.example.com/v1')).toThrow(InvalidResponseError);
+    },
+  );
 });

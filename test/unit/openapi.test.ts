@@ -16,7 +16,14 @@ import {
   LIMIT_MIN,
   PET_STATUSES,
 } from '../../src/api/constants.js';
-import { ErrorSchema, Int64Schema, NewPetSchema, PetSchema, PetStatusSchema, PetsSchema } from '../../src/api/schemas.js';
+import {
+  ErrorSchema,
+  Int64Schema,
+  NewPetSchema,
+  PetSchema,
+  PetStatusSchema,
+  PetsSchema,
+} from '../../src/api/schemas.js';
 import { loadOpenApi, type SchemaObject } from '../contract/prism.js';
 
 const doc = loadOpenApi();
@@ -134,7 +141,9 @@ describe('openapi.yaml is a well-formed OpenAPI 3.0.3 document of the spec', () 
     }
     expect(doc.servers.map((s) => s.description)).toEqual(['Production', 'Staging']);
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
-    expect(doc.components.securitySchemes).toEqual({ bearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }) });
+    expect(doc.components.securitySchemes).toEqual({
+      bearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    });
   });
 
   test('every $ref resolves', () => {
@@ -213,7 +222,9 @@ describe('openapi.yaml is a well-formed OpenAPI 3.0.3 document of the spec', () 
     const errorExamples = Object.values(doc.paths)
       .flatMap((item) => Object.values(item))
       .flatMap((op) => Object.values(op.responses))
-      .map((r) => (deref(r) as { content?: Record<string, { example?: unknown }> }).content?.['application/json']?.example)
+      .map(
+        (r) => (deref(r) as { content?: Record<string, { example?: unknown }> }).content?.['application/json']?.example,
+      )
       .filter((e) => e !== undefined);
     expect(errorExamples.length).toBe(5);
     for (const e of errorExamples) expect(ErrorSchema.safeParse(e).success, JSON.stringify(e)).toBe(true);
@@ -249,7 +260,13 @@ describe('the zod schemas and openapi.yaml agree', () => {
       ['status', 'query', false],
     ]);
     const limit = shape(params[0]!.schema);
-    expect(limit).toEqual({ type: 'integer', format: 'int32', minimum: LIMIT_MIN, maximum: LIMIT_MAX, default: LIMIT_DEFAULT });
+    expect(limit).toEqual({
+      type: 'integer',
+      format: 'int32',
+      minimum: LIMIT_MIN,
+      maximum: LIMIT_MAX,
+      default: LIMIT_DEFAULT,
+    });
     expect(LIMIT_MAX).toBeLessThanOrEqual(2 ** 31 - 1);
     expect(shape(params[1]!.schema)).toEqual(shape(fromZod(PetStatusSchema)));
   });

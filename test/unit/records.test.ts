@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { arrayElementOffsets, checkNewPet, readNewPetRecords } from '../../src/api/records.js';
 import { classifyCreateFailure } from '../../src/commands/pets/create.js';
 import { parseListOptions, parseMaxPages } from '../../src/commands/pets/list.js';
-import { ApiError, InterruptedError, InvalidResponseError, NetworkError, TimeoutError, UsageError } from '../../src/errors.js';
+import {
+  ApiError,
+  InterruptedError,
+  InvalidResponseError,
+  NetworkError,
+  TimeoutError,
+  UsageError,
+} from '../../src/errors.js';
 
 describe('arrayElementOffsets', () => {
   it('finds top-level elements, skipping strings and nesting', () => {
@@ -46,19 +53,27 @@ describe('readNewPetRecords', () => {
     expect(r.ok).toBe(false);
     expect(!r.ok && r.problems[0]?.line).toBe(3);
   });
-  it.each(['1e2', '1.0', '100.00', '1E+2'])('refuses categoryId %s, as --category-id does: only integer digits are exact', (num) => {
-    for (const text of [`{"name":"A","categoryId":${num}}`, `[{"name":"A","categoryId":${num}}]`]) {
-      const r = readNewPetRecords(text);
-      expect(r.ok).toBe(false);
-      expect(!r.ok && r.problems[0]?.message).toContain(`categoryId must be an integer from -9223372036854775808 to 9223372036854775807 (int64), got ${num}`);
-    }
-  });
+  it.each(['1e2', '1.0', '100.00', '1E+2'])(
+    'refuses categoryId %s, as --category-id does: only integer digits are exact',
+    (num) => {
+      for (const text of [`{"name":"A","categoryId":${num}}`, `[{"name":"A","categoryId":${num}}]`]) {
+        const r = readNewPetRecords(text);
+        expect(r.ok).toBe(false);
+        expect(!r.ok && r.problems[0]?.message).toContain(
+          `categoryId must be an integer from -9223372036854775808 to 9223372036854775807 (int64), got ${num}`,
+        );
+      }
+    },
+  );
   it('keeps categoryId digits beyond 2^53 exact', () => {
     const r = readNewPetRecords('{"name":"A","categoryId":9007199254740993}');
     expect(r.ok && r.records[0]?.pet.categoryId).toBe(9007199254740993n);
   });
   it('refuses an empty array', () => {
-    expect(readNewPetRecords('[]')).toMatchObject({ ok: false, problems: [{ message: 'no records: the array is empty' }] });
+    expect(readNewPetRecords('[]')).toMatchObject({
+      ok: false,
+      problems: [{ message: 'no records: the array is empty' }],
+    });
   });
 });
 

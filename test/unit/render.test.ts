@@ -2,10 +2,18 @@
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../src/api/schemas.js';
 import { loadColors, noColors } from '../../src/io.js';
-import { escapeTsvField, renderJson, renderJsonArrayEnd, renderJsonArrayItem, renderNdjson, renderPetTsv } from '../../src/render/pets.js';
+import {
+  escapeTsvField,
+  renderJson,
+  renderJsonArrayEnd,
+  renderJsonArrayItem,
+  renderNdjson,
+  renderPetTsv,
+} from '../../src/render/pets.js';
 import { colorStatus, renderPetTable, sanitizeForTerminal } from '../../src/render/table.js';
 
 const ESC = '\u001b';
+// eslint-disable-next-line no-control-regex -- matching terminal escape sequences is the point
 const SGR = /\u001b\[[0-9;]*m/g;
 
 const PETS: Pet[] = [
@@ -54,7 +62,9 @@ describe('renderJson / renderNdjson', () => {
     expect(renderJson(PETS[1])).toBe(
       '{\n  "id": 9007199254740993,\n  "name": "Atlas",\n  "categoryId": 9223372036854775807,\n  "status": "pending"\n}\n',
     );
-    expect(renderNdjson(PETS[1])).toBe('{"id":9007199254740993,"name":"Atlas","categoryId":9223372036854775807,"status":"pending"}\n');
+    expect(renderNdjson(PETS[1])).toBe(
+      '{"id":9007199254740993,"name":"Atlas","categoryId":9223372036854775807,"status":"pending"}\n',
+    );
     expect(renderJson([])).toBe('[]\n');
   });
 });
@@ -159,6 +169,7 @@ describe('escapeTsvField: other control characters', () => {
     ['Zoë 🐈', 'Zoë 🐈'],
   ])('%j is written as %j', (raw, want) => {
     expect(escapeTsvField(raw)).toBe(want);
+    // eslint-disable-next-line no-control-regex -- no control character may remain
     expect(escapeTsvField(raw)).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
   });
 });

@@ -21,7 +21,11 @@ describe('PetSchema', () => {
     ['missing id', { name: 'Rex', categoryId: 1 }, 'id: '],
     ['float id', { id: 1.5, name: 'Rex', categoryId: 1 }, 'id: expected an int64 integer'],
     ['id 2^63 as bigint', { id: 2n ** 63n, name: 'Rex', categoryId: 1 }, 'id: expected an int64 integer'],
-    ['categoryId below int64', { id: 1, name: 'Rex', categoryId: -(2n ** 63n) - 1n }, 'categoryId: expected an int64 integer'],
+    [
+      'categoryId below int64',
+      { id: 1, name: 'Rex', categoryId: -(2n ** 63n) - 1n },
+      'categoryId: expected an int64 integer',
+    ],
     ['string categoryId', { id: 1, name: 'Rex', categoryId: '1' }, 'categoryId: expected an int64 integer'],
     ['unknown status', { id: 1, name: 'Rex', categoryId: 1, status: 'lost' }, 'status: '],
     ['status in upper case', { id: 1, name: 'Rex', categoryId: 1, status: 'SOLD' }, 'status: '],
@@ -58,11 +62,19 @@ describe('PetSchema', () => {
 describe('PetsSchema', () => {
   it('accepts an empty array and a list of pets', () => {
     expect(PetsSchema.safeParse([]).success).toBe(true);
-    expect(PetsSchema.safeParse([{ id: 1, name: 'a', categoryId: 1 }, { id: 2, name: 'b', categoryId: 2, status: 'sold' }]).success).toBe(true);
+    expect(
+      PetsSchema.safeParse([
+        { id: 1, name: 'a', categoryId: 1 },
+        { id: 2, name: 'b', categoryId: 2, status: 'sold' },
+      ]).success,
+    ).toBe(true);
   });
   it('refuses an object and names the index and field of a bad record', () => {
     expect(PetsSchema.safeParse({ id: 1, name: 'a', categoryId: 1 }).success).toBe(false);
-    const r = PetsSchema.safeParse([{ id: 1, name: 'a', categoryId: 1 }, { id: 2, categoryId: 1 }]);
+    const r = PetsSchema.safeParse([
+      { id: 1, name: 'a', categoryId: 1 },
+      { id: 2, categoryId: 1 },
+    ]);
     expect(r.success).toBe(false);
     if (!r.success) expect(describeIssue(r.error)).toBe('[1].name: required field is missing');
   });

@@ -15,7 +15,10 @@ import {
 } from '../../src/config/settings.js';
 import { AuthError, ConfigError, UsageError } from '../../src/errors.js';
 
-function reader(settings: Record<string, string>, keys: Partial<Record<EnvName, { key: string; baseUrl: string }>> = {}) {
+function reader(
+  settings: Record<string, string>,
+  keys: Partial<Record<EnvName, { key: string; baseUrl: string }>> = {},
+) {
   let loads = 0;
   const r: ConfigReader = {
     path: '/cfg/config.json',
@@ -57,13 +60,18 @@ describe('resolveEnvironment', () => {
     await expect(resolveEnvironment(undefined, {}, broken)).rejects.toThrow(ConfigError);
     await expect(resolveEnvironment(undefined, { PETSTORE_API_KEY: 'k-123456' }, broken)).rejects.toThrow(ConfigError);
     const env = { PETSTORE_API_KEY: 'k-123456', PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1' };
-    await expect(resolveEnvironment(undefined, env, broken)).resolves.toMatchObject({ value: 'production', source: 'default' });
+    await expect(resolveEnvironment(undefined, env, broken)).resolves.toMatchObject({
+      value: 'production',
+      source: 'default',
+    });
   });
 
   it('refuses unknown names, naming where they came from', async () => {
     await expect(resolveEnvironment('prod', {}, reader({}).load)).rejects.toThrow(UsageError);
     await expect(resolveEnvironment('prod', {}, reader({}).load)).rejects.toThrow(/--env "prod"/);
-    await expect(resolveEnvironment(undefined, { PETSTORE_ENV: 'dev' }, reader({}).load)).rejects.toThrow(/PETSTORE_ENV "dev"/);
+    await expect(resolveEnvironment(undefined, { PETSTORE_ENV: 'dev' }, reader({}).load)).rejects.toThrow(
+      /PETSTORE_ENV "dev"/,
+    );
     await expect(resolveEnvironment(undefined, {}, reader({ environment: 'dev' }).load)).rejects.toThrow(ConfigError);
   });
 });
@@ -75,11 +83,28 @@ describe('resolveRemote', () => {
   const keys = { staging: { key: 'stored-staging-key', baseUrl: fileUrl } };
 
   it.each([
-    ['--base-url wins', 'http://127.0.0.1:1/v1', { PETSTORE_BASE_URL: 'http://127.0.0.2:2/v1' }, 'http://127.0.0.1:1/v1', 'flag'],
-    ['PETSTORE_BASE_URL wins over the file', undefined, { PETSTORE_BASE_URL: 'http://127.0.0.2:2/v1' }, 'http://127.0.0.2:2/v1', 'env'],
+    [
+      '--base-url wins',
+      'http://127.0.0.1:1/v1',
+      { PETSTORE_BASE_URL: 'http://127.0.0.2:2/v1' },
+      'http://127.0.0.1:1/v1',
+      'flag',
+    ],
+    [
+      'PETSTORE_BASE_URL wins over the file',
+      undefined,
+      { PETSTORE_BASE_URL: 'http://127.0.0.2:2/v1' },
+      'http://127.0.0.2:2/v1',
+      'env',
+    ],
     ['the file is last', undefined, {}, fileUrl, 'file'],
   ] as const)('base URL: %s', async (_name, flag, env, value, source) => {
-    const got = await resolveRemote(staging, flag, { ...env, PETSTORE_API_KEY: 'env-key-123456' }, reader(settings, keys).load);
+    const got = await resolveRemote(
+      staging,
+      flag,
+      { ...env, PETSTORE_API_KEY: 'env-key-123456' },
+      reader(settings, keys).load,
+    );
     expect(got.baseUrl).toMatchObject({ value, source });
   });
 
@@ -88,7 +113,12 @@ describe('resolveRemote', () => {
   });
 
   it('PETSTORE_API_KEY wins over the stored key', async () => {
-    const got = await resolveRemote(staging, undefined, { PETSTORE_API_KEY: 'env-key-123456' }, reader(settings, keys).load);
+    const got = await resolveRemote(
+      staging,
+      undefined,
+      { PETSTORE_API_KEY: 'env-key-123456' },
+      reader(settings, keys).load,
+    );
     expect(got.apiKey).toMatchObject({ value: 'env-key-123456', source: 'env' });
   });
 
@@ -98,20 +128,29 @@ describe('resolveRemote', () => {
   });
 
   it('a stored key is refused for any other base URL (flag or variable)', async () => {
-    await expect(resolveRemote(staging, 'http://127.0.0.1:1/v1', {}, reader(settings, keys).load)).rejects.toThrow(AuthError);
+    await expect(resolveRemote(staging, 'http://127.0.0.1:1/v1', {}, reader(settings, keys).load)).rejects.toThrow(
+      AuthError,
+    );
     await expect(
       resolveRemote(staging, undefined, { PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1' }, reader(settings, keys).load),
     ).rejects.toThrow(/stored for https:\/\/staging\.example\.com\/v1, not http:\/\/127\.0\.0\.1:1\/v1; not sent/);
   });
 
-  it("the production key is never picked for staging", async () => {
+  it('the production key is never picked for staging', async () => {
     const prodOnly = { production: { key: 'stored-production-key', baseUrl: fileUrl } };
-    await expect(resolveRemote(staging, undefined, {}, reader(settings, prodOnly).load)).rejects.toThrow(/no API key for staging/);
+    await expect(resolveRemote(staging, undefined, {}, reader(settings, prodOnly).load)).rejects.toThrow(
+      /no API key for staging/,
+    );
   });
 
   it('does not read the config file when flags and variables decide everything', async () => {
     const r = reader({});
-    await resolveRemote(staging, undefined, { PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1', PETSTORE_API_KEY: 'k-123456' }, r.load);
+    await resolveRemote(
+      staging,
+      undefined,
+      { PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1', PETSTORE_API_KEY: 'k-123456' },
+      r.load,
+    );
     expect(r.loads()).toBe(0);
   });
 });

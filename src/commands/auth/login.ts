@@ -8,7 +8,15 @@
  * input that cannot come: without a terminal and without `--with-token` it fails at once.
  */
 import type { Context } from '../../context.js';
-import { AuthError, CliError, ExitCode, InterruptedError, NetworkError, TimeoutError, UsageError } from '../../errors.js';
+import {
+  AuthError,
+  CliError,
+  ExitCode,
+  InterruptedError,
+  NetworkError,
+  TimeoutError,
+  UsageError,
+} from '../../errors.js';
 import { isSendableKey, maskKey } from '../../mask.js';
 import { resolveBaseUrl, resolveEnvironment } from '../../config/settings.js';
 import { openConfigWriter, type RemoteEnvName } from '../../config/store.js';
@@ -110,14 +118,21 @@ async function readKeyFromStdin(ctx: Context): Promise<string> {
 function checkKeyText(raw: string, what: string): string {
   const key = raw.trim();
   if (key === '') {
-    throw new UsageError(`${what} is empty; nothing was stored`, 'Pipe the key itself: `petstore auth login --with-token < key.txt`.');
+    throw new UsageError(
+      `${what} is empty; nothing was stored`,
+      'Pipe the key itself: `petstore auth login --with-token < key.txt`.',
+    );
   }
   // A key is one token: whitespace or control characters inside mean the wrong input was piped.
   if (/[\s\p{Cc}]/u.test(key)) {
-    throw new UsageError(`${what} contains whitespace or control characters; expected a single API key; nothing was stored`);
+    throw new UsageError(
+      `${what} contains whitespace or control characters; expected a single API key; nothing was stored`,
+    );
   }
   if (!isSendableKey(key)) {
-    throw new UsageError(`${what} contains characters an HTTP header cannot carry (only visible ASCII is allowed); nothing was stored`);
+    throw new UsageError(
+      `${what} contains characters an HTTP header cannot carry (only visible ASCII is allowed); nothing was stored`,
+    );
   }
   return key;
 }

@@ -51,7 +51,12 @@ export async function runStatus(ctx: Context, options: StatusOptions): Promise<n
   const mode = ctx.renderMode();
   if (mode === 'json' || mode === 'ndjson') {
     const environments = [
-      ...rows.map((r) => ({ ...toJson(r.status), ...(r.check === undefined ? {} : { check: r.check.result, ...(r.check.message === undefined ? {} : { checkMessage: r.check.message }) }) })),
+      ...rows.map((r) => ({
+        ...toJson(r.status),
+        ...(r.check === undefined
+          ? {}
+          : { check: r.check.result, ...(r.check.message === undefined ? {} : { checkMessage: r.check.message }) }),
+      })),
       {
         name: 'sandbox',
         selected: selected.value === 'sandbox',
@@ -70,7 +75,9 @@ export async function runStatus(ctx: Context, options: StatusOptions): Promise<n
   for (const row of rows) {
     const s = row.status;
     lines.push(b(s.name) + (s.selected ? ` (selected, ${describeFrom(selected)})` : ''));
-    lines.push(`  base URL  ${s.baseUrl === undefined ? `none (set it with \`petstore config set ${s.name}.baseUrl URL\`)` : `${s.baseUrl.value} (${describeFrom(s.baseUrl)})`}`);
+    lines.push(
+      `  base URL  ${s.baseUrl === undefined ? `none (set it with \`petstore config set ${s.name}.baseUrl URL\`)` : `${s.baseUrl.value} (${describeFrom(s.baseUrl)})`}`,
+    );
     lines.push(`  key       ${describeKey(s)}`);
     if (row.check !== undefined) lines.push(`  check     ${describeCheck(row.check, io.colorOut)}`);
   }

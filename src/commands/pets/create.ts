@@ -11,7 +11,15 @@ import type { NewPetRecord } from '../../api/records.js';
 import type { NewPet, Pet } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
 import { DeprecationReporter } from '../../deprecation.js';
-import { ApiError, CliError, ExitCode, InterruptedError, InvalidResponseError, NetworkError, UsageError } from '../../errors.js';
+import {
+  ApiError,
+  CliError,
+  ExitCode,
+  InterruptedError,
+  InvalidResponseError,
+  NetworkError,
+  UsageError,
+} from '../../errors.js';
 import { parseInt64, parseStatus, quote } from '../../input.js';
 import { printPets } from './list.js';
 
@@ -43,10 +51,16 @@ export function parseCreateOptions(opts: Record<string, unknown>): CreateOptions
     return { fromFile: file };
   }
   if (typeof opts.name !== 'string') {
-    throw new UsageError('missing --name: every pet needs a name', 'Example: petstore pets create --name Rex --category-id 1');
+    throw new UsageError(
+      'missing --name: every pet needs a name',
+      'Example: petstore pets create --name Rex --category-id 1',
+    );
   }
   if (typeof opts.categoryId !== 'string') {
-    throw new UsageError('missing --category-id: every pet belongs to a category (an int64 id)', 'Example: petstore pets create --name Rex --category-id 1');
+    throw new UsageError(
+      'missing --category-id: every pet belongs to a category (an int64 id)',
+      'Example: petstore pets create --name Rex --category-id 1',
+    );
   }
   const pet: NewPet = { name: opts.name, categoryId: toJsonInt(parseInt64(opts.categoryId, '--category-id')) };
   if (typeof opts.status === 'string') pet.status = parseStatus(opts.status);
@@ -80,7 +94,10 @@ export async function runCreate(ctx: Context, options: CreateOptions): Promise<n
 async function readSource(ctx: Context, file: string): Promise<string> {
   if (file === '-') {
     if (ctx.io.stdinIsTTY) {
-      throw new UsageError('--from-file -: stdin is a terminal; pipe the records in', 'Example: petstore pets create --from-file - < pets.ndjson');
+      throw new UsageError(
+        '--from-file -: stdin is a terminal; pipe the records in',
+        'Example: petstore pets create --from-file - < pets.ndjson',
+      );
     }
     const chunks: Buffer[] = [];
     for await (const chunk of ctx.io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
@@ -91,7 +108,14 @@ async function readSource(ctx: Context, file: string): Promise<string> {
     return await readFile(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (err as Error).message;
     throw new UsageError(`cannot read --from-file ${quote(file)}: ${why}`);
   }
 }
@@ -100,7 +124,16 @@ async function readSource(ctx: Context, file: string): Promise<string> {
 export type FailureKind = 'not_created' | 'unknown';
 
 /** Network failures that happen before a request is written: the POST cannot have reached the server. */
-const BEFORE_SEND_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'UND_ERR_CONNECT_TIMEOUT']);
+const BEFORE_SEND_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /**
  * Decides whether a failed `createPet` surely did not create the pet. The server answering
@@ -173,7 +206,10 @@ export async function runCreateFromFile(ctx: Context, file: string): Promise<num
   }
   const records = result.records;
   const { client } = await ctx.connect();
-  const [{ RecordStream }, { findErrorCode }] = await Promise.all([import('../../render/stream.js'), import('../../http/transport.js')]);
+  const [{ RecordStream }, { findErrorCode }] = await Promise.all([
+    import('../../render/stream.js'),
+    import('../../http/transport.js'),
+  ]);
   const out = new RecordStream(ctx);
   const deprecation = new DeprecationReporter((m) => ctx.warn(m));
   const created: { line: number; id: Pet['id'] }[] = [];
@@ -211,7 +247,10 @@ export async function runCreateFromFile(ctx: Context, file: string): Promise<num
       saveError = (e as Error).message;
     }
   }
-  const cause = err instanceof ApiError ? `${err.message} (${err.code}, HTTP ${err.status})` : (err as Error)?.message ?? String(err);
+  const cause =
+    err instanceof ApiError
+      ? `${err.message} (${err.code}, HTTP ${err.status})`
+      : ((err as Error)?.message ?? String(err));
   const position = `record ${index + 1} of ${records.length} (line ${failed.line})`;
   const summary =
     kind === 'not_created'
@@ -237,7 +276,10 @@ export async function runCreateFromFile(ctx: Context, file: string): Promise<num
   } else {
     detail.push('not created: none');
   }
-  const rerun = savedTo !== undefined ? `Fix the cause, then run: petstore pets create --from-file ${shellQuote(savedTo)}` : undefined;
+  const rerun =
+    savedTo !== undefined
+      ? `Fix the cause, then run: petstore pets create --from-file ${shellQuote(savedTo)}`
+      : undefined;
   const jsonErrors = ctx.globals.output === 'json' || ctx.globals.output === 'ndjson';
   if (err instanceof InterruptedError || ctx.signal.aborted) {
     // cli.ts reports an interruption without a message, so the account is written here.
@@ -250,7 +292,13 @@ export async function runCreateFromFile(ctx: Context, file: string): Promise<num
   const message = jsonErrors
     ? `${summary}; ${created.length} created; ${remaining.length} not created${savedTo !== undefined ? ` (saved to ${savedTo})` : ''}${kind === 'unknown' ? `; line ${failed.line} unknown: may have been created` : ''}`
     : summary;
-  throw new CliError(message, { exitCode, code, status, hint: [...detail, ...(rerun !== undefined ? [rerun] : [])].join('\n'), cause: err });
+  throw new CliError(message, {
+    exitCode,
+    code,
+    status,
+    hint: [...detail, ...(rerun !== undefined ? [rerun] : [])].join('\n'),
+    cause: err,
+  });
 }
 
 /** Quotes a path for a POSIX shell when it needs it. */

@@ -34,7 +34,11 @@ export function parseGetOptions(args: string[]): GetOptions {
  */
 export async function runGet(ctx: Context, options: GetOptions, now: () => Date = () => new Date()): Promise<number> {
   const deprecation = new DeprecationReporter((m) => ctx.warn(m), now);
-  deprecation.declare({ subject: '`petstore pets get` (getPet)', removal: GET_PET_REMOVAL_DATE, replacement: GET_PET_REPLACEMENT });
+  deprecation.declare({
+    subject: '`petstore pets get` (getPet)',
+    removal: GET_PET_REMOVAL_DATE,
+    replacement: GET_PET_REPLACEMENT,
+  });
   let data;
   try {
     const { client } = await ctx.connect();
@@ -44,10 +48,21 @@ export async function runGet(ctx: Context, options: GetOptions, now: () => Date 
   } catch (err) {
     if (err instanceof ApiError) deprecation.observe(err.headers, 'getPet');
     const sunset = deprecation.sunset();
-    if (err instanceof ApiError && (err.status === 404 || err.status === 410) && sunset !== undefined && sunset.getTime() <= now().getTime()) {
+    if (
+      err instanceof ApiError &&
+      (err.status === 404 || err.status === 410) &&
+      sunset !== undefined &&
+      sunset.getTime() <= now().getTime()
+    ) {
       throw new CliError(
         `getPet was removed from the API on ${isoDay(sunset)} (Sunset header); the server answered ${err.status}: ${err.message}`,
-        { exitCode: err.exitCode, code: err.code, status: err.status, hint: `Use \`${GET_PET_REPLACEMENT}\` instead.`, cause: err },
+        {
+          exitCode: err.exitCode,
+          code: err.code,
+          status: err.status,
+          hint: `Use \`${GET_PET_REPLACEMENT}\` instead.`,
+          cause: err,
+        },
       );
     }
     deprecation.flush();

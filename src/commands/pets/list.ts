@@ -33,7 +33,12 @@ export interface ListOptions {
  * @throws UsageError otherwise.
  */
 export function parseMaxPages(raw: string): number {
-  if (!/^[0-9]+$/.test(raw) || raw.replace(/^0+(?=\d)/, '').length > 5 || Number(raw) < 1 || Number(raw) > MAX_PAGES_LIMIT) {
+  if (
+    !/^[0-9]+$/.test(raw) ||
+    raw.replace(/^0+(?=\d)/, '').length > 5 ||
+    Number(raw) < 1 ||
+    Number(raw) > MAX_PAGES_LIMIT
+  ) {
     throw new UsageError(`invalid --max-pages ${quote(raw)}: must be a whole number from 1 to ${MAX_PAGES_LIMIT}`);
   }
   return Number(raw);
@@ -51,7 +56,11 @@ export function parseListOptions(opts: Record<string, unknown>): ListOptions {
   if (typeof opts.status === 'string') query.status = parseStatus(opts.status);
   let maxPages = MAX_PAGES_DEFAULT;
   if (opts.maxPages !== undefined) {
-    if (!all) throw new UsageError('--max-pages needs --all: it caps how many pages --all fetches', 'Example: petstore pets list --all --max-pages 50');
+    if (!all)
+      throw new UsageError(
+        '--max-pages needs --all: it caps how many pages --all fetches',
+        'Example: petstore pets list --all --max-pages 50',
+      );
     maxPages = parseMaxPages(String(opts.maxPages));
   }
   if (all && query.limit === undefined) query.limit = ALL_PAGE_SIZE_DEFAULT;
@@ -114,11 +123,12 @@ export async function runList(ctx: Context, options: ListOptions): Promise<numbe
 
 async function listAll(ctx: Context, options: ListOptions, deprecation: DeprecationReporter): Promise<number> {
   const { client } = await ctx.connect();
-  const [{ findNextLink, assertSameOrigin }, { RecordStream }, { ProgressLine, describeListProgress }] = await Promise.all([
-    import('../../api/link.js'),
-    import('../../render/stream.js'),
-    import('../../render/progress.js'),
-  ]);
+  const [{ findNextLink, assertSameOrigin }, { RecordStream }, { ProgressLine, describeListProgress }] =
+    await Promise.all([
+      import('../../api/link.js'),
+      import('../../render/stream.js'),
+      import('../../render/progress.js'),
+    ]);
   const out = new RecordStream(ctx);
   const progress = new ProgressLine(ctx.io.stderr, ctx.io.stderrIsTTY);
   let pages = 0;
@@ -133,14 +143,19 @@ async function listAll(ctx: Context, options: ListOptions, deprecation: Deprecat
       next = findNextLink(res.headers, res.url);
       if (next === undefined) {
         // After a linked page, a missing Link means the end; only a server that never links leaves doubt.
-        if (pages === 1 && res.data.length >= (options.query.limit ?? LIMIT_DEFAULT)) ctx.warn(fullPageWithoutLinkWarning(res.data.length));
+        if (pages === 1 && res.data.length >= (options.query.limit ?? LIMIT_DEFAULT))
+          ctx.warn(fullPageWithoutLinkWarning(res.data.length));
         break;
       }
       assertSameOrigin(next, client.baseUrl);
       if (pages >= options.maxPages) {
         throw new CliError(
           `stopped after --max-pages ${options.maxPages} pages (${out.size} pets); the server links to more, so the list printed is incomplete`,
-          { exitCode: ExitCode.failure, code: 'max_pages', hint: 'Raise --max-pages (at most 10000), or narrow the list with --status.' },
+          {
+            exitCode: ExitCode.failure,
+            code: 'max_pages',
+            hint: 'Raise --max-pages (at most 10000), or narrow the list with --status.',
+          },
         );
       }
       progress.update(describeListProgress(pages, out.size));
