@@ -23,7 +23,8 @@ export interface GlobalOptions {
   /** Retries of idempotent requests (`--retries`, default 2). */
   retries: number;
   verbose: boolean;
-  failOnDeprecated: boolean;
+  /** What asked to refuse deprecated operations: the flag, the variable, or nothing. */
+  failOnDeprecated: '--fail-on-deprecated' | 'PETSTORE_FAIL_ON_DEPRECATED' | undefined;
   noColor: boolean;
 }
 
@@ -50,7 +51,11 @@ export function parseGlobalOptions(raw: Record<string, unknown>, env: NodeJS.Pro
     retries: str('retries') === undefined ? DEFAULT_RETRIES : parseRetries(str('retries') as string),
     verbose: raw.verbose === true,
     failOnDeprecated:
-      raw.failOnDeprecated === true || (fod !== undefined && fod !== '' && fod !== '0' && fod !== 'false'),
+      raw.failOnDeprecated === true
+        ? '--fail-on-deprecated'
+        : fod !== undefined && fod !== '' && fod !== '0' && fod !== 'false'
+          ? 'PETSTORE_FAIL_ON_DEPRECATED'
+          : undefined,
     noColor: raw.color === false,
   };
 }

@@ -84,9 +84,9 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
       const ctx = makeContext(cmd.optsWithGlobals());
       if (deprecation !== undefined) {
         const what = `\`petstore ${cmd.parent?.name() ?? ''} ${cmd.name()}\``;
-        if (ctx.globals.failOnDeprecated) {
+        if (ctx.globals.failOnDeprecated !== undefined) {
           throw new UsageError(
-            `${what} is deprecated (removed on ${deprecation.removal}) and --fail-on-deprecated is set; nothing was sent`,
+            `${what} is deprecated (removed on ${deprecation.removal}) and ${ctx.globals.failOnDeprecated} is set; nothing was sent`,
             `Use \`${deprecation.replacement}\` instead.`,
           );
         }

@@ -55,15 +55,15 @@ describe('deprecation signals', () => {
   });
 
   it.each([
-    [['--fail-on-deprecated', 'pets', 'get', '7'], {}],
-    [['pets', 'get', '7', '--fail-on-deprecated'], {}],
-    [['pets', 'get', '7'], { PETSTORE_FAIL_ON_DEPRECATED: '1' }],
-  ])('%j %j refuses getPet before sending, exit 2, naming the replacement', async (args, extra) => {
+    [['--fail-on-deprecated', 'pets', 'get', '7'], {}, '--fail-on-deprecated'],
+    [['pets', 'get', '7', '--fail-on-deprecated'], {}, '--fail-on-deprecated'],
+    [['pets', 'get', '7'], { PETSTORE_FAIL_ON_DEPRECATED: '1' }, 'PETSTORE_FAIL_ON_DEPRECATED'],
+  ])('%j %j refuses getPet before sending, exit 2, naming the replacement', async (args, extra, source) => {
     server = await startTestServer(() => ({ status: 200, body: PET }));
     const r = await runCli(args, { env: env(server, extra) });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('deprecated (removed on 2030-12-05) and --fail-on-deprecated is set; nothing was sent');
+    expect(r.stderr).toContain(`deprecated (removed on 2030-12-05) and ${source} is set; nothing was sent`);
     expect(r.stderr).toContain('petstore pets list --status STATUS');
     expect(server.requests).toHaveLength(0);
   });

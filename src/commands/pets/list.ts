@@ -150,7 +150,7 @@ async function listAll(ctx: Context, options: ListOptions, deprecation: Deprecat
       assertSameOrigin(next, client.baseUrl);
       if (pages >= options.maxPages) {
         throw new CliError(
-          `stopped after --max-pages ${options.maxPages} pages (${out.size} pets); the server links to more, so the list printed is incomplete`,
+          `stopped at --max-pages ${options.maxPages} (${pages} page${pages === 1 ? '' : 's'}, ${out.size} pets); the server links to more, so the list printed is incomplete`,
           {
             exitCode: ExitCode.failure,
             code: 'max_pages',
