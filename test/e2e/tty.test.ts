@@ -3,13 +3,13 @@
  * and stderr, and lets the test type keys and read the screen. Each test uses its own
  * tmux server (`-L`, a private socket) and kills it afterwards.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, registerSecret, runCli } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const STAGING_KEY = 'tty-staging-key-5f3a9c1e7b2d';
 registerSecret(STAGING_KEY);
@@ -27,57 +27,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-/** A tmux server of its own, running one command in a 120x30 terminal. */
-class Terminal {
-  readonly socket = `petstore-test-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
-
-  constructor(command: string) {
-    this.tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', '120', '-y', '30', command);
-  }
-
-  tmux(...args: string[]): string {
-    return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
-  }
-
-  /** The visible screen (and scrollback), as text. */
-  screen(): string {
-    return this.tmux('capture-pane', '-p', '-J', '-S', '-100', '-t', 'main');
-  }
-
-  /** Waits until the screen matches `pattern` (at most `ms`), and returns the screen. */
-  async waitFor(pattern: RegExp, ms = 10_000): Promise<string> {
-    const until = Date.now() + ms;
-    for (;;) {
-      const text = this.screen();
-      if (pattern.test(text)) return text;
-      if (Date.now() > until) throw new Error(`timed out waiting for ${pattern}; screen:\n${text}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-
-  /** Types text literally (no key names). */
-  type(text: string): void {
-    this.tmux('send-keys', '-t', 'main', '-l', text);
-  }
-
-  key(name: string): void {
-    this.tmux('send-keys', '-t', 'main', name);
-  }
-
-  /** Stops this tmux server and removes its socket file (tmux may leave it behind). */
-  kill(): void {
-    let socketPath: string | undefined;
-    try {
-      socketPath = this.tmux('display-message', '-p', '#{socket_path}').trim();
-      this.tmux('kill-server');
-    } catch {
-      // already gone
-    }
-    if (socketPath !== undefined && socketPath !== '') rmSync(socketPath, { force: true });
-  }
-}
-
-const terminals: Terminal[] = [];
+const terminals: TmuxSession[] = [];
 afterEach(() => {
   for (const t of terminals.splice(0)) t.kill();
 });
@@ -85,7 +35,7 @@ afterEach(() => {
 const sh = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Runs petstore in a fresh terminal with exactly `env`, then prints its exit code and waits. */
-function openTerminal(args: string[], env: Record<string, string>): Terminal {
+function openTerminal(args: string[], env: Record<string, string>): TmuxSession {
   const vars = Object.entries({
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     TERM: 'xterm-256color',
@@ -95,7 +45,7 @@ function openTerminal(args: string[], env: Record<string, string>): Terminal {
     .map(([k, v]) => `${k}=${sh(v)}`)
     .join(' ');
   const cmd = `env -i ${vars} ${sh(process.execPath)} ${sh(CLI)} ${args.map(sh).join(' ')}; echo "EXIT=$?"; sleep 60`;
-  const t = new Terminal(cmd);
+  const t = startTmux({ command: cmd, height: 30 });
   terminals.push(t);
   return t;
 }
@@ -116,12 +66,12 @@ describe('auth login in a terminal', () => {
       new RegExp(`API key for staging \\(${staging.baseUrl.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\):`),
     );
     t.type(STAGING_KEY);
-    t.key('C-t'); // the prompt's "toggle visibility" key must not reveal it either
+    t.send('C-t'); // the prompt's "toggle visibility" key must not reveal it either
     const typing = await t.waitFor(/input is masked/);
     expect(typing).not.toContain('toggle visibility');
     expect(typing).not.toContain(STAGING_KEY);
     expect(typing).not.toContain(STAGING_KEY.slice(0, 8));
-    t.key('Enter');
+    t.send('Enter');
     const done = await t.waitFor(/EXIT=\d+/);
     expect(done).toContain('EXIT=0');
     expect(done).toContain('Logged in to staging');
@@ -139,7 +89,7 @@ describe('auth login in a terminal', () => {
     const t = openTerminal(['--env', 'staging', 'auth', 'login', '--with-token', '--no-verify'], env);
     await t.waitFor(/API key for staging/);
     t.type(STAGING_KEY);
-    t.key('Enter');
+    t.send('Enter');
     const done = await t.waitFor(/EXIT=\d+/);
     expect(done).toContain('EXIT=0');
     expect(done).not.toContain(STAGING_KEY);
@@ -153,7 +103,7 @@ describe('auth login in a terminal', () => {
     const t = openTerminal(['--env', 'staging', 'auth', 'login'], env);
     await t.waitFor(/API key for staging/);
     t.type('half-typed');
-    t.key('C-c');
+    t.send('C-c');
     const done = await t.waitFor(/EXIT=\d+/);
     expect(done).toContain('EXIT=130');
     expect(done).not.toContain('half-typed');

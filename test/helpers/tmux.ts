@@ -5,7 +5,7 @@
  * the SGR colour sequences, `capture-pane -e`), and `kill` the server afterwards.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, baseEnv } from './run-cli.js';
 import { tempDir } from './temp-config.js';
@@ -118,11 +118,15 @@ export function startTmux(opts: TmuxOptions = {}): TmuxSession {
       throw new Error(`terminal never showed ${String(pattern)}; screen:\n${screen}`);
     },
     kill: () => {
+      let socketPath = '';
       try {
+        socketPath = tmux(['display-message', '-p', '#{socket_path}']).trim();
         tmux(['kill-server']);
       } catch {
         // Already gone.
       }
+      // tmux may leave its socket file behind.
+      if (socketPath !== '') rmSync(socketPath, { force: true });
     },
   };
 }
