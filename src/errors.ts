@@ -1,11 +1,11 @@
 /**
- * The CLI's error classes and the one mapping from error to exit code
- * (cli-contract.md, "Errors and exit codes").
+ * The CLI's error classes, the one list of machine-readable error codes, and the one
+ * mapping from error to exit code (cli-contract.md, "Errors and exit codes").
  *
- * Every expected failure is a `CliError`: it carries the exit code, a machine code
- * (`usage`, `config`, `network`, `timeout`, `invalid_response`, or the server's own
- * Error `code`), the HTTP status (0 when no HTTP answer was involved) and an optional
- * hint printed on its own line. Anything else reaching `cli.ts` is a bug (exit 1).
+ * Every expected failure is a `CliError`: it carries the exit code, a machine code (one of
+ * `ERROR_CODES`, or the server's own Error `code` for an `ApiError`), the HTTP status (0
+ * when no HTTP answer was involved) and an optional hint printed on its own line. Anything
+ * else reaching `cli.ts` is a bug (exit 1, code `internal`).
  */
 
 /** Exit codes of the contract's table. */
@@ -17,23 +17,55 @@ export const ExitCode = {
   auth: 4,
   notFound: 5,
   rejected: 6,
+  /** SIGINT: 128 + 2, the shell's convention. */
   interrupted: 130,
+  /** SIGTERM: 128 + 15. */
+  terminated: 143,
 } as const;
 
+/** One of the contract's exit codes. */
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/**
+ * Every machine-readable code petstore itself reports (`{"code": …}` on stderr with
+ * `--output json|ndjson`); scripts depend on them, so the README lists exactly these
+ * (checked by test/unit/errors.test.ts). A server's own Error `code` passes through
+ * `ApiError` unchanged and is not in this list.
+ */
+export const ERROR_CODES = [
+  'usage',
+  'config',
+  'auth',
+  'network',
+  'timeout',
+  'invalid_response',
+  'interrupted',
+  'max_pages',
+  'not_set',
+  'listen',
+  'internal',
+] as const;
+
+/** A machine-readable code of petstore's own. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** A server's own Error `code` (spec §7 leaves its values open), kept apart from `ErrorCode`. */
+export type ServerErrorCode = string & { readonly __server: true };
 
 /** Base class of expected failures: message for people, `code`/`status` for scripts. */
 export class CliError extends Error {
   readonly exitCode: number;
-  readonly code: string;
+  /** One of `ERROR_CODES`, or for an `ApiError` the server's Error `code`. */
+  readonly code: ErrorCode | ServerErrorCode;
   readonly status: number;
   readonly hint: string | undefined;
 
   constructor(
     message: string,
-    opts: { exitCode: number; code: string; status?: number; hint?: string; cause?: unknown },
+    opts: { exitCode: number; code: ErrorCode | ServerErrorCode; status?: number; hint?: string | undefined; cause?: unknown },
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'CliError';
     this.exitCode = opts.exitCode;
     this.code = opts.code;
     this.status = opts.status ?? 0;
@@ -119,6 +151,7 @@ export interface ApiErrorBody {
 /**
  * The server answered with an Error body (spec §7). The exit code follows the status:
  * 400 → 6, 401 → 4, 404 → 5, anything else → 1 (cli-contract.md exit-code table).
+ * `code` is the server's own Error `code`.
  */
 export class ApiError extends CliError {
   readonly body: ApiErrorBody;
@@ -131,7 +164,12 @@ export class ApiError extends CliError {
     hint?: string,
     headers?: Record<string, string | string[] | undefined>,
   ) {
-    super(body.message, { exitCode: exitCodeForStatus(httpStatus), code: body.code, status: httpStatus, hint });
+    super(body.message, {
+      exitCode: exitCodeForStatus(httpStatus),
+      code: body.code as ServerErrorCode,
+      status: httpStatus,
+      hint,
+    });
     this.name = 'ApiError';
     this.body = body;
     this.headers = headers;
@@ -155,4 +193,41 @@ export function exitCodeForStatus(status: number): number {
 /** The exit code for any thrown value: a `CliError`'s own, 1 for everything else (a bug). */
 export function exitCodeFor(err: unknown): number {
   return err instanceof CliError ? err.exitCode : ExitCode.failure;
+}
+
+/**
+ * Describes a file-system error in a few words for a message that already names the path:
+ * `ENOENT` → "no such file or directory", `EACCES` → "permission denied", ... Falls back to
+ * the error's own message for codes without a phrase.
+ */
+export function describeFileError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file or directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'it is a directory';
+    case 'ENOTDIR':
+      return 'a part of the path is not a directory';
+    case 'ENOSPC':
+      return 'no space left on the device';
+    case 'EDQUOT':
+      return 'disk quota exceeded';
+    case 'EROFS':
+      return 'read-only file system';
+    case 'EEXIST':
+      return 'it already exists';
+    case 'ELOOP':
+      return 'too many symbolic links';
+    case 'ENAMETOOLONG':
+      return 'the name is too long';
+    case 'EMFILE':
+    case 'ENFILE':
+      return 'too many open files';
+    default:
+      return err instanceof Error ? err.message : String(err);
+  }
 }

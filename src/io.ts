@@ -1,13 +1,9 @@
 /**
  * Io: the one door to stdout, stderr and stdin (STYLE.md "Output"). Commands never touch
- * `process.stdout` directly, so tests can hand in buffers and the colour decision is made once.
+ * `process.stdout` directly, so tests can hand in their own streams (a `PassThrough` with
+ * TTY flags and a width) and the colour decision is made once.
  */
-import type { Readable } from 'node:stream';
-
-/** A place text can be written to. */
-export interface OutStream {
-  write(chunk: string): unknown;
-}
+import type { Readable, Writable } from 'node:stream';
 
 /** Colour functions; identity functions when colour is off. */
 export interface Colors {
@@ -20,14 +16,18 @@ export interface Colors {
   cyan(s: string): string;
 }
 
-/** Streams, TTY flags and the colour decision for one CLI run. */
+/** Streams, TTY flags, terminal widths and the colour decision for one CLI run. */
 export interface Io {
-  stdout: OutStream;
-  stderr: OutStream;
-  stdin: Readable & { isTTY?: boolean };
+  stdout: Writable;
+  stderr: Writable;
+  stdin: Readable;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
   stdinIsTTY: boolean;
+  /** Width of stdout's terminal in columns; undefined when stdout is not a terminal. */
+  stdoutColumns: number | undefined;
+  /** Width of stderr's terminal in columns; undefined when stderr is not a terminal. */
+  stderrColumns: number | undefined;
   /** Colour for data on stdout. */
   colorOut: Colors;
   /** Colour for messages on stderr. */
@@ -89,48 +89,45 @@ export async function loadColors(enabled: boolean): Promise<Colors> {
   };
 }
 
-/** Builds the Io of the real process from its streams and environment. */
-export async function processIo(env: NodeJS.ProcessEnv, noColorFlag: boolean): Promise<Io> {
-  const stdoutIsTTY = process.stdout.isTTY === true;
-  const stderrIsTTY = process.stderr.isTTY === true;
+/** A stream's terminal width, when it is a terminal that reports one. */
+function widthOf(stream: { isTTY?: boolean; columns?: number }): number | undefined {
+  return stream.isTTY === true && typeof stream.columns === 'number' && stream.columns > 0 ? stream.columns : undefined;
+}
+
+/**
+ * Builds an Io over any three streams; a stream's `isTTY` and `columns` say whether it is
+ * a terminal and how wide (as on `process.stdout`). `env` and `noColorFlag` decide colour.
+ */
+export async function createIo(
+  streams: {
+    stdout: Writable & { isTTY?: boolean; columns?: number };
+    stderr: Writable & { isTTY?: boolean; columns?: number };
+    stdin: Readable & { isTTY?: boolean };
+  },
+  env: NodeJS.ProcessEnv,
+  noColorFlag: boolean,
+): Promise<Io> {
+  const stdoutIsTTY = streams.stdout.isTTY === true;
+  const stderrIsTTY = streams.stderr.isTTY === true;
   const [colorOut, colorErr] = await Promise.all([
     loadColors(wantsColor(stdoutIsTTY, env, noColorFlag)),
     loadColors(wantsColor(stderrIsTTY, env, noColorFlag)),
   ]);
   return {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    stdin: process.stdin,
+    stdout: streams.stdout,
+    stderr: streams.stderr,
+    stdin: streams.stdin,
     stdoutIsTTY,
     stderrIsTTY,
-    stdinIsTTY: process.stdin.isTTY === true,
+    stdinIsTTY: streams.stdin.isTTY === true,
+    stdoutColumns: widthOf(streams.stdout),
+    stderrColumns: widthOf(streams.stderr),
     colorOut,
     colorErr,
   };
 }
 
-/** An Io over string buffers, for unit tests. */
-export interface BufferIo extends Io {
-  out(): string;
-  err(): string;
-}
-
-/** Creates a BufferIo; `tty` makes both outputs claim to be terminals. */
-export function bufferIo(opts: { tty?: boolean; colors?: Colors; stdin?: Readable } = {}): BufferIo {
-  let out = '';
-  let err = '';
-  const tty = opts.tty ?? false;
-  const colors = opts.colors ?? noColors;
-  return {
-    stdout: { write: (s: string) => (out += s) },
-    stderr: { write: (s: string) => (err += s) },
-    stdin: (opts.stdin ?? process.stdin) as Readable & { isTTY?: boolean },
-    stdoutIsTTY: tty,
-    stderrIsTTY: tty,
-    stdinIsTTY: false,
-    colorOut: colors,
-    colorErr: colors,
-    out: () => out,
-    err: () => err,
-  };
+/** Builds the Io of the real process from its streams and environment. */
+export function processIo(env: NodeJS.ProcessEnv, noColorFlag: boolean): Promise<Io> {
+  return createIo({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, env, noColorFlag);
 }

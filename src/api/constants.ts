@@ -22,3 +22,11 @@ export const INT64_MAX = 2n ** 63n - 1n;
 export const GET_PET_REMOVAL_DATE = '2030-12-05';
 /** The replacement the spec names for `getPet` (spec §4.3). */
 export const GET_PET_REPLACEMENT = 'petstore pets list --status STATUS';
+
+/**
+ * An int64 as the JSON number type of the schemas (`Int64` in `schemas.ts`): a `number`
+ * when it is a safe integer, a `bigint` beyond 2^53, so it prints exactly.
+ */
+export function toJsonInt(n: bigint): number | bigint {
+  return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
+}

@@ -51,6 +51,9 @@ export const SETTINGS: readonly SettingDef[] = [
   baseUrlSetting('staging'),
 ];
 
+/** The names of the known settings (`config get|set|unset` complete and accept these). */
+export const SETTING_KEYS: readonly string[] = SETTINGS.map((s) => s.key);
+
 /** Names that look like an attempt to handle an API key through `config`. */
 const KEY_LIKE = /(?:^|\.)(?:api[-_]?key|key|keys|token|secret|auth)(?:\.|$)/i;
 

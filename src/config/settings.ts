@@ -1,15 +1,20 @@
 /**
- * Resolves which environment, base URL and API key a command uses, and where each came
- * from (cli-contract.md "Environments"):
+ * The one resolver of environment, base URL and API key (cli-contract.md "Environments"),
+ * used by every command that connects, by `auth status` and by `config list` alike:
  *
  * - environment: `--env` > `PETSTORE_ENV` > config `environment` > `production`;
  * - base URL: `--base-url` > `PETSTORE_BASE_URL` > config `<env>.baseUrl`;
- * - API key: `PETSTORE_API_KEY` > the key stored for that environment.
+ * - API key: `PETSTORE_API_KEY` > the key stored for that environment, and a stored key
+ *   only for the base URL it was stored for.
  *
- * The config store is loaded only when a value is not already decided by a flag or the
- * environment, so scripts that pass everything in the environment never read the file.
+ * `--base-url`, `PETSTORE_BASE_URL` and `PETSTORE_API_KEY` apply to the selected
+ * environment only. `resolveSettings` never throws for a missing or bad value: each value
+ * comes back with its source, or with the error a command that needs it fails with
+ * (`requireRemote` throws that error). The config file is read only when a value is not
+ * already decided by a flag or variable, so scripts that pass everything in the environment
+ * never read it, and a broken file does not stop them.
  */
-import { AuthError, ConfigError, UsageError } from '../errors.js';
+import { AuthError, ConfigError, UsageError, type CliError } from '../errors.js';
 import { quote } from '../input.js';
 import { isSendableKey } from '../mask.js';
 
@@ -18,15 +23,43 @@ export const ENVIRONMENTS = ['production', 'staging', 'sandbox'] as const;
 /** An environment name. */
 export type EnvName = (typeof ENVIRONMENTS)[number];
 
+/** Environments that take a stored key and a configured base URL. */
+export const REMOTE_ENVIRONMENTS = ['production', 'staging'] as const;
+/** A remote environment. */
+export type RemoteEnvName = (typeof REMOTE_ENVIRONMENTS)[number];
+
+/** True for `production` and `staging`. */
+export function isRemote(name: EnvName): name is RemoteEnvName {
+  return name !== 'sandbox';
+}
+
 /** Where a setting came from. */
 export type Source = 'flag' | 'env' | 'file' | 'default' | 'sandbox';
 
 /** A value with its source. */
 export interface Resolved<T> {
+  ok: true;
   value: T;
   source: Source;
   /** The flag, variable or config key that supplied it, e.g. `PETSTORE_ENV`. */
   from: string;
+}
+
+/** A value that could not be resolved, with the error a command that needs it fails with. */
+export interface Unresolved {
+  ok: false;
+  error: CliError;
+  /** True when nothing supplies the value (as opposed to a value that is invalid or unreadable). */
+  missing: boolean;
+}
+
+/** A resolved value or the reason there is none. */
+export type Outcome<T> = Resolved<T> | Unresolved;
+
+/** A key stored by `auth login` and the base URL it was stored for. */
+export interface StoredKey {
+  key: string;
+  baseUrl: string;
 }
 
 /** What the config store offers to resolution (implemented in `config/store.ts`). */
@@ -35,14 +68,56 @@ export interface ConfigReader {
   readonly path: string;
   /** A setting by dotted key (`environment`, `production.baseUrl`, ...), or undefined. */
   getSetting(key: string): string | undefined;
-  /** The API key stored for `env`, with the base URL it was stored for. */
-  getKey(env: EnvName): { key: string; baseUrl: string | undefined } | undefined;
+  /** The API key stored for `name`, with the base URL it was stored for. */
+  getKey(name: RemoteEnvName): StoredKey | undefined;
 }
 
-/** Loads the config store on demand (and at most once). */
+/**
+ * Loads the config store on demand (and at most once).
+ * @throws ConfigError (only) when the file cannot be read or is malformed.
+ */
 export type LoadConfig = () => Promise<ConfigReader>;
 
-/** The connection settings of one run. */
+/** The key a remote environment would send. */
+export interface KeyView {
+  /** Where it comes from; `none` when there is no key. */
+  source: 'env' | 'file' | 'none';
+  /** The key itself; never print it unmasked. */
+  value: string | undefined;
+  /** The stored key, when the file was read (also when `PETSTORE_API_KEY` wins over it). */
+  stored: StoredKey | undefined;
+  /** Why a command would not send it (no key, bound to another URL, unsendable, file unreadable). */
+  error: CliError | undefined;
+}
+
+/** One remote environment as a command would see it. */
+export interface RemoteSettings {
+  name: RemoteEnvName;
+  selected: boolean;
+  baseUrl: Outcome<string>;
+  key: KeyView;
+}
+
+/** The outcome of resolution. */
+export interface Settings {
+  environment: Outcome<EnvName>;
+  /** The remote environments resolved: both (scope `all`) or the selected one (scope `selected`). */
+  remotes: RemoteSettings[];
+  /** The config file's path, when the file was looked at. */
+  configPath: string | undefined;
+}
+
+/** The inputs of resolution. */
+export interface ResolveInput {
+  /** `--env`, already checked by its parser. */
+  envFlag: EnvName | undefined;
+  /** `--base-url`, already checked by `checkBaseUrl`. */
+  baseUrlFlag: string | undefined;
+  env: NodeJS.ProcessEnv;
+  loadConfig: LoadConfig;
+}
+
+/** The connection settings of one remote run. */
 export interface Connection {
   environment: Resolved<EnvName>;
   baseUrl: Resolved<string>;
@@ -54,51 +129,9 @@ export interface Connection {
  * @throws UsageError naming `what` when it is not one of production, staging, sandbox.
  */
 export function parseEnvName(raw: string, what: string): EnvName {
-  if ((ENVIRONMENTS as readonly string[]).includes(raw)) return raw as EnvName;
+  const found = ENVIRONMENTS.find((e) => e === raw);
+  if (found !== undefined) return found;
   throw new UsageError(`invalid ${what} ${quote(raw)}: must be one of ${ENVIRONMENTS.join(', ')}`);
-}
-
-/**
- * Picks the environment: `--env` > `PETSTORE_ENV` > config `environment` > production.
- * With `PETSTORE_API_KEY` and `PETSTORE_BASE_URL` both set, an unreadable config file
- * yields the default instead of an error.
- * @throws UsageError for an unknown name from a flag or variable, ConfigError for one in the
- * file or for an unreadable file.
- */
-export async function resolveEnvironment(
-  flagEnv: string | undefined,
-  env: NodeJS.ProcessEnv,
-  loadConfig: LoadConfig,
-): Promise<Resolved<EnvName>> {
-  if (flagEnv !== undefined) return { value: parseEnvName(flagEnv, '--env'), source: 'flag', from: '--env' };
-  if (env.PETSTORE_ENV !== undefined && env.PETSTORE_ENV !== '') {
-    return { value: parseEnvName(env.PETSTORE_ENV, 'PETSTORE_ENV'), source: 'env', from: 'PETSTORE_ENV' };
-  }
-  let config: ConfigReader;
-  try {
-    config = await loadConfig();
-  } catch (err) {
-    // cli-contract.md "The config file": a run whose key and base URL come from the
-    // environment works even when the file is unreadable; such a run needs nothing from it
-    // but this default, and the broken file is left as it is.
-    if (err instanceof ConfigError && isSet(env.PETSTORE_API_KEY) && isSet(env.PETSTORE_BASE_URL)) {
-      return { value: 'production', source: 'default', from: 'default' };
-    }
-    throw err;
-  }
-  const stored = config.getSetting('environment');
-  if (stored !== undefined) {
-    try {
-      return { value: parseEnvName(stored, 'environment'), source: 'file', from: 'environment' };
-    } catch {
-      throw new ConfigError(`${config.path}: environment ${quote(stored)} is not one of ${ENVIRONMENTS.join(', ')}`);
-    }
-  }
-  return { value: 'production', source: 'default', from: 'default' };
-}
-
-function isSet(value: string | undefined): value is string {
-  return value !== undefined && value !== '';
 }
 
 /** True for hosts that never leave this machine (RFC 6761 `localhost`, 127.0.0.0/8, ::1). */
@@ -109,8 +142,8 @@ export function isLoopbackHost(hostname: string): boolean {
 
 /**
  * Checks a base URL: it parses, is `https:` (or `http:` on a loopback host, since a bearer
- * key must not cross a network in clear), and has no query or fragment. Returns it without
- * a trailing slash. Whether it ends in `/v1` is checked by `lacksVersionSegment`.
+ * key must not cross a network in clear), and has no credentials, query or fragment.
+ * Returns it without a trailing slash. Whether it ends in `/v1` is `lacksVersionSegment`'s.
  * @throws UsageError naming `what` otherwise.
  */
 export function checkBaseUrl(raw: string, what: string): string {
@@ -142,115 +175,218 @@ export function lacksVersionSegment(baseUrl: string): boolean {
   return !/\/v1\/?$/.test(new URL(baseUrl).pathname);
 }
 
-/**
- * Picks base URL and key for a remote environment (production or staging).
- * A stored key is used only with the base URL it was stored for, so a production key
- * never reaches staging or another host (only `PETSTORE_API_KEY` can send a key elsewhere).
- * @throws UsageError for a bad URL, ConfigError when no base URL is configured,
- * AuthError (exit 4) when there is no usable key.
- */
-export async function resolveRemote(
-  environment: Resolved<EnvName>,
-  flagBaseUrl: string | undefined,
-  env: NodeJS.ProcessEnv,
-  loadConfig: LoadConfig,
-): Promise<Connection> {
-  const name = environment.value;
-  const baseUrl = await resolveBaseUrl(name, flagBaseUrl, env, loadConfig);
-  return { environment, baseUrl, apiKey: await resolveKey(name, baseUrl.value, env, loadConfig) };
+/** `petstore auth login`, with `--env NAME` when it is not the default environment. */
+export function loginCommand(name: RemoteEnvName): string {
+  return `petstore${name === 'production' ? '' : ` --env ${name}`} auth login`;
 }
 
-/**
- * Picks the base URL of a remote environment: `--base-url` > `PETSTORE_BASE_URL` >
- * config `<env>.baseUrl` (cli-contract.md "Environments").
- * @throws UsageError for a bad URL from a flag or variable, ConfigError for a bad one in
- * the file or when none is configured.
- */
-export async function resolveBaseUrl(
-  name: EnvName,
-  flagBaseUrl: string | undefined,
-  env: NodeJS.ProcessEnv,
-  loadConfig: LoadConfig,
-): Promise<Resolved<string>> {
-  let baseUrl: Resolved<string>;
-  if (flagBaseUrl !== undefined) {
-    baseUrl = { value: checkBaseUrl(flagBaseUrl, '--base-url'), source: 'flag', from: '--base-url' };
-  } else if (env.PETSTORE_BASE_URL !== undefined && env.PETSTORE_BASE_URL !== '') {
-    baseUrl = {
-      value: checkBaseUrl(env.PETSTORE_BASE_URL, 'PETSTORE_BASE_URL'),
-      source: 'env',
-      from: 'PETSTORE_BASE_URL',
-    };
-  } else {
-    const config = await loadConfig();
-    const stored = config.getSetting(`${name}.baseUrl`);
-    if (stored === undefined) {
-      throw new ConfigError(
-        `no base URL for ${name}`,
-        `Set one with \`petstore config set ${name}.baseUrl https://HOST/v1\`, or use --base-url / PETSTORE_BASE_URL.`,
-      );
-    }
-    try {
-      baseUrl = { value: checkBaseUrl(stored, `${name}.baseUrl`), source: 'file', from: `${name}.baseUrl` };
-    } catch (err) {
-      throw new ConfigError(`${config.path}: ${(err as Error).message}`);
-    }
+function isSet(value: string | undefined): value is string {
+  return value !== undefined && value !== '';
+}
+
+const resolved = <T>(value: T, source: Source, from: string): Resolved<T> => ({ ok: true, value, source, from });
+const unresolved = (error: CliError, missing = false): Unresolved => ({ ok: false, error, missing });
+
+/** Runs a check that throws a CliError, as an Outcome. */
+function attempt<T>(fn: () => T, source: Source, from: string): Outcome<T> {
+  try {
+    return resolved(fn(), source, from);
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ConfigError) return unresolved(err);
+    throw err;
   }
-  return baseUrl;
 }
 
 /**
- * Picks the API key for `name` talking to `baseUrl`: `PETSTORE_API_KEY` > the key stored
- * for that environment, and the stored key only if it was stored for this very base URL.
- * @throws AuthError (exit 4) when there is no usable key.
+ * Resolves the settings of one run. Scope `selected` resolves the environment and, when it
+ * is remote, its base URL and key, reading the config file only if a value needs it; scope
+ * `all` also resolves the environment that is not selected (for `auth status`, `config list`).
+ * Never throws for a missing, invalid or unreadable value; see `Outcome`.
  */
-/**
- * Refuses a key that cannot be sent (see `isSendableKey`), naming where it came from and
- * never printing any of it.
- * @throws ConfigError (exit 2); nothing is sent.
- */
-export function checkSendableKey(key: string, from: string): string {
-  if (!isSendableKey(key)) {
-    throw new ConfigError(
-      `the API key from ${from} contains characters an HTTP header cannot carry (only visible ASCII is allowed); nothing was sent`,
-      from === 'PETSTORE_API_KEY'
-        ? 'Set PETSTORE_API_KEY to the key alone, without spaces or line breaks.'
-        : 'Store the key again with `petstore auth login`.',
+export async function resolveSettings(input: ResolveInput, scope: 'selected' | 'all'): Promise<Settings> {
+  let loading: Promise<ConfigReader | ConfigError> | undefined;
+  let config: ConfigReader | ConfigError | undefined;
+  const load = async (): Promise<ConfigReader | ConfigError> => {
+    loading ??= input.loadConfig().then(
+      (c) => c,
+      (err: unknown) => {
+        if (err instanceof ConfigError) return err;
+        throw err;
+      },
+    );
+    config = await loading;
+    return config;
+  };
+
+  // `all` shows what the file holds beside what the variables supply, so it reads the file first.
+  if (scope === 'all') await load();
+  const environment = await resolveEnvironment(input, load);
+  const selected = environment.ok ? environment.value : undefined;
+  const names =
+    scope === 'all' ? REMOTE_ENVIRONMENTS : selected !== undefined && isRemote(selected) ? [selected] : [];
+  const remotes: RemoteSettings[] = [];
+  for (const name of names) {
+    const isSelected = name === selected;
+    const baseUrl = await resolveBaseUrl(name, isSelected, input, load);
+    const key = await resolveKey(name, isSelected, baseUrl, input, load, () =>
+      config === undefined || config instanceof ConfigError ? undefined : config,
+    );
+    remotes.push({ name, selected: isSelected, baseUrl, key });
+  }
+  const configPath = config === undefined ? undefined : config instanceof ConfigError ? undefined : config.path;
+  return { environment, remotes, configPath };
+}
+
+async function resolveEnvironment(
+  input: ResolveInput,
+  load: () => Promise<ConfigReader | ConfigError>,
+): Promise<Outcome<EnvName>> {
+  if (input.envFlag !== undefined) return resolved(input.envFlag, 'flag', '--env');
+  const fromEnv = input.env.PETSTORE_ENV;
+  if (isSet(fromEnv)) return attempt(() => parseEnvName(fromEnv, 'PETSTORE_ENV'), 'env', 'PETSTORE_ENV');
+  const config = await load();
+  if (config instanceof ConfigError) {
+    // cli-contract.md "The config file": a run whose key and base URL come from the
+    // environment works even when the file is unreadable; it needs nothing from the file
+    // but this default, and the broken file is left as it is.
+    if (isSet(input.env.PETSTORE_API_KEY) && isSet(input.env.PETSTORE_BASE_URL)) {
+      return resolved('production', 'default', 'default');
+    }
+    return unresolved(config);
+  }
+  const stored = config.getSetting('environment');
+  if (stored === undefined) return resolved('production', 'default', 'default');
+  const found = ENVIRONMENTS.find((e) => e === stored);
+  return found !== undefined
+    ? resolved(found, 'file', 'environment')
+    : unresolved(
+        new ConfigError(`${config.path}: environment ${quote(stored)} is not one of ${ENVIRONMENTS.join(', ')}`),
+      );
+}
+
+async function resolveBaseUrl(
+  name: RemoteEnvName,
+  selected: boolean,
+  input: ResolveInput,
+  load: () => Promise<ConfigReader | ConfigError>,
+): Promise<Outcome<string>> {
+  if (selected && input.baseUrlFlag !== undefined) return resolved(input.baseUrlFlag, 'flag', '--base-url');
+  const fromEnv = input.env.PETSTORE_BASE_URL;
+  if (selected && isSet(fromEnv)) {
+    return attempt(() => checkBaseUrl(fromEnv, 'PETSTORE_BASE_URL'), 'env', 'PETSTORE_BASE_URL');
+  }
+  const config = await load();
+  if (config instanceof ConfigError) return unresolved(config);
+  const key = `${name}.baseUrl`;
+  const stored = config.getSetting(key);
+  if (stored === undefined) {
+    return unresolved(
+      new ConfigError(
+        `no base URL for ${name}`,
+        `Set one with \`petstore config set ${key} https://HOST/v1\`, or use --base-url / PETSTORE_BASE_URL.`,
+      ),
+      true,
     );
   }
-  return key;
+  try {
+    return resolved(checkBaseUrl(stored, key), 'file', key);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    return unresolved(new ConfigError(`${config.path}: ${err.message}`));
+  }
 }
 
-export async function resolveKey(
-  name: EnvName,
-  baseUrl: string,
-  env: NodeJS.ProcessEnv,
-  loadConfig: LoadConfig,
-): Promise<Resolved<string>> {
-  if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY !== '') {
+async function resolveKey(
+  name: RemoteEnvName,
+  selected: boolean,
+  baseUrl: Outcome<string>,
+  input: ResolveInput,
+  load: () => Promise<ConfigReader | ConfigError>,
+  loaded: () => ConfigReader | undefined,
+): Promise<KeyView> {
+  const fromEnv = input.env.PETSTORE_API_KEY;
+  if (selected && isSet(fromEnv)) {
+    // The file is not read for this; what it holds is shown only when it was read anyway.
     return {
-      value: checkSendableKey(env.PETSTORE_API_KEY, 'PETSTORE_API_KEY'),
       source: 'env',
-      from: 'PETSTORE_API_KEY',
+      value: fromEnv,
+      stored: loaded()?.getKey(name),
+      error: unsendable(fromEnv, 'PETSTORE_API_KEY'),
     };
   }
-  const config = await loadConfig();
+  const config = await load();
+  if (config instanceof ConfigError) return { source: 'none', value: undefined, stored: undefined, error: config };
   const stored = config.getKey(name);
   if (stored === undefined) {
-    throw new AuthError(
-      `no API key for ${name}`,
-      `Log in with \`petstore${name === 'production' ? '' : ` --env ${name}`} auth login\`, or set PETSTORE_API_KEY.`,
-    );
+    return {
+      source: 'none',
+      value: undefined,
+      stored: undefined,
+      error: new AuthError(`no API key for ${name}`, `Log in with \`${loginCommand(name)}\`, or set PETSTORE_API_KEY.`),
+    };
   }
-  if (stored.baseUrl !== undefined && stored.baseUrl !== baseUrl) {
-    throw new AuthError(
-      `the ${name} key was stored for ${stored.baseUrl}, not ${baseUrl}; not sent`,
+  let error = unsendable(stored.key, `the ${name} key in ${config.path}`);
+  if (error === undefined && baseUrl.ok && stored.baseUrl !== baseUrl.value) {
+    error = new AuthError(
+      `the ${name} key was stored for ${stored.baseUrl}, not ${baseUrl.value}; not sent`,
       `Log in again for this URL with \`petstore --env ${name} auth login\`, or set PETSTORE_API_KEY explicitly.`,
     );
   }
-  return {
-    value: checkSendableKey(stored.key, `the ${name} key in ${config.path}`),
-    source: 'file',
-    from: `${name} key`,
-  };
+  return { source: 'file', value: stored.key, stored, error };
+}
+
+/**
+ * Refuses a key that cannot be sent (see `isSendableKey`), naming where it came from and
+ * never printing any of it: a ConfigError (exit 2; nothing is sent), or undefined when
+ * the key is fine.
+ */
+function unsendable(key: string, from: string): ConfigError | undefined {
+  if (isSendableKey(key)) return undefined;
+  return new ConfigError(
+    `the API key from ${from} contains characters an HTTP header cannot carry (only visible ASCII is allowed); nothing was sent`,
+    from === 'PETSTORE_API_KEY'
+      ? 'Set PETSTORE_API_KEY to the key alone, without spaces or line breaks.'
+      : 'Store the key again with `petstore auth login`.',
+  );
+}
+
+/** True when a command would send this environment's key to its base URL. */
+export function isUsable(remote: RemoteSettings): boolean {
+  return remote.baseUrl.ok && remote.key.value !== undefined && remote.key.error === undefined;
+}
+
+/**
+ * The environment a command runs against.
+ * @throws the error that kept it from being resolved (UsageError, ConfigError).
+ */
+export function requireEnvironment(settings: Settings): Resolved<EnvName> {
+  if (!settings.environment.ok) throw settings.environment.error;
+  return settings.environment;
+}
+
+/**
+ * The base URL of a remote environment.
+ * @throws the error that kept it from being resolved: UsageError for a bad `--base-url` or
+ * `PETSTORE_BASE_URL`, ConfigError when none is configured or the file's is invalid.
+ */
+export function requireBaseUrl(remote: RemoteSettings): Resolved<string> {
+  if (!remote.baseUrl.ok) throw remote.baseUrl.error;
+  return remote.baseUrl;
+}
+
+/**
+ * The connection of the selected remote environment: its base URL and the key to send.
+ * @throws UsageError/ConfigError for the environment or base URL (exit 2), AuthError
+ * (exit 4) when there is no usable key, ConfigError for an unsendable key.
+ */
+export function requireRemote(settings: Settings): Connection {
+  const environment = requireEnvironment(settings);
+  const remote = settings.remotes.find((r) => r.selected);
+  if (remote === undefined) throw new Error(`no remote settings resolved for ${environment.value}`);
+  const baseUrl = requireBaseUrl(remote);
+  const { key } = remote;
+  if (key.error !== undefined) throw key.error;
+  if (key.value === undefined || key.source === 'none') throw new Error('key without value or error');
+  const from = key.source === 'env' ? 'PETSTORE_API_KEY' : `${remote.name} key`;
+  return { environment, baseUrl, apiKey: resolved(key.value, key.source, from) };
 }

@@ -26,14 +26,9 @@
 import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import type Conf from 'conf';
 import { z } from 'zod';
-import { ConfigError } from '../errors.js';
+import { ConfigError, describeFileError } from '../errors.js';
 import { configDir, configFile } from './paths.js';
-import { ENVIRONMENTS, type ConfigReader, type EnvName } from './settings.js';
-
-/** Environments that take a stored key and a configured base URL. */
-export const REMOTE_ENVIRONMENTS = ['production', 'staging'] as const;
-/** A remote environment. */
-export type RemoteEnvName = (typeof REMOTE_ENVIRONMENTS)[number];
+import { ENVIRONMENTS, type ConfigReader, type RemoteEnvName } from './settings.js';
 
 /** A stored key and the base URL it was stored for (the key is sent nowhere else). */
 const StoredKeySchema = z.object({
@@ -83,10 +78,9 @@ export async function loadConfigStore(env: NodeJS.ProcessEnv, warn: (message: st
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return makeStore(path, false, {});
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return makeStore(path, false, {});
     throw new ConfigError(
-      `cannot read the config file ${path}: ${code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message}`,
+      `cannot read the config file ${path}: ${describeFileError(err)}`,
       'Fix the file (or point PETSTORE_CONFIG_DIR elsewhere); petstore leaves it as it is.',
     );
   }
@@ -119,8 +113,7 @@ function makeStore(path: string, exists: boolean, data: ConfigFile): ConfigStore
     exists,
     data,
     getSetting: (key) => readSetting(data, key),
-    getKey: (name: EnvName) => {
-      if (name === 'sandbox') return undefined;
+    getKey: (name: RemoteEnvName) => {
       const stored = data.auth?.[name];
       return stored === undefined ? undefined : { key: stored.apiKey, baseUrl: stored.baseUrl };
     },
@@ -198,7 +191,7 @@ export async function openConfigWriter(env: NodeJS.ProcessEnv, warn: (message: s
     try {
       return fn();
     } catch (err) {
-      throw new ConfigError(`cannot write the config file ${conf.path}: ${(err as Error).message}`);
+      throw new ConfigError(`cannot write the config file ${conf.path}: ${describeFileError(err)}`);
     }
   };
   const remove = (key: string): boolean =>
@@ -235,7 +228,7 @@ async function ensurePrivateDir(dir: string, isDefaultDir: boolean): Promise<voi
   try {
     created = await mkdir(dir, { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw new ConfigError(`cannot create the config directory ${dir}: ${(err as Error).message}`);
+    throw new ConfigError(`cannot create the config directory ${dir}: ${describeFileError(err)}`);
   }
   if (process.platform === 'win32' || (created === undefined && !isDefaultDir)) return;
   try {

@@ -10,8 +10,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ConfigError, InterruptedError, InvalidResponseError, NetworkError, TimeoutError } from '../errors.js';
 import { parseJson } from '../json.js';
 import { isSendableKey, maskKey } from '../mask.js';
-import { decideRetry, RETRY_ERROR_CODES, RETRY_STATUSES } from './retry.js';
-import { Agent, createRetryInterceptor, request, type Dispatcher, type RetryHandler } from './undici.js';
+import { findErrorCode, withRetries } from './retry.js';
+import { Agent, request, type Dispatcher } from './undici.js';
 
 /** Largest response body read, in bytes (10 MiB); a page of 100 pets is ~10 KiB. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -49,9 +49,7 @@ export interface JsonResponse {
   json: unknown;
 }
 
-/** Redacts a key to its last 4 characters at most (fewer for short keys); lives in `mask.ts`. */
-export { maskKey };
-
+/** Connection failures, in words. */
 const NETWORK_CODES: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
   ECONNRESET: 'connection reset by the server',
@@ -67,26 +65,7 @@ const NETWORK_CODES: Record<string, string> = {
   ECONNABORTED: 'connection aborted',
   ETIMEDOUT: 'connection timed out',
 };
-
-/**
- * Finds the first error code undici or the OS attached, walking `cause` and `errors`
- * (undici's Errors.md: check `code`, not `instanceof`). Only codes in `known` count.
- */
-export function findErrorCode(err: unknown, known: readonly string[] = Object.keys(NETWORK_CODES)): string | undefined {
-  const seen = new Set<unknown>();
-  const queue: unknown[] = [err];
-  while (queue.length > 0) {
-    const e = queue.shift();
-    if (e === null || typeof e !== 'object' || seen.has(e)) continue;
-    seen.add(e);
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && known.includes(code)) return code;
-    queue.push((e as { cause?: unknown }).cause);
-    const errors = (e as { errors?: unknown }).errors;
-    if (Array.isArray(errors)) queue.push(...errors);
-  }
-  return undefined;
-}
+const NETWORK_CODE_LIST = Object.keys(NETWORK_CODES);
 
 /**
  * Sends requests for one CLI run. Construct it when the command starts: the deadline
@@ -168,95 +147,25 @@ export class HttpTransport {
     }
   }
 
-  /**
-   * One request, with retries run by undici's retry interceptor and decided by
-   * `decideRetry` (src/http/retry.ts). The interceptor's own `retry` default is replaced
-   * because it caps `Retry-After` at `maxTimeout` (retrying before the server asked),
-   * ignores `retryAfter: false` and knows nothing of the deadline; `throwOnError: false`
-   * keeps the last answer's body, so an exhausted 503 still shows the server's Error.
-   */
+  /** One request (retries included, see `withRetries`); its answer's body still unread. */
   private async sendOnce(method: string, url: URL, body: string | undefined): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'petstore-cli' };
     if (this.opts.apiKey !== undefined) headers.authorization = `Bearer ${this.opts.apiKey}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const log = this.opts.log;
-    const maxRetries = this.opts.retries ?? 2;
-    let started = Date.now();
-    let answerLogged = false;
-    // Set when an attempt's 2xx/3xx headers arrived. undici would then "resume" a cut-off
-    // body with a Range request, which the API does not offer; a cut-off answer is a
-    // failure of its own and is not retried.
-    let answered = false;
-    const logRequest = (): void => {
-      log?.(`> ${method} ${url.href}`);
-      if (this.opts.apiKey !== undefined) log?.(`> authorization: Bearer ${maskKey(this.opts.apiKey)}`);
-    };
-    const retry: RetryHandler.RetryCallback = (err, { state }, cb) => {
-      const e = err as Error & { statusCode?: number; headers?: Record<string, string | string[]> };
-      const status = (e as { code?: string }).code === 'UND_ERR_REQ_RETRY' ? e.statusCode : undefined;
-      const code = status === undefined ? findErrorCode(err, RETRY_ERROR_CODES) : undefined;
-      if (status !== undefined) log?.(`< ${status} (${Date.now() - started} ms)`);
-      else log?.(`< ${code ?? 'error'}: ${e.message} (${Date.now() - started} ms)`);
-      const decision = this.signal.aborted
-        ? ({ retry: false, reason: 'aborted' } as const)
-        : answered && status === undefined
-          ? ({ retry: false, reason: 'the answer was cut off after its headers; not retried' } as const)
-          : decideRetry(
-              { method, status, code, retryAfter: e.headers?.['retry-after'] },
-              state.counter,
-              maxRetries,
-              this.remainingMs(),
-            );
-      log?.(`* ${decision.reason}`);
-      if (!decision.retry) {
-        answerLogged = status !== undefined;
-        cb(err);
-        return;
-      }
-      const timer = setTimeout(() => {
-        this.signal.removeEventListener('abort', onAbort);
-        started = Date.now();
-        logRequest();
-        cb(null);
-      }, decision.waitMs);
-      // Ctrl-C during the wait: stop waiting. After a connection error undici waits for
-      // this callback to settle the request; after a status, aborting the paused answer
-      // already rejected it, so the callback must not hand that answer on as well.
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        if (status === undefined) cb(err);
-      };
-      this.signal.addEventListener('abort', onAbort, { once: true });
-    };
-    const noteAnswer: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) =>
-      dispatch(opts, {
-        onRequestStart: (c, ctx) => handler.onRequestStart?.(c, ctx),
-        onRequestUpgrade: (c, st, h, socket) => handler.onRequestUpgrade?.(c, st, h, socket),
-        onResponseStart: (c, st, h, msg) => {
-          if (st < 400) answered = true;
-          handler.onResponseStart?.(c, st, h, msg);
-        },
-        onResponseData: (c, chunk) => handler.onResponseData?.(c, chunk),
-        onResponseEnd: (c, trailers) => handler.onResponseEnd?.(c, trailers),
-        onResponseError: (c, e) => handler.onResponseError?.(c, e),
-      });
-    // compose() wraps in order, so the retry interceptor (last) sees every attempt through noteAnswer.
-    const dispatcher = this.agent.compose(
-      noteAnswer,
-      createRetryInterceptor({
-        retry,
-        maxRetries,
-        // `retry` above decides; these lists only tell the interceptor which failures to
-        // hand it (POST included, for a refused connection).
-        methods: ['GET', 'POST'],
-        statusCodes: [...RETRY_STATUSES],
-        errorCodes: [...RETRY_ERROR_CODES],
-        throwOnError: false,
-      }),
-    );
-    logRequest();
+    const { log, apiKey } = this.opts;
+    const dispatcher = withRetries(this.agent, {
+      method,
+      maxRetries: this.opts.retries ?? 2,
+      signal: this.signal,
+      remainingMs: () => this.remainingMs(),
+      log,
+      onAttempt: () => {
+        log?.(`> ${method} ${url.href}`);
+        if (apiKey !== undefined) log?.(`> authorization: Bearer ${maskKey(apiKey)}`);
+      },
+    });
     try {
-      const res = await request(dispatcher, {
+      return await request(dispatcher, {
         origin: url.origin,
         path: url.pathname + url.search,
         method: method as Dispatcher.HttpMethod,
@@ -264,8 +173,6 @@ export class HttpTransport {
         body,
         signal: this.signal,
       });
-      if (!answerLogged) log?.(`< ${res.statusCode} (${Date.now() - started} ms)`);
-      return res;
     } catch (err) {
       throw this.toCliError(err, url);
     }
@@ -322,10 +229,10 @@ export class HttpTransport {
         'Raise the deadline with --timeout SECONDS, or check the server.',
       );
     }
-    const code = findErrorCode(err);
+    const code = findErrorCode(err, NETWORK_CODE_LIST);
     if (code !== undefined) {
       const what = phase === undefined ? `cannot reach ${url.host}` : `${url.host} failed ${phase}`;
-      return new NetworkError(`${what}: ${NETWORK_CODES[code]}`, {
+      return new NetworkError(`${what}: ${NETWORK_CODES[code] ?? code}`, {
         cause: err,
         hint: 'Check the base URL (petstore config get <env>.baseUrl) and that the server is up.',
       });

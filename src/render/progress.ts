@@ -3,7 +3,7 @@
  * end. It draws only when stderr is a terminal: piped or redirected stderr never gets it,
  * so logs stay clean (gh's rule: progress is for people).
  */
-import type { OutStream } from '../io.js';
+import type { Writable } from 'node:stream';
 
 /** Erase-line: carriage return plus ANSI "erase in line" (EL, CSI K). */
 const CLEAR = '\r\x1b[K';
@@ -13,7 +13,7 @@ export class ProgressLine {
   private shown = false;
 
   constructor(
-    private readonly out: OutStream,
+    private readonly out: Writable,
     private readonly enabled: boolean,
   ) {}
 

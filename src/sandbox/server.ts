@@ -16,7 +16,15 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { INT64_MAX, INT64_MIN, LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, PET_STATUSES } from '../api/constants.js';
+import {
+  INT64_MAX,
+  INT64_MIN,
+  LIMIT_DEFAULT,
+  LIMIT_MAX,
+  LIMIT_MIN,
+  PET_STATUSES,
+  toJsonInt,
+} from '../api/constants.js';
 import { NewPetSchema, type Pet } from '../api/schemas.js';
 import { parseJson, stringifyJson } from '../json.js';
 import type { SandboxStore } from './store.js';
@@ -261,10 +269,6 @@ function publicPet(p: Pet): Pet {
   return p.status === undefined
     ? { id: p.id, name: p.name, categoryId: p.categoryId }
     : { id: p.id, name: p.name, categoryId: p.categoryId, status: p.status };
-}
-
-function toJsonInt(n: bigint): number | bigint {
-  return n <= BigInt(Number.MAX_SAFE_INTEGER) && n >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(n) : n;
 }
 
 function encodeCursor(afterId: bigint): string {

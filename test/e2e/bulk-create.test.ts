@@ -216,10 +216,10 @@ describe('pets create --from-file', () => {
   });
 
   it.each([
-    [['--from-file', 'x.ndjson', '--name', 'Rex'], '--from-file cannot be combined with --name'],
+    [['--from-file', 'x.ndjson', '--name', 'Rex'], "option '--from-file <file>' cannot be used with option '--name <name>'"],
     [
       ['--from-file', 'x.ndjson', '--category-id', '1', '--status', 'sold'],
-      '--from-file cannot be combined with --category-id, --status',
+      "option '--from-file <file>' cannot be used with option '--category-id <id>'",
     ],
     [['--from-file', '/nonexistent/pets.ndjson'], 'cannot read --from-file "/nonexistent/pets.ndjson": no such file'],
   ])('%j is a usage error and sends nothing', async (args, message) => {

@@ -1,6 +1,8 @@
-/** Small pure parts of src/http/transport.ts: key masking and error-code detection. */
+/** Small pure parts of the HTTP layer: key masking, error-code detection, header values. */
 import { describe, expect, it } from 'vitest';
-import { findErrorCode, headerValue, maskKey } from '../../src/http/transport.js';
+import { findErrorCode, NOT_SENT_CODES, RETRY_ERROR_CODES } from '../../src/http/retry.js';
+import { headerValue } from '../../src/http/transport.js';
+import { maskKey } from '../../src/mask.js';
 
 describe('maskKey', () => {
   it('shows at most the last 4 characters, fewer for short keys', () => {
@@ -20,20 +22,25 @@ describe('maskKey', () => {
 describe('findErrorCode', () => {
   it('walks cause chains and AggregateError lists', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
-    expect(findErrorCode(refused)).toBe('ECONNREFUSED');
-    expect(findErrorCode(new TypeError('fetch failed', { cause: refused }))).toBe('ECONNREFUSED');
-    expect(findErrorCode(new AggregateError([new Error('x'), refused]))).toBe('ECONNREFUSED');
+    expect(findErrorCode(refused, NOT_SENT_CODES)).toBe('ECONNREFUSED');
+    expect(findErrorCode(new TypeError('fetch failed', { cause: refused }), NOT_SENT_CODES)).toBe('ECONNREFUSED');
+    expect(findErrorCode(new AggregateError([new Error('x'), refused]), NOT_SENT_CODES)).toBe('ECONNREFUSED');
   });
   it('ignores unknown codes and non-errors, and survives cycles', () => {
     const a: { code: string; cause?: unknown } = { code: 'EWHATEVER' };
     a.cause = a;
-    expect(findErrorCode(a)).toBeUndefined();
-    expect(findErrorCode('ECONNRESET')).toBeUndefined();
-    expect(findErrorCode(null)).toBeUndefined();
+    expect(findErrorCode(a, RETRY_ERROR_CODES)).toBeUndefined();
+    expect(findErrorCode('ECONNRESET', RETRY_ERROR_CODES)).toBeUndefined();
+    expect(findErrorCode(null, RETRY_ERROR_CODES)).toBeUndefined();
+  });
+  it('a connection that was never made is "not sent"; a reset is not', () => {
+    expect(NOT_SENT_CODES).toContain('ECONNREFUSED');
+    expect(NOT_SENT_CODES).not.toContain('ECONNRESET');
+    expect(RETRY_ERROR_CODES).toEqual(expect.arrayContaining([...NOT_SENT_CODES, 'ECONNRESET', 'UND_ERR_SOCKET']));
   });
   it('limits the search to the given codes', () => {
     const e = Object.assign(new Error('t'), { code: 'UND_ERR_CONNECT_TIMEOUT' });
-    expect(findErrorCode(e)).toBe('UND_ERR_CONNECT_TIMEOUT');
+    expect(findErrorCode(e, NOT_SENT_CODES)).toBe('UND_ERR_CONNECT_TIMEOUT');
     expect(findErrorCode(e, ['ECONNRESET'])).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { arrayElementOffsets, checkNewPet, readNewPetRecords } from '../../src/api/records.js';
-import { classifyCreateFailure } from '../../src/commands/pets/create.js';
-import { parseListOptions, parseMaxPages } from '../../src/commands/pets/list.js';
+import { classifyCreateFailure } from '../../src/commands/pets/create-from-file.run.js';
+import { parseMaxPages, toListOptions } from '../../src/commands/pets/list.js';
 import {
   ApiError,
   InterruptedError,
@@ -78,7 +78,6 @@ describe('readNewPetRecords', () => {
 });
 
 describe('classifyCreateFailure', () => {
-  const code = (e: unknown): string | undefined => (e as { code?: string } | undefined)?.code;
   it.each([
     [new ApiError({ code: 'x', message: 'm', status: 500 }, 500), 'not_created'],
     [new InvalidResponseError('bad body', 502), 'not_created'],
@@ -89,14 +88,14 @@ describe('classifyCreateFailure', () => {
     [new InterruptedError(), 'unknown'],
     [new Error('bug'), 'unknown'],
   ])('%s → %s', (err, want) => {
-    expect(classifyCreateFailure(err, code)).toBe(want);
+    expect(classifyCreateFailure(err)).toBe(want);
   });
 });
 
 describe('pets list options', () => {
   it('defaults --all to pages of 100 and 1000 pages', () => {
-    expect(parseListOptions({ all: true })).toEqual({ query: { limit: 100 }, all: true, maxPages: 1000 });
-    expect(parseListOptions({})).toEqual({ query: {}, all: false, maxPages: 1000 });
+    expect(toListOptions({ all: true })).toEqual({ query: { limit: 100 }, all: true, maxPages: 1000 });
+    expect(toListOptions({})).toEqual({ query: {}, all: false, maxPages: 1000 });
   });
   it.each(['1', '0010', '10000'])('accepts --max-pages %s', (v) => {
     expect(parseMaxPages(v)).toBe(Number(v));
@@ -105,6 +104,6 @@ describe('pets list options', () => {
     expect(() => parseMaxPages(v)).toThrow(UsageError);
   });
   it('refuses --max-pages without --all', () => {
-    expect(() => parseListOptions({ maxPages: '5' })).toThrow('--max-pages needs --all');
+    expect(() => toListOptions({ maxPages: 5 })).toThrow('--max-pages needs --all');
   });
 });

@@ -2,22 +2,26 @@
  * Precedence rules of cli-contract.md "Environments", one case each: environment
  * `--env` > `PETSTORE_ENV` > config > production; base URL `--base-url` >
  * `PETSTORE_BASE_URL` > config; key `PETSTORE_API_KEY` > stored, and a stored key only for
- * the base URL it was stored for. The config reader is a plain object handed in (the
- * resolution code takes it as a parameter); the real store is covered end to end.
+ * the base URL it was stored for. The resolver never throws for a missing or bad value; it
+ * reports the error a command that needs the value fails with. The config reader is a plain
+ * object handed in; the real store is covered end to end.
  */
 import { describe, expect, it } from 'vitest';
 import {
-  resolveEnvironment,
-  resolveRemote,
+  isUsable,
+  requireRemote,
+  resolveSettings,
   type ConfigReader,
   type EnvName,
   type LoadConfig,
+  type RemoteEnvName,
+  type ResolveInput,
 } from '../../src/config/settings.js';
 import { AuthError, ConfigError, UsageError } from '../../src/errors.js';
 
 function reader(
   settings: Record<string, string>,
-  keys: Partial<Record<EnvName, { key: string; baseUrl: string }>> = {},
+  keys: Partial<Record<RemoteEnvName, { key: string; baseUrl: string }>> = {},
 ) {
   let loads = 0;
   const r: ConfigReader = {
@@ -25,14 +29,25 @@ function reader(
     getSetting: (k) => settings[k],
     getKey: (env) => keys[env],
   };
-  const load: LoadConfig = async () => {
+  const load: LoadConfig = () => {
     loads++;
-    return r;
+    return Promise.resolve(r);
   };
   return { load, loads: () => loads };
 }
 
-describe('resolveEnvironment', () => {
+const broken: LoadConfig = () => Promise.reject(new ConfigError('/cfg/config.json is not valid JSON'));
+
+function input(
+  load: LoadConfig,
+  env: NodeJS.ProcessEnv = {},
+  envFlag?: EnvName,
+  baseUrlFlag?: string,
+): ResolveInput {
+  return { envFlag, baseUrlFlag, env, loadConfig: load };
+}
+
+describe('resolveSettings: environment', () => {
   const file = { environment: 'staging' };
   it.each([
     ['--env wins over everything', 'sandbox', { PETSTORE_ENV: 'production' }, file, 'sandbox', 'flag'],
@@ -41,46 +56,52 @@ describe('resolveEnvironment', () => {
     ['production by default', undefined, {}, {}, 'production', 'default'],
     ['an empty PETSTORE_ENV counts as unset', undefined, { PETSTORE_ENV: '' }, file, 'staging', 'file'],
   ] as const)('%s', async (_name, flag, env, settings, value, source) => {
-    const r = reader({ ...settings });
-    const got = await resolveEnvironment(flag, { ...env }, r.load);
-    expect(got).toMatchObject({ value, source });
+    const got = await resolveSettings(input(reader({ ...settings }).load, { ...env }, flag), 'selected');
+    expect(got.environment).toMatchObject({ ok: true, value, source });
   });
 
-  it('does not read the config file when a flag or variable decides', async () => {
+  it('does not read the config file when a flag or variable decides (the sandbox needs nothing more)', async () => {
     const r = reader({});
-    await resolveEnvironment('staging', {}, r.load);
-    await resolveEnvironment(undefined, { PETSTORE_ENV: 'staging' }, r.load);
+    await resolveSettings(input(r.load, {}, 'sandbox'), 'selected');
+    await resolveSettings(input(r.load, { PETSTORE_ENV: 'sandbox' }), 'selected');
     expect(r.loads()).toBe(0);
   });
 
   it('an unreadable config file is an error, unless key and base URL both come from the environment', async () => {
-    const broken: LoadConfig = async () => {
-      throw new ConfigError('/cfg/config.json is not valid JSON');
-    };
-    await expect(resolveEnvironment(undefined, {}, broken)).rejects.toThrow(ConfigError);
-    await expect(resolveEnvironment(undefined, { PETSTORE_API_KEY: 'k-123456' }, broken)).rejects.toThrow(ConfigError);
+    expect((await resolveSettings(input(broken), 'selected')).environment).toMatchObject({
+      ok: false,
+      error: expect.any(ConfigError) as unknown,
+    });
+    const keyOnly = await resolveSettings(input(broken, { PETSTORE_API_KEY: 'k-123456' }), 'selected');
+    expect(keyOnly.environment.ok).toBe(false);
     const env = { PETSTORE_API_KEY: 'k-123456', PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1' };
-    await expect(resolveEnvironment(undefined, env, broken)).resolves.toMatchObject({
+    expect((await resolveSettings(input(broken, env), 'selected')).environment).toMatchObject({
       value: 'production',
       source: 'default',
     });
   });
 
   it('refuses unknown names, naming where they came from', async () => {
-    await expect(resolveEnvironment('prod', {}, reader({}).load)).rejects.toThrow(UsageError);
-    await expect(resolveEnvironment('prod', {}, reader({}).load)).rejects.toThrow(/--env "prod"/);
-    await expect(resolveEnvironment(undefined, { PETSTORE_ENV: 'dev' }, reader({}).load)).rejects.toThrow(
-      /PETSTORE_ENV "dev"/,
-    );
-    await expect(resolveEnvironment(undefined, {}, reader({ environment: 'dev' }).load)).rejects.toThrow(ConfigError);
+    const fromEnv = await resolveSettings(input(reader({}).load, { PETSTORE_ENV: 'dev' }), 'selected');
+    expect(fromEnv.environment.ok).toBe(false);
+    if (!fromEnv.environment.ok) {
+      expect(fromEnv.environment.error).toBeInstanceOf(UsageError);
+      expect(fromEnv.environment.error.message).toMatch(/PETSTORE_ENV "dev"/);
+    }
+    const fromFile = await resolveSettings(input(reader({ environment: 'dev' }).load), 'selected');
+    expect(fromFile.environment).toMatchObject({ ok: false, error: expect.any(ConfigError) as unknown });
   });
 });
 
-describe('resolveRemote', () => {
-  const staging = { value: 'staging', source: 'flag', from: '--env' } as const;
+describe('resolveSettings: base URL and key of the selected environment', () => {
   const fileUrl = 'https://staging.example.com/v1';
   const settings = { 'staging.baseUrl': fileUrl };
   const keys = { staging: { key: 'stored-staging-key', baseUrl: fileUrl } };
+  const selected = async (load: LoadConfig, env: NodeJS.ProcessEnv = {}, baseUrlFlag?: string) => {
+    const s = await resolveSettings(input(load, env, 'staging', baseUrlFlag), 'selected');
+    expect(s.remotes.map((r) => r.name)).toEqual(['staging']);
+    return s;
+  };
 
   it.each([
     [
@@ -99,58 +120,94 @@ describe('resolveRemote', () => {
     ],
     ['the file is last', undefined, {}, fileUrl, 'file'],
   ] as const)('base URL: %s', async (_name, flag, env, value, source) => {
-    const got = await resolveRemote(
-      staging,
-      flag,
-      { ...env, PETSTORE_API_KEY: 'env-key-123456' },
-      reader(settings, keys).load,
-    );
-    expect(got.baseUrl).toMatchObject({ value, source });
+    const s = await selected(reader(settings, keys).load, { ...env, PETSTORE_API_KEY: 'env-key-123456' }, flag);
+    expect(requireRemote(s).baseUrl).toMatchObject({ value, source });
   });
 
-  it('no base URL anywhere is a config error (exit 2)', async () => {
-    await expect(resolveRemote(staging, undefined, {}, reader({}).load)).rejects.toThrow(ConfigError);
+  it('no base URL anywhere is a config error (exit 2), reported as missing', async () => {
+    const s = await selected(reader({}).load);
+    expect(s.remotes[0]?.baseUrl).toMatchObject({ ok: false, missing: true });
+    expect(() => requireRemote(s)).toThrow(ConfigError);
+  });
+
+  it('an invalid PETSTORE_BASE_URL is a usage error, not "missing"', async () => {
+    const s = await selected(reader(settings, keys).load, { PETSTORE_BASE_URL: 'ftp://x' });
+    expect(s.remotes[0]?.baseUrl).toMatchObject({ ok: false, missing: false });
+    expect(() => requireRemote(s)).toThrow(UsageError);
   });
 
   it('PETSTORE_API_KEY wins over the stored key', async () => {
-    const got = await resolveRemote(
-      staging,
-      undefined,
-      { PETSTORE_API_KEY: 'env-key-123456' },
-      reader(settings, keys).load,
-    );
-    expect(got.apiKey).toMatchObject({ value: 'env-key-123456', source: 'env' });
+    const s = await selected(reader(settings, keys).load, { PETSTORE_API_KEY: 'env-key-123456' });
+    expect(requireRemote(s).apiKey).toMatchObject({ value: 'env-key-123456', source: 'env' });
   });
 
   it('the stored key is used for the URL it was stored for', async () => {
-    const got = await resolveRemote(staging, undefined, {}, reader(settings, keys).load);
-    expect(got.apiKey).toMatchObject({ value: 'stored-staging-key', source: 'file' });
+    const s = await selected(reader(settings, keys).load);
+    expect(requireRemote(s).apiKey).toMatchObject({ value: 'stored-staging-key', source: 'file' });
   });
 
   it('a stored key is refused for any other base URL (flag or variable)', async () => {
-    await expect(resolveRemote(staging, 'http://127.0.0.1:1/v1', {}, reader(settings, keys).load)).rejects.toThrow(
-      AuthError,
+    const byFlag = await selected(reader(settings, keys).load, {}, 'http://127.0.0.1:1/v1');
+    expect(() => requireRemote(byFlag)).toThrow(AuthError);
+    const byEnv = await selected(reader(settings, keys).load, { PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1' });
+    expect(() => requireRemote(byEnv)).toThrow(
+      /stored for https:\/\/staging\.example\.com\/v1, not http:\/\/127\.0\.0\.1:1\/v1; not sent/,
     );
-    await expect(
-      resolveRemote(staging, undefined, { PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1' }, reader(settings, keys).load),
-    ).rejects.toThrow(/stored for https:\/\/staging\.example\.com\/v1, not http:\/\/127\.0\.0\.1:1\/v1; not sent/);
   });
 
   it('the production key is never picked for staging', async () => {
     const prodOnly = { production: { key: 'stored-production-key', baseUrl: fileUrl } };
-    await expect(resolveRemote(staging, undefined, {}, reader(settings, prodOnly).load)).rejects.toThrow(
-      /no API key for staging/,
-    );
+    const s = await selected(reader(settings, prodOnly).load);
+    expect(() => requireRemote(s)).toThrow(/no API key for staging/);
+  });
+
+  it('a key a header cannot carry is refused (exit 2), naming where it came from', async () => {
+    const s = await selected(reader(settings, keys).load, { PETSTORE_API_KEY: 'two\nlines' });
+    expect(() => requireRemote(s)).toThrow(/PETSTORE_API_KEY contains characters an HTTP header cannot carry/);
   });
 
   it('does not read the config file when flags and variables decide everything', async () => {
     const r = reader({});
-    await resolveRemote(
-      staging,
-      undefined,
-      { PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1', PETSTORE_API_KEY: 'k-123456' },
-      r.load,
-    );
+    await selected(r.load, { PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1', PETSTORE_API_KEY: 'k-123456' });
     expect(r.loads()).toBe(0);
+  });
+
+  it('the sandbox resolves no remote settings', async () => {
+    const s = await resolveSettings(input(reader({}).load, {}, 'sandbox'), 'selected');
+    expect(s.remotes).toEqual([]);
+  });
+});
+
+describe('resolveSettings: scope all (auth status, config list)', () => {
+  const prodUrl = 'https://api.example.com/v1';
+  const keys = { production: { key: 'stored-production-key', baseUrl: prodUrl } };
+
+  it('flags and variables apply to the selected environment only', async () => {
+    const s = await resolveSettings(
+      input(reader({ 'production.baseUrl': prodUrl }, keys).load, { PETSTORE_API_KEY: 'env-key-123456' }, 'staging', 'http://127.0.0.1:9/v1'),
+      'all',
+    );
+    const [production, staging] = s.remotes;
+    expect(production).toMatchObject({ name: 'production', selected: false });
+    expect(production?.baseUrl).toMatchObject({ value: prodUrl, source: 'file' });
+    expect(production?.key).toMatchObject({ source: 'file', value: 'stored-production-key' });
+    expect(staging).toMatchObject({ name: 'staging', selected: true });
+    expect(staging?.baseUrl).toMatchObject({ value: 'http://127.0.0.1:9/v1', source: 'flag' });
+    expect(staging?.key).toMatchObject({ source: 'env', value: 'env-key-123456' });
+  });
+
+  it('shows the stored key beside PETSTORE_API_KEY when the variable wins', async () => {
+    const s = await resolveSettings(
+      input(reader({ 'production.baseUrl': prodUrl }, keys).load, { PETSTORE_API_KEY: 'env-key-123456' }),
+      'all',
+    );
+    expect(s.remotes[0]?.key).toMatchObject({ source: 'env', stored: { key: 'stored-production-key' } });
+  });
+
+  it('one answer to "would this key be sent": a stored key with no base URL is not usable', async () => {
+    const s = await resolveSettings(input(reader({}, keys).load), 'all');
+    const production = s.remotes[0];
+    expect(production?.key).toMatchObject({ source: 'file', error: undefined });
+    expect(production && isUsable(production)).toBe(false);
   });
 });

@@ -1,39 +1,22 @@
-/**
- * `petstore auth logout`: removes the stored key of the selected environment
- * (cli-contract.md "Commands"). Idempotent: with no key stored it says so and succeeds,
- * and it does not create a config file just to remove nothing.
- */
-import type { Context } from '../../context.js';
-import { ExitCode, UsageError } from '../../errors.js';
-import { maskKey } from '../../mask.js';
-import { resolveEnvironment } from '../../config/settings.js';
-import { openConfigWriter } from '../../config/store.js';
+/** `petstore auth logout`: the declaration; the run is in `logout.run.ts`. */
+import { Command } from '@commander-js/extra-typings';
+import type { Runner } from '../runner.js';
 
-/**
- * Logs out of the selected environment; reports on stderr what was removed.
- * @throws UsageError for the sandbox (it has no stored key), ConfigError for a broken config file.
- */
-export async function runLogout(ctx: Context): Promise<number> {
-  const { value: name } = await resolveEnvironment(ctx.globals.env, ctx.env, ctx.loadConfig);
-  if (name === 'sandbox') {
-    throw new UsageError('the sandbox has no stored key to remove: it needs no login');
-  }
-  const store = await ctx.loadConfig();
-  const stored = store.getKey(name);
-  if (stored === undefined) {
-    ctx.io.stderr.write(`No ${name} key stored in ${store.path}; nothing to remove.\n`);
-  } else {
-    const writer = await openConfigWriter(ctx.env, () => undefined);
-    writer.deleteKey(name);
-    ctx.io.stderr.write(`Logged out of ${name}: removed key ${maskKey(stored.key)} from ${writer.path}\n`);
-  }
-  if (ctx.env.PETSTORE_API_KEY !== undefined && ctx.env.PETSTORE_API_KEY !== '') {
-    ctx.warn('PETSTORE_API_KEY is still set and supplies a key to every command until you unset it');
-  }
-  return ExitCode.ok;
-}
-
-/** Command entry (see `CommandModule`). */
-export async function run(ctx: Context): Promise<number> {
-  return runLogout(ctx);
+/** Declares `auth logout`. */
+export function newLogoutCommand(f: Runner) {
+  return new Command('logout')
+    .description('remove the stored key of the selected environment')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore auth logout
+  $ petstore --env staging auth logout`,
+    )
+    .action(() =>
+      f.run(async (ctx) => {
+        const { runLogout } = await import('./logout.run.js');
+        return runLogout(ctx);
+      }),
+    );
 }

@@ -1,20 +1,22 @@
-/**
- * `petstore config path`: prints the config file's path. It never reads the file, so it
- * works when the file is missing or corrupt (that is when people need it).
- */
-import type { Context } from '../../context.js';
-import { ExitCode } from '../../errors.js';
-import { configFile } from '../../config/paths.js';
+/** `petstore config path`: the declaration; the run is in `path.run.ts`. */
+import { Command } from '@commander-js/extra-typings';
+import type { Runner } from '../runner.js';
 
-/** Prints the path (`{"path": …}` with `--output json`). */
-export async function runPath(ctx: Context): Promise<number> {
-  const path = configFile(ctx.env);
-  const mode = ctx.renderMode();
-  ctx.io.stdout.write(mode === 'json' || mode === 'ndjson' ? `${JSON.stringify({ path })}\n` : `${path}\n`);
-  return ExitCode.ok;
-}
-
-/** Command entry (see `CommandModule`). */
-export async function run(ctx: Context): Promise<number> {
-  return runPath(ctx);
+/** Declares `config path`. */
+export function newPathCommand(f: Runner) {
+  return new Command('path')
+    .description("print the config file's path (works even when the file is broken)")
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore config path
+  $ ls -l "$(petstore config path)"`,
+    )
+    .action(() =>
+      f.run(async (ctx) => {
+        const { runPath } = await import('./path.run.js');
+        return runPath(ctx);
+      }),
+    );
 }

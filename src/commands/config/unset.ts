@@ -1,31 +1,24 @@
-/**
- * `petstore config unset KEY`: removes KEY from the config file, so the next source in the
- * precedence applies (for `environment`, the default `production`). Idempotent: unsetting
- * what is not set succeeds and writes nothing.
- */
-import type { Context } from '../../context.js';
-import { ExitCode } from '../../errors.js';
-import { findSetting } from '../../config/keys.js';
-import { openConfigWriter } from '../../config/store.js';
+/** `petstore config unset KEY`: the declaration; the run is in `unset.run.ts`. */
+import { Command } from '@commander-js/extra-typings';
+import type { Runner } from '../runner.js';
+import { keyArgument } from './key-argument.js';
 
-/**
- * Removes one setting; says so on stderr when it is a terminal.
- * @throws UsageError for an unknown key, ConfigError for a broken config file (left untouched).
- */
-export async function runUnset(ctx: Context, key: string): Promise<number> {
-  const def = findSetting(key, 'unset');
-  const store = await ctx.loadConfig();
-  if (store.getSetting(def.key) === undefined) {
-    ctx.note(`${def.key} is not set; nothing to remove.`);
-    return ExitCode.ok;
-  }
-  const writer = await openConfigWriter(ctx.env, () => undefined);
-  writer.delete(def.key);
-  ctx.note(`Removed ${def.key} from ${writer.path}`);
-  return ExitCode.ok;
-}
-
-/** Command entry (see `CommandModule`). */
-export async function run(ctx: Context, _opts: Record<string, unknown>, args: string[]): Promise<number> {
-  return runUnset(ctx, args[0] as string);
+/** Declares `config unset`. */
+export function newUnsetCommand(f: Runner) {
+  return new Command('unset')
+    .description('remove a setting from the config file')
+    .addArgument(keyArgument('unset'))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore config unset environment
+  $ petstore config unset staging.baseUrl`,
+    )
+    .action((key) =>
+      f.run(async (ctx) => {
+        const { runUnset } = await import('./unset.run.js');
+        return runUnset(ctx, key);
+      }),
+    );
 }

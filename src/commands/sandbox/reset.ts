@@ -1,17 +1,22 @@
-/** `petstore sandbox reset`: restores the sandbox data file to its seed pets. */
-import type { Context } from '../../context.js';
-import { sandboxDataFile } from '../../config/paths.js';
-import { SandboxStore } from '../../sandbox/store.js';
+/** `petstore sandbox reset`: the declaration; the run is in `reset.run.ts`. */
+import { Command } from '@commander-js/extra-typings';
+import type { Runner } from '../runner.js';
 
-/** Resets the data (under the store's lock) and says so on stderr. */
-export async function runReset(ctx: Context): Promise<number> {
-  const store = new SandboxStore(sandboxDataFile(ctx.env));
-  const data = await store.reset();
-  ctx.io.stderr.write(`sandbox reset: ${data.pets.length} seed pets in ${store.file}\n`);
-  return 0;
-}
-
-/** Command entry (see `CommandModule`). */
-export async function run(ctx: Context): Promise<number> {
-  return runReset(ctx);
+/** Declares `sandbox reset`. */
+export function newResetCommand(f: Runner) {
+  return new Command('reset')
+    .description('restore the sandbox data to its seed pets')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore sandbox reset
+  $ petstore sandbox reset && petstore --env sandbox pets list`,
+    )
+    .action(() =>
+      f.run(async (ctx) => {
+        const { runReset } = await import('./reset.run.js');
+        return runReset(ctx);
+      }),
+    );
 }

@@ -1,78 +1,46 @@
-/**
- * `petstore sandbox serve [--port N] [--host H]`: runs the sandbox in the foreground until
- * Ctrl-C (or SIGTERM), for curl and scripts. stdout gets the base URL and key as shell
- * assignments (or one JSON object with `--json`); the request log goes to stderr.
- */
-import type { Context } from '../../context.js';
-import { CliError, ExitCode, UsageError } from '../../errors.js';
+/** `petstore sandbox serve [--port N] [--host H]`: the declaration; the run is in `serve.run.ts`. */
+import { Command, Option } from '@commander-js/extra-typings';
+import { UsageError } from '../../errors.js';
 import { quote } from '../../input.js';
-import { sandboxDataFile } from '../../config/paths.js';
-import { renderJson } from '../../render/pets.js';
-import { startSandbox } from '../../sandbox/server.js';
-import { SandboxStore } from '../../sandbox/store.js';
+import type { Runner } from '../runner.js';
 
-/** Typed options of `sandbox serve`. */
-export interface ServeOptions {
-  port: number;
-  host: string;
+/**
+ * Parses `--port`: a whole number 0-65535 (0 = any free port).
+ * @throws UsageError otherwise.
+ */
+export function parsePort(raw: string): number {
+  if (!/^[0-9]{1,5}$/.test(raw) || Number(raw) > 65535) {
+    throw new UsageError(`invalid --port ${quote(raw)}: must be a whole number from 0 to 65535`);
+  }
+  return Number(raw);
 }
 
 /**
- * Parses `--port` (0-65535, 0 = any free port) and `--host` (default 127.0.0.1).
- * @throws UsageError for a bad port or an empty host.
+ * Parses `--host`: any non-empty address or host name.
+ * @throws UsageError for an empty one.
  */
-export function parseServeOptions(opts: Record<string, unknown>): ServeOptions {
-  let port = 0;
-  if (typeof opts.port === 'string') {
-    if (!/^[0-9]{1,5}$/.test(opts.port) || Number(opts.port) > 65535) {
-      throw new UsageError(`invalid --port ${quote(opts.port)}: must be a whole number from 0 to 65535`);
-    }
-    port = Number(opts.port);
-  }
-  const host = typeof opts.host === 'string' ? opts.host : '127.0.0.1';
-  if (host === '') throw new UsageError('invalid --host "": must be an address or host name');
-  return { port, host };
+export function parseHost(raw: string): string {
+  if (raw === '') throw new UsageError('invalid --host "": must be an address or host name');
+  return raw;
 }
 
-/**
- * Serves until `ctx.signal` aborts; returns 0 then.
- * @throws CliError (exit 1) when the address cannot be bound.
- */
-export async function runServe(ctx: Context, options: ServeOptions): Promise<number> {
-  const { io } = ctx;
-  const store = new SandboxStore(sandboxDataFile(ctx.env));
-  await store.read();
-  let sandbox;
-  try {
-    sandbox = await startSandbox({
-      store,
-      host: options.host,
-      port: options.port,
-      onRequest: (line) => io.stderr.write(`${line}\n`),
-    });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? '';
-    throw new CliError(`cannot listen on ${options.host}:${options.port}: ${code || (err as Error).message}`, {
-      exitCode: ExitCode.failure,
-      code: 'listen',
-      hint: code === 'EADDRINUSE' ? 'Pick another --port, or 0 for any free one.' : undefined,
-    });
-  }
-  if (ctx.globals.output === 'json' || ctx.globals.output === 'ndjson') {
-    io.stdout.write(renderJson({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey }));
-  } else {
-    io.stdout.write(`PETSTORE_BASE_URL=${sandbox.baseUrl}\nPETSTORE_API_KEY=${sandbox.apiKey}\n`);
-  }
-  io.stderr.write(`sandbox listening on ${sandbox.baseUrl} (data: ${store.file}); Ctrl-C stops it\n`);
-  await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) resolve();
-    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-  await sandbox.close();
-  return 0;
-}
-
-/** Command entry (see `CommandModule`). */
-export async function run(ctx: Context, opts: Record<string, unknown>): Promise<number> {
-  return runServe(ctx, parseServeOptions(opts));
+/** Declares `sandbox serve`. */
+export function newServeCommand(f: Runner) {
+  return new Command('serve')
+    .description('run the sandbox server in the foreground; prints its base URL and key')
+    .addOption(new Option('--port <n>', 'TCP port, 0-65535 (default: 0, a free port)').argParser((v) => parsePort(v)))
+    .addOption(new Option('--host <host>', 'address to listen on (default: 127.0.0.1)').argParser((v) => parseHost(v)))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore sandbox serve --port 8080
+  $ curl -H "Authorization: Bearer $KEY" http://127.0.0.1:8080/v1/pets`,
+    )
+    .action((flags) =>
+      f.run(async (ctx) => {
+        const { runServe } = await import('./serve.run.js');
+        return runServe(ctx, { port: flags.port ?? 0, host: flags.host ?? '127.0.0.1' });
+      }),
+    );
 }

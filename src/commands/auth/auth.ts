@@ -1,0 +1,15 @@
+/** `petstore auth`: the group of `login`, `status` and `logout`. */
+import { Command } from '@commander-js/extra-typings';
+import type { Runner } from '../runner.js';
+import { newLoginCommand } from './login.js';
+import { newLogoutCommand } from './logout.js';
+import { newStatusCommand } from './status.js';
+
+/** Declares `auth` with its verbs. */
+export function newAuthCommand(f: Runner) {
+  return new Command('auth')
+    .description('store, show and remove the API key of an environment')
+    .addCommand(newLoginCommand(f))
+    .addCommand(newStatusCommand(f))
+    .addCommand(newLogoutCommand(f));
+}

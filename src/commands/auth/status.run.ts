@@ -1,0 +1,181 @@
+/**
+ * `auth status [--check]`: for each environment, its base URL and where it comes from,
+ * where the key comes from and the key masked; the selected environment is marked
+ * (cli-contract.md "Commands"). With `--check`, one `GET /pets?limit=1` per usable key.
+ *
+ * Exit code: 0 without `--check`. With `--check`, the selected environment's result
+ * decides: ok → 0, no key or a rejected key (401) → 4, unreachable → 3, no base URL → 2,
+ * any other failed answer → its own code (1 for a 5xx). Other environments' results are
+ * shown but do not change the exit code.
+ */
+import { checkKey } from '../../api/check-key.js';
+import { PetstoreClient } from '../../api/client.js';
+import {
+  isUsable,
+  loginCommand,
+  requireEnvironment,
+  type RemoteSettings,
+  type Resolved,
+  type Settings,
+} from '../../config/settings.js';
+import type { Context } from '../../context.js';
+import { ExitCode, UsageError } from '../../errors.js';
+import type { Colors } from '../../io.js';
+import { maskKey } from '../../mask.js';
+
+/** Typed options of `auth status`. */
+export interface StatusOptions {
+  check: boolean;
+}
+
+/** Result of `--check` for one environment. */
+type CheckResult = 'ok' | 'rejected' | 'unreachable' | 'failed' | 'no_key' | 'no_base_url';
+
+interface Check {
+  result: CheckResult;
+  message?: string;
+  exitCode: number;
+}
+
+interface Row {
+  remote: RemoteSettings;
+  check?: Check;
+}
+
+/**
+ * Prints the status of every environment on stdout (JSON with `--output json`).
+ * @throws UsageError for a bad `PETSTORE_ENV`/`PETSTORE_BASE_URL`, ConfigError for a
+ * broken config file.
+ */
+export async function runStatus(ctx: Context, options: StatusOptions): Promise<number> {
+  // A broken config file is this command's error, not a detail of each row.
+  await ctx.loadConfig();
+  const settings = await ctx.settings('all');
+  const selected = requireEnvironment(settings);
+  const rows: Row[] = settings.remotes.map((remote) => {
+    // A bad variable for the selected environment is a usage error, as in every command.
+    if (remote.selected && !remote.baseUrl.ok && remote.baseUrl.error instanceof UsageError) throw remote.baseUrl.error;
+    return { remote };
+  });
+  if (options.check) await Promise.all(rows.map(async (row) => (row.check = await runCheck(ctx, row.remote))));
+  const selectedRow = rows.find((r) => r.remote.selected);
+  const code = options.check && selectedRow?.check !== undefined ? selectedRow.check.exitCode : ExitCode.ok;
+  if (ctx.output === 'json' || ctx.output === 'ndjson') {
+    const doc = toJson(settings, selected, rows);
+    ctx.io.stdout.write(ctx.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : `${JSON.stringify(doc)}\n`);
+  } else {
+    ctx.io.stdout.write(renderText(selected, rows, ctx.io.colorOut));
+  }
+  return code;
+}
+
+async function runCheck(ctx: Context, remote: RemoteSettings): Promise<Check> {
+  if (!remote.baseUrl.ok) return { result: 'no_base_url', exitCode: ExitCode.usage };
+  if (!isUsable(remote) || remote.key.value === undefined) return { result: 'no_key', exitCode: ExitCode.auth };
+  const transport = await ctx.createTransport(remote.key.value);
+  const r = await checkKey(new PetstoreClient(transport, remote.baseUrl.value));
+  switch (r.result) {
+    case 'ok':
+      return { result: 'ok', exitCode: ExitCode.ok };
+    case 'rejected':
+      return { result: 'rejected', message: r.error.message, exitCode: ExitCode.auth };
+    default:
+      return { result: r.result, message: r.error.message, exitCode: r.error.exitCode };
+  }
+}
+
+function renderText(selected: Resolved<string>, rows: Row[], c: Colors): string {
+  const lines: string[] = [];
+  const title = (name: string): string =>
+    c.bold(name) + (selected.value === name ? ` (selected, ${describeFrom(selected)})` : '');
+  for (const { remote, check } of rows) {
+    const { baseUrl } = remote;
+    lines.push(title(remote.name));
+    lines.push(
+      `  base URL  ${
+        baseUrl.ok
+          ? `${baseUrl.value} (${describeFrom(baseUrl)})`
+          : baseUrl.missing
+            ? `none (set it with \`petstore config set ${remote.name}.baseUrl URL\`)`
+            : `invalid: ${baseUrl.error.message}`
+      }`,
+    );
+    lines.push(`  key       ${describeKey(remote)}`);
+    if (check !== undefined) lines.push(`  check     ${describeCheck(check, c)}`);
+  }
+  lines.push(title('sandbox'));
+  lines.push('  base URL  automatic (embedded server on 127.0.0.1)');
+  lines.push('  key       automatic (no login needed)');
+  return lines.join('\n') + '\n';
+}
+
+function describeFrom(r: Resolved<unknown>): string {
+  switch (r.source) {
+    case 'flag':
+      return r.from;
+    case 'env':
+      return `env ${r.from}`;
+    case 'file':
+      return `config file: ${r.from}`;
+    default:
+      return r.source;
+  }
+}
+
+function describeKey(remote: RemoteSettings): string {
+  const { key, baseUrl } = remote;
+  const login = loginCommand(remote.name);
+  if (key.source === 'env' && key.value !== undefined) {
+    return `${maskKey(key.value)} (env PETSTORE_API_KEY)${key.stored === undefined ? '' : `; stored key ${maskKey(key.stored.key)} not used`}`;
+  }
+  if (key.stored === undefined) return `none (log in with \`${login}\`)`;
+  if (baseUrl.ok && key.stored.baseUrl !== baseUrl.value) {
+    return `${maskKey(key.stored.key)} (config file), stored for ${key.stored.baseUrl}: not sent to ${baseUrl.value} (log in again with \`${login}\`)`;
+  }
+  return `${maskKey(key.stored.key)} (config file)`;
+}
+
+function describeCheck(check: Check, c: Colors): string {
+  switch (check.result) {
+    case 'ok':
+      return c.green('ok');
+    case 'rejected':
+      return `${c.red('rejected')} (401: ${check.message ?? ''})`;
+    case 'unreachable':
+      return `${c.yellow('unreachable')} (${check.message ?? ''})`;
+    case 'failed':
+      return `${c.red('failed')} (${check.message ?? ''})`;
+    case 'no_key':
+      return 'not checked: no usable key';
+    case 'no_base_url':
+      return 'not checked: no base URL';
+  }
+}
+
+function toJson(settings: Settings, selected: Resolved<string>, rows: Row[]): Record<string, unknown> {
+  const environments = [
+    ...rows.map(({ remote, check }) => ({
+      name: remote.name,
+      selected: remote.selected,
+      baseUrl: remote.baseUrl.ok
+        ? { value: remote.baseUrl.value, source: remote.baseUrl.source, from: remote.baseUrl.from }
+        : { value: null, source: 'none', from: null },
+      key: {
+        source: remote.key.source,
+        masked: remote.key.value === undefined ? null : maskKey(remote.key.value),
+        storedFor: remote.key.stored?.baseUrl ?? null,
+        usable: isUsable(remote),
+      },
+      ...(check === undefined
+        ? {}
+        : { check: check.result, ...(check.message === undefined ? {} : { checkMessage: check.message }) }),
+    })),
+    {
+      name: 'sandbox',
+      selected: selected.value === 'sandbox',
+      baseUrl: { value: null, source: 'sandbox', from: 'sandbox' },
+      key: { source: 'sandbox', masked: null, storedFor: null, usable: true },
+    },
+  ];
+  return { selected: selected.value, selectedFrom: selected.from, configFile: settings.configPath, environments };
+}

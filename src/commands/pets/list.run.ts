@@ -1,0 +1,92 @@
+/**
+ * `pets list`: `listPets` (spec §4.1), printed in the selected output format
+ * (cli-contract.md "Output"). With `--all` it follows the server's `Link: rel="next"`
+ * headers (RFC 8288) page by page.
+ */
+import type { ListPetsQuery } from '../../api/client.js';
+import { LIMIT_DEFAULT } from '../../api/constants.js';
+import { assertSameOrigin, findNextLink } from '../../api/link.js';
+import type { Context } from '../../context.js';
+import { DeprecationReporter } from '../../deprecation.js';
+import { CliError, ExitCode } from '../../errors.js';
+import { RecordStream, writePets } from '../../render/output.js';
+import { describeListProgress, ProgressLine } from '../../render/progress.js';
+
+/** Typed options of `pets list`. */
+export interface ListOptions {
+  query: ListPetsQuery;
+  /** Follow `Link: rel="next"` until the last page. */
+  all: boolean;
+  /** With `all`: the most pages fetched before stopping (1..10000, default 1000). */
+  maxPages: number;
+}
+
+/**
+ * The warning for a full page without a `Link: rel="next"` header: more pets may exist,
+ * and the API gives no way to reach them (spec §4.1 defines no paging parameter).
+ */
+export function fullPageWithoutLinkWarning(size: number): string {
+  return `the page is full (${size} pets), so more may exist, but the server sent no Link rel="next" header and the API offers no other way to fetch them`;
+}
+
+/**
+ * Lists pets: one page, or with `all` every page the server links to.
+ * @throws UsageError (nothing sent), ApiError, InvalidResponseError (also for a next link
+ * to another origin), NetworkError, TimeoutError, CliError `max_pages` (exit 1) when
+ * `maxPages` pages were fetched and the server still links to another.
+ */
+export async function runList(ctx: Context, options: ListOptions): Promise<number> {
+  const { client } = await ctx.connect();
+  const deprecation = new DeprecationReporter((m) => ctx.warn(m));
+  if (options.all) return listAll(ctx, options, deprecation);
+  const res = await client.listPets(options.query);
+  deprecation.observeAndFlush(res.headers, 'listPets (GET /pets)');
+  await writePets(ctx.io, ctx.output, res.data);
+  if (res.data.length === 0) ctx.note('No pets found.');
+  const next = findNextLink(res.headers, res.url);
+  if (next !== undefined) ctx.note('More pets exist: add --all to fetch every page.');
+  else if (res.data.length >= (options.query.limit ?? LIMIT_DEFAULT)) ctx.warn(fullPageWithoutLinkWarning(res.data.length));
+  return ExitCode.ok;
+}
+
+async function listAll(ctx: Context, options: ListOptions, deprecation: DeprecationReporter): Promise<number> {
+  const { client } = await ctx.connect();
+  const out = new RecordStream(ctx.io, ctx.output);
+  const progress = new ProgressLine(ctx.io.stderr, ctx.io.stderrIsTTY);
+  let pages = 0;
+  let next: URL | undefined;
+  try {
+    for (;;) {
+      const res = await client.listPets(options.query, next);
+      pages++;
+      progress.clear();
+      deprecation.observeAndFlush(res.headers, 'listPets (GET /pets)');
+      await out.push(res.data);
+      next = findNextLink(res.headers, res.url);
+      if (next === undefined) {
+        // After a linked page, a missing Link means the end; only a server that never links leaves doubt.
+        if (pages === 1 && res.data.length >= (options.query.limit ?? LIMIT_DEFAULT))
+          ctx.warn(fullPageWithoutLinkWarning(res.data.length));
+        break;
+      }
+      assertSameOrigin(next, client.baseUrl);
+      if (pages >= options.maxPages) {
+        throw new CliError(
+          `stopped at --max-pages ${options.maxPages} (${pages} page${pages === 1 ? '' : 's'}, ${out.size} pets); the server links to more, so the list printed is incomplete`,
+          {
+            exitCode: ExitCode.failure,
+            code: 'max_pages',
+            hint: 'Raise --max-pages (at most 10000), or narrow the list with --status.',
+          },
+        );
+      }
+      progress.update(describeListProgress(pages, out.size));
+    }
+  } finally {
+    progress.clear();
+    // What was fetched is printed even on failure; the exit code says whether it is complete.
+    await out.end();
+  }
+  if (out.size === 0) ctx.note('No pets found.');
+  return ExitCode.ok;
+}

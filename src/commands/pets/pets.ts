@@ -1,0 +1,23 @@
+/** `petstore pets list|create|get`: the group. */
+import { Command } from '@commander-js/extra-typings';
+import type { Runner } from '../runner.js';
+import { newCreateCommand } from './create.js';
+import { newGetCommand } from './get.js';
+import { newListCommand } from './list.js';
+
+/** Declares `pets` with its verbs. */
+export function newPetsCommand(f: Runner) {
+  return new Command('pets')
+    .description('list, create and look up pets')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore pets list --status available
+  $ petstore pets create --from-file pets.ndjson
+  $ petstore help pets list`,
+    )
+    .addCommand(newListCommand(f))
+    .addCommand(newCreateCommand(f))
+    .addCommand(newGetCommand(f));
+}

@@ -1,0 +1,23 @@
+/**
+ * The seam between a command's declaration and its run (gh's `runF`): a declaration hands
+ * its body to `Runner.run`, which builds the run's Context from the global flags, runs the
+ * body and records its exit code. Declarations stay cheap; bodies import their heavy parts.
+ */
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import type { Context } from '../context.js';
+
+/** Runs command bodies. */
+export interface Runner {
+  /**
+   * Builds the Context, runs `body` and records the exit code it returns (0 when none).
+   * Errors propagate to `cli.ts`, the one place they become messages and codes.
+   */
+  run(body: (ctx: Context) => Promise<number | void>): Promise<void>;
+}
+
+/** The root of the command tree `cmd` belongs to. */
+export function rootOf(cmd: CommandUnknownOpts): CommandUnknownOpts {
+  let node = cmd;
+  while (node.parent !== null) node = node.parent;
+  return node;
+}

@@ -1,0 +1,55 @@
+/**
+ * `sandbox serve [--port N] [--host H]`: runs the sandbox in the foreground until
+ * Ctrl-C (or SIGTERM), for curl and scripts. stdout gets the base URL and key as shell
+ * assignments (or one JSON object with `--json`); the request log goes to stderr.
+ */
+import type { Context } from '../../context.js';
+import { CliError, ExitCode } from '../../errors.js';
+import { sandboxDataFile } from '../../config/paths.js';
+import { renderJson } from '../../render/pets.js';
+import { startSandbox } from '../../sandbox/server.js';
+import { SandboxStore } from '../../sandbox/store.js';
+
+/** Typed options of `sandbox serve`. */
+export interface ServeOptions {
+  port: number;
+  host: string;
+}
+
+/**
+ * Serves until `ctx.signal` aborts; returns 0 then.
+ * @throws CliError (exit 1) when the address cannot be bound.
+ */
+export async function runServe(ctx: Context, options: ServeOptions): Promise<number> {
+  const { io } = ctx;
+  const store = new SandboxStore(sandboxDataFile(ctx.env));
+  await store.read();
+  let sandbox;
+  try {
+    sandbox = await startSandbox({
+      store,
+      host: options.host,
+      port: options.port,
+      onRequest: (line) => io.stderr.write(`${line}\n`),
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    throw new CliError(`cannot listen on ${options.host}:${options.port}: ${code || (err as Error).message}`, {
+      exitCode: ExitCode.failure,
+      code: 'listen',
+      hint: code === 'EADDRINUSE' ? 'Pick another --port, or 0 for any free one.' : undefined,
+    });
+  }
+  if (ctx.output === 'json' || ctx.output === 'ndjson') {
+    io.stdout.write(renderJson({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey }));
+  } else {
+    io.stdout.write(`PETSTORE_BASE_URL=${sandbox.baseUrl}\nPETSTORE_API_KEY=${sandbox.apiKey}\n`);
+  }
+  io.stderr.write(`sandbox listening on ${sandbox.baseUrl} (data: ${store.file}); Ctrl-C stops it\n`);
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await sandbox.close();
+  return 0;
+}

@@ -1,0 +1,129 @@
+/**
+ * Builds the Context of one run (gh's `cmdutil.Factory`): messages on stderr, the lazily
+ * loaded config store, settings resolution, the transport factory, and `connect()`, which
+ * starts the embedded sandbox when it is selected and builds the API client. Everything
+ * heavy is imported on first use, so `--help` and usage errors load none of it.
+ */
+import type { Api, Context } from './context.js';
+import type { ConfigReader, Connection, LoadConfig } from './config/settings.js';
+import { UsageError } from './errors.js';
+import type { GlobalOptions } from './global-options.js';
+import type { Io } from './io.js';
+
+/** What one run shares between `main` and its Context. */
+export interface RunState {
+  io: Io;
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  /** Run in reverse order when the command ends. */
+  cleanups: (() => Promise<void> | void)[];
+  /** Whether stderr carries JSON objects (`--output json|ndjson`). */
+  jsonErrors: boolean;
+  /** Warnings already printed (each is printed once). */
+  warned: Set<string>;
+  /** Whether `--verbose` was given (for the stack of an unexpected error). */
+  verbose: boolean;
+}
+
+/** Builds the Context of a command from the run's state and its global options. */
+export function createContext(state: RunState, globals: GlobalOptions): Context {
+  state.jsonErrors = globals.output === 'json' || globals.output === 'ndjson';
+  state.verbose = globals.verbose;
+  const { io, env } = state;
+  let configPromise: Promise<ConfigReader> | undefined;
+  const loadConfig: LoadConfig = () => {
+    configPromise ??= import('./config/store.js').then((m) => m.loadConfigStore(env, (msg) => ctx.warn(msg)));
+    return configPromise;
+  };
+  let apiPromise: Promise<Api> | undefined;
+  const ctx: Context = {
+    io,
+    env,
+    globals,
+    signal: state.signal,
+    loadConfig,
+    settings: async (scope) => {
+      const { resolveSettings } = await import('./config/settings.js');
+      return resolveSettings({ envFlag: globals.env, baseUrlFlag: globals.baseUrl, env, loadConfig }, scope);
+    },
+    connect: () => (apiPromise ??= connect(ctx)),
+    createTransport: async (apiKey) => {
+      const { HttpTransport } = await import('./http/transport.js');
+      const transport = new HttpTransport({
+        apiKey,
+        timeoutMs: globals.timeoutMs,
+        retries: globals.retries,
+        signal: state.signal,
+        log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
+      });
+      state.cleanups.push(() => transport.close());
+      return transport;
+    },
+    defer: (fn) => state.cleanups.push(fn),
+    // With --output json|ndjson every stderr line is one JSON object, so a script can parse
+    // stderr line by line; the error, when there is one, is the last line.
+    warn: (message) => {
+      if (state.warned.has(message)) return;
+      state.warned.add(message);
+      if (state.jsonErrors) io.stderr.write(JSON.stringify({ level: 'warning', message }) + '\n');
+      else io.stderr.write(`${io.colorErr.yellow('warning:')} ${message}\n`);
+    },
+    note: (message) => {
+      if (!io.stderrIsTTY) return;
+      if (state.jsonErrors) io.stderr.write(JSON.stringify({ level: 'note', message }) + '\n');
+      else io.stderr.write(`${io.colorErr.dim(message)}\n`);
+    },
+    output: globals.output === 'table' ? (io.stdoutIsTTY ? 'table' : 'tsv') : globals.output,
+  };
+  return ctx;
+}
+
+async function connect(ctx: Context): Promise<Api> {
+  const { requireEnvironment, requireRemote, lacksVersionSegment } = await import('./config/settings.js');
+  const settings = await ctx.settings('selected');
+  const environment = requireEnvironment(settings);
+  let connection: Connection;
+  if (environment.value === 'sandbox') {
+    connection = { environment, ...(await startEmbeddedSandbox(ctx)) };
+  } else {
+    connection = requireRemote(settings);
+    const { baseUrl } = connection;
+    // The API's paths start after the version segment (spec §9); without it every call
+    // would likely answer 404, which reads like "no such pet".
+    if (lacksVersionSegment(baseUrl.value)) {
+      ctx.warn(`base URL ${baseUrl.value} (from ${baseUrl.from}) does not end with the version segment /v1`);
+    }
+    if (environment.value === 'staging') ctx.note(`env: staging (${baseUrl.value})`);
+  }
+  const [transport, { PetstoreClient }] = await Promise.all([
+    ctx.createTransport(connection.apiKey.value),
+    import('./api/client.js'),
+  ]);
+  return { client: new PetstoreClient(transport, connection.baseUrl.value), connection };
+}
+
+/**
+ * Starts the embedded sandbox on 127.0.0.1 (stopped when the command ends) and returns its
+ * base URL and key. `PETSTORE_BASE_URL` and `PETSTORE_API_KEY` are for remote
+ * environments: the embedded server's own URL and key are used, so a real key never goes to it.
+ * @throws UsageError with `--base-url`; ConfigError when the data file is unreadable (read
+ * before serving, so it is exit 2 with its path and the reset hint, not a 500).
+ */
+async function startEmbeddedSandbox(ctx: Context): Promise<Omit<Connection, 'environment'>> {
+  if (ctx.globals.baseUrl !== undefined) {
+    throw new UsageError('--base-url cannot be used with the sandbox environment: the sandbox runs inside petstore');
+  }
+  const [{ startSandbox }, { SandboxStore }, { sandboxDataFile }] = await Promise.all([
+    import('./sandbox/server.js'),
+    import('./sandbox/store.js'),
+    import('./config/paths.js'),
+  ]);
+  const store = new SandboxStore(sandboxDataFile(ctx.env));
+  await store.read();
+  const sandbox = await startSandbox({ store });
+  ctx.defer(() => sandbox.close());
+  return {
+    baseUrl: { ok: true, value: sandbox.baseUrl, source: 'sandbox', from: 'sandbox' },
+    apiKey: { ok: true, value: sandbox.apiKey, source: 'sandbox', from: 'sandbox' },
+  };
+}

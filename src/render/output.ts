@@ -1,0 +1,87 @@
+/**
+ * Writing rendered pets to stdout through `Io` alone (the renderers themselves are pure):
+ * one pet, a list, or a stream of records (pages of `pets list --all`, results of bulk
+ * create) whose lines are written as records arrive.
+ */
+import type { Pet } from '../api/schemas.js';
+import type { Io } from '../io.js';
+import { renderJson, renderJsonArrayEnd, renderJsonArrayItem, renderNdjson, renderPetTsv, type RenderMode } from './pets.js';
+
+/** Writes `text` to stdout, waiting for `drain` when the pipe is full so memory stays flat. */
+export async function writeOut(io: Io, text: string): Promise<void> {
+  if (!io.stdout.write(text)) await new Promise<void>((resolve) => io.stdout.once('drain', resolve));
+}
+
+/** Renders pets as the TTY table (cli-table3 is loaded only here). */
+async function renderTable(io: Io, pets: readonly Pet[]): Promise<string> {
+  const { renderPetTable } = await import('./table.js');
+  return renderPetTable(pets, io.colorOut);
+}
+
+/** Writes pets in `mode`; an empty list prints `[]` in json and nothing otherwise. */
+export async function writePets(io: Io, mode: RenderMode, pets: readonly Pet[]): Promise<void> {
+  switch (mode) {
+    case 'json':
+      return writeOut(io, renderJson(pets));
+    case 'ndjson':
+      return writeOut(io, pets.map((p) => renderNdjson(p)).join(''));
+    case 'tsv':
+      return writeOut(io, pets.map((p) => renderPetTsv(p)).join(''));
+    case 'table':
+      if (pets.length > 0) await writeOut(io, await renderTable(io, pets));
+  }
+}
+
+/** Writes one pet: an object in json, one line in ndjson/tsv, a one-row table on a TTY. */
+export async function writePet(io: Io, mode: RenderMode, pet: Pet): Promise<void> {
+  if (mode === 'json') return writeOut(io, renderJson(pet));
+  return writePets(io, mode, [pet]);
+}
+
+/**
+ * Prints records in a render mode as they come: lines for ndjson and the tab-separated
+ * form at once, `json` one array element by element (closed by `end`), and the TTY table
+ * (column widths need every row) all at `end`.
+ */
+export class RecordStream {
+  private readonly held: Pet[] = [];
+  private count = 0;
+
+  constructor(
+    private readonly io: Io,
+    private readonly mode: RenderMode,
+  ) {}
+
+  /** Number of records pushed so far. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Adds records: printed at once (ndjson, tsv, json array elements), or held for `end` (table). */
+  async push(records: readonly Pet[]): Promise<void> {
+    const before = this.count;
+    this.count += records.length;
+    if (records.length === 0) return;
+    switch (this.mode) {
+      case 'json':
+        return writeOut(this.io, records.map((r, i) => renderJsonArrayItem(r, before + i === 0)).join(''));
+      case 'ndjson':
+        return writeOut(this.io, records.map((r) => renderNdjson(r)).join(''));
+      case 'tsv':
+        return writeOut(this.io, records.map((r) => renderPetTsv(r)).join(''));
+      case 'table':
+        this.held.push(...records);
+    }
+  }
+
+  /**
+   * Closes the JSON array (`[]` when empty) or prints the held table. Called on success
+   * and on failure alike, so the records handled before a failure are never lost and the
+   * JSON stays well-formed.
+   */
+  async end(): Promise<void> {
+    if (this.mode === 'json') await writeOut(this.io, renderJsonArrayEnd(this.count));
+    else if (this.mode === 'table' && this.held.length > 0) await writeOut(this.io, await renderTable(this.io, this.held));
+    this.held.length = 0;
+  }
+}
