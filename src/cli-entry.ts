@@ -29,7 +29,12 @@ export async function run(argv: string[]): Promise<void> {
 
 function flush(stream: NodeJS.WriteStream): Promise<void> {
   return new Promise((resolve) => {
-    if (stream.destroyed || stream.writableEnded) return resolve();
-    stream.write('', () => resolve());
+    if (stream.destroyed || stream.writableEnded) {
+      resolve();
+      return;
+    }
+    stream.write('', () => {
+      resolve();
+    });
   });
 }

@@ -62,7 +62,13 @@ export class CliError extends Error {
 
   constructor(
     message: string,
-    opts: { exitCode: number; code: ErrorCode | ServerErrorCode; status?: number; hint?: string | undefined; cause?: unknown },
+    opts: {
+      exitCode: number;
+      code: ErrorCode | ServerErrorCode;
+      status?: number;
+      hint?: string | undefined;
+      cause?: unknown;
+    },
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'CliError';

@@ -99,6 +99,6 @@ export function toGlobalOptions(flags: GlobalFlags, env: NodeJS.ProcessEnv): Glo
         : fromEnv !== undefined && fromEnv !== '' && fromEnv !== '0' && fromEnv !== 'false'
           ? 'PETSTORE_FAIL_ON_DEPRECATED'
           : undefined,
-    noColor: flags.color === false,
+    noColor: !flags.color,
   };
 }

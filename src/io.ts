@@ -8,12 +8,12 @@ import type { Readable, Writable } from 'node:stream';
 /** Colour functions; identity functions when colour is off. */
 export interface Colors {
   enabled: boolean;
-  bold(s: string): string;
-  dim(s: string): string;
-  red(s: string): string;
-  green(s: string): string;
-  yellow(s: string): string;
-  cyan(s: string): string;
+  bold: (s: string) => string;
+  dim: (s: string) => string;
+  red: (s: string) => string;
+  green: (s: string) => string;
+  yellow: (s: string) => string;
+  cyan: (s: string) => string;
 }
 
 /** Streams, TTY flags, terminal widths and the colour decision for one CLI run. */

@@ -23,7 +23,7 @@ export const VERSION = typeof __PETSTORE_VERSION__ === 'string' ? __PETSTORE_VER
 /** The program and the exit code of the command that ran (undefined until one has). */
 export interface Program {
   program: CommandUnknownOpts;
-  exitCode(): number | undefined;
+  exitCode: () => number | undefined;
 }
 
 /**
@@ -41,7 +41,7 @@ export function buildProgram(
   const root = addGlobalOptions(new Command('petstore'));
   const runner: Runner = {
     run: async (body) => {
-      exitCode = (await body(makeContext(root.opts()))) ?? 0;
+      exitCode = await body(makeContext(root.opts()));
     },
   };
   root

@@ -151,7 +151,7 @@ const StrictNewPetSchema = z.strictObject({
 function describeValue(v: unknown): string {
   if (v instanceof InexactNumber) return v.text;
   if (typeof v === 'bigint') return String(v);
-  return JSON.stringify(v) ?? String(v);
+  return v === undefined ? 'undefined' : JSON.stringify(v);
 }
 
 function closestField(key: string): string | undefined {

@@ -9,10 +9,10 @@ import type { Context } from '../context.js';
 /** Runs command bodies. */
 export interface Runner {
   /**
-   * Builds the Context, runs `body` and records the exit code it returns (0 when none).
+   * Builds the Context, runs `body` and records the exit code it returns.
    * Errors propagate to `cli.ts`, the one place they become messages and codes.
    */
-  run(body: (ctx: Context) => Promise<number | void>): Promise<void>;
+  run(body: (ctx: Context) => Promise<number>): Promise<void>;
 }
 
 /** The root of the command tree `cmd` belongs to. */

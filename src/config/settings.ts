@@ -222,8 +222,7 @@ export async function resolveSettings(input: ResolveInput, scope: 'selected' | '
   if (scope === 'all') await load();
   const environment = await resolveEnvironment(input, load);
   const selected = environment.ok ? environment.value : undefined;
-  const names =
-    scope === 'all' ? REMOTE_ENVIRONMENTS : selected !== undefined && isRemote(selected) ? [selected] : [];
+  const names = scope === 'all' ? REMOTE_ENVIRONMENTS : selected !== undefined && isRemote(selected) ? [selected] : [];
   const remotes: RemoteSettings[] = [];
   for (const name of names) {
     const isSelected = name === selected;
@@ -325,7 +324,7 @@ async function resolveKey(
       error: new AuthError(`no API key for ${name}`, `Log in with \`${loginCommand(name)}\`, or set PETSTORE_API_KEY.`),
     };
   }
-  let error = unsendable(stored.key, `the ${name} key in ${config.path}`);
+  let error: CliError | undefined = unsendable(stored.key, `the ${name} key in ${config.path}`);
   if (error === undefined && baseUrl.ok && stored.baseUrl !== baseUrl.value) {
     error = new AuthError(
       `the ${name} key was stored for ${stored.baseUrl}, not ${baseUrl.value}; not sent`,

@@ -170,9 +170,9 @@ export async function openConfigWriter(env: NodeJS.ProcessEnv, warn: (message: s
   const dir = configDir(env);
   await ensurePrivateDir(dir, env.PETSTORE_CONFIG_DIR === undefined || env.PETSTORE_CONFIG_DIR === '');
   const { default: ConfClass } = await import('conf');
-  let conf: Conf<Record<string, unknown>>;
+  let conf: Conf;
   try {
-    conf = new ConfClass<Record<string, unknown>>({
+    conf = new ConfClass({
       projectName: 'petstore',
       projectSuffix: '',
       cwd: dir,

@@ -148,7 +148,11 @@ export class HttpTransport {
   }
 
   /** One request (retries included, see `withRetries`); its answer's body still unread. */
-  private async sendOnce(method: string, url: URL, body: string | undefined): Promise<Dispatcher.ResponseData> {
+  private async sendOnce(
+    method: HttpRequest['method'],
+    url: URL,
+    body: string | undefined,
+  ): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'petstore-cli' };
     if (this.opts.apiKey !== undefined) headers.authorization = `Bearer ${this.opts.apiKey}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -168,7 +172,7 @@ export class HttpTransport {
       return await request(dispatcher, {
         origin: url.origin,
         path: url.pathname + url.search,
-        method: method as Dispatcher.HttpMethod,
+        method,
         headers,
         body,
         signal: this.signal,

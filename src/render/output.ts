@@ -5,7 +5,14 @@
  */
 import type { Pet } from '../api/schemas.js';
 import type { Io } from '../io.js';
-import { renderJson, renderJsonArrayEnd, renderJsonArrayItem, renderNdjson, renderPetTsv, type RenderMode } from './pets.js';
+import {
+  renderJson,
+  renderJsonArrayEnd,
+  renderJsonArrayItem,
+  renderNdjson,
+  renderPetTsv,
+  type RenderMode,
+} from './pets.js';
 
 /** Writes `text` to stdout, waiting for `drain` when the pipe is full so memory stays flat. */
 export async function writeOut(io: Io, text: string): Promise<void> {
@@ -81,7 +88,8 @@ export class RecordStream {
    */
   async end(): Promise<void> {
     if (this.mode === 'json') await writeOut(this.io, renderJsonArrayEnd(this.count));
-    else if (this.mode === 'table' && this.held.length > 0) await writeOut(this.io, await renderTable(this.io, this.held));
+    else if (this.mode === 'table' && this.held.length > 0)
+      await writeOut(this.io, await renderTable(this.io, this.held));
     this.held.length = 0;
   }
 }

@@ -126,8 +126,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, store: SandboxS
   const route = matchRoute(req.method ?? 'GET', url.pathname);
   try {
     if (route === undefined) throw new HttpProblem(404, 'not_found', `no such path: ${url.pathname}`);
-    const extra = route.op === 'getPet' ? { Deprecation: DEPRECATION_HEADER, Sunset: SUNSET_HEADER } : {};
-    for (const [k, v] of Object.entries(extra)) res.setHeader(k, v);
+    if (route.op === 'getPet') {
+      res.setHeader('Deprecation', DEPRECATION_HEADER);
+      res.setHeader('Sunset', SUNSET_HEADER);
+    }
     if (route.allow !== undefined) {
       throw new HttpProblem(405, 'method_not_allowed', `${req.method} is not allowed on ${url.pathname}`, {
         Allow: route.allow,
@@ -136,15 +138,18 @@ async function handle(req: IncomingMessage, res: ServerResponse, store: SandboxS
     checkAuth(req, apiKey);
     switch (route.op) {
       case 'listPets':
-        return await listPets(req, res, url, store);
+        await listPets(req, res, url, store);
+        return;
       case 'createPet':
-        return await createPet(req, res, store);
+        await createPet(req, res, store);
+        return;
       case 'getPet':
-        return await getPet(res, route.petId ?? '', store);
+        await getPet(res, route.petId ?? '', store);
+        return;
     }
   } catch (err) {
-    if (err instanceof HttpProblem) return sendError(res, err);
-    throw err;
+    if (!(err instanceof HttpProblem)) throw err;
+    sendError(res, err);
   } finally {
     // Drain any unread body so keep-alive connections stay usable.
     req.resume();

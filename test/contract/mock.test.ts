@@ -35,10 +35,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // beforeAll may have failed before assigning every one of these.
+  /* eslint-disable @typescript-eslint/no-unnecessary-condition */
   await front?.close();
   await prism?.stop();
   // No Prism process may outlive the file.
   if (prism !== undefined) expect(groupAlive(prism.pid)).toBe(false);
+  /* eslint-enable @typescript-eslint/no-unnecessary-condition */
   removeTempDirs();
 });
 
@@ -69,7 +72,7 @@ describe('client requests judged by prism mock', () => {
     expectConforming(r.requests);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.requests.map((q) => `${q.method} ${q.path}?${q.query}`)).toEqual(['GET /pets?']);
+    expect(r.requests.map((q) => `${q.method} ${q.path}?${q.query.toString()}`)).toEqual(['GET /pets?']);
     expect(r.stdout).toBe('1\tRex\t1\tavailable\n3\tBubbles\t3\tpending\n');
   });
 
@@ -142,7 +145,7 @@ describe('client requests judged by prism mock', () => {
     const r = await run(['pets', 'get', '1', '--json']);
     expectConforming(r.requests);
     expect(r.code).toBe(0);
-    expect(r.requests.map((q) => `${q.method} ${q.path}?${q.query}`)).toEqual(['GET /pets/1?']);
+    expect(r.requests.map((q) => `${q.method} ${q.path}?${q.query.toString()}`)).toEqual(['GET /pets/1?']);
     expect(JSON.parse(r.stdout)).toEqual(examplePet);
     expect(r.stderr).toContain('2030-12-05');
   });

@@ -47,10 +47,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // beforeAll may have failed before assigning every one of these.
+  /* eslint-disable @typescript-eslint/no-unnecessary-condition */
   await front?.close();
   await prism?.stop();
   if (prism !== undefined) expect(groupAlive(prism.pid)).toBe(false);
   await sandbox?.close();
+  /* eslint-enable @typescript-eslint/no-unnecessary-condition */
   removeTempDirs();
 });
 

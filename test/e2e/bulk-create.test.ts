@@ -73,7 +73,7 @@ describe('pets create --from-file', () => {
       r.stdout
         .trimEnd()
         .split('\n')
-        .map((l) => JSON.parse(l).id),
+        .map((l) => (JSON.parse(l) as { id: unknown }).id),
     ).toEqual([101, 102, 103]);
     // In ndjson mode stderr is one JSON error object.
     const err = JSON.parse(r.stderr.trim()) as { code: string; message: string; status: number };
@@ -92,7 +92,11 @@ describe('pets create --from-file', () => {
     });
     expect(again.code).toBe(0);
     expect(again.stderr).toBe('');
-    expect(posts(server).map((b) => JSON.parse(b).name)).toEqual(['Shadow', 'Nibbles', 'Bubbles']);
+    expect(posts(server).map((b) => (JSON.parse(b) as { name: string }).name)).toEqual([
+      'Shadow',
+      'Nibbles',
+      'Bubbles',
+    ]);
   });
 
   it('reports created ids, the failed record and the remaining file in plain text', async () => {
@@ -129,7 +133,7 @@ describe('pets create --from-file', () => {
       rest
         .trimEnd()
         .split('\n')
-        .map((l) => JSON.parse(l).name),
+        .map((l) => (JSON.parse(l) as { name: string }).name),
     ).toEqual(['Polly', 'Shadow', 'Nibbles', 'Bubbles']);
   });
 
@@ -216,7 +220,10 @@ describe('pets create --from-file', () => {
   });
 
   it.each([
-    [['--from-file', 'x.ndjson', '--name', 'Rex'], "option '--from-file <file>' cannot be used with option '--name <name>'"],
+    [
+      ['--from-file', 'x.ndjson', '--name', 'Rex'],
+      "option '--from-file <file>' cannot be used with option '--name <name>'",
+    ],
     [
       ['--from-file', 'x.ndjson', '--category-id', '1', '--status', 'sold'],
       "option '--from-file <file>' cannot be used with option '--category-id <id>'",
@@ -255,9 +262,9 @@ describe('pets create --from-file', () => {
     const pets = r.stdout
       .trimEnd()
       .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(pets.map((p: { name: string }) => p.name)).toEqual(['Alpha', 'Beta']);
-    expect(pets[1].status).toBe('pending');
+      .map((l) => JSON.parse(l) as { name: string; status: string });
+    expect(pets.map((p) => p.name)).toEqual(['Alpha', 'Beta']);
+    expect(pets[1]!.status).toBe('pending');
     expect(existsSync(`${file}.remaining.ndjson`)).toBe(false);
   });
 });

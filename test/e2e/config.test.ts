@@ -293,7 +293,7 @@ describe('config list', () => {
     const lines = viaFlag.stdout
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l));
+      .map((l) => JSON.parse(l) as unknown);
     expect(lines[0]).toEqual({ key: 'environment', value: 'production', source: 'flag', from: '--env' });
     expect(lines[1]).toEqual({
       key: 'production.baseUrl',

@@ -35,7 +35,7 @@ describe('deprecation signals', () => {
       env: { PETSTORE_CONFIG_DIR: tempDir() },
     });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).id).toBe(1);
+    expect((JSON.parse(r.stdout) as { id: number }).id).toBe(1);
     const n = daysUntil('2030-12-05T00:00:00Z');
     // With --output ndjson, the warning is a JSON object on its own line too.
     expect(JSON.parse(r.stderr)).toEqual({
@@ -87,7 +87,7 @@ describe('deprecation signals', () => {
       r.stdout
         .trimEnd()
         .split('\n')
-        .map((l) => JSON.parse(l).id),
+        .map((l) => (JSON.parse(l) as { id: number }).id),
     ).toEqual([1, 2, 3, 4, 5, 6]);
     expect(JSON.parse(r.stderr)).toEqual({
       level: 'warning',
@@ -122,7 +122,7 @@ describe('deprecation signals', () => {
     }));
     const r = await runCli(['pets', 'create', '--name', 'Rex', '--category-id', '1', '--json'], { env: env(server) });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).id).toBe(7);
+    expect((JSON.parse(r.stdout) as { id: number }).id).toBe(7);
     expect(JSON.parse(r.stderr)).toEqual({
       level: 'warning',
       message: `createPet (POST /pets) is deprecated and will be removed on 2050-01-01 (in ${daysUntil('2050-01-01T00:00:00Z')} days)`,

@@ -30,7 +30,9 @@ describe('pets list --all', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(500);
-    expect(lines.map((l) => JSON.parse(l).id)).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
+    expect(lines.map((l) => (JSON.parse(l) as { id: number }).id)).toEqual(
+      Array.from({ length: 500 }, (_, i) => i + 1),
+    );
     // The first page asks the --all default page size; later pages are exactly the linked URLs.
     expect(server.urls).toEqual([
       '/v1/pets?limit=100',
@@ -219,7 +221,10 @@ function peakRetainedHeap(
     child.on('error', reject);
     child.on('close', (code) => {
       const m = /PEAK_RETAINED_HEAP=(\d+)/.exec(err);
-      if (m === null) return reject(new Error(`no heap figure in: ${err}`));
+      if (m === null) {
+        reject(new Error(`no heap figure in: ${err}`));
+        return;
+      }
       resolve({ code, heap: Number(m[1]), bytes });
     });
   });

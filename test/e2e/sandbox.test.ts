@@ -58,7 +58,7 @@ beforeAll(async () => {
   dir = tempDir();
   s = await serve(dir);
 });
-afterAll(async () => {
+afterAll(() => {
   if (s.child.exitCode === null) s.child.kill('SIGKILL');
   removeTempDirs();
 });

@@ -78,7 +78,7 @@ describe('auth login in a terminal', () => {
     expect(done).toContain('****7b2d');
     expect(done).not.toContain(STAGING_KEY);
     expect(done).not.toContain(STAGING_KEY.slice(0, 8));
-    expect(JSON.parse(readFileSync(file, 'utf8')).auth).toEqual({
+    expect((JSON.parse(readFileSync(file, 'utf8')) as { auth: unknown }).auth).toEqual({
       staging: { apiKey: STAGING_KEY, baseUrl: staging.baseUrl },
     });
     expect(staging.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${STAGING_KEY}`]);
@@ -93,7 +93,9 @@ describe('auth login in a terminal', () => {
     const done = await t.waitFor(/EXIT=\d+/);
     expect(done).toContain('EXIT=0');
     expect(done).not.toContain(STAGING_KEY);
-    expect(JSON.parse(readFileSync(file, 'utf8')).auth.staging.apiKey).toBe(STAGING_KEY);
+    expect(
+      (JSON.parse(readFileSync(file, 'utf8')) as { auth: { staging: { apiKey: string } } }).auth.staging.apiKey,
+    ).toBe(STAGING_KEY);
   });
 
   it('Ctrl-C at the prompt: exit 130, nothing stored, nothing sent', async () => {

@@ -52,7 +52,7 @@ export function baseEnv(): Record<string, string> {
 export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult> {
   const env: Record<string, string> = { ...baseEnv() };
   for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env[k] = v;
-  env.HOME ??= env.PETSTORE_CONFIG_DIR ?? '/nonexistent';
+  if (env.HOME === undefined) env.HOME = env.PETSTORE_CONFIG_DIR ?? '/nonexistent';
   const secrets = [...registeredSecrets, ...(opts.secrets ?? [])];
   if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY.length >= 6) secrets.push(env.PETSTORE_API_KEY);
   const started = Date.now();

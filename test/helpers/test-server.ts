@@ -90,7 +90,10 @@ export async function startTestServer(initial?: Handler): Promise<TestServer> {
  * Test servers started on demand within one test file and closed together: `start` is
  * `startTestServer` that remembers the server, `closeAll` goes in the file's `afterAll`.
  */
-export function serverPool(): { start(handler?: Handler): Promise<TestServer>; closeAll(): Promise<void> } {
+export function serverPool(): {
+  start: (handler?: Handler) => Promise<TestServer>;
+  closeAll: () => Promise<void>;
+} {
   const servers: TestServer[] = [];
   return {
     start: async (handler) => {

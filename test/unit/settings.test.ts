@@ -38,12 +38,7 @@ function reader(
 
 const broken: LoadConfig = () => Promise.reject(new ConfigError('/cfg/config.json is not valid JSON'));
 
-function input(
-  load: LoadConfig,
-  env: NodeJS.ProcessEnv = {},
-  envFlag?: EnvName,
-  baseUrlFlag?: string,
-): ResolveInput {
+function input(load: LoadConfig, env: NodeJS.ProcessEnv = {}, envFlag?: EnvName, baseUrlFlag?: string): ResolveInput {
   return { envFlag, baseUrlFlag, env, loadConfig: load };
 }
 
@@ -184,7 +179,12 @@ describe('resolveSettings: scope all (auth status, config list)', () => {
 
   it('flags and variables apply to the selected environment only', async () => {
     const s = await resolveSettings(
-      input(reader({ 'production.baseUrl': prodUrl }, keys).load, { PETSTORE_API_KEY: 'env-key-123456' }, 'staging', 'http://127.0.0.1:9/v1'),
+      input(
+        reader({ 'production.baseUrl': prodUrl }, keys).load,
+        { PETSTORE_API_KEY: 'env-key-123456' },
+        'staging',
+        'http://127.0.0.1:9/v1',
+      ),
       'all',
     );
     const [production, staging] = s.remotes;

@@ -162,7 +162,7 @@ async function promptForKey(ctx: Context, name: string, baseUrl: string): Promis
     );
   } catch (err) {
     // Ctrl-C at the prompt (ExitPromptError) or the run's abort signal (AbortPromptError).
-    const name = (err as Error)?.name;
+    const name = err instanceof Error ? err.name : undefined;
     if (name === 'ExitPromptError' || name === 'AbortPromptError' || ctx.signal.aborted) throw new InterruptedError();
     throw err;
   }

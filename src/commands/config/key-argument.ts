@@ -8,7 +8,5 @@ import { findSetting, SETTING_KEYS } from '../../config/keys.js';
  * points at `auth login`).
  */
 export function keyArgument(verb: 'get' | 'set' | 'unset') {
-  return new Argument('<key>', 'a setting')
-    .choices(SETTING_KEYS)
-    .argParser((v) => findSetting(v, verb).key);
+  return new Argument('<key>', 'a setting').choices(SETTING_KEYS).argParser((v) => findSetting(v, verb).key);
 }

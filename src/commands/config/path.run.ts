@@ -7,7 +7,7 @@ import { ExitCode } from '../../errors.js';
 import { configFile } from '../../config/paths.js';
 
 /** Prints the path (`{"path": …}` with `--output json`). */
-export async function runPath(ctx: Context): Promise<number> {
+export function runPath(ctx: Context): number {
   const path = configFile(ctx.env);
   const mode = ctx.output;
   ctx.io.stdout.write(mode === 'json' || mode === 'ndjson' ? `${JSON.stringify({ path })}\n` : `${path}\n`);

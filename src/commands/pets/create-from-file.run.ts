@@ -37,7 +37,8 @@ export type FailureKind = 'not_created' | 'unknown';
 export function classifyCreateFailure(err: unknown): FailureKind {
   if (err instanceof ApiError || err instanceof AuthError) return 'not_created';
   if (err instanceof InvalidResponseError) return err.status >= 400 ? 'not_created' : 'unknown';
-  if (err instanceof NetworkError) return findErrorCode(err.cause, NOT_SENT_CODES) !== undefined ? 'not_created' : 'unknown';
+  if (err instanceof NetworkError)
+    return findErrorCode(err.cause, NOT_SENT_CODES) !== undefined ? 'not_created' : 'unknown';
   return 'unknown';
 }
 
@@ -128,20 +129,20 @@ function lines(rs: readonly { line: number }[]): string {
 
 /** Where the records not yet created go: beside the input, or in the temp dir for stdin. */
 async function writeRemaining(file: string, records: readonly NewPetRecord[]): Promise<string> {
-  const [{ default: writeFileAtomic }, { tmpdir }, { join }] = await Promise.all([
+  const [writeFileAtomic, os, path] = await Promise.all([
     import('write-file-atomic'),
     import('node:os'),
     import('node:path'),
   ]);
   const text = records.map((r) => renderNdjson(r.pet)).join('');
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
-  const fallback = join(tmpdir(), `petstore-remaining-${stamp}-${process.pid}.ndjson`);
+  const fallback = path.join(os.tmpdir(), `petstore-remaining-${stamp}-${process.pid}.ndjson`);
   const targets = file === '-' ? [fallback] : [`${file}.remaining.ndjson`, fallback];
   let lastErr: unknown;
   for (const target of targets) {
     try {
       // Atomic (temp file + rename) and private: the records may be business data.
-      await writeFileAtomic(target, text, { mode: 0o600 });
+      await writeFileAtomic.default(target, text, { mode: 0o600 });
       return target;
     } catch (err) {
       lastErr = err;
@@ -174,7 +175,11 @@ async function reportFailure(
     }
   }
   const cause =
-    err instanceof ApiError ? `${err.message} (${err.code}, HTTP ${err.status})` : err instanceof Error ? err.message : String(err);
+    err instanceof ApiError
+      ? `${err.message} (${err.code}, HTTP ${err.status})`
+      : err instanceof Error
+        ? err.message
+        : String(err);
   const position = `record ${index + 1} of ${records.length} (line ${failed.line})`;
   const summary =
     kind === 'not_created'
@@ -198,7 +203,9 @@ async function reportFailure(
         : `not created (${remaining.length}): ${lines(remaining)} — could not save them (${saveError ?? 'unknown error'})`,
   );
   const rerun =
-    savedTo !== undefined ? `Fix the cause, then run: petstore pets create --from-file ${shellQuote(savedTo)}` : undefined;
+    savedTo !== undefined
+      ? `Fix the cause, then run: petstore pets create --from-file ${shellQuote(savedTo)}`
+      : undefined;
   if (err instanceof InterruptedError || ctx.signal.aborted) {
     // cli.ts reports an interruption without a message, so the account is written here.
     ctx.io.stderr.write(`${summary}\n${detail.join('\n')}\n${rerun !== undefined ? `${rerun}\n` : ''}`);

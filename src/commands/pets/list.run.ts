@@ -45,7 +45,8 @@ export async function runList(ctx: Context, options: ListOptions): Promise<numbe
   if (res.data.length === 0) ctx.note('No pets found.');
   const next = findNextLink(res.headers, res.url);
   if (next !== undefined) ctx.note('More pets exist: add --all to fetch every page.');
-  else if (res.data.length >= (options.query.limit ?? LIMIT_DEFAULT)) ctx.warn(fullPageWithoutLinkWarning(res.data.length));
+  else if (res.data.length >= (options.query.limit ?? LIMIT_DEFAULT))
+    ctx.warn(fullPageWithoutLinkWarning(res.data.length));
   return ExitCode.ok;
 }
 

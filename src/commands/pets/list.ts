@@ -42,7 +42,10 @@ export function newListCommand(f: Runner) {
         .choices(PET_STATUSES)
         .argParser((v) => parseStatus(v)),
     )
-    .option('--all', 'fetch every page, following the server\'s Link rel="next" headers (pages of --limit, default 100)')
+    .option(
+      '--all',
+      'fetch every page, following the server\'s Link rel="next" headers (pages of --limit, default 100)',
+    )
     .addOption(
       new Option('--max-pages <n>', 'with --all: stop with exit 1 after N pages, 1-10000 (default: 1000)').argParser(
         (v) => parseMaxPages(v),
@@ -83,7 +86,10 @@ export function toListOptions(flags: ListFlags): ListOptions {
   }
   const limit = flags.limit ?? (all ? ALL_PAGE_SIZE_DEFAULT : undefined);
   return {
-    query: { ...(limit === undefined ? {} : { limit }), ...(flags.status === undefined ? {} : { status: flags.status }) },
+    query: {
+      ...(limit === undefined ? {} : { limit }),
+      ...(flags.status === undefined ? {} : { status: flags.status }),
+    },
     all,
     maxPages: flags.maxPages ?? MAX_PAGES_DEFAULT,
   };
