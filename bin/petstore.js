@@ -43,5 +43,16 @@ if (text !== undefined) {
   // Node >= 22.1 can keep V8's compiled code of the bundle on disk (in the OS temp dir by
   // default) and skip compiling it again on the next run; Node 20 has no such cache.
   require('node:module').enableCompileCache?.();
-  import('../dist/cli-entry.js').then(({ run }) => run(argv));
+  import('../dist/cli-entry.js').then(
+    ({ run }) => run(argv),
+    (err) => {
+      // A clone where `npm install` (which builds through `prepare`) has not run yet.
+      if (err && err.code === 'ERR_MODULE_NOT_FOUND' && !require('node:fs').existsSync(join(__dirname, '..', 'dist'))) {
+        process.stderr.write('petstore is not built: run npm install (or npm run build) in its folder\n');
+      } else {
+        process.stderr.write(`petstore cannot start: ${err && err.stack ? err.stack : err}\n`);
+      }
+      process.exitCode = 1;
+    },
+  );
 }

@@ -3,13 +3,15 @@
 // hence the createRequire banner (esbuild issues #1921, #1944).
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 // zod's `z` namespace re-exports `z.locales`, so bundling keeps all 60-odd message locales,
 // about half of zod's bundled bytes, parsed at every start-up that validates a response.
 // petstore speaks English only (zod's default, `en`, which zod imports by itself), so the
 // locale index is replaced by one that exports `en` alone: `pets list` starts about 6%
-// faster and 3 MiB smaller. The check below keeps that true.
+// faster and 3 MiB smaller. The check after the build (on esbuild's metafile) keeps that true.
 const zodEnglishOnly = {
   name: 'zod-english-only',
   setup(b) {
@@ -25,22 +27,14 @@ const zodEnglishOnly = {
     }));
   },
 };
-for (const entry of readdirSync(new URL('../src', import.meta.url), { recursive: true })) {
-  const file = new URL(`../src/${entry}`, import.meta.url);
-  if (!String(entry).endsWith('.ts')) continue;
-  if (/\blocales\b/.test(readFileSync(file, 'utf8'))) {
-    throw new Error(
-      `src/${entry} mentions zod locales, which this build leaves out (see zodEnglishOnly in scripts/build.mjs)`,
-    );
-  }
-}
-
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const root = join(import.meta.dirname, '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // Build beside dist/ and swap it in, so a CLI run during a rebuild never sees half a tree.
-const root = new URL('..', import.meta.url).pathname;
-const fresh = `${root}dist.build-${process.pid}`;
-const stale = `${root}dist.old-${process.pid}`;
-await build({
+const dist = join(root, 'dist');
+const fresh = join(root, `dist.build-${process.pid}`);
+const stale = join(root, `dist.old-${process.pid}`);
+const result = await build({
+  absWorkingDir: root,
   entryPoints: { 'cli-entry': 'src/cli-entry.ts' },
   outdir: fresh,
   bundle: true,
@@ -55,25 +49,36 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   define: { __PETSTORE_VERSION__: JSON.stringify(pkg.version) },
-  // Bundled CJS code may also read __filename/__dirname (graceful-fs, signal-exit).
+  // Bundled CJS code may also read __filename/__dirname (graceful-fs, signal-exit);
+  // import.meta.filename and .dirname exist from Node 20.11 (engines asks for 20.19).
   banner: {
     js: [
       "import { createRequire as __petstoreCreateRequire } from 'node:module';",
-      "import { fileURLToPath as __petstoreFileURLToPath } from 'node:url';",
       'const require = __petstoreCreateRequire(import.meta.url);',
-      'const __filename = __petstoreFileURLToPath(import.meta.url);',
-      "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
+      'const __filename = import.meta.filename;',
+      'const __dirname = import.meta.dirname;',
     ].join(' '),
   },
   plugins: [zodEnglishOnly],
+  metafile: true,
   logLevel: 'warning',
 });
+
+// What went into the bundle: zod's English locale and no other.
+const locales = Object.keys(result.metafile.inputs).filter((input) => /[\\/]zod[\\/].*[\\/]locales[\\/]/.test(input));
+const strays = locales.filter((input) => !/[\\/]locales[\\/]en\.js$/.test(input));
+if (strays.length > 0 || locales.length === 0) {
+  rmSync(fresh, { recursive: true, force: true });
+  throw new Error(
+    `the bundle should hold zod's English locale alone (see zodEnglishOnly in scripts/build.mjs), but holds: ${locales.join(', ') || 'none'}`,
+  );
+}
 
 // Outputs that depend on nothing but the build, printed by bin/petstore.js without loading
 // the CLI (a start-up fast path). Each is captured from the full path of this very build,
 // and test/e2e/fast-path.test.ts checks that the two stay byte-identical.
 const STATIC_OUTPUTS = { 'version.txt': ['--version'], 'help.txt': ['--help'] };
-mkdirSync(`${fresh}/static`);
+mkdirSync(join(fresh, 'static'));
 for (const [file, argv] of Object.entries(STATIC_OUTPUTS)) {
   const r = spawnSync(
     process.execPath,
@@ -81,7 +86,7 @@ for (const [file, argv] of Object.entries(STATIC_OUTPUTS)) {
       '--input-type=module',
       '-e',
       'const { run } = await import(process.argv[1]); run(process.argv.slice(2));',
-      `${fresh}/cli-entry.js`,
+      pathToFileURL(join(fresh, 'cli-entry.js')).href,
       ...argv,
     ],
     { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', LANG: 'C.UTF-8', NO_COLOR: '1' } },
@@ -90,13 +95,13 @@ for (const [file, argv] of Object.entries(STATIC_OUTPUTS)) {
     rmSync(fresh, { recursive: true, force: true });
     throw new Error(`capturing \`petstore ${argv.join(' ')}\` failed (exit ${r.status}): ${r.stderr}`);
   }
-  writeFileSync(`${fresh}/static/${file}`, r.stdout);
+  writeFileSync(join(fresh, 'static', file), r.stdout);
 }
 
 try {
-  renameSync(`${root}dist`, stale);
-} catch {
-  // no previous build
+  renameSync(dist, stale);
+} catch (err) {
+  if (err.code !== 'ENOENT') throw err; // ENOENT: no previous build
 }
-renameSync(fresh, `${root}dist`);
+renameSync(fresh, dist);
 rmSync(stale, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, serverPool, type TestServer } from '../helpers/test-server.js';
 
@@ -25,7 +25,7 @@ afterAll(async () => {
 
 /** Runs the CLI against `srv` with a key in the environment. */
 function run(srv: TestServer, args: string[], env: Record<string, string | undefined> = {}) {
-  return runCli(args, {
+  return runMain(args, {
     env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY, ...env },
   });
 }
@@ -108,7 +108,7 @@ describe.concurrent('exit codes', () => {
   it('2: auth login refuses a key with a non-ASCII character and stores nothing', async () => {
     const srv = await server();
     const configDir = tempDir();
-    const r = await runCli(['auth', 'login', '--with-token', '--no-verify'], {
+    const r = await runMain(['auth', 'login', '--with-token', '--no-verify'], {
       env: { PETSTORE_CONFIG_DIR: configDir, PETSTORE_BASE_URL: srv.baseUrl },
       input: 'pk_ключ_abcdefgh\n',
     });
@@ -219,7 +219,7 @@ describe.concurrent('exit codes', () => {
 
   it('3: a closed port fails fast', async () => {
     const port = await closedPort();
-    const r = await runCli(['pets', 'list'], {
+    const r = await runMain(['pets', 'list'], {
       env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1`, PETSTORE_API_KEY: KEY },
     });
     expect(r.code).toBe(3);
@@ -349,7 +349,7 @@ describe.concurrent('errors as JSON with --output json / ndjson', () => {
 
   it('closed port → code network, status 0', async () => {
     const port = await closedPort();
-    const r = await runCli(['pets', 'list', '-o', 'json'], {
+    const r = await runMain(['pets', 'list', '-o', 'json'], {
       env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1`, PETSTORE_API_KEY: KEY },
     });
     expect(r.code).toBe(3);

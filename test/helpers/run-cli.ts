@@ -31,11 +31,16 @@ export interface RunOptions {
   secrets?: string[];
 }
 
-const registeredSecrets = new Set<string>();
+const secretSet = new Set<string>();
 
 /** Adds a secret that no later run may print (e.g. a key stored with `auth login`). */
 export function registerSecret(secret: string): void {
-  if (secret.length >= 6) registeredSecrets.add(secret);
+  if (secret.length >= 6) secretSet.add(secret);
+}
+
+/** The secrets registered so far. */
+export function registeredSecrets(): string[] {
+  return [...secretSet];
 }
 
 /** The environment a run starts from: PATH and HOME only, nothing that changes behaviour. */
@@ -53,7 +58,7 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult
   const env: Record<string, string> = { ...baseEnv() };
   for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env[k] = v;
   if (env.HOME === undefined) env.HOME = env.PETSTORE_CONFIG_DIR ?? '/nonexistent';
-  const secrets = [...registeredSecrets, ...(opts.secrets ?? [])];
+  const secrets = [...secretSet, ...(opts.secrets ?? [])];
   if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY.length >= 6) secrets.push(env.PETSTORE_API_KEY);
   const started = Date.now();
   return new Promise((resolve, reject) => {
