@@ -1,4 +1,5 @@
 /** The exit-code mapping of cli-contract.md "Errors and exit codes". */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -10,6 +11,8 @@ import {
   NetworkError,
   TimeoutError,
   UsageError,
+  describeFileError,
+  ERROR_CODES,
   exitCodeFor,
   exitCodeForStatus,
 } from '../../src/errors.js';
@@ -64,4 +67,44 @@ describe('exitCodeFor', () => {
       expect(exitCodeFor(thrown)).toBe(1);
     },
   );
+});
+
+describe('ERROR_CODES', () => {
+  it('the README lists exactly the machine-readable codes petstore reports', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.split('### Error codes')[1]?.split('\n## ')[0] ?? '';
+    const listed = [...section.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]);
+    expect(listed.length).toBeGreaterThan(0);
+    expect([...listed].sort()).toEqual([...ERROR_CODES].sort());
+  });
+
+  it('every error class uses a code from the list', () => {
+    for (const err of [
+      new UsageError('x'),
+      new ConfigError('x'),
+      new AuthError('x'),
+      new NetworkError('x'),
+      new TimeoutError('x'),
+      new InvalidResponseError('x'),
+      new InterruptedError(),
+    ]) {
+      expect(ERROR_CODES).toContain(err.code);
+    }
+  });
+});
+
+describe('describeFileError', () => {
+  it.each([
+    ['ENOENT', 'no such file or directory'],
+    ['EACCES', 'permission denied'],
+    ['EISDIR', 'it is a directory'],
+    ['ENOTDIR', 'a part of the path is not a directory'],
+    ['ENOSPC', 'no space left on the device'],
+    ['EROFS', 'read-only file system'],
+  ])('%s → %s', (code, words) => {
+    expect(describeFileError(Object.assign(new Error(`${code}: raw`), { code }))).toBe(words);
+  });
+  it('falls back to the message for other codes', () => {
+    expect(describeFileError(Object.assign(new Error('EWEIRD: odd'), { code: 'EWEIRD' }))).toBe('EWEIRD: odd');
+  });
 });

@@ -42,6 +42,21 @@ interface Row {
   check?: Check;
 }
 
+/** `auth status --json`: the selected environment and one entry per environment. */
+export interface StatusDocument {
+  selected: string;
+  selectedFrom: string;
+  configFile: string | undefined;
+  environments: {
+    name: string;
+    selected: boolean;
+    baseUrl: { value: string | null; source: string; from: string | null };
+    key: { source: string; masked: string | null; storedFor: string | null; usable: boolean };
+    check?: CheckResult;
+    checkMessage?: string;
+  }[];
+}
+
 /**
  * Prints the status of every environment on stdout (JSON with `--output json`).
  * @throws UsageError for a bad `PETSTORE_ENV`/`PETSTORE_BASE_URL`, ConfigError for a
@@ -152,7 +167,7 @@ function describeCheck(check: Check, c: Colors): string {
   }
 }
 
-function toJson(settings: Settings, selected: Resolved<string>, rows: Row[]): Record<string, unknown> {
+function toJson(settings: Settings, selected: Resolved<string>, rows: Row[]): StatusDocument {
   const environments = [
     ...rows.map(({ remote, check }) => ({
       name: remote.name,

@@ -1,0 +1,175 @@
+/**
+ * The layering of docs/architecture.md, checked on the source: no import cycles (madge),
+ * dependencies that point one way, commands that do not import each other, declarations
+ * that keep the start-up path free of heavy libraries, short functions, and process-level
+ * side effects (exit, environment) in the one module that owns them.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import madge from 'madge';
+import ts from 'typescript';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const src = join(root, 'src');
+const files = readdirSync(src, { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+  .map((f) => f.split('\\').join('/'));
+const text = (file: string): string => readFileSync(join(src, file), 'utf8');
+const parse = (file: string): ts.SourceFile =>
+  ts.createSourceFile(file, text(file), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+
+/** Every import of `file` (static, type-only and dynamic), as src-relative paths or package names. */
+let graph: Record<string, string[]>;
+beforeAll(async () => {
+  const result = await madge(src, { fileExtensions: ['ts'], tsConfig: join(root, 'tsconfig.json') });
+  graph = result.obj();
+}, 30_000);
+
+describe('imports', () => {
+  it('are read as src-relative paths (so the rules below bite)', () => {
+    expect(graph['render/output.ts']).toContain('render/pets.ts');
+    expect(graph['commands/pets/list.ts']).toContain('commands/pets/list.run.ts');
+  });
+
+  it('form no cycle', async () => {
+    const result = await madge(src, { fileExtensions: ['ts'], tsConfig: join(root, 'tsconfig.json') });
+    expect(result.circular()).toEqual([]);
+  });
+
+  /** Layer → the src-relative prefixes it may import (besides its own folder). */
+  const allowed: Record<string, string[]> = {
+    'render/': ['api/schemas.ts', 'api/constants.ts', 'io.ts', 'json.ts', 'errors.ts'],
+    'api/': ['errors.ts', 'json.ts', 'http/transport.ts', 'mask.ts'],
+    'http/': ['errors.ts', 'json.ts', 'mask.ts'],
+    'config/': ['errors.ts', 'input.ts', 'mask.ts'],
+    'sandbox/': ['api/schemas.ts', 'api/constants.ts', 'json.ts', 'errors.ts'],
+  };
+  it.each(Object.entries(allowed))('%s imports only its own folder and %j', (layer, may) => {
+    const bad: string[] = [];
+    for (const [file, deps] of Object.entries(graph)) {
+      if (!file.startsWith(layer)) continue;
+      for (const dep of deps) {
+        if (dep.startsWith(layer) || may.includes(dep)) continue;
+        bad.push(`${file} → ${dep}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('commands import no other verb: only their own run modules, the runner and lower layers', () => {
+    const verb = (file: string): string => posix.basename(file).replace(/[.-].*$/, '');
+    const bad: string[] = [];
+    for (const [file, deps] of Object.entries(graph)) {
+      if (!file.startsWith('commands/')) continue;
+      const group = posix.basename(posix.dirname(file));
+      for (const dep of deps) {
+        if (!dep.startsWith('commands/') || dep === 'commands/runner.ts') continue;
+        const sameFolder = posix.dirname(dep) === posix.dirname(file);
+        // A group file (pets/pets.ts) composes its verbs; a verb's files share its name
+        // (list.ts → list.run.ts); key-argument.ts is a declaration part of config's verbs.
+        const ok =
+          sameFolder &&
+          (verb(file) === group ||
+            verb(file) === verb(dep) ||
+            (!dep.endsWith('.run.ts') && posix.basename(dep) === 'key-argument.ts'));
+        if (!ok) bad.push(`${file} → ${dep}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('nothing below commands imports the command layer, the factory or the program', () => {
+    const top = ['cli.ts', 'cli-entry.ts', 'program.ts', 'factory.ts'];
+    const bad: string[] = [];
+    for (const [file, deps] of Object.entries(graph)) {
+      if (file.startsWith('commands/') || top.includes(file) || file === 'global-options.ts') continue;
+      for (const dep of deps) if (dep.startsWith('commands/') || top.includes(dep)) bad.push(`${file} → ${dep}`);
+    }
+    expect(bad).toEqual([]);
+  });
+});
+
+describe('start-up path', () => {
+  /** Modules reached from `file` through static value imports (what `--help` loads). */
+  function staticClosure(entry: string): { files: Set<string>; packages: Set<string> } {
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const queue = [entry];
+    while (queue.length > 0) {
+      const file = queue.shift()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const stmt of parse(file).statements) {
+        if (!ts.isImportDeclaration(stmt) || stmt.importClause?.phaseModifier === ts.SyntaxKind.TypeKeyword) continue;
+        const bindings = stmt.importClause?.namedBindings;
+        if (
+          stmt.importClause?.name === undefined &&
+          bindings !== undefined &&
+          ts.isNamedImports(bindings) &&
+          bindings.elements.every((e) => e.isTypeOnly)
+        )
+          continue;
+        const spec = (stmt.moduleSpecifier as ts.StringLiteral).text;
+        if (spec.startsWith('.'))
+          queue.push(posix.normalize(posix.join(posix.dirname(file), spec)).replace(/\.js$/, '.ts'));
+        else packages.add(spec);
+      }
+    }
+    return { files: seen, packages };
+  }
+
+  it('the program and every declaration load no run module and no heavy library', () => {
+    const { files: loaded, packages } = staticClosure('cli.ts');
+    expect([...loaded].filter((f) => f.endsWith('.run.ts'))).toEqual([]);
+    const heavy = ['zod', 'undici', 'cli-table3', 'conf', 'lossless-json', 'proper-lockfile', 'chalk'];
+    expect([...packages].filter((p) => heavy.some((h) => p === h || p.startsWith(`${h}/`)))).toEqual([]);
+    expect([...packages].filter((p) => p.startsWith('@inquirer/') || p.startsWith('write-file-atomic'))).toEqual([]);
+    // program.ts is reached only dynamically from cli.ts; check its own closure too.
+    const program = staticClosure('program.ts');
+    expect([...program.files].filter((f) => f.endsWith('.run.ts'))).toEqual([]);
+    expect([...program.packages].filter((p) => heavy.some((h) => p === h || p.startsWith(`${h}/`)))).toEqual([]);
+  });
+});
+
+describe('code shape', () => {
+  it('no function in src/ is longer than 80 lines', () => {
+    const long: string[] = [];
+    for (const file of files) {
+      const sf = parse(file);
+      const visit = (node: ts.Node): void => {
+        if (ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
+          const start = sf.getLineAndCharacterOfPosition(node.getStart()).line;
+          const end = sf.getLineAndCharacterOfPosition(node.end).line;
+          if (end - start + 1 > 80) long.push(`${file}:${start + 1} (${end - start + 1} lines)`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(sf);
+    }
+    expect(long).toEqual([]);
+  });
+
+  it('commands take typed options, not an untyped bag', () => {
+    const bags = files.filter((f) => f.startsWith('commands/') && /\w+\??: Record<string, unknown>[,)]/.test(text(f)));
+    expect(bags).toEqual([]);
+  });
+
+  it('only cli-entry.ts exits the process or installs process-wide handlers', () => {
+    const offenders = files.filter(
+      (f) => f !== 'cli-entry.ts' && /process\.(exit|on|once)\(|process\.exitCode\s*=/.test(text(f)),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('only the config layer, the factory and the entry points read process.env', () => {
+    const offenders = files.filter((f) => /process\.env\b/.test(text(f)));
+    expect(offenders.filter((f) => !f.startsWith('config/') && f !== 'cli-entry.ts')).toEqual([]);
+  });
+
+  it('the build entry exists where the shim expects it', () => {
+    expect(files).toContain('cli-entry.ts');
+    expect(dirname(join(src, 'cli-entry.ts'))).toBe(src);
+  });
+});
