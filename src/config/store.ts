@@ -18,10 +18,13 @@
  *   `SyntaxError` without the file's path; a plain read is cheap, names the path and the
  *   offending key, and cannot modify the file.
  * - Writes (`auth login|logout`, `config set|unset`) go through conf, which writes
- *   atomically (temp file, fsync, rename) with `configFileMode` 0600. They validate the
- *   file with the read path first, so a corrupt or ill-shaped file is reported and left
- *   byte for byte as it was; conf runs with `clearInvalidConfig: false` and no defaults or
- *   schema, so its constructor never rewrites the file either.
+ *   atomically (temp file, fsync, rename) with `configFileMode` 0600. Each read-modify-write
+ *   holds a lock (proper-lockfile: a `config.json.lock` directory made atomically with mkdir),
+ *   so two commands writing at once never lose each other's change (cli-contract.md "The
+ *   config file"). They validate the file with the read path first, under the lock, so a
+ *   corrupt or ill-shaped file is reported and left byte for byte as it was; conf runs with
+ *   `clearInvalidConfig: false` and no defaults or schema, so its constructor never rewrites
+ *   the file either.
  */
 import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import type Conf from 'conf';
@@ -159,16 +162,78 @@ export interface ConfigWriter {
   deleteKey(name: RemoteEnvName): boolean;
 }
 
+/** How long a writer waits for another writer's lock before giving up, in ms. */
+export const CONFIG_LOCK_WAIT_MS = 5000;
 /**
- * Opens the config file for writing through conf (loaded here, lazily). Validates the
- * existing file first, so a broken file is reported and never touched; creates the config
- * directory with mode 0700 (conf would make it 0755).
- * @throws ConfigError as `loadConfigStore`, or when the directory cannot be created.
+ * A lock whose holder has not refreshed it for this long (ms) is stale: its process died
+ * (kill -9) and the lock is taken over. proper-lockfile's minimum; the holder refreshes it
+ * every second while it holds it.
  */
-export async function openConfigWriter(env: NodeJS.ProcessEnv, warn: (message: string) => void): Promise<ConfigWriter> {
-  const store = await loadConfigStore(env, warn);
+const CONFIG_LOCK_STALE_MS = 2000;
+
+/**
+ * Runs `change` with a writer over the config file, holding the config lock from before
+ * the file is read until after it is written, so concurrent writers are serialised and
+ * none loses another's change. Creates the config directory with mode 0700 (conf would make
+ * it 0755). A lock left by a killed process is taken over after about 2 s.
+ * @throws ConfigError when the lock cannot be had within CONFIG_LOCK_WAIT_MS, as
+ * `loadConfigStore` for a broken file (left untouched), or when the directory or file
+ * cannot be written; whatever `change` throws (nothing is written then).
+ */
+export async function withConfigWriter<T>(
+  env: NodeJS.ProcessEnv,
+  warn: (message: string) => void,
+  change: (writer: ConfigWriter) => T | Promise<T>,
+): Promise<T> {
   const dir = configDir(env);
   await ensurePrivateDir(dir, env.PETSTORE_CONFIG_DIR === undefined || env.PETSTORE_CONFIG_DIR === '');
+  const release = await lockConfig(configFile(env));
+  try {
+    return await change(await openConfigWriter(env, dir, warn));
+  } finally {
+    await release();
+  }
+}
+
+/**
+ * Takes the config lock, waiting up to CONFIG_LOCK_WAIT_MS. Returns its release.
+ * @throws ConfigError when another writer holds it that long, or it cannot be created.
+ */
+async function lockConfig(file: string): Promise<() => Promise<void>> {
+  const { default: lockfile } = await import('proper-lockfile');
+  const retries = Math.ceil(CONFIG_LOCK_WAIT_MS / 50);
+  try {
+    return await lockfile.lock(file, {
+      realpath: false,
+      stale: CONFIG_LOCK_STALE_MS,
+      retries: { retries, minTimeout: 20, maxTimeout: 50, factor: 1.2, randomize: true },
+      // A holder that could not refresh its lock in time must not crash; it still writes
+      // atomically, and the lock was given up only because it looked dead.
+      onCompromised: () => undefined,
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOCKED') {
+      throw new ConfigError(
+        `another petstore command has been writing the config file ${file} for more than ${CONFIG_LOCK_WAIT_MS / 1000} s; nothing was changed`,
+        `Try again; if no petstore is running, remove ${file}.lock.`,
+      );
+    }
+    throw new ConfigError(`cannot lock the config file ${file}: ${describeFileError(err)}; nothing was changed`);
+  }
+}
+
+/**
+ * Opens the config file for writing through conf (loaded here, lazily), after validating
+ * it with the read path, so a broken file is reported and never touched. Call it only
+ * while holding the config lock.
+ * @throws ConfigError as `loadConfigStore`.
+ */
+async function openConfigWriter(
+  env: NodeJS.ProcessEnv,
+  dir: string,
+  warn: (message: string) => void,
+): Promise<ConfigWriter> {
+  const store = await loadConfigStore(env, warn);
   const { default: ConfClass } = await import('conf');
   let conf: Conf;
   try {

@@ -10,7 +10,7 @@
 import { checkKey } from '../../api/check-key.js';
 import { PetstoreClient } from '../../api/client.js';
 import { requireBaseUrl, requireEnvironment } from '../../config/settings.js';
-import { openConfigWriter } from '../../config/store.js';
+import { withConfigWriter } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import {
   AuthError,
@@ -86,10 +86,12 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<num
     }
   }
 
-  const writer = await openConfigWriter(ctx.env, (m) => ctx.warn(m));
-  writer.setKey(name, apiKey, baseUrl.value);
+  const path = await withConfigWriter(ctx.env, (m) => ctx.warn(m), (writer) => {
+    writer.setKey(name, apiKey, baseUrl.value);
+    return writer.path;
+  });
   ctx.io.stderr.write(
-    `Logged in to ${name} (${baseUrl.value}): key ${maskKey(apiKey)} ${options.verify ? 'checked and ' : ''}stored in ${writer.path}\n`,
+    `Logged in to ${name} (${baseUrl.value}): key ${maskKey(apiKey)} ${options.verify ? 'checked and ' : ''}stored in ${path}\n`,
   );
   if (ctx.env.PETSTORE_API_KEY !== undefined && ctx.env.PETSTORE_API_KEY !== '') {
     ctx.warn('PETSTORE_API_KEY is set and wins over the stored key until you unset it');

@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { maskKey } from '../../mask.js';
 import { requireEnvironment } from '../../config/settings.js';
-import { openConfigWriter } from '../../config/store.js';
+import { withConfigWriter } from '../../config/store.js';
 
 /**
  * Logs out of the selected environment; reports on stderr what was removed.
@@ -23,9 +23,16 @@ export async function runLogout(ctx: Context): Promise<number> {
   if (stored === undefined) {
     ctx.io.stderr.write(`No ${name} key stored in ${store.path}; nothing to remove.\n`);
   } else {
-    const writer = await openConfigWriter(ctx.env, () => undefined);
-    writer.deleteKey(name);
-    ctx.io.stderr.write(`Logged out of ${name}: removed key ${maskKey(stored.key)} from ${writer.path}\n`);
+    // Checked again under the lock: another command may have changed it meanwhile.
+    const removed = await withConfigWriter(ctx.env, () => undefined, (writer) => {
+      const current = writer.store.getKey(name);
+      return current !== undefined && writer.deleteKey(name) ? { key: current.key, path: writer.path } : undefined;
+    });
+    ctx.io.stderr.write(
+      removed === undefined
+        ? `No ${name} key stored in ${store.path}; nothing to remove.\n`
+        : `Logged out of ${name}: removed key ${maskKey(removed.key)} from ${removed.path}\n`,
+    );
   }
   if (ctx.env.PETSTORE_API_KEY !== undefined && ctx.env.PETSTORE_API_KEY !== '') {
     ctx.warn('PETSTORE_API_KEY is still set and supplies a key to every command until you unset it');

@@ -7,7 +7,7 @@
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { findSetting } from '../../config/keys.js';
-import { openConfigWriter } from '../../config/store.js';
+import { withConfigWriter } from '../../config/store.js';
 
 /**
  * Sets one setting; says so on stderr when it is a terminal.
@@ -17,16 +17,17 @@ import { openConfigWriter } from '../../config/store.js';
 export async function runSet(ctx: Context, key: string, raw: string): Promise<number> {
   const def = findSetting(key, 'set');
   const value = def.parse(raw, (m) => ctx.warn(m));
-  const writer = await openConfigWriter(ctx.env, (m) => ctx.warn(m));
-  writer.set(def.key, value);
-  // A stored key stays bound to the URL it was stored for; say so before it surprises anyone.
   const env = /^(production|staging)\.baseUrl$/.exec(def.key)?.[1] as 'production' | 'staging' | undefined;
-  const stored = env === undefined ? undefined : writer.store.getKey(env);
+  const { path, stored } = await withConfigWriter(ctx.env, (m) => ctx.warn(m), (writer) => {
+    writer.set(def.key, value);
+    return { path: writer.path, stored: env === undefined ? undefined : writer.store.getKey(env) };
+  });
+  // A stored key stays bound to the URL it was stored for; say so before it surprises anyone.
   if (env !== undefined && stored?.baseUrl !== undefined && stored.baseUrl !== value) {
     ctx.warn(
       `the stored ${env} key was stored for ${stored.baseUrl} and will not be sent to ${value}; log in again with \`petstore${env === 'staging' ? ' --env staging' : ''} auth login\``,
     );
   }
-  ctx.note(`Set ${def.key} to ${value} in ${writer.path}`);
+  ctx.note(`Set ${def.key} to ${value} in ${path}`);
   return ExitCode.ok;
 }

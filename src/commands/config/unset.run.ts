@@ -6,7 +6,7 @@
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { findSetting } from '../../config/keys.js';
-import { openConfigWriter } from '../../config/store.js';
+import { withConfigWriter } from '../../config/store.js';
 
 /**
  * Removes one setting; says so on stderr when it is a terminal.
@@ -19,8 +19,10 @@ export async function runUnset(ctx: Context, key: string): Promise<number> {
     ctx.note(`${def.key} is not set; nothing to remove.`);
     return ExitCode.ok;
   }
-  const writer = await openConfigWriter(ctx.env, () => undefined);
-  writer.delete(def.key);
-  ctx.note(`Removed ${def.key} from ${writer.path}`);
+  // Checked again under the lock: another command may have removed it meanwhile.
+  const path = await withConfigWriter(ctx.env, () => undefined, (writer) =>
+    writer.delete(def.key) ? writer.path : undefined,
+  );
+  ctx.note(path === undefined ? `${def.key} is not set; nothing to remove.` : `Removed ${def.key} from ${path}`);
   return ExitCode.ok;
 }
