@@ -7,6 +7,7 @@ import { ApiError, CliError, ExitCode, InterruptedError, UsageError, exitCodeFor
 import { createContext, type RunState } from './factory.js';
 import { toGlobalOptions } from './global-options.js';
 import { processIo, type Io } from './io.js';
+import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from './render/escape.js';
 
 /** Inputs of one run; tests pass their own. */
 export interface MainDeps {
@@ -108,7 +109,7 @@ function reportError(thrown: unknown, state: RunState): number {
       err instanceof CliError
         ? { code: err.code, message: err.message, status: err.status }
         : { code: 'internal', message: err instanceof Error ? err.message : String(err), status: 0 };
-    io.stderr.write(JSON.stringify(body) + '\n');
+    io.stderr.write(escapeJsonText(JSON.stringify(body)) + '\n');
     return code;
   }
   const red = io.colorErr.red;
@@ -119,14 +120,19 @@ function reportError(thrown: unknown, state: RunState): number {
   if (!(err instanceof CliError)) {
     const e = err instanceof Error ? err : new Error(String(err));
     io.stderr.write(
-      `${red('error:')} internal error: ${e.message}\nThis looks like a bug in petstore; please report it.\n`,
+      `${red('error:')} internal error: ${escapeKeepingLines(e.message)}\nThis looks like a bug in petstore; please report it.\n`,
     );
     if (state.verbose && e.stack !== undefined) io.stderr.write(`${e.stack}\n`);
     else io.stderr.write('Run again with --verbose to see the stack trace.\n');
     return code;
   }
-  const detail = err instanceof ApiError ? ` (${err.code}, HTTP ${err.status})` : '';
-  io.stderr.write(`${red('error:')} ${err.message}${detail}\n`);
-  if (err.hint !== undefined) io.stderr.write(`${err.hint}\n`);
+  // A server's Error code and message are one line of text it chose: every control, bidi and
+  // format character is escaped, so it can neither drive the terminal nor forge a line.
+  const message =
+    err instanceof ApiError
+      ? `${escapeForTerminal(err.message)} (${escapeForTerminal(err.code)}, HTTP ${err.status})`
+      : escapeKeepingLines(err.message);
+  io.stderr.write(`${red('error:')} ${message}\n`);
+  if (err.hint !== undefined) io.stderr.write(`${escapeKeepingLines(err.hint)}\n`);
   return code;
 }

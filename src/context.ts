@@ -17,6 +17,20 @@ export interface Api {
   connection: Connection;
 }
 
+/** How `connect()` builds the transport. */
+export interface ConnectOptions {
+  /** `request`: `--timeout` bounds each request (a bulk create) instead of the whole command. */
+  deadlinePer?: 'command' | 'request';
+}
+
+/** What `createTransport` may be told beyond the key. */
+export interface TransportChoices extends ConnectOptions {
+  /** Connect directly, ignoring the proxy variables (the embedded sandbox on 127.0.0.1). */
+  direct?: boolean;
+  /** The line shown under "cannot reach": where the base URL came from. */
+  unreachableHint?: string;
+}
+
 /** Everything a command may use. */
 export interface Context {
   io: Io;
@@ -33,16 +47,16 @@ export interface Context {
   settings(scope: 'selected' | 'all'): Promise<Settings>;
   /**
    * Resolves the selected environment, starts the sandbox if it is selected, and builds the
-   * client (at most once).
+   * client (at most once; the first call's options count).
    * @throws UsageError, ConfigError, AuthError when the environment cannot be used.
    */
-  connect(): Promise<Api>;
+  connect(options?: ConnectOptions): Promise<Api>;
   /**
-   * A transport with the run's deadline, retries, signal and `--verbose` log, sending
-   * `apiKey` (closed when the command ends).
+   * A transport with the run's deadline, retries, signal, proxies and `--verbose` log,
+   * sending `apiKey` (closed when the command ends).
    * @throws ConfigError when the key holds characters a header cannot carry.
    */
-  createTransport(apiKey: string | undefined): Promise<HttpTransport>;
+  createTransport(apiKey: string | undefined, options?: TransportChoices): Promise<HttpTransport>;
   /** Registers work to run when the command ends (close servers, sockets). */
   defer(fn: () => Promise<void> | void): void;
   /** Writes `warning: message` on stderr (once per message). */

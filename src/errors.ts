@@ -38,7 +38,9 @@ export const ERROR_CODES = [
   'auth',
   'network',
   'timeout',
+  'tls',
   'invalid_response',
+  'output',
   'interrupted',
   'max_pages',
   'not_set',
@@ -116,6 +118,37 @@ export class TimeoutError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, { exitCode: ExitCode.network, code: 'timeout', hint });
     this.name = 'TimeoutError';
+  }
+}
+
+/**
+ * The server could not be reached securely: a TLS handshake or certificate check failed
+ * (exit 3, code `tls`): self-signed, unknown CA, hostname mismatch, expired, not TLS.
+ */
+export class TlsError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, { exitCode: ExitCode.network, code: 'tls', hint });
+    this.name = 'TlsError';
+  }
+}
+
+/**
+ * stdout cannot be written: a full disk, a closed pipe under a write command, another I/O
+ * error (exit 1, code `output`). A read command whose reader went away (EPIPE) ends with
+ * exit 0 instead (cli-contract.md "Network behaviour").
+ */
+export class OutputError extends CliError {
+  /** The system error code, e.g. `EPIPE`, `ENOSPC`. */
+  readonly errno: string | undefined;
+
+  constructor(cause: unknown) {
+    const errno = (cause as NodeJS.ErrnoException | undefined)?.code;
+    super(
+      errno === 'EPIPE' ? 'stdout was closed by its reader' : `cannot write to stdout: ${describeFileError(cause)}`,
+      { exitCode: ExitCode.failure, code: 'output', cause },
+    );
+    this.name = 'OutputError';
+    this.errno = errno;
   }
 }
 

@@ -4,11 +4,12 @@
  * starts the embedded sandbox when it is selected and builds the API client. Everything
  * heavy is imported on first use, so `--help` and usage errors load none of it.
  */
-import type { Api, Context } from './context.js';
+import type { Api, ConnectOptions, Context } from './context.js';
 import type { ConfigReader, Connection, LoadConfig } from './config/settings.js';
 import { UsageError } from './errors.js';
 import type { GlobalOptions } from './global-options.js';
 import type { Io } from './io.js';
+import { escapeJsonText, escapeKeepingLines } from './render/escape.js';
 
 /** What one run shares between `main` and its Context. */
 export interface RunState {
@@ -46,15 +47,21 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
       const { resolveSettings } = await import('./config/settings.js');
       return resolveSettings({ envFlag: globals.env, baseUrlFlag: globals.baseUrl, env, loadConfig }, scope);
     },
-    connect: () => (apiPromise ??= connect(ctx)),
-    createTransport: async (apiKey) => {
-      const { HttpTransport } = await import('./http/transport.js');
-      const transport = new HttpTransport({
+    connect: (options) => (apiPromise ??= connect(ctx, options ?? {})),
+    createTransport: async (apiKey, choices = {}) => {
+      const [{ HttpTransport }, { proxyFromEnv }] = await Promise.all([
+        import('./http/transport.js'),
+        import('./config/network.js'),
+      ]);
+      const transport = await HttpTransport.open({
         apiKey,
         timeoutMs: globals.timeoutMs,
         retries: globals.retries,
         signal: state.signal,
         log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
+        deadlinePer: choices.deadlinePer,
+        proxy: choices.direct === true ? undefined : proxyFromEnv(env),
+        unreachableHint: choices.unreachableHint,
       });
       state.cleanups.push(() => transport.close());
       return transport;
@@ -65,20 +72,20 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     warn: (message) => {
       if (state.warned.has(message)) return;
       state.warned.add(message);
-      if (state.jsonErrors) io.stderr.write(JSON.stringify({ level: 'warning', message }) + '\n');
-      else io.stderr.write(`${io.colorErr.yellow('warning:')} ${message}\n`);
+      if (state.jsonErrors) io.stderr.write(escapeJsonText(JSON.stringify({ level: 'warning', message })) + '\n');
+      else io.stderr.write(`${io.colorErr.yellow('warning:')} ${escapeKeepingLines(message)}\n`);
     },
     note: (message) => {
       if (!io.stderrIsTTY) return;
-      if (state.jsonErrors) io.stderr.write(JSON.stringify({ level: 'note', message }) + '\n');
-      else io.stderr.write(`${io.colorErr.dim(message)}\n`);
+      if (state.jsonErrors) io.stderr.write(escapeJsonText(JSON.stringify({ level: 'note', message })) + '\n');
+      else io.stderr.write(`${io.colorErr.dim(escapeKeepingLines(message))}\n`);
     },
     output: globals.output === 'table' ? (io.stdoutIsTTY ? 'table' : 'tsv') : globals.output,
   };
   return ctx;
 }
 
-async function connect(ctx: Context): Promise<Api> {
+async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
   const { requireEnvironment, requireRemote, lacksVersionSegment } = await import('./config/settings.js');
   const settings = await ctx.settings('selected');
   const environment = requireEnvironment(settings);
@@ -95,11 +102,27 @@ async function connect(ctx: Context): Promise<Api> {
     }
     if (environment.value === 'staging') ctx.note(`env: staging (${baseUrl.value})`);
   }
+  const sandbox = environment.value === 'sandbox';
   const [transport, { PetstoreClient }] = await Promise.all([
-    ctx.createTransport(connection.apiKey.value),
+    ctx.createTransport(connection.apiKey.value, {
+      ...options,
+      direct: sandbox,
+      unreachableHint: sandbox ? undefined : unreachableHint(connection),
+    }),
     import('./api/client.js'),
   ]);
   return { client: new PetstoreClient(transport, connection.baseUrl.value), connection };
+}
+
+/** The line under "cannot reach HOST": the base URL and where it came from, as a command to check it. */
+function unreachableHint({ environment, baseUrl }: Connection): string {
+  const where =
+    baseUrl.source === 'flag'
+      ? 'the --base-url you gave'
+      : baseUrl.source === 'env'
+        ? 'PETSTORE_BASE_URL'
+        : `\`petstore${environment.value === 'production' ? '' : ` --env ${environment.value}`} config get ${baseUrl.from}\``;
+  return `Check that the server is up and that ${baseUrl.value} (from ${where}) is right.`;
 }
 
 /**

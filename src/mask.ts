@@ -14,6 +14,24 @@ export function maskKey(key: string): string {
 }
 
 /**
+ * A URL as it may be shown: userinfo (user and password) replaced whole by `***`, so no part
+ * of a password leaks however it is written (`user:p@ssw0rd@host`). A value that does not
+ * parse as a URL (`user:pa/ssword@host`) is masked from `//` to its last `@`.
+ */
+export function maskUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.username === '' && url.password === '') return raw;
+    url.username = '***';
+    url.password = '';
+    return url.href;
+  } catch {
+    // Unparsable (e.g. a `/` inside the password): everything up to the last `@` may be secret.
+    return raw.includes('//') ? raw.replace(/\/\/.*@/, '//***@') : raw.replace(/^.*@/, '***@');
+  }
+}
+
+/**
  * True when `key` can travel in `Authorization: Bearer <key>`: visible ASCII only
  * (RFC 9110 §5.5 field values; RFC 6750 §2.1 b64token is stricter still). Anything else
  * (a line break from a pasted file, a non-ASCII character) cannot be sent as is.

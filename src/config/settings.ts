@@ -16,7 +16,7 @@
  */
 import { AuthError, ConfigError, UsageError, type CliError } from '../errors.js';
 import { quote } from '../input.js';
-import { isSendableKey } from '../mask.js';
+import { isSendableKey, maskUrl } from '../mask.js';
 
 /** The environments of the contract. */
 export const ENVIRONMENTS = ['production', 'staging', 'sandbox'] as const;
@@ -148,7 +148,7 @@ export function isLoopbackHost(hostname: string): boolean {
  */
 export function checkBaseUrl(raw: string, what: string): string {
   // A password in the URL must not be echoed back in the message that refuses it.
-  const shown = quote(raw.replace(/(\/\/[^/@:]*):[^/@]*@/, '$1:***@'));
+  const shown = quote(maskUrl(raw));
   let url: URL;
   try {
     url = new URL(raw);

@@ -5,13 +5,8 @@
 import Table from 'cli-table3';
 import type { Pet } from '../api/schemas.js';
 import type { Colors } from '../io.js';
+import { escapeForTerminal } from './escape.js';
 import { PET_COLUMNS } from './pets.js';
-
-/** Replaces control characters (ESC included) so a server-sent name cannot drive the terminal. */
-export function sanitizeForTerminal(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '\uFFFD');
-}
 
 /** Colours a status: available green, pending yellow, sold red. */
 export function colorStatus(status: string | undefined, c: Colors): string {
@@ -47,7 +42,7 @@ export function renderPetTable(pets: readonly Pet[], c: Colors): string {
     },
   });
   for (const p of pets) {
-    table.push([String(p.id), sanitizeForTerminal(p.name), String(p.categoryId), colorStatus(p.status, c)]);
+    table.push([String(p.id), escapeForTerminal(p.name), String(p.categoryId), colorStatus(p.status, c)]);
   }
   return (
     table

@@ -45,8 +45,8 @@ describe('checkBaseUrl', () => {
     expect(err).toBeInstanceOf(UsageError);
     const msg = (err as UsageError).message;
     expect(msg).toContain('--base-url');
-    // The value as given, except that a password in it is shown as ***.
-    expect(msg).toContain(JSON.stringify(raw.replace(':pw@', ':***@')));
+    // The value as given, except that its userinfo (user and password) is shown as ***.
+    expect(msg).toContain(JSON.stringify(raw.replace(/\/\/[^/]*@/, '//***@')));
     expect(msg).toContain(reason);
     expect((err as UsageError).exitCode).toBe(2);
   });
@@ -133,7 +133,22 @@ describe('checkBaseUrl messages', () => {
     } catch (err) {
       message = (err as Error).message;
     }
-    expect(message).toContain('"https://user:***@api.example.com/v1"');
+    expect(message).toContain('"https://***@api.example.com/v1"');
     expect(message).not.toContain('s3cr3t-pw');
+  });
+
+  it.each([
+    ['an @ inside the password', 'https://user:p@ssw0rd@api.example.com/v1', ['p@ssw0rd', 'ssw0rd']],
+    ['a / inside the password (not a URL at all)', 'https://user:pa/ssword@h/v1', ['pa/ssword', 'ssword']],
+    ['an @ and a / inside the password', 'https://user:pa/ss@word@h/v1', ['word', 'pa/ss']],
+  ])('never echo any part of a password with %s', (_name, raw, secrets) => {
+    let message = '';
+    try {
+      checkBaseUrl(raw, '--base-url');
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain('***@');
+    for (const s of secrets) expect(message).not.toContain(s);
   });
 });

@@ -2,15 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../src/api/schemas.js';
 import { loadColors, noColors } from '../../src/io.js';
+import { escapeForTerminal, escapeJsonText, escapeKeepingLines, escapeTsvField } from '../../src/render/escape.js';
 import {
-  escapeTsvField,
   renderJson,
   renderJsonArrayEnd,
   renderJsonArrayItem,
   renderNdjson,
   renderPetTsv,
 } from '../../src/render/pets.js';
-import { colorStatus, renderPetTable, sanitizeForTerminal } from '../../src/render/table.js';
+import { colorStatus, renderPetTable } from '../../src/render/table.js';
 
 const ESC = '\u001b';
 // eslint-disable-next-line no-control-regex -- matching terminal escape sequences is the point
@@ -128,14 +128,14 @@ describe('renderPetTable', () => {
     expect(out).not.toContain('\r');
     expect(out).not.toContain('\u009b');
     expect(out.trimEnd().split('\n')).toHaveLength(2);
-    expect(out).toContain('Evil\uFFFD[2J\uFFFD]0;title\uFFFD\uFFFD\uFFFDX\uFFFD');
+    expect(out).toContain('Evil\\x1b[2J\\x1b]0;title\\x07\\x0d\\x0aX\\x9b');
   });
 });
 
-describe('sanitizeForTerminal / colorStatus', () => {
+describe('escapeForTerminal / colorStatus', () => {
   it('leaves printable text, including non-ASCII, alone', () => {
-    expect(sanitizeForTerminal('Zoë 🐶 Kätzchen')).toBe('Zoë 🐶 Kätzchen');
-    expect(sanitizeForTerminal('a\u0000b\u007fc')).toBe('a\uFFFDb\uFFFDc');
+    expect(escapeForTerminal('Zoë 🐶 Kätzchen')).toBe('Zoë 🐶 Kätzchen');
+    expect(escapeForTerminal('a\u0000b\u007fc')).toBe('a\\x00b\\x7fc');
   });
   it('colours only known statuses', async () => {
     const c = await loadColors(true);
@@ -171,5 +171,57 @@ describe('escapeTsvField: other control characters', () => {
     expect(escapeTsvField(raw)).toBe(want);
     // eslint-disable-next-line no-control-regex -- no control character may remain
     expect(escapeTsvField(raw)).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  });
+});
+
+/** Every class of character a server could use to drive a terminal or hide text. */
+const UNSAFE_CASES: [string, string, string][] = [
+  ['C0: ESC of a CSI clear-screen', 'a\u001b[2Jb', 'a\\x1b[2Jb'],
+  ['C0: BEL ending an OSC title', '\u001b]0;t\u0007', '\\x1b]0;t\\x07'],
+  ['C0: CR and LF (a forged line)', 'x\r\nerror: y', 'x\\x0d\\x0aerror: y'],
+  ['DEL', 'd\u007f', 'd\\x7f'],
+  ['C1: CSI', 'c\u009b31m', 'c\\x9b31m'],
+  ['bidi: RIGHT-TO-LEFT OVERRIDE', 'abc\u202Efdp.exe', 'abc\\u{202e}fdp.exe'],
+  ['bidi: isolates U+2066-2069', '\u2066x\u2069', '\\u{2066}x\\u{2069}'],
+  ['bidi: marks U+200E/200F', 'a\u200Eb\u200F', 'a\\u{200e}b\\u{200f}'],
+  ['format: ZERO WIDTH SPACE', 'ad\u200Bmin', 'ad\\u{200b}min'],
+  ['separators U+2028/2029', 'l\u2028p\u2029', 'l\\u{2028}p\\u{2029}'],
+];
+
+describe('escaping server text', () => {
+  it.each(UNSAFE_CASES)('escapeForTerminal: %s', (_name, raw, want) => {
+    expect(escapeForTerminal(raw)).toBe(want);
+  });
+
+  it.each(UNSAFE_CASES)('escapeTsvField escapes %s too, and the line keeps four fields', (_name, raw) => {
+    const line = renderPetTsv({ id: 1, name: raw, categoryId: 1, status: 'sold' });
+    expect(line.slice(0, -1).split('\t')).toHaveLength(4);
+    expect(line.slice(0, -1)).not.toMatch(
+      // eslint-disable-next-line no-control-regex -- nothing unsafe may remain
+      /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/,
+    );
+  });
+
+  it.each(UNSAFE_CASES)('the table escapes %s', (_name, raw, want) => {
+    expect(renderPetTable([{ id: 1, name: raw, categoryId: 1, status: 'sold' }], noColors)).toContain(want);
+  });
+
+  it.each(UNSAFE_CASES)('JSON: %s is escaped as \\uHHHH and parses back to the same value', (_name, raw) => {
+    const text = renderJson({ name: raw });
+    // eslint-disable-next-line no-control-regex -- nothing unsafe may remain raw
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/);
+    expect((JSON.parse(text) as { name: string }).name).toBe(raw);
+    expect((JSON.parse(renderNdjson({ name: raw })) as { name: string }).name).toBe(raw);
+  });
+
+  it('escapeJsonText writes a character beyond the BMP as a surrogate pair', () => {
+    const tag = String.fromCodePoint(0xe0041); // TAG LATIN CAPITAL LETTER A, a format character
+    const text = escapeJsonText(JSON.stringify({ s: tag }));
+    expect(text).toBe('{"s":"\\udb40\\udc41"}');
+    expect((JSON.parse(text) as { s: string }).s).toBe(tag);
+  });
+
+  it('escapeKeepingLines keeps line feeds and escapes the rest', () => {
+    expect(escapeKeepingLines('one\ntwo\u001b[2J\r')).toBe('one\ntwo\\x1b[2J\\x0d');
   });
 });

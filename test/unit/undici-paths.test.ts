@@ -8,15 +8,15 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const source = readFileSync(new URL('../../src/http/undici.ts', import.meta.url), 'utf8');
-const paths = [...source.matchAll(/from '(undici\/lib\/[^']+)'/g)].map((m) => m[1]!);
+const paths = [...source.matchAll(/(?:from |import\()'(undici\/lib\/[^']+)'/g)].map((m) => m[1]!);
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
 };
 
 describe('undici internal paths', () => {
-  it('the source imports some', () => {
-    expect(paths.length).toBeGreaterThanOrEqual(3);
+  it('the source imports some, statically and lazily', () => {
+    expect(paths.length).toBeGreaterThanOrEqual(6);
   });
 
   it('undici is pinned to one exact version', () => {
@@ -24,7 +24,7 @@ describe('undici internal paths', () => {
     expect(range).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
-  it.each(paths)('%s loads and exports a function', async (path) => {
+  it.each(paths)('%s loads and exports a class or function', async (path) => {
     const mod = (await import(path)) as { default: unknown };
     expect(typeof mod.default).toBe('function');
   });
@@ -35,6 +35,14 @@ describe('undici internal paths', () => {
     expect(typeof agent.compose).toBe('function');
     expect(typeof createRetryInterceptor({})).toBe('function');
     expect(typeof request).toBe('function');
+    await agent.close();
+  });
+
+  it('the lazily loaded proxy agent can tunnel (Dispatcher#connect installed)', async () => {
+    const { loadEnvHttpProxyAgent } = await import('../../src/http/undici.js');
+    const ProxyAgent = await loadEnvHttpProxyAgent();
+    const agent = new ProxyAgent({ httpProxy: 'http://127.0.0.1:9', noProxy: '' });
+    expect(typeof (agent as unknown as { connect: unknown }).connect).toBe('function');
     await agent.close();
   });
 });

@@ -86,10 +86,14 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<num
     }
   }
 
-  const path = await withConfigWriter(ctx.env, (m) => ctx.warn(m), (writer) => {
-    writer.setKey(name, apiKey, baseUrl.value);
-    return writer.path;
-  });
+  const path = await withConfigWriter(
+    ctx.env,
+    (m) => ctx.warn(m),
+    (writer) => {
+      writer.setKey(name, apiKey, baseUrl.value);
+      return writer.path;
+    },
+  );
   ctx.io.stderr.write(
     `Logged in to ${name} (${baseUrl.value}): key ${maskKey(apiKey)} ${options.verify ? 'checked and ' : ''}stored in ${path}\n`,
   );

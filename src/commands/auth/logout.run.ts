@@ -24,10 +24,14 @@ export async function runLogout(ctx: Context): Promise<number> {
     ctx.io.stderr.write(`No ${name} key stored in ${store.path}; nothing to remove.\n`);
   } else {
     // Checked again under the lock: another command may have changed it meanwhile.
-    const removed = await withConfigWriter(ctx.env, () => undefined, (writer) => {
-      const current = writer.store.getKey(name);
-      return current !== undefined && writer.deleteKey(name) ? { key: current.key, path: writer.path } : undefined;
-    });
+    const removed = await withConfigWriter(
+      ctx.env,
+      () => undefined,
+      (writer) => {
+        const current = writer.store.getKey(name);
+        return current !== undefined && writer.deleteKey(name) ? { key: current.key, path: writer.path } : undefined;
+      },
+    );
     ctx.io.stderr.write(
       removed === undefined
         ? `No ${name} key stored in ${store.path}; nothing to remove.\n`

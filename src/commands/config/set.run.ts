@@ -18,10 +18,14 @@ export async function runSet(ctx: Context, key: string, raw: string): Promise<nu
   const def = findSetting(key, 'set');
   const value = def.parse(raw, (m) => ctx.warn(m));
   const env = /^(production|staging)\.baseUrl$/.exec(def.key)?.[1] as 'production' | 'staging' | undefined;
-  const { path, stored } = await withConfigWriter(ctx.env, (m) => ctx.warn(m), (writer) => {
-    writer.set(def.key, value);
-    return { path: writer.path, stored: env === undefined ? undefined : writer.store.getKey(env) };
-  });
+  const { path, stored } = await withConfigWriter(
+    ctx.env,
+    (m) => ctx.warn(m),
+    (writer) => {
+      writer.set(def.key, value);
+      return { path: writer.path, stored: env === undefined ? undefined : writer.store.getKey(env) };
+    },
+  );
   // A stored key stays bound to the URL it was stored for; say so before it surprises anyone.
   if (env !== undefined && stored?.baseUrl !== undefined && stored.baseUrl !== value) {
     ctx.warn(

@@ -20,8 +20,10 @@ export async function runUnset(ctx: Context, key: string): Promise<number> {
     return ExitCode.ok;
   }
   // Checked again under the lock: another command may have removed it meanwhile.
-  const path = await withConfigWriter(ctx.env, () => undefined, (writer) =>
-    writer.delete(def.key) ? writer.path : undefined,
+  const path = await withConfigWriter(
+    ctx.env,
+    () => undefined,
+    (writer) => (writer.delete(def.key) ? writer.path : undefined),
   );
   ctx.note(path === undefined ? `${def.key} is not set; nothing to remove.` : `Removed ${def.key} from ${path}`);
   return ExitCode.ok;

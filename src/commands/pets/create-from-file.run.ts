@@ -17,6 +17,7 @@ import {
   InterruptedError,
   InvalidResponseError,
   NetworkError,
+  TlsError,
   UsageError,
 } from '../../errors.js';
 import { findErrorCode, NOT_SENT_CODES } from '../../http/retry.js';
@@ -35,7 +36,8 @@ export type FailureKind = 'not_created' | 'unknown';
  * (cli-contract.md "Network behaviour").
  */
 export function classifyCreateFailure(err: unknown): FailureKind {
-  if (err instanceof ApiError || err instanceof AuthError) return 'not_created';
+  // A TLS handshake that failed sent nothing either.
+  if (err instanceof ApiError || err instanceof AuthError || err instanceof TlsError) return 'not_created';
   if (err instanceof InvalidResponseError) return err.status >= 400 ? 'not_created' : 'unknown';
   if (err instanceof NetworkError)
     return findErrorCode(err.cause, NOT_SENT_CODES) !== undefined ? 'not_created' : 'unknown';
@@ -60,7 +62,8 @@ interface SendResult {
  */
 export async function runCreateFromFile(ctx: Context, file: string): Promise<number> {
   const records = await readRecords(ctx, file);
-  const { client } = await ctx.connect();
+  // --timeout bounds each record's request: a long file must not run into one deadline.
+  const { client } = await ctx.connect({ deadlinePer: 'request' });
   const out = new RecordStream(ctx.io, ctx.output);
   const deprecation = new DeprecationReporter((m) => ctx.warn(m));
   const result: SendResult = { created: [], failure: undefined };
