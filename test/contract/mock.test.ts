@@ -6,7 +6,7 @@
  * parameters and body fields.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runCli } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import {
   groupAlive,
@@ -48,7 +48,7 @@ afterAll(async () => {
 /** Runs the CLI against the mock and returns the result plus the requests it made. */
 async function run(args: string[]) {
   const before = front.records.length;
-  const result = await runCli(args, {
+  const result = await runMain(args, {
     env: { PETSTORE_BASE_URL: front.baseUrl, PETSTORE_API_KEY: API_KEY, PETSTORE_CONFIG_DIR: configDir },
   });
   const requests = front.records.slice(before);

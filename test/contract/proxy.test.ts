@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
 import { SandboxStore, seedData } from '../../src/sandbox/store.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import {
   groupAlive,
@@ -59,7 +59,7 @@ afterAll(async () => {
 
 async function run(args: string[], key = API_KEY) {
   const before = front.records.length;
-  const result = await runCli(args, {
+  const result = await runMain(args, {
     env: { PETSTORE_BASE_URL: front.baseUrl, PETSTORE_API_KEY: key, PETSTORE_CONFIG_DIR: configDir },
     secrets: [API_KEY],
   });
@@ -172,14 +172,14 @@ describe('int64 beyond 2^53, straight to the sandbox (Prism cannot judge these)'
     const direct = await startSandbox({ store: new SandboxStore(join(dir, 'sandbox.json')) });
     try {
       const env = { PETSTORE_BASE_URL: direct.baseUrl, PETSTORE_API_KEY: direct.apiKey, PETSTORE_CONFIG_DIR: dir };
-      const list = await runCli(['pets', 'list', '--status', 'available', '--output', 'ndjson'], { env });
+      const list = await runMain(['pets', 'list', '--status', 'available', '--output', 'ndjson'], { env });
       expect(list.stderr).toBe('');
       expect(list.code).toBe(0);
       expect(list.stdout).toContain(
         '{"id":9007199254740993,"name":"Atlas","categoryId":9223372036854775807,"status":"available"}\n',
       );
 
-      const get = await runCli(['pets', 'get', '9007199254740993', '--json'], { env });
+      const get = await runMain(['pets', 'get', '9007199254740993', '--json'], { env });
       expect(get.code).toBe(0);
       expect(get.stdout).toContain('"id": 9007199254740993');
       expect(get.stdout).toContain('"categoryId": 9223372036854775807');

@@ -1,13 +1,15 @@
 /**
  * `auth login|status|logout` end to end against recording test servers on 127.0.0.1:
  * what is stored, what is refused, what each server received, and that a key is never
- * sent to a base URL other than the one it was stored for.
+ * sent to a base URL other than the one it was stored for. The CLI runs in-process
+ * (`runMain`); the hidden prompt on a real terminal is tested in tty.test.ts.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { baseEnv, CLI, registerSecret, runCli } from '../helpers/run-cli.js';
+import { registerSecret } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, startTestServer, type Handler, type TestServer } from '../helpers/test-server.js';
 
@@ -54,18 +56,18 @@ const readConfig = (file: string): Record<string, unknown> =>
 /** Both base URLs configured, nothing logged in. */
 async function configured(): Promise<{ file: string; env: Record<string, string> }> {
   const c = freshConfig();
-  expect((await runCli(['config', 'set', 'production.baseUrl', production.baseUrl], { env: c.env })).code).toBe(0);
-  expect((await runCli(['config', 'set', 'staging.baseUrl', staging.baseUrl], { env: c.env })).code).toBe(0);
+  expect((await runMain(['config', 'set', 'production.baseUrl', production.baseUrl], { env: c.env })).code).toBe(0);
+  expect((await runMain(['config', 'set', 'staging.baseUrl', staging.baseUrl], { env: c.env })).code).toBe(0);
   return c;
 }
 
 describe("the support engineer's session", () => {
   it('config set staging.baseUrl, --env staging auth login, --env staging pets list: staging gets the staging key, production nothing', async () => {
     const { file, env } = freshConfig();
-    const set = await runCli(['config', 'set', 'staging.baseUrl', staging.baseUrl], { env });
+    const set = await runMain(['config', 'set', 'staging.baseUrl', staging.baseUrl], { env });
     expect(set).toMatchObject({ code: 0, stdout: '' });
 
-    const login = await runCli(['--env', 'staging', 'auth', 'login', '--with-token'], {
+    const login = await runMain(['--env', 'staging', 'auth', 'login', '--with-token'], {
       env,
       input: `${STAGING_KEY}\n`,
     });
@@ -88,7 +90,7 @@ describe("the support engineer's session", () => {
         ? { status: 200, raw: '[{"id": 9007199254740993, "name": "Rex", "categoryId": 1, "status": "available"}]' }
         : errorReply(401, 'unauthorized', 'invalid API key'),
     );
-    const list = await runCli(['--env', 'staging', 'pets', 'list'], { env });
+    const list = await runMain(['--env', 'staging', 'pets', 'list'], { env });
     expect(list).toMatchObject({ code: 0, stdout: '9007199254740993\tRex\t1\tavailable\n', stderr: '' });
     expect(staging.requests.map((r) => r.headers.authorization)).toEqual([
       `Bearer ${STAGING_KEY}`,
@@ -97,12 +99,12 @@ describe("the support engineer's session", () => {
     expect(production.requests).toHaveLength(0);
 
     // Moving staging elsewhere later: warned at once, and the key stays with the old URL.
-    const moved = await runCli(['config', 'set', 'staging.baseUrl', production.baseUrl], { env });
+    const moved = await runMain(['config', 'set', 'staging.baseUrl', production.baseUrl], { env });
     expect(moved.code).toBe(0);
     expect(moved.stderr).toContain(
       `the stored staging key was stored for ${staging.baseUrl} and will not be sent to ${production.baseUrl}`,
     );
-    const afterMove = await runCli(['--env', 'staging', 'pets', 'list'], { env });
+    const afterMove = await runMain(['--env', 'staging', 'pets', 'list'], { env });
     expect(afterMove.code).toBe(4);
     expect(production.requests).toHaveLength(0);
   });
@@ -111,31 +113,31 @@ describe("the support engineer's session", () => {
 describe('a key goes only to the base URL it was stored for', () => {
   it('the production key never reaches the staging server', async () => {
     const { env } = await configured();
-    expect((await runCli(['auth', 'login', '--with-token'], { env, input: PROD_KEY })).code).toBe(0);
+    expect((await runMain(['auth', 'login', '--with-token'], { env, input: PROD_KEY })).code).toBe(0);
     expect(production.requests).toHaveLength(1);
     production.requests.length = 0;
 
     // No staging key: staging refuses to borrow production's (exit 4), nothing sent anywhere.
-    const noKey = await runCli(['--env', 'staging', 'pets', 'list'], { env });
+    const noKey = await runMain(['--env', 'staging', 'pets', 'list'], { env });
     expect(noKey.code).toBe(4);
     expect(noKey.stderr).toContain('no API key for staging');
     // Production's base URL overridden to the staging server: the production key stays home.
-    const redirected = await runCli(['--base-url', staging.baseUrl, 'pets', 'list'], { env });
+    const redirected = await runMain(['--base-url', staging.baseUrl, 'pets', 'list'], { env });
     expect(redirected.code).toBe(4);
     expect(redirected.stderr).toContain(
       `the production key was stored for ${production.baseUrl}, not ${staging.baseUrl}; not sent`,
     );
-    const viaVar = await runCli(['pets', 'list'], { env: { ...env, PETSTORE_BASE_URL: staging.baseUrl } });
+    const viaVar = await runMain(['pets', 'list'], { env: { ...env, PETSTORE_BASE_URL: staging.baseUrl } });
     expect(viaVar.code).toBe(4);
     expect(staging.requests).toHaveLength(0);
     expect(production.requests).toHaveLength(0);
 
     // With both keys stored, each server sees only its own key.
     expect(
-      (await runCli(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: STAGING_KEY })).code,
+      (await runMain(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: STAGING_KEY })).code,
     ).toBe(0);
-    expect((await runCli(['--env', 'staging', 'pets', 'list'], { env })).code).toBe(0);
-    expect((await runCli(['pets', 'list'], { env })).code).toBe(0);
+    expect((await runMain(['--env', 'staging', 'pets', 'list'], { env })).code).toBe(0);
+    expect((await runMain(['pets', 'list'], { env })).code).toBe(0);
     expect(staging.requests.map((r) => r.headers.authorization)).toEqual([
       `Bearer ${STAGING_KEY}`,
       `Bearer ${STAGING_KEY}`,
@@ -145,9 +147,9 @@ describe('a key goes only to the base URL it was stored for', () => {
 
   it('PETSTORE_API_KEY wins over the stored key and may go wherever it is told', async () => {
     const { env } = await configured();
-    expect((await runCli(['auth', 'login', '--with-token', '--no-verify'], { env, input: PROD_KEY })).code).toBe(0);
+    expect((await runMain(['auth', 'login', '--with-token', '--no-verify'], { env, input: PROD_KEY })).code).toBe(0);
     staging.handle(acceptOnly(OTHER_KEY));
-    const r = await runCli(['--base-url', staging.baseUrl, 'pets', 'list'], {
+    const r = await runMain(['--base-url', staging.baseUrl, 'pets', 'list'], {
       env: { ...env, PETSTORE_API_KEY: OTHER_KEY },
     });
     expect(r).toMatchObject({ code: 0, stderr: '' });
@@ -159,7 +161,7 @@ describe('a key goes only to the base URL it was stored for', () => {
 describe('auth login', () => {
   it('with stdin closed and no --with-token: exit 2 at once, naming --with-token and PETSTORE_API_KEY', async () => {
     const { file, env } = await configured();
-    const r = await runCli(['auth', 'login'], { env });
+    const r = await runMain(['auth', 'login'], { env });
     expect(r.code).toBe(2);
     expect(r.ms).toBeLessThan(1000);
     expect(r.stdout).toBe('');
@@ -172,24 +174,20 @@ describe('auth login', () => {
 
   it('with stdin a pipe that stays open: still exit 2 at once, never waiting for input', async () => {
     const { env } = await configured();
-    const child = spawn(process.execPath, [CLI, 'auth', 'login'], {
-      env: { ...baseEnv(), ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    // Never ended: a login that waited for it would hang until the test times out.
+    const stdin = new PassThrough();
     const started = Date.now();
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    child.stdin.destroy();
-    expect(code).toBe(2);
+    const r = await runMain(['auth', 'login'], { env, stdin });
+    stdin.destroy();
+    expect(r.code).toBe(2);
     expect(Date.now() - started).toBeLessThan(1000);
-    expect(stderr).toContain('--with-token');
+    expect(r.stderr).toContain('--with-token');
   });
 
   it('refuses a key the server answers 401 to (exit 4) and stores nothing', async () => {
     const { file, env } = await configured();
     const before = readFileSync(file);
-    const r = await runCli(['auth', 'login', '--with-token'], { env, input: `${OTHER_KEY}\n` });
+    const r = await runMain(['auth', 'login', '--with-token'], { env, input: `${OTHER_KEY}\n` });
     expect(r.code).toBe(4);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('refused the key (401 unauthorized: invalid API key); nothing was stored');
@@ -199,7 +197,7 @@ describe('auth login', () => {
 
   it('--no-verify stores without a request', async () => {
     const { file, env } = await configured();
-    const r = await runCli(['auth', 'login', '--with-token', '--no-verify'], { env, input: `${OTHER_KEY}\r\n` });
+    const r = await runMain(['auth', 'login', '--with-token', '--no-verify'], { env, input: `${OTHER_KEY}\r\n` });
     expect(r.code).toBe(0);
     expect(production.requests).toHaveLength(0);
     expect(readConfig(file).auth).toEqual({ production: { apiKey: OTHER_KEY, baseUrl: production.baseUrl } });
@@ -210,9 +208,9 @@ describe('auth login', () => {
     const gone = await startTestServer();
     const url = gone.baseUrl;
     await gone.close();
-    await runCli(['config', 'set', 'production.baseUrl', url], { env });
+    await runMain(['config', 'set', 'production.baseUrl', url], { env });
     const before = readFileSync(file);
-    const r = await runCli(['auth', 'login', '--with-token'], { env, input: PROD_KEY });
+    const r = await runMain(['auth', 'login', '--with-token'], { env, input: PROD_KEY });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('could not verify the key');
     expect(r.stderr).toContain('connection refused');
@@ -223,7 +221,7 @@ describe('auth login', () => {
   it('a 5xx during verification: exit 1, nothing stored', async () => {
     const { file, env } = await configured();
     production.handle(() => errorReply(500, 'internal_error', 'boom'));
-    const r = await runCli(['auth', 'login', '--with-token', '--retries', '0'], { env, input: PROD_KEY });
+    const r = await runMain(['auth', 'login', '--with-token', '--retries', '0'], { env, input: PROD_KEY });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('nothing was stored');
     expect(readConfig(file)).not.toHaveProperty('auth');
@@ -235,7 +233,7 @@ describe('auth login', () => {
     ['two lines', 'abc123456789\ndef123456789\n'],
   ])('refuses a key that is %s (exit 2), nothing sent or stored', async (_name, input) => {
     const { file, env } = await configured();
-    const r = await runCli(['auth', 'login', '--with-token'], { env, input });
+    const r = await runMain(['auth', 'login', '--with-token'], { env, input });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--with-token: the key read from stdin (is empty|contains whitespace)/);
     expect(production.requests).toHaveLength(0);
@@ -244,7 +242,7 @@ describe('auth login', () => {
 
   it('refuses the sandbox (exit 2): it needs no login', async () => {
     const { file, env } = freshConfig();
-    const r = await runCli(['--env', 'sandbox', 'auth', 'login', '--with-token'], { env, input: PROD_KEY });
+    const r = await runMain(['--env', 'sandbox', 'auth', 'login', '--with-token'], { env, input: PROD_KEY });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('the sandbox needs no login');
     expect(existsSync(file)).toBe(false);
@@ -252,7 +250,7 @@ describe('auth login', () => {
 
   it('without a base URL: exit 2 naming config set, nothing stored', async () => {
     const { file, env } = freshConfig();
-    const r = await runCli(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: STAGING_KEY });
+    const r = await runMain(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: STAGING_KEY });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('no base URL for staging');
     expect(r.stderr).toContain('petstore config set staging.baseUrl');
@@ -261,23 +259,23 @@ describe('auth login', () => {
 
   it('stores the key for the base URL given by --base-url (and only that one)', async () => {
     const { file, env } = freshConfig();
-    const r = await runCli(['--env', 'staging', '--base-url', staging.baseUrl, 'auth', 'login', '--with-token'], {
+    const r = await runMain(['--env', 'staging', '--base-url', staging.baseUrl, 'auth', 'login', '--with-token'], {
       env,
       input: STAGING_KEY,
     });
     expect(r.code).toBe(0);
     expect(readConfig(file)).toEqual({ auth: { staging: { apiKey: STAGING_KEY, baseUrl: staging.baseUrl } } });
     // Without the flag there is no staging base URL configured: exit 2, nothing sent.
-    expect((await runCli(['--env', 'staging', 'pets', 'list'], { env })).code).toBe(2);
-    expect((await runCli(['--env', 'staging', '--base-url', staging.baseUrl, 'pets', 'list'], { env })).code).toBe(0);
+    expect((await runMain(['--env', 'staging', 'pets', 'list'], { env })).code).toBe(2);
+    expect((await runMain(['--env', 'staging', '--base-url', staging.baseUrl, 'pets', 'list'], { env })).code).toBe(0);
   });
 });
 
 describe('auth status', () => {
   it('lists each environment with base URL, key source and masked key; the selected one marked', async () => {
     const { env } = await configured();
-    await runCli(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: STAGING_KEY });
-    const r = await runCli(['auth', 'status'], { env: { ...env, PETSTORE_ENV: 'staging' } });
+    await runMain(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: STAGING_KEY });
+    const r = await runMain(['auth', 'status'], { env: { ...env, PETSTORE_ENV: 'staging' } });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe(
@@ -300,12 +298,12 @@ describe('auth status', () => {
 
   it('--check: ok / rejected / missing; exit 4 when the selected key is rejected or missing', async () => {
     const { env } = await configured();
-    await runCli(['auth', 'login', '--with-token'], { env, input: PROD_KEY });
-    await runCli(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: STAGING_KEY });
+    await runMain(['auth', 'login', '--with-token'], { env, input: PROD_KEY });
+    await runMain(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: STAGING_KEY });
     production.requests.length = 0;
     staging.requests.length = 0;
 
-    const ok = await runCli(['auth', 'status', '--check', '--json'], { env });
+    const ok = await runMain(['auth', 'status', '--check', '--json'], { env });
     expect(ok.code).toBe(0);
     const doc = JSON.parse(ok.stdout) as {
       selected: string;
@@ -322,28 +320,28 @@ describe('auth status', () => {
 
     // The staging server now rejects its key: exit 4 only when staging is the selected one.
     staging.handle(acceptOnly('rotated-key-0000000000'));
-    const prodSelected = await runCli(['auth', 'status', '--check'], { env });
+    const prodSelected = await runMain(['auth', 'status', '--check'], { env });
     expect(prodSelected.code).toBe(0);
     expect(prodSelected.stdout).toContain('  check     rejected (401: invalid API key)');
-    const stagingSelected = await runCli(['--env', 'staging', 'auth', 'status', '--check'], { env });
+    const stagingSelected = await runMain(['--env', 'staging', 'auth', 'status', '--check'], { env });
     expect(stagingSelected.code).toBe(4);
 
     // Logged out of staging: a missing key for the selected environment is exit 4 too.
-    const logout = await runCli(['--env', 'staging', 'auth', 'logout'], { env });
+    const logout = await runMain(['--env', 'staging', 'auth', 'logout'], { env });
     expect(logout.code).toBe(0);
-    const missing = await runCli(['--env', 'staging', 'auth', 'status', '--check'], { env });
+    const missing = await runMain(['--env', 'staging', 'auth', 'status', '--check'], { env });
     expect(missing.code).toBe(4);
     expect(missing.stdout).toContain('not checked: no usable key');
   });
 
   it('shows PETSTORE_API_KEY as the source, masked, and a stored key bound elsewhere as not sent', async () => {
     const { env } = await configured();
-    await runCli(['auth', 'login', '--with-token'], { env, input: PROD_KEY });
-    const r = await runCli(['--base-url', staging.baseUrl, 'auth', 'status'], { env });
+    await runMain(['auth', 'login', '--with-token'], { env, input: PROD_KEY });
+    const r = await runMain(['--base-url', staging.baseUrl, 'auth', 'status'], { env });
     expect(r.stdout).toContain(
       `  key       ****TION (config file), stored for ${production.baseUrl}: not sent to ${staging.baseUrl}`,
     );
-    const viaEnv = await runCli(['auth', 'status', '--json'], { env: { ...env, PETSTORE_API_KEY: OTHER_KEY } });
+    const viaEnv = await runMain(['auth', 'status', '--json'], { env: { ...env, PETSTORE_API_KEY: OTHER_KEY } });
     const doc = JSON.parse(viaEnv.stdout) as { environments: { name: string; key: Record<string, unknown> }[] };
     expect(doc.environments[0]?.key).toEqual({
       source: 'env',
@@ -358,13 +356,13 @@ describe('auth status', () => {
 describe('auth logout', () => {
   it('removes only the selected key, and is idempotent', async () => {
     const { file, env } = await configured();
-    await runCli(['auth', 'login', '--with-token', '--no-verify'], { env, input: PROD_KEY });
-    await runCli(['--env', 'staging', 'auth', 'login', '--with-token', '--no-verify'], { env, input: STAGING_KEY });
-    const first = await runCli(['--env', 'staging', 'auth', 'logout'], { env });
+    await runMain(['auth', 'login', '--with-token', '--no-verify'], { env, input: PROD_KEY });
+    await runMain(['--env', 'staging', 'auth', 'login', '--with-token', '--no-verify'], { env, input: STAGING_KEY });
+    const first = await runMain(['--env', 'staging', 'auth', 'logout'], { env });
     expect(first).toMatchObject({ code: 0, stdout: '' });
     expect(first.stderr).toContain(`Logged out of staging: removed key ****GING from ${file}`);
     expect(readConfig(file).auth).toEqual({ production: { apiKey: PROD_KEY, baseUrl: production.baseUrl } });
-    const again = await runCli(['--env', 'staging', 'auth', 'logout'], { env });
+    const again = await runMain(['--env', 'staging', 'auth', 'logout'], { env });
     expect(again).toMatchObject({ code: 0, stdout: '' });
     expect(again.stderr).toContain('No staging key stored');
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -372,7 +370,7 @@ describe('auth logout', () => {
 
   it('with no config file at all: succeeds and creates nothing', async () => {
     const { file, env } = freshConfig();
-    const r = await runCli(['auth', 'logout'], { env });
+    const r = await runMain(['auth', 'logout'], { env });
     expect(r.code).toBe(0);
     expect(existsSync(file)).toBe(false);
   });

@@ -1,21 +1,21 @@
 /**
  * `pets create --from-file` end to end: strict validation before anything is sent, creation
  * in order with streamed output, and a resumable stop at the first failure that never
- * creates a pet twice.
+ * creates a pet twice. In-process (`runMain`), each test with a server of its own.
  */
 import { readFileSync, statSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'test-key-bulk-0123456789';
-let server: TestServer | undefined;
+const servers: TestServer[] = [];
 
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
   removeTempDirs();
 });
 
@@ -23,7 +23,7 @@ afterEach(async () => {
 async function petServer(fail?: { at: number; reply: 'error500' | 'error400' | 'destroy' }): Promise<TestServer> {
   let nextId = 101;
   let posts = 0;
-  return startTestServer((req, res) => {
+  const server = await startTestServer((req, res) => {
     if (req.method !== 'POST') return { status: 405, body: { code: 'method', message: 'no', status: 405 } };
     posts++;
     if (fail !== undefined && posts === fail.at) {
@@ -44,6 +44,8 @@ async function petServer(fail?: { at: number; reply: 'error500' | 'error400' | '
       raw: `{"id":${id},"name":${JSON.stringify(body.name)},"categoryId":${cat},"status":${JSON.stringify(body.status ?? 'available')}}`,
     };
   });
+  servers.push(server);
+  return server;
 }
 
 function env(s: TestServer, extra: Record<string, string> = {}): Record<string, string> {
@@ -59,13 +61,13 @@ const SIX =
     .map((name, i) => JSON.stringify({ name, categoryId: i + 1 }))
     .join('\n') + '\n';
 
-describe('pets create --from-file', () => {
+describe.concurrent('pets create --from-file', () => {
   it('stops at a 500 half-way, saves the rest, and a re-run creates each remaining pet exactly once', async () => {
-    server = await petServer({ at: 4, reply: 'error500' });
+    const server = await petServer({ at: 4, reply: 'error500' });
     const dir = tempDir();
     const file = join(dir, 'new-pets.ndjson');
     writeFileSync(file, SIX);
-    const r = await runCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], { env: env(server) });
+    const r = await runMain(['pets', 'create', '--from-file', file, '--output', 'ndjson'], { env: env(server) });
     expect(r.code).toBe(1);
     expect(posts(server)).toHaveLength(4);
     // The created pets are on stdout, one line each, as they were created.
@@ -85,26 +87,21 @@ describe('pets create --from-file', () => {
     expect(statSync(remaining).mode & 0o777).toBe(0o600);
     expect(readFileSync(remaining, 'utf8')).toBe(SIX.split('\n').slice(3).join('\n'));
 
-    await server.close();
-    server = await petServer();
-    const again = await runCli(['pets', 'create', '--from-file', remaining, '--output', 'ndjson'], {
-      env: env(server),
+    const fresh = await petServer();
+    const again = await runMain(['pets', 'create', '--from-file', remaining, '--output', 'ndjson'], {
+      env: env(fresh),
     });
     expect(again.code).toBe(0);
     expect(again.stderr).toBe('');
-    expect(posts(server).map((b) => (JSON.parse(b) as { name: string }).name)).toEqual([
-      'Shadow',
-      'Nibbles',
-      'Bubbles',
-    ]);
+    expect(posts(fresh).map((b) => (JSON.parse(b) as { name: string }).name)).toEqual(['Shadow', 'Nibbles', 'Bubbles']);
   });
 
   it('reports created ids, the failed record and the remaining file in plain text', async () => {
-    server = await petServer({ at: 3, reply: 'error400' });
+    const server = await petServer({ at: 3, reply: 'error400' });
     const dir = tempDir();
     const file = join(dir, 'p.ndjson');
     writeFileSync(file, SIX);
-    const r = await runCli(['pets', 'create', '--from-file', file], { env: env(server) });
+    const r = await runMain(['pets', 'create', '--from-file', file], { env: env(server) });
     expect(r.code).toBe(6);
     expect(r.stdout).toBe('101\tRex\t1\tavailable\n102\tKiwi\t2\tavailable\n');
     expect(r.stderr).toContain(
@@ -117,11 +114,11 @@ describe('pets create --from-file', () => {
   });
 
   it('never retries nor saves a record whose POST may have reached the server', async () => {
-    server = await petServer({ at: 2, reply: 'destroy' });
+    const server = await petServer({ at: 2, reply: 'destroy' });
     const dir = tempDir();
     const file = join(dir, 'p.ndjson');
     writeFileSync(file, SIX);
-    const r = await runCli(['pets', 'create', '--from-file', file, '--retries', '3'], { env: env(server) });
+    const r = await runMain(['pets', 'create', '--from-file', file, '--retries', '3'], { env: env(server) });
     expect(r.code).toBe(3);
     expect(posts(server)).toHaveLength(2);
     expect(r.stderr).toContain('stopped at record 2 of 6 (line 2), which may have been created');
@@ -141,7 +138,7 @@ describe('pets create --from-file', () => {
     const dir = tempDir();
     const file = join(dir, 'p.ndjson');
     writeFileSync(file, SIX);
-    const r = await runCli(['pets', 'create', '--from-file', file], {
+    const r = await runMain(['pets', 'create', '--from-file', file], {
       env: { PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1', PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
     });
     expect(r.code).toBe(3);
@@ -150,10 +147,10 @@ describe('pets create --from-file', () => {
   });
 
   it('reads a JSON array from stdin, prints one JSON array, keeps int64 exact', async () => {
-    server = await petServer();
+    const server = await petServer();
     const input =
       '[\n  {"name": "Big", "categoryId": 9223372036854775807},\n  {"name": "Small", "categoryId": -9223372036854775808, "status": "sold"}\n]\n';
-    const r = await runCli(['pets', 'create', '--from-file', '-', '--json'], { env: env(server), input });
+    const r = await runMain(['pets', 'create', '--from-file', '-', '--json'], { env: env(server), input });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('"categoryId": 9223372036854775807');
@@ -165,8 +162,10 @@ describe('pets create --from-file', () => {
   });
 
   it('saves what remains of stdin input in the temp directory, mode 0600', async () => {
-    server = await petServer({ at: 2, reply: 'error500' });
+    const server = await petServer({ at: 2, reply: 'error500' });
     const tmp = tempDir();
+    // Spawned: the temp directory comes from os.tmpdir(), which reads the process's own
+    // TMPDIR, not the environment main() is given, so in-process it would be the test's.
     const r = await runCli(['pets', 'create', '--from-file', '-'], { env: env(server, { TMPDIR: tmp }), input: SIX });
     expect(r.code).toBe(1);
     const files = readdirSync(tmp).filter((f) => f.startsWith('petstore-remaining-'));
@@ -178,7 +177,7 @@ describe('pets create --from-file', () => {
   });
 
   it('refuses invalid records with every problem and its line, and sends nothing', async () => {
-    server = await petServer();
+    const server = await petServer();
     const input = [
       '[',
       '  {"name": "Rex", "categoryId": 1},',
@@ -190,7 +189,7 @@ describe('pets create --from-file', () => {
       '  {"name": "Big", "categoryId": 9223372036854775808}',
       ']',
     ].join('\n');
-    const r = await runCli(['pets', 'create', '--from-file', '-'], { env: env(server), input });
+    const r = await runMain(['pets', 'create', '--from-file', '-'], { env: env(server), input });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(server.requests).toHaveLength(0);
@@ -208,11 +207,11 @@ describe('pets create --from-file', () => {
   });
 
   it('reports NDJSON syntax errors by line, blank lines allowed', async () => {
-    server = await petServer();
+    const server = await petServer();
     const dir = tempDir();
     const file = join(dir, 'bad.ndjson');
     writeFileSync(file, '{"name":"A","categoryId":1}\n\n{"name":"B","categoryId":}\n{"name":"C","categoryId":3}\n');
-    const r = await runCli(['pets', 'create', '--from-file', file], { env: env(server) });
+    const r = await runMain(['pets', 'create', '--from-file', file], { env: env(server) });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('1 invalid record; nothing was sent');
     expect(r.stderr).toContain('line 3: not valid JSON');
@@ -230,16 +229,16 @@ describe('pets create --from-file', () => {
     ],
     [['--from-file', '/nonexistent/pets.ndjson'], 'cannot read --from-file "/nonexistent/pets.ndjson": no such file'],
   ])('%j is a usage error and sends nothing', async (args, message) => {
-    server = await petServer();
-    const r = await runCli(['pets', 'create', ...args], { env: env(server) });
+    const server = await petServer();
+    const r = await runMain(['pets', 'create', ...args], { env: env(server) });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
     expect(server.requests).toHaveLength(0);
   });
 
   it('refuses empty input', async () => {
-    server = await petServer();
-    const r = await runCli(['pets', 'create', '--from-file', '-'], { env: env(server), input: '  \n' });
+    const server = await petServer();
+    const r = await runMain(['pets', 'create', '--from-file', '-'], { env: env(server), input: '  \n' });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('no records');
     expect(server.requests).toHaveLength(0);
@@ -255,7 +254,7 @@ describe('pets create --from-file', () => {
         { name: 'Beta', categoryId: 9, status: 'pending' },
       ]),
     );
-    const r = await runCli(['--env', 'sandbox', 'pets', 'create', '--from-file', file, '--output', 'ndjson'], {
+    const r = await runMain(['--env', 'sandbox', 'pets', 'create', '--from-file', file, '--output', 'ndjson'], {
       env: { PETSTORE_CONFIG_DIR: dir },
     });
     expect(r.code).toBe(0);

@@ -1,12 +1,13 @@
 /**
  * The `--all` progress line in a real terminal (tmux): shown on a TTY stderr, rewritten in
- * place, erased at the end; never written when stderr is piped.
+ * place, erased at the end; never written when stderr is piped (in-process, `runMain`).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startPagingServer, type PagingServer } from '../helpers/paging-server.js';
-import { baseEnv, CLI, runCli } from '../helpers/run-cli.js';
+import { baseEnv, CLI } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { startTmux, type TmuxSession } from '../helpers/tmux.js';
 
@@ -51,7 +52,7 @@ describe('pets list --all progress', () => {
 
   it('writes no progress when stderr is piped', async () => {
     server = await startPagingServer({ pages: 4, perPage: 5, delayMs: 50 });
-    const r = await runCli(['pets', 'list', '--all'], {
+    const r = await runMain(['pets', 'list', '--all'], {
       env: { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
     });
     expect(r.code).toBe(0);

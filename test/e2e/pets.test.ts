@@ -1,6 +1,8 @@
 /**
- * `pets list|create|get` and `sandbox reset` against the embedded sandbox (`--env sandbox`),
- * the built CLI run as child processes over a temp config directory.
+ * `pets list|create|get` and `sandbox reset` against the embedded sandbox (`--env sandbox`)
+ * over a temp config directory. Each run starts its own embedded sandbox on the data file,
+ * in-process (`runMain`); only the race of parallel creates spawns the built CLI, since
+ * separate processes writing one file is what it tests.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -8,6 +10,7 @@ import { join } from 'node:path';
 import { parse as losslessParse, isLosslessNumber } from 'lossless-json';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -34,9 +37,14 @@ const HAS_JQ = (() => {
   }
 })();
 
-/** Runs `petstore --env sandbox ...args` with `dir` as its config directory. */
+/** Runs `petstore --env sandbox ...args` in-process with `dir` as its config directory. */
 function sandbox(dir: string, args: string[], env: Record<string, string> = {}) {
-  return runCli(['--env', 'sandbox', ...args], { env: { PETSTORE_CONFIG_DIR: dir, ...env } });
+  return runMain(['--env', 'sandbox', ...args], { env: { PETSTORE_CONFIG_DIR: dir, ...env } });
+}
+
+/** The same, as a process of its own (the built CLI). */
+function sandboxProcess(dir: string, args: string[]) {
+  return runCli(['--env', 'sandbox', ...args], { env: { PETSTORE_CONFIG_DIR: dir } });
 }
 
 afterAll(() => removeTempDirs());
@@ -150,7 +158,7 @@ describe.concurrent('listing the seed (one shared, read-only sandbox)', () => {
 });
 
 describe.concurrent('creating pets (a sandbox of its own per test)', () => {
-  it('create then get in another process returns the same animal; default status is available', async () => {
+  it('create then get in a later run returns the same animal; default status is available', async () => {
     const dir = tempDir();
     const created = await sandbox(dir, [
       'pets',
@@ -190,7 +198,7 @@ describe.concurrent('creating pets (a sandbox of its own per test)', () => {
     const dir = tempDir();
     expect((await sandbox(dir, ['pets', 'create', '--name', 'Temp', '--category-id', '1'])).code).toBe(0);
     expect((await sandbox(dir, ['pets', 'list'])).stdout.split('\n')).toHaveLength(12);
-    const reset = await runCli(['sandbox', 'reset'], { env: { PETSTORE_CONFIG_DIR: dir } });
+    const reset = await runMain(['sandbox', 'reset'], { env: { PETSTORE_CONFIG_DIR: dir } });
     expect(reset.code).toBe(0);
     expect(reset.stdout).toBe('');
     expect(reset.stderr).toContain('10 seed pets');
@@ -227,7 +235,7 @@ describe.concurrent('creating pets (a sandbox of its own per test)', () => {
     expect(JSON.parse(wrong.stderr.trim())).toMatchObject({ code: 'config', status: 0 });
     expect(readFileSync(file, 'utf8')).toBe('{"pets": "none"}');
 
-    expect((await runCli(['sandbox', 'reset'], { env: { PETSTORE_CONFIG_DIR: dir } })).code).toBe(0);
+    expect((await runMain(['sandbox', 'reset'], { env: { PETSTORE_CONFIG_DIR: dir } })).code).toBe(0);
     expect((await sandbox(dir, ['pets', 'list'])).stdout).toBe(SEED_TSV.join('\n') + '\n');
   });
 
@@ -236,7 +244,7 @@ describe.concurrent('creating pets (a sandbox of its own per test)', () => {
     expect((await sandbox(dir, ['pets', 'list', '--limit', '1'])).code).toBe(0);
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        sandbox(dir, ['pets', 'create', '--name', `Par${i}`, '--category-id', String(100 + i), '-o', 'ndjson']),
+        sandboxProcess(dir, ['pets', 'create', '--name', `Par${i}`, '--category-id', String(100 + i), '-o', 'ndjson']),
       ),
     );
     for (const r of results) {

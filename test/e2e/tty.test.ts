@@ -1,12 +1,14 @@
 /**
  * `petstore` in a real terminal: tmux gives the CLI a pseudo-terminal for stdin, stdout
  * and stderr, and lets the test type keys and read the screen. Each test uses its own
- * tmux server (`-L`, a private socket) and kills it afterwards.
+ * tmux server (`-L`, a private socket) and kills it afterwards. Setup steps and piped
+ * runs need no terminal and run in-process (`runMain`).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, registerSecret, runCli } from '../helpers/run-cli.js';
+import { CLI, registerSecret } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { startTmux, type TmuxSession } from '../helpers/tmux.js';
@@ -53,7 +55,7 @@ function openTerminal(args: string[], env: Record<string, string>): TmuxSession 
 async function stagingConfig(): Promise<{ file: string; env: Record<string, string> }> {
   const dir = join(tempDir(), 'cfg');
   const env = { PETSTORE_CONFIG_DIR: dir, HOME: dir };
-  expect((await runCli(['config', 'set', 'staging.baseUrl', staging.baseUrl], { env })).code).toBe(0);
+  expect((await runMain(['config', 'set', 'staging.baseUrl', staging.baseUrl], { env })).code).toBe(0);
   return { file: join(dir, 'config.json'), env };
 }
 
@@ -116,7 +118,7 @@ describe('auth login in a terminal', () => {
   it('a command against staging says so on stderr, so nobody mistakes it for production', async () => {
     const { file, env } = await stagingConfig();
     expect(
-      (await runCli(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: STAGING_KEY })).code,
+      (await runMain(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: STAGING_KEY })).code,
     ).toBe(0);
     expect(existsSync(file)).toBe(true);
     const t = openTerminal(['--env', 'staging', 'pets', 'list'], env);
@@ -124,7 +126,7 @@ describe('auth login in a terminal', () => {
     expect(done).toContain(`env: staging (${staging.baseUrl})`);
     expect(done).toContain('EXIT=0');
     // Piped (no terminal), the same run prints nothing on stderr.
-    const piped = await runCli(['--env', 'staging', 'pets', 'list'], { env });
+    const piped = await runMain(['--env', 'staging', 'pets', 'list'], { env });
     expect(piped).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 });
