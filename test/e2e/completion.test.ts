@@ -1,20 +1,21 @@
 /**
  * `petstore completion bash|zsh|fish` end to end: the bash script is loaded into a real
  * bash and its completion function asked for candidates; the zsh and fish scripts are
- * checked for the same commands, flags and values.
+ * checked for the same commands, flags and values. The scripts are generated in-process
+ * (runMain); the built CLI's script in a real interactive bash is completion-tmux.test.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 let bashScript = '';
 let scriptFile = '';
 
 beforeAll(async () => {
-  const r = await runCli(['completion', 'bash']);
+  const r = await runMain(['completion', 'bash']);
   expect(r.code).toBe(0);
   expect(r.stderr).toBe('');
   bashScript = r.stdout;
@@ -80,9 +81,9 @@ describe('completion bash', () => {
   });
 });
 
-describe('completion zsh and fish', () => {
+describe.concurrent('completion zsh and fish', () => {
   it('zsh loads bash completion through bashcompinit and carries the same function', async () => {
-    const r = await runCli(['completion', 'zsh']);
+    const r = await runMain(['completion', 'zsh']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('autoload -U +X bashcompinit && bashcompinit');
     expect(r.stdout).toContain('__petstore_complete()');
@@ -91,7 +92,7 @@ describe('completion zsh and fish', () => {
   });
 
   it('fish completes commands, subcommands, flags and values', async () => {
-    const r = await runCli(['completion', 'fish']);
+    const r = await runMain(['completion', 'fish']);
     expect(r.code).toBe(0);
     const s = r.stdout;
     expect(s).toContain("complete -c petstore -n '__fish_use_subcommand' -a pets");
@@ -108,7 +109,7 @@ describe('completion zsh and fish', () => {
   });
 
   it('refuses an unknown shell with exit 2', async () => {
-    const r = await runCli(['completion', 'powershell']);
+    const r = await runMain(['completion', 'powershell']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain("'powershell' is invalid");

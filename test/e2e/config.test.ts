@@ -1,12 +1,12 @@
 /**
  * The config file end to end (cli-contract.md "The config file"): location, modes,
  * corruption handling, the permission warning, and `config get|set|unset|list|path`
- * through the built CLI with real temp directories.
+ * through the CLI in-process (runMain) with real temp directories.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -20,15 +20,15 @@ function freshConfig(): { dir: string; file: string; env: Record<string, string>
 
 const mode = (path: string): number => statSync(path).mode & 0o777;
 
-describe('config file location and modes', () => {
+describe.concurrent('config file location and modes', () => {
   it('creates the file 0600 in a 0700 folder, as JSON petstore can read back', async () => {
     const { dir, file, env } = freshConfig();
-    const set = await runCli(['config', 'set', 'staging.baseUrl', 'https://staging.example.com/v1'], { env });
+    const set = await runMain(['config', 'set', 'staging.baseUrl', 'https://staging.example.com/v1'], { env });
     expect(set).toMatchObject({ code: 0, stdout: '' });
     expect(mode(dir)).toBe(0o700);
     expect(mode(file)).toBe(0o600);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ staging: { baseUrl: 'https://staging.example.com/v1' } });
-    const get = await runCli(['config', 'get', 'staging.baseUrl'], { env });
+    const get = await runMain(['config', 'get', 'staging.baseUrl'], { env });
     expect(get).toMatchObject({ code: 0, stdout: 'https://staging.example.com/v1\n', stderr: '' });
   });
 
@@ -36,9 +36,9 @@ describe('config file location and modes', () => {
     const xdg = tempDir();
     const home = tempDir();
     const env = { XDG_CONFIG_HOME: xdg, HOME: home };
-    const path = await runCli(['config', 'path'], { env });
+    const path = await runMain(['config', 'path'], { env });
     expect(path).toMatchObject({ code: 0, stdout: `${join(xdg, 'petstore', 'config.json')}\n`, stderr: '' });
-    const set = await runCli(['config', 'set', 'environment', 'staging'], { env });
+    const set = await runMain(['config', 'set', 'environment', 'staging'], { env });
     expect(set.code).toBe(0);
     const file = join(xdg, 'petstore', 'config.json');
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ environment: 'staging' });
@@ -50,7 +50,7 @@ describe('config file location and modes', () => {
 
   it('falls back to ~/.config/petstore/config.json without XDG_CONFIG_HOME', async () => {
     const home = tempDir();
-    const r = await runCli(['config', 'path'], { env: { HOME: home } });
+    const r = await runMain(['config', 'path'], { env: { HOME: home } });
     expect(r).toMatchObject({ code: 0, stdout: `${join(home, '.config', 'petstore', 'config.json')}\n`, stderr: '' });
   });
 
@@ -58,7 +58,7 @@ describe('config file location and modes', () => {
     const xdg = tempDir();
     mkdirSync(join(xdg, 'petstore'), { mode: 0o755 });
     chmodSync(join(xdg, 'petstore'), 0o755);
-    const r = await runCli(['config', 'set', 'environment', 'sandbox'], { env: { XDG_CONFIG_HOME: xdg, HOME: xdg } });
+    const r = await runMain(['config', 'set', 'environment', 'sandbox'], { env: { XDG_CONFIG_HOME: xdg, HOME: xdg } });
     expect(r.code).toBe(0);
     expect(mode(join(xdg, 'petstore'))).toBe(0o700);
   });
@@ -68,18 +68,18 @@ describe('config file location and modes', () => {
     mkdirSync(dir, { mode: 0o700 });
     writeFileSync(file, JSON.stringify({ environment: 'staging' }));
     chmodSync(file, 0o644);
-    const r = await runCli(['config', 'get', 'environment'], { env });
+    const r = await runMain(['config', 'get', 'environment'], { env });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('staging\n');
     expect(r.stderr).toContain(`warning: the config file ${file} can be read by other users (mode 0644)`);
     expect(r.stderr).toContain(`chmod 600 ${file}`);
     chmodSync(file, 0o600);
-    const quiet = await runCli(['config', 'get', 'environment'], { env });
+    const quiet = await runMain(['config', 'get', 'environment'], { env });
     expect(quiet).toMatchObject({ code: 0, stderr: '' });
   });
 });
 
-describe('a corrupt config file', () => {
+describe.concurrent('a corrupt config file', () => {
   const cases: [string, string, RegExp][] = [
     ['truncated JSON', '{"environment": "stag', /is not valid JSON/],
     ['an empty file', '', /is not valid JSON \(the file is empty\)/],
@@ -111,7 +111,7 @@ describe('a corrupt config file', () => {
         ['pets', 'list'],
       ];
       for (const args of commands) {
-        const r = await runCli(args, { env, input: 'abcdef1234567890\n' });
+        const r = await runMain(args, { env, input: 'abcdef1234567890\n' });
         expect(r.code, args.join(' ')).toBe(2);
         expect(r.stdout, args.join(' ')).toBe('');
         expect(r.stderr, args.join(' ')).toContain(file);
@@ -128,7 +128,7 @@ describe('a corrupt config file', () => {
     const { dir, file, env } = freshConfig();
     mkdirSync(dir, { mode: 0o700 });
     writeFileSync(file, '{oops', { mode: 0o600 });
-    const r = await runCli(['config', 'list', '--json'], { env });
+    const r = await runMain(['config', 'list', '--json'], { env });
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stderr)).toMatchObject({ code: 'config', status: 0 });
   });
@@ -145,10 +145,10 @@ describe('a corrupt config file', () => {
       mkdirSync(dir, { mode: 0o700 });
       writeFileSync(file, '{"environment": ', { mode: 0o600 });
       const before = readFileSync(file);
-      expect((await runCli(['--help'], { env })).code).toBe(0);
-      expect((await runCli(['--version'], { env })).code).toBe(0);
-      expect(await runCli(['config', 'path'], { env })).toMatchObject({ code: 0, stdout: `${file}\n`, stderr: '' });
-      const run = await runCli(['pets', 'list'], {
+      expect((await runMain(['--help'], { env })).code).toBe(0);
+      expect((await runMain(['--version'], { env })).code).toBe(0);
+      expect(await runMain(['config', 'path'], { env })).toMatchObject({ code: 0, stdout: `${file}\n`, stderr: '' });
+      const run = await runMain(['pets', 'list'], {
         env: {
           ...env,
           PETSTORE_ENV: 'staging',
@@ -159,21 +159,21 @@ describe('a corrupt config file', () => {
       expect(run).toMatchObject({ code: 0, stdout: '', stderr: '' });
       expect(server.requests.at(-1)?.headers.authorization).toBe('Bearer env-key-for-corrupt-test');
       // Without PETSTORE_ENV too: nothing is needed from the file.
-      const noEnv = await runCli(['pets', 'list', '--json'], {
+      const noEnv = await runMain(['pets', 'list', '--json'], {
         env: { ...env, PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: 'env-key-for-corrupt-test' },
       });
       expect(noEnv).toMatchObject({ code: 0, stdout: '[]\n', stderr: '' });
       expect(server.requests).toHaveLength(2);
-      expect((await runCli(['--env', 'sandbox', 'pets', 'list', '--limit', '1'], { env })).code).toBe(0);
+      expect((await runMain(['--env', 'sandbox', 'pets', 'list', '--limit', '1'], { env })).code).toBe(0);
       expect(readFileSync(file).equals(before)).toBe(true);
     });
   });
 });
 
-describe('config set/get/unset', () => {
+describe.concurrent('config set/get/unset', () => {
   it('refuses an unknown key with exit 2, listing the known keys, and writes nothing', async () => {
     const { file, env } = freshConfig();
-    const r = await runCli(['config', 'set', 'timeout', '5'], { env });
+    const r = await runMain(['config', 'set', 'timeout', '5'], { env });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain(
@@ -184,7 +184,7 @@ describe('config set/get/unset', () => {
 
   it('refuses an API key through config set, pointing at auth login (exit 2)', async () => {
     const { file, env } = freshConfig();
-    const r = await runCli(['config', 'set', 'production.apiKey', 'not-a-real-key-000'], {
+    const r = await runMain(['config', 'set', 'production.apiKey', 'not-a-real-key-000'], {
       env,
       secrets: ['not-a-real-key-000'],
     });
@@ -200,7 +200,7 @@ describe('config set/get/unset', () => {
     ['production.baseUrl', 'not a url', /not a URL/],
   ])('refuses %s %j with exit 2 and writes nothing', async (key, value, message) => {
     const { file, env } = freshConfig();
-    const r = await runCli(['config', 'set', key, value], { env });
+    const r = await runMain(['config', 'set', key, value], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(existsSync(file)).toBe(false);
@@ -208,7 +208,7 @@ describe('config set/get/unset', () => {
 
   it('warns, but stores, a base URL without /v1', async () => {
     const { file, env } = freshConfig();
-    const r = await runCli(['config', 'set', 'production.baseUrl', 'https://api.example.com/'], { env });
+    const r = await runMain(['config', 'set', 'production.baseUrl', 'https://api.example.com/'], { env });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("does not end in the API's version segment /v1");
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ production: { baseUrl: 'https://api.example.com' } });
@@ -216,40 +216,40 @@ describe('config set/get/unset', () => {
 
   it('get prints the default for environment, exits 1 for an unset base URL; unset is idempotent', async () => {
     const { file, env } = freshConfig();
-    expect(await runCli(['config', 'get', 'environment'], { env })).toMatchObject({ code: 0, stdout: 'production\n' });
-    const json = await runCli(['config', 'get', 'environment', '--json'], { env });
+    expect(await runMain(['config', 'get', 'environment'], { env })).toMatchObject({ code: 0, stdout: 'production\n' });
+    const json = await runMain(['config', 'get', 'environment', '--json'], { env });
     expect(JSON.parse(json.stdout)).toEqual({ key: 'environment', value: 'production', source: 'default' });
-    const unset = await runCli(['config', 'get', 'staging.baseUrl'], { env });
+    const unset = await runMain(['config', 'get', 'staging.baseUrl'], { env });
     expect(unset).toMatchObject({ code: 1, stdout: '' });
     expect(unset.stderr).toContain('staging.baseUrl is not set');
 
-    await runCli(['config', 'set', 'environment', 'sandbox'], { env });
-    await runCli(['config', 'set', 'staging.baseUrl', 'http://127.0.0.1:9/v1'], { env });
-    expect(await runCli(['config', 'get', 'environment'], { env })).toMatchObject({ code: 0, stdout: 'sandbox\n' });
-    expect((await runCli(['config', 'unset', 'environment'], { env })).code).toBe(0);
-    expect((await runCli(['config', 'unset', 'environment'], { env })).code).toBe(0);
-    expect((await runCli(['config', 'unset', 'staging.baseUrl'], { env })).code).toBe(0);
+    await runMain(['config', 'set', 'environment', 'sandbox'], { env });
+    await runMain(['config', 'set', 'staging.baseUrl', 'http://127.0.0.1:9/v1'], { env });
+    expect(await runMain(['config', 'get', 'environment'], { env })).toMatchObject({ code: 0, stdout: 'sandbox\n' });
+    expect((await runMain(['config', 'unset', 'environment'], { env })).code).toBe(0);
+    expect((await runMain(['config', 'unset', 'environment'], { env })).code).toBe(0);
+    expect((await runMain(['config', 'unset', 'staging.baseUrl'], { env })).code).toBe(0);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({});
-    expect(await runCli(['config', 'get', 'environment'], { env })).toMatchObject({ code: 0, stdout: 'production\n' });
-    expect((await runCli(['config', 'get', 'production.apiKey'], { env })).code).toBe(2);
+    expect(await runMain(['config', 'get', 'environment'], { env })).toMatchObject({ code: 0, stdout: 'production\n' });
+    expect((await runMain(['config', 'get', 'production.apiKey'], { env })).code).toBe(2);
   });
 
   it('keeps keys it does not know', async () => {
     const { dir, file, env } = freshConfig();
     mkdirSync(dir, { mode: 0o700 });
     writeFileSync(file, JSON.stringify({ future: { setting: true } }), { mode: 0o600 });
-    expect((await runCli(['config', 'set', 'environment', 'staging'], { env })).code).toBe(0);
+    expect((await runMain(['config', 'set', 'environment', 'staging'], { env })).code).toBe(0);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ future: { setting: true }, environment: 'staging' });
   });
 });
 
-describe('config list', () => {
+describe.concurrent('config list', () => {
   it('shows each effective setting with its source: flag, env var, file, default', async () => {
     const { env } = freshConfig();
-    await runCli(['config', 'set', 'production.baseUrl', 'https://api.example.com/v1'], { env });
-    await runCli(['config', 'set', 'staging.baseUrl', 'https://staging.example.com/v1'], { env });
+    await runMain(['config', 'set', 'production.baseUrl', 'https://api.example.com/v1'], { env });
+    await runMain(['config', 'set', 'staging.baseUrl', 'https://staging.example.com/v1'], { env });
 
-    const defaults = await runCli(['config', 'list'], { env });
+    const defaults = await runMain(['config', 'list'], { env });
     expect(defaults.code).toBe(0);
     expect(defaults.stdout).toBe(
       [
@@ -262,7 +262,7 @@ describe('config list', () => {
       ].join('\n'),
     );
 
-    const viaEnv = await runCli(['config', 'list', '--json'], {
+    const viaEnv = await runMain(['config', 'list', '--json'], {
       env: {
         ...env,
         PETSTORE_ENV: 'staging',
@@ -284,7 +284,7 @@ describe('config list', () => {
       { key: 'staging.key', value: '****9876', source: 'env', from: 'PETSTORE_API_KEY' },
     ]);
 
-    const viaFlag = await runCli(
+    const viaFlag = await runMain(
       ['--env', 'production', '--base-url', 'http://127.0.0.1:8/v1', 'config', 'list', '--output', 'ndjson'],
       {
         env: { ...env, PETSTORE_ENV: 'staging' },

@@ -1,16 +1,18 @@
 /**
  * Help that teaches: examples in every command's help, `petstore help COMMAND...`, and
- * suggestions for a mistyped command or flag (exit 2, nothing sent).
+ * suggestions for a mistyped command or flag (exit 2, nothing sent). In-process (runMain);
+ * one spawned run checks that the built bundle prints the same help (the fast path of
+ * `--help` alone is test/e2e/fast-path.test.ts).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { serverPool } from '../helpers/test-server.js';
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
+const { start: startServer, closeAll } = serverPool();
+afterAll(async () => {
+  await closeAll();
   removeTempDirs();
 });
 
@@ -26,9 +28,9 @@ const COMMANDS = [
   ['help'],
 ];
 
-describe('help', () => {
+describe.concurrent('help', () => {
   it.each(COMMANDS)('`%s --help` shows two or three examples', async (...words) => {
-    const r = await runCli([...words, '--help']);
+    const r = await runMain([...words, '--help']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain(`Usage: petstore ${words.join(' ')}`);
@@ -39,21 +41,30 @@ describe('help', () => {
   });
 
   it.each(COMMANDS)('`petstore help %s` prints the same help', async (...words) => {
-    const viaHelp = await runCli(['help', ...words]);
-    const viaFlag = await runCli([...words, '--help']);
+    const viaHelp = await runMain(['help', ...words]);
+    const viaFlag = await runMain([...words, '--help']);
     expect(viaHelp.code).toBe(0);
     expect(viaHelp.stdout).toBe(viaFlag.stdout);
   });
 
+  it('the built CLI prints the same help as the sources', async () => {
+    const args = ['help', 'pets', 'create'];
+    const [built, inProcess] = await Promise.all([runCli(args), runMain(args)]);
+    expect(built.code).toBe(0);
+    expect(built.stderr).toBe('');
+    expect(built.stdout).toContain('Usage: petstore pets create');
+    expect(built.stdout).toBe(inProcess.stdout);
+  });
+
   it('`petstore help` alone prints the program help', async () => {
-    const r = await runCli(['help']);
+    const r = await runMain(['help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Usage: petstore [options] [command]');
     expect(r.stdout).toContain('completion');
   });
 
   it('`petstore help` with an unknown command is a usage error', async () => {
-    const r = await runCli(['help', 'pets', 'lst']);
+    const r = await runMain(['help', 'pets', 'lst']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('unknown command "pets lst"');
@@ -61,7 +72,7 @@ describe('help', () => {
   });
 });
 
-describe('suggestions', () => {
+describe.concurrent('suggestions', () => {
   it.each([
     [['pets', 'lst'], "unknown command 'lst'", '(Did you mean list?)'],
     [['pet', 'list'], "unknown command 'pet'", '(Did you mean pets?)'],
@@ -72,8 +83,8 @@ describe('suggestions', () => {
       '(Did you mean --category-id?)',
     ],
   ])('%j suggests the closest name, exit 2, nothing sent', async (args, error, suggestion) => {
-    server = await startTestServer();
-    const r = await runCli(args, {
+    const server = await startServer();
+    const r = await runMain(args, {
       env: {
         PETSTORE_BASE_URL: server.baseUrl,
         PETSTORE_API_KEY: 'key-help-0123456789',
@@ -88,7 +99,7 @@ describe('suggestions', () => {
   });
 
   it('carries the suggestion in the JSON error with --json', async () => {
-    const r = await runCli(['--json', 'pets', 'lst']);
+    const r = await runMain(['--json', 'pets', 'lst']);
     expect(r.code).toBe(2);
     const err = JSON.parse(r.stderr.trim()) as { code: string; message: string; status: number };
     expect(err).toMatchObject({ code: 'usage', status: 0 });

@@ -3,7 +3,7 @@
  * deprecation warning of `pets get`, and colour when piped (FORCE_COLOR, NO_COLOR).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 function run(srv: TestServer, args: string[], env: Record<string, string> = {}) {
-  return runCli(args, {
+  return runMain(args, {
     env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY, ...env },
   });
 }

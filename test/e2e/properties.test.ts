@@ -1,9 +1,10 @@
 /**
  * Property-based tests of the input rules (cli-contract.md "Input rules"): for random and
- * tricky strings as `--limit`, `--status`, a pet ID and `--category-id`, the built CLI
- * never crashes, exits 0 exactly when the contract allows the value and 2 otherwise,
- * names the flag when it refuses, and sends nothing when it refuses. The parse functions
- * of src/input.ts are also checked in-process with many more runs.
+ * tricky strings as `--limit`, `--status`, a pet ID and `--category-id`, the CLI never
+ * crashes, exits 0 exactly when the contract allows the value and 2 otherwise, names the
+ * flag when it refuses, and sends nothing when it refuses. The CLI runs in-process
+ * (runMain), which affords many runs; two spawned runs check the built CLI as a process.
+ * The parse functions of src/input.ts are also checked directly with more runs still.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,12 +12,13 @@ import { INT64_MAX, INT64_MIN, PET_STATUSES } from '../../src/api/constants.js';
 import { UsageError } from '../../src/errors.js';
 import { parseInt64, parseLimit, parseStatus } from '../../src/input.js';
 import { startTestServer, type TestServer } from '../helpers/fault-server.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCli, type CliResult } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 const KEY = 'pst_props_Zr7Vn3Qw9Lk2Hs';
-/** Each CLI run spawns a process (~0.3 s), so the end-to-end properties run modestly. */
-const CLI_RUNS = 30;
+/** Runs of each end-to-end property: in-process a run costs a few milliseconds (spawned, ~0.3 s). */
+const CLI_RUNS = 100;
 /** Fixed cases run on top of the random ones, so both outcomes are always exercised. */
 const examples = (...values: string[]): { examples: [string][] } => ({ examples: values.map((v) => [v] as [string]) });
 
@@ -154,17 +156,21 @@ function statusOk(v: string): boolean {
 
 // ---- end to end ---------------------------------------------------------------------
 
+/** runMain or runCli. */
+type Runner = (args: string[], opts: { env: Record<string, string> }) => Promise<CliResult>;
+
 async function check(
   args: string[],
   valid: boolean,
   flag: string,
   expectSent: (url: string, body: string) => void,
+  runner: Runner = runMain,
 ): Promise<void> {
   server.requests.length = 0;
-  const r = await runCli(args, {
+  const r = await runner(args, {
     env: { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: configDir },
   });
-  expect(r.signal).toBeNull();
+  expect(r.signal).toBeNull(); // a spawned CLI that crashed; in-process, main() would reject
   expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
   if (valid) {
     expect(r.code, r.stderr).toBe(0);
@@ -234,7 +240,26 @@ describe('the CLI on random input: exit 0 or 2, nothing sent on 2', () => {
   });
 });
 
-// ---- in process ---------------------------------------------------------------------
+describe('the built CLI as a process', () => {
+  // What a process adds to the runs above: the values cross argv (encoded for the OS,
+  // decoded again by Node) and reach the bundled parsers in dist/, and a crash would
+  // show as a signal. Two runs: an int64 above 2^53 that must arrive exact, and
+  // non-ASCII digits that must be refused.
+  it('sends an int64 above 2^53 exactly and refuses non-ASCII digits', async () => {
+    await check(
+      ['pets', 'create', '--name', 'Rex', '--category-id=9007199254740993', '--json'],
+      true,
+      '--category-id',
+      (_url, body) => {
+        expect(body).toBe('{"name":"Rex","categoryId":9007199254740993}');
+      },
+      runCli,
+    );
+    await check(['pets', 'list', '--limit=١٠'], false, '--limit', () => undefined, runCli);
+  });
+});
+
+// ---- the parsers alone --------------------------------------------------------------
 
 function outcome<T>(fn: () => T): T | UsageError {
   try {

@@ -4,7 +4,7 @@
  * (cli-contract.md "Environments").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type Handler } from '../helpers/test-server.js';
 
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 function run(args: string[], env: Record<string, string | undefined>) {
-  return runCli(args, { env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_API_KEY: KEY, ...env } });
+  return runMain(args, { env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_API_KEY: KEY, ...env } });
 }
 
 /** Answers createPet like a server would: 201 with the body plus an id, as raw text. */
