@@ -41,6 +41,8 @@ export const ERROR_CODES = [
   'invalid_response',
   'interrupted',
   'max_pages',
+  'not_in_list',
+  'not_in_first_page',
   'not_set',
   'listen',
   'internal',

@@ -62,7 +62,7 @@ export async function runCreateFromFile(ctx: Context, file: string): Promise<num
   const records = await readRecords(ctx, file);
   const { client } = await ctx.connect();
   const out = new RecordStream(ctx.io, ctx.output);
-  const deprecation = new DeprecationReporter((m) => ctx.warn(m));
+  const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
   const result: SendResult = { created: [], failure: undefined };
   try {
     for (const [index, record] of records.entries()) {

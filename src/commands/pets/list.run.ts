@@ -38,7 +38,7 @@ export function fullPageWithoutLinkWarning(size: number): string {
  */
 export async function runList(ctx: Context, options: ListOptions): Promise<number> {
   const { client } = await ctx.connect();
-  const deprecation = new DeprecationReporter((m) => ctx.warn(m));
+  const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
   if (options.all) return listAll(ctx, options, deprecation);
   const res = await client.listPets(options.query);
   deprecation.observeAndFlush(res.headers, 'listPets (GET /pets)');
