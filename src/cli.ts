@@ -16,6 +16,11 @@ export interface MainDeps {
   io?: Io;
   /** Aborted on Ctrl-C (or SIGTERM). */
   signal?: AbortSignal;
+  /**
+   * The clock: what `ctx.now()` answers (deprecation dates, the Sunset of getPet). Defaults
+   * to the real one; tests pass another to run on a given day.
+   */
+  now?: () => Date;
 }
 
 /**
@@ -28,6 +33,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     io,
     env: deps.env,
     signal: deps.signal ?? new AbortController().signal,
+    now: deps.now ?? (() => new Date()),
     cleanups: [],
     jsonErrors: guessJsonErrors(argv),
     warned: new Set(),

@@ -38,6 +38,8 @@ export interface Context {
   globals: GlobalOptions;
   /** Aborted on Ctrl-C (or SIGTERM). */
   signal: AbortSignal;
+  /** The current time (the real clock unless `main` was given another). */
+  now: () => Date;
   /** The config store, loaded on first call. */
   loadConfig: LoadConfig;
   /**
@@ -59,8 +61,12 @@ export interface Context {
   createTransport(apiKey: string | undefined, options?: TransportChoices): Promise<HttpTransport>;
   /** Registers work to run when the command ends (close servers, sockets). */
   defer(fn: () => Promise<void> | void): void;
-  /** Writes `warning: message` on stderr (once per message). */
-  warn(message: string): void;
+  /**
+   * Writes `warning: message` on stderr (once per message). With `wrap`, the text form is
+   * wrapped at word boundaries so that no line, the `warning: ` prefix included, is wider
+   * than `wrap` columns; the JSON form (`--output json|ndjson`) keeps the message whole.
+   */
+  warn(message: string, opts?: { wrap?: number }): void;
   /** Writes a note on stderr, only when stderr is a terminal (notes are for people). */
   note(message: string): void;
   /** The render mode: the chosen `--output`, with `table` becoming `tsv` when stdout is not a TTY. */

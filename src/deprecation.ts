@@ -103,9 +103,15 @@ export class DeprecationReporter {
   private info: DeprecationInfo | undefined;
   private printed = false;
 
+  /**
+   * @param warn prints one warning line (without the `warning:` prefix).
+   * @param now the clock the days remaining are counted from.
+   * @param describe words the warning (default `describeDeprecation`).
+   */
   constructor(
     private readonly warn: (message: string) => void,
     private readonly now: () => Date = () => new Date(),
+    private readonly describe: (info: DeprecationInfo, now: Date) => string = describeDeprecation,
   ) {}
 
   /** Records what the CLI itself knows (command metadata); printed by `flush`. */
@@ -145,7 +151,7 @@ export class DeprecationReporter {
   flush(): void {
     if (this.printed || this.info === undefined) return;
     this.printed = true;
-    this.warn(describeDeprecation(this.info, this.now()));
+    this.warn(this.describe(this.info, this.now()));
   }
 
   /** Observes a response and prints at once (for commands that send many requests). */

@@ -10,12 +10,15 @@ import { UsageError } from './errors.js';
 import type { GlobalOptions } from './global-options.js';
 import type { Io } from './io.js';
 import { escapeJsonText, escapeKeepingLines } from './render/escape.js';
+import { wrapWords } from './render/wrap.js';
 
 /** What one run shares between `main` and its Context. */
 export interface RunState {
   io: Io;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
+  /** The clock (`MainDeps.now`). */
+  now: () => Date;
   /** Run in reverse order when the command ends. */
   cleanups: (() => Promise<void> | void)[];
   /** Whether stderr carries JSON objects (`--output json|ndjson`). */
@@ -42,6 +45,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     env,
     globals,
     signal: state.signal,
+    now: state.now,
     loadConfig,
     settings: async (scope) => {
       const { resolveSettings } = await import('./config/settings.js');
@@ -69,11 +73,15 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     defer: (fn) => state.cleanups.push(fn),
     // With --output json|ndjson every stderr line is one JSON object, so a script can parse
     // stderr line by line; the error, when there is one, is the last line.
-    warn: (message) => {
+    warn: (message, opts) => {
       if (state.warned.has(message)) return;
       state.warned.add(message);
       if (state.jsonErrors) io.stderr.write(escapeJsonText(JSON.stringify({ level: 'warning', message })) + '\n');
-      else io.stderr.write(`${io.colorErr.yellow('warning:')} ${escapeKeepingLines(message)}\n`);
+      else {
+        // `warning: ` takes 9 columns of the first line.
+        const text = opts?.wrap === undefined ? message : wrapWords(message, opts.wrap, 9);
+        io.stderr.write(`${io.colorErr.yellow('warning:')} ${escapeKeepingLines(text)}\n`);
+      }
     },
     note: (message) => {
       if (!io.stderrIsTTY) return;
@@ -127,7 +135,8 @@ function unreachableHint({ environment, baseUrl }: Connection): string {
 
 /**
  * Starts the embedded sandbox on 127.0.0.1 (stopped when the command ends) and returns its
- * base URL and key. `PETSTORE_BASE_URL` and `PETSTORE_API_KEY` are for remote
+ * base URL and key. `PETSTORE_SANDBOX_WITHOUT_GET_PET=1` makes it play the API after
+ * getPet's removal (410 Gone). `PETSTORE_BASE_URL` and `PETSTORE_API_KEY` are for remote
  * environments: the embedded server's own URL and key are used, so a real key never goes to it.
  * @throws UsageError with `--base-url`; ConfigError when the data file is unreadable (read
  * before serving, so it is exit 2 with its path and the reset hint, not a 500).
@@ -143,10 +152,15 @@ async function startEmbeddedSandbox(ctx: Context): Promise<Omit<Connection, 'env
   ]);
   const store = new SandboxStore(sandboxDataFile(ctx.env));
   await store.read();
-  const sandbox = await startSandbox({ store });
+  const sandbox = await startSandbox({ store, withoutGetPet: isSet(ctx.env.PETSTORE_SANDBOX_WITHOUT_GET_PET) });
   ctx.defer(() => sandbox.close());
   return {
     baseUrl: { ok: true, value: sandbox.baseUrl, source: 'sandbox', from: 'sandbox' },
     apiKey: { ok: true, value: sandbox.apiKey, source: 'sandbox', from: 'sandbox' },
   };
+}
+
+/** A yes/no variable: set, and neither empty, `0` nor `false`. */
+function isSet(value: string | undefined): boolean {
+  return value !== undefined && value !== '' && value !== '0' && value !== 'false';
 }

@@ -4,7 +4,15 @@
  * naming the flag, the value and what is allowed. No floating point is ever involved
  * for integers, so int64 values stay exact.
  */
-import { INT64_MAX, INT64_MIN, LIMIT_MAX, LIMIT_MIN, PET_STATUSES, type PetStatus } from './api/constants.js';
+import {
+  INT64_MAX,
+  INT64_MIN,
+  LIMIT_MAX,
+  LIMIT_MIN,
+  MAX_PAGES_LIMIT,
+  PET_STATUSES,
+  type PetStatus,
+} from './api/constants.js';
 import { UsageError } from './errors.js';
 
 const DIGITS = /^[0-9]+$/;
@@ -53,6 +61,22 @@ export function parseInt64(raw: string, what: string): bigint {
   const value = BigInt(raw);
   if (value < INT64_MIN || value > INT64_MAX) throw refuse();
   return value;
+}
+
+/**
+ * Parses `--max-pages` (`pets list --all`, `pets get --via-list`): a whole number 1..10000.
+ * @throws UsageError otherwise.
+ */
+export function parseMaxPages(raw: string): number {
+  if (
+    !DIGITS.test(raw) ||
+    raw.replace(/^0+(?=\d)/, '').length > 5 ||
+    Number(raw) < 1 ||
+    Number(raw) > MAX_PAGES_LIMIT
+  ) {
+    throw new UsageError(`invalid --max-pages ${quote(raw)}: must be a whole number from 1 to ${MAX_PAGES_LIMIT}`);
+  }
+  return Number(raw);
 }
 
 /**

@@ -14,6 +14,11 @@ export const LIMIT_MIN = 1;
 export const LIMIT_MAX = 100;
 export const LIMIT_DEFAULT = 20;
 
+/** Default `--max-pages` (`pets list --all`, `pets get --via-list`): 1000 pages of 100 = 100 000 pets. */
+export const MAX_PAGES_DEFAULT = 1000;
+/** Largest `--max-pages`. */
+export const MAX_PAGES_LIMIT = 10_000;
+
 /** int64 range, spec §2 ("integer, format int64"). */
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;

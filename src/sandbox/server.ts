@@ -12,11 +12,14 @@
  *   `Link: <…/pets?…&cursor=OPAQUE>; rel="next"` (RFC 8288); `cursor` is a sandbox extension.
  * - `getPet` answers carry `Deprecation: @1764892800` (RFC 9745; 2025-12-05, a date the
  *   sandbox picks) and `Sunset: Thu, 05 Dec 2030 00:00:00 GMT` (RFC 8594; spec §4.3).
+ * - With `withoutGetPet` it plays the API after the removal: `getPet` answers
+ *   `410 Gone` with an Error body, code `gone` (after the key check, like every operation).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  GET_PET_REMOVAL_DATE,
   INT64_MAX,
   INT64_MIN,
   LIMIT_DEFAULT,
@@ -43,6 +46,8 @@ export interface SandboxOptions {
   apiKey?: string;
   /** Called once per answered request (for `sandbox serve`'s log). */
   onRequest?: (line: string) => void;
+  /** Play the API after getPet's removal: `GET /pets/{petId}` answers 410 Gone (code `gone`). */
+  withoutGetPet?: boolean;
 }
 
 /** A running sandbox. */
@@ -82,7 +87,7 @@ export async function startSandbox(opts: SandboxOptions & { host?: string; port?
   const server = createServer((req, res) => {
     const started = Date.now();
     res.on('finish', () => opts.onRequest?.(`${req.method} ${req.url} ${res.statusCode} ${Date.now() - started}ms`));
-    const done: Promise<void> = handle(req, res, opts.store, apiKey)
+    const done: Promise<void> = handle(req, res, opts, apiKey)
       .catch((err: unknown) => {
         sendError(res, new HttpProblem(500, 'internal_error', `internal error: ${(err as Error).message}`));
       })
@@ -121,7 +126,8 @@ export async function startSandbox(opts: SandboxOptions & { host?: string; port?
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, store: SandboxStore, apiKey: string): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, opts: SandboxOptions, apiKey: string): Promise<void> {
+  const { store } = opts;
   const url = new URL(req.url ?? '/', 'http://sandbox');
   const route = matchRoute(req.method ?? 'GET', url.pathname);
   try {
@@ -144,6 +150,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, store: SandboxS
         await createPet(req, res, store);
         return;
       case 'getPet':
+        if (opts.withoutGetPet === true) {
+          throw new HttpProblem(
+            410,
+            'gone',
+            `getPet (GET /pets/{petId}) was removed on ${GET_PET_REMOVAL_DATE}; use GET /pets with the status filter`,
+          );
+        }
         await getPet(res, route.petId ?? '', store);
         return;
     }

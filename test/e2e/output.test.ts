@@ -63,7 +63,10 @@ describe.concurrent('output', () => {
     expect(r.stderr).toMatch(/^warning: .*deprecated/);
     expect(r.stderr).toContain('2030-12-05');
     expect(r.stderr).toContain('pets list --status');
-    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    // At most two lines of 80 columns (cli-contract.md "Commands").
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
   });
 
   it('pets get --json keeps stdout parseable, the warning on stderr', async () => {
@@ -73,14 +76,17 @@ describe.concurrent('output', () => {
     expect(r.stderr).toContain('2030-12-05');
   });
 
-  it('--fail-on-deprecated refuses pets get with exit 2 and sends nothing', async () => {
-    const srv = await startTestServer();
+  it('--fail-on-deprecated sends pets get through listPets, never calling getPet', async () => {
+    const srv = await startTestServer((req) => ({
+      status: 200,
+      body: req.url.startsWith('/v1/pets/') ? PETS[0] : PETS,
+    }));
     try {
       const r = await run(srv, ['--fail-on-deprecated', 'pets', 'get', '1']);
-      expect(r.code).toBe(2);
-      expect(r.stdout).toBe('');
-      expect(r.stderr).toContain('2030-12-05');
-      expect(srv.requests).toHaveLength(0);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe('1\tRex\t1\tavailable\n');
+      expect(r.stderr).toContain('--fail-on-deprecated is set');
+      expect(srv.requests.map((q) => q.url)).toEqual(['/v1/pets?limit=100']);
     } finally {
       await srv.close();
     }

@@ -29,6 +29,8 @@ export interface MainOptions {
   secrets?: string[];
   /** Called with stdout and stderr as they are written (for tests that react mid-run). */
   onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
+  /** The run's clock (`MainDeps.now`); the real one when omitted. */
+  now?: () => Date;
 }
 
 type TtyStream<T> = T & { isTTY?: boolean; columns?: number };
@@ -68,7 +70,7 @@ export async function runMain(args: string[], opts: MainOptions = {}): Promise<C
   });
   const io = await createIo({ stdout, stderr, stdin }, env, args.includes('--no-color'));
   const started = Date.now();
-  const code = await main(args, { env, io, signal: opts.signal });
+  const code = await main(args, { env, io, signal: opts.signal, now: opts.now });
   const secrets = [...registeredSecrets(), ...(opts.secrets ?? [])];
   if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY.length >= 6) secrets.push(env.PETSTORE_API_KEY);
   for (const s of secrets) {

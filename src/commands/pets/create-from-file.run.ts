@@ -65,7 +65,7 @@ export async function runCreateFromFile(ctx: Context, file: string): Promise<num
   // --timeout bounds each record's request: a long file must not run into one deadline.
   const { client } = await ctx.connect({ deadlinePer: 'request' });
   const out = new RecordStream(ctx.io, ctx.output);
-  const deprecation = new DeprecationReporter((m) => ctx.warn(m));
+  const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
   const result: SendResult = { created: [], failure: undefined };
   try {
     for (const [index, record] of records.entries()) {

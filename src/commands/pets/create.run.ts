@@ -13,7 +13,7 @@ import { writePet } from '../../render/output.js';
 export async function runCreate(ctx: Context, pet: NewPet): Promise<number> {
   const { client } = await ctx.connect();
   const { data, headers } = await client.createPet(pet);
-  new DeprecationReporter((m) => ctx.warn(m)).observeAndFlush(headers, 'createPet (POST /pets)');
+  new DeprecationReporter((m) => ctx.warn(m), ctx.now).observeAndFlush(headers, 'createPet (POST /pets)');
   await writePet(ctx.io, ctx.output, data);
   return ExitCode.ok;
 }

@@ -5,7 +5,8 @@
  */
 import type { ListPetsQuery } from '../../api/client.js';
 import { LIMIT_DEFAULT } from '../../api/constants.js';
-import { assertSameOrigin, findNextLink } from '../../api/link.js';
+import { findNextLink } from '../../api/link.js';
+import { walkPetPages } from '../../api/pages.js';
 import type { Context } from '../../context.js';
 import { DeprecationReporter } from '../../deprecation.js';
 import { CliError, ExitCode } from '../../errors.js';
@@ -37,7 +38,7 @@ export function fullPageWithoutLinkWarning(size: number): string {
  */
 export async function runList(ctx: Context, options: ListOptions): Promise<number> {
   const { client } = await ctx.connect();
-  const deprecation = new DeprecationReporter((m) => ctx.warn(m));
+  const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
   if (options.all) return listAll(ctx, options, deprecation);
   const res = await client.listPets(options.query);
   deprecation.observeAndFlush(res.headers, 'listPets (GET /pets)');
@@ -54,34 +55,31 @@ async function listAll(ctx: Context, options: ListOptions, deprecation: Deprecat
   const { client } = await ctx.connect();
   const out = new RecordStream(ctx.io, ctx.output);
   const progress = new ProgressLine(ctx.io.stderr, ctx.io.stderrIsTTY);
-  let pages = 0;
-  let next: URL | undefined;
+  const pages = walkPetPages(client, options.query, {
+    maxPages: options.maxPages,
+    onMaxPages: (count, pets) =>
+      new CliError(
+        `stopped at --max-pages ${options.maxPages} (${count} page${count === 1 ? '' : 's'}, ${pets} pets); the server links to more, so the list printed is incomplete`,
+        {
+          exitCode: ExitCode.failure,
+          code: 'max_pages',
+          hint: 'Raise --max-pages (at most 10000), or narrow the list with --status.',
+        },
+      ),
+    beforeNext: (count, pets) => progress.update(describeListProgress(count, pets)),
+  });
   try {
-    for (;;) {
-      const res = await client.listPets(options.query, next);
-      pages++;
+    for await (const page of pages) {
       progress.clear();
-      deprecation.observeAndFlush(res.headers, 'listPets (GET /pets)');
-      await out.push(res.data);
-      next = findNextLink(res.headers, res.url);
-      if (next === undefined) {
-        // After a linked page, a missing Link means the end; only a server that never links leaves doubt.
-        if (pages === 1 && res.data.length >= (options.query.limit ?? LIMIT_DEFAULT))
-          ctx.warn(fullPageWithoutLinkWarning(res.data.length));
-        break;
-      }
-      assertSameOrigin(next, client.baseUrl);
-      if (pages >= options.maxPages) {
-        throw new CliError(
-          `stopped at --max-pages ${options.maxPages} (${pages} page${pages === 1 ? '' : 's'}, ${out.size} pets); the server links to more, so the list printed is incomplete`,
-          {
-            exitCode: ExitCode.failure,
-            code: 'max_pages',
-            hint: 'Raise --max-pages (at most 10000), or narrow the list with --status.',
-          },
-        );
-      }
-      progress.update(describeListProgress(pages, out.size));
+      deprecation.observeAndFlush(page.headers, 'listPets (GET /pets)');
+      await out.push(page.data);
+      // After a linked page, a missing Link means the end; only a server that never links leaves doubt.
+      if (
+        page.number === 1 &&
+        page.data.length >= (options.query.limit ?? LIMIT_DEFAULT) &&
+        findNextLink(page.headers, page.url) === undefined
+      )
+        ctx.warn(fullPageWithoutLinkWarning(page.data.length));
     }
   } finally {
     progress.clear();

@@ -3,34 +3,16 @@
  * (flags, help, typed options). The run is in `list.run.ts`, loaded only when it runs.
  */
 import { Command, Option } from '@commander-js/extra-typings';
-import { LIMIT_MAX, PET_STATUSES } from '../../api/constants.js';
+import { LIMIT_MAX, MAX_PAGES_DEFAULT, PET_STATUSES } from '../../api/constants.js';
 import { UsageError } from '../../errors.js';
-import { parseLimit, parseStatus, quote } from '../../input.js';
+import { parseLimit, parseMaxPages, parseStatus } from '../../input.js';
 import type { Runner } from '../runner.js';
 import type { ListOptions } from './list.run.js';
 
 /** Page size asked for with `--all` when `--limit` is not given: the largest the API allows. */
 export const ALL_PAGE_SIZE_DEFAULT = LIMIT_MAX;
-/** Default `--max-pages`: 1000 pages of 100 = 100 000 pets, far beyond a store's stock. */
-export const MAX_PAGES_DEFAULT = 1000;
-/** Largest `--max-pages`. */
-export const MAX_PAGES_LIMIT = 10_000;
-
-/**
- * Parses `--max-pages`: a whole number 1..10000.
- * @throws UsageError otherwise.
- */
-export function parseMaxPages(raw: string): number {
-  if (
-    !/^[0-9]+$/.test(raw) ||
-    raw.replace(/^0+(?=\d)/, '').length > 5 ||
-    Number(raw) < 1 ||
-    Number(raw) > MAX_PAGES_LIMIT
-  ) {
-    throw new UsageError(`invalid --max-pages ${quote(raw)}: must be a whole number from 1 to ${MAX_PAGES_LIMIT}`);
-  }
-  return Number(raw);
-}
+// Shared with `pets get --via-list` now; re-exported where callers found it.
+export { parseMaxPages } from '../../input.js';
 
 /** Declares `pets list`. */
 export function newListCommand(f: Runner) {

@@ -1,5 +1,5 @@
 /**
- * `sandbox serve [--port N] [--host H]`: runs the sandbox in the foreground until
+ * `sandbox serve [--port N] [--host H] [--without-get-pet]`: runs the sandbox in the foreground until
  * Ctrl-C (or SIGTERM), for curl and scripts. stdout gets the base URL and key as shell
  * assignments (or one JSON object with `--json`); the request log goes to stderr.
  */
@@ -14,6 +14,8 @@ import { SandboxStore } from '../../sandbox/store.js';
 export interface ServeOptions {
   port: number;
   host: string;
+  /** `--without-get-pet`: getPet answers 410 Gone, as after its removal. */
+  withoutGetPet: boolean;
 }
 
 /**
@@ -30,6 +32,7 @@ export async function runServe(ctx: Context, options: ServeOptions): Promise<num
       store,
       host: options.host,
       port: options.port,
+      withoutGetPet: options.withoutGetPet,
       onRequest: (line) => io.stderr.write(`${line}\n`),
     });
   } catch (err) {
@@ -45,7 +48,8 @@ export async function runServe(ctx: Context, options: ServeOptions): Promise<num
   } else {
     io.stdout.write(`PETSTORE_BASE_URL=${sandbox.baseUrl}\nPETSTORE_API_KEY=${sandbox.apiKey}\n`);
   }
-  io.stderr.write(`sandbox listening on ${sandbox.baseUrl} (data: ${store.file}); Ctrl-C stops it\n`);
+  const removed = options.withoutGetPet ? '; getPet removed: it answers 410 Gone' : '';
+  io.stderr.write(`sandbox listening on ${sandbox.baseUrl} (data: ${store.file}${removed}); Ctrl-C stops it\n`);
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });

@@ -1,4 +1,7 @@
-/** `petstore sandbox serve [--port N] [--host H]`: the declaration; the run is in `serve.run.ts`. */
+/**
+ * `petstore sandbox serve [--port N] [--host H] [--without-get-pet]`: the declaration; the
+ * run is in `serve.run.ts`.
+ */
 import { Command, Option } from '@commander-js/extra-typings';
 import { UsageError } from '../../errors.js';
 import { quote } from '../../input.js';
@@ -30,6 +33,7 @@ export function newServeCommand(f: Runner) {
     .description('run the sandbox server in the foreground; prints its base URL and key')
     .addOption(new Option('--port <n>', 'TCP port, 0-65535 (default: 0, a free port)').argParser((v) => parsePort(v)))
     .addOption(new Option('--host <host>', 'address to listen on (default: 127.0.0.1)').argParser((v) => parseHost(v)))
+    .option('--without-get-pet', 'play the API after getPet is removed: GET /pets/{petId} answers 410 Gone')
     .addHelpText(
       'after',
       `
@@ -40,7 +44,11 @@ Examples:
     .action((flags) =>
       f.run(async (ctx) => {
         const { runServe } = await import('./serve.run.js');
-        return runServe(ctx, { port: flags.port ?? 0, host: flags.host ?? '127.0.0.1' });
+        return runServe(ctx, {
+          port: flags.port ?? 0,
+          host: flags.host ?? '127.0.0.1',
+          withoutGetPet: flags.withoutGetPet === true,
+        });
       }),
     );
 }
