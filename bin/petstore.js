@@ -21,12 +21,15 @@ if (argv.length === 1 && Object.hasOwn(STATIC, argv[0])) {
   }
 }
 if (text !== undefined) {
-  // A closed stdout ends the run quietly with exit 0, as on the full path.
-  process.stdout.on('error', (err) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
+  // As on the full path: a closed stdout ends the run quietly with exit 0; any other
+  // failure to write (a full disk) is exit 1 with the reason, never a stack trace.
+  process.stdout.write(text, (err) => {
+    if (!err || err.code === 'EPIPE') return;
+    const why = err.code === 'ENOSPC' ? 'no space left on the device' : err.message;
+    process.stderr.write(`error: cannot write to stdout: ${why}\n`);
+    process.exitCode = 1;
   });
-  process.stdout.write(text);
+  process.stdout.on('error', () => undefined);
 } else {
   // undici's HTTP parser is WebAssembly. V8 compiles it with Liftoff, then again with
   // TurboFan on background threads, and process exit waits for those: about 100 ms and

@@ -1,23 +1,25 @@
 /**
- * Process glue around `main`: SIGINT/SIGTERM abort the command (exit 130, a second Ctrl-C
- * exits at once), a closed stdout ends the run quietly with exit 0 (cli-contract.md
- * "Network behaviour"), and the process exits only after stdout and stderr are flushed.
+ * Process glue around `main`: SIGINT and SIGTERM abort the command (the AbortSignal's reason
+ * names the signal; exit 130 or 143), a second signal exits at once, and a command that has
+ * not finished a second after the first (blocked opening a FIFO with no writer, say) is
+ * ended then with the signal's code (cli-contract.md "Errors and exit codes": honoured
+ * within a second, whatever the command is doing). stdout's failures (a closed pipe, a full
+ * disk) are `main`'s to report. The process exits only after stdout and stderr are flushed.
  */
 import { main } from './cli.js';
+import { ExitCode } from './errors.js';
+
+/** How long a command may take to stop after the first signal, in ms. */
+const STOP_GRACE_MS = 1000;
 
 /** Runs the CLI for this process and exits with its code. */
 export async function run(argv: string[]): Promise<void> {
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
-  });
-  process.stderr.on('error', () => undefined);
   const controller = new AbortController();
-  let signals = 0;
   const onSignal = (sig: NodeJS.Signals): void => {
-    signals++;
-    if (signals > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
-    controller.abort();
+    const code = sig === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
+    if (controller.signal.aborted) process.exit(code);
+    controller.abort(sig);
+    setTimeout(() => process.exit(code), STOP_GRACE_MS).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

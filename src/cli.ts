@@ -3,7 +3,7 @@
  * the one place where errors become exit codes and messages (cli-contract.md "Errors and
  * exit codes"); commands throw, they never exit.
  */
-import { ApiError, CliError, ExitCode, InterruptedError, UsageError, exitCodeFor } from './errors.js';
+import { ApiError, CliError, ExitCode, InterruptedError, OutputError, UsageError, exitCodeFor } from './errors.js';
 import { createContext, type RunState } from './factory.js';
 import { toGlobalOptions } from './global-options.js';
 import { processIo, type Io } from './io.js';
@@ -51,6 +51,10 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     );
     await program.parseAsync(argv, { from: 'user' });
     code = exitCode() ?? ExitCode.ok;
+    // What was written last may fail only once it is flushed (a full disk, a closed pipe).
+    await flushed(io);
+    const failed = io.stdoutError();
+    if (failed !== undefined) throw new OutputError(failed);
   } catch (err) {
     code = reportError(err, state);
   } finally {
@@ -63,6 +67,19 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     }
   }
   return code;
+}
+
+/** Waits until stdout has taken everything written so far (errors are read from `io.stdoutError`). */
+function flushed(io: Io): Promise<void> {
+  return new Promise((resolve) => {
+    if (io.stdout.destroyed || io.stdout.writableEnded) {
+      resolve();
+      return;
+    }
+    io.stdout.write('', () => {
+      resolve();
+    });
+  });
 }
 
 /** `--output json|ndjson` or `--json` anywhere in argv (before `--`). */
@@ -97,9 +114,12 @@ function isCommanderError(err: unknown): err is CommanderErrorLike {
 function reportError(thrown: unknown, state: RunState): number {
   const { io } = state;
   let err = thrown;
-  if (state.signal.aborted && !(err instanceof CliError && err.exitCode !== ExitCode.interrupted)) {
-    err = new InterruptedError();
+  if (state.signal.aborted && !(err instanceof CliError && !(err instanceof InterruptedError))) {
+    err = InterruptedError.from(state.signal);
   }
+  // cli-contract.md "Network behaviour": a read command whose reader went away (`| head -1`)
+  // ends quietly with exit 0; write commands turn this into an account of their own.
+  if (err instanceof OutputError && err.errno === 'EPIPE') return ExitCode.ok;
   if (isCommanderError(err)) {
     if (err.exitCode === 0) return ExitCode.ok; // --help, --version
     // Help shown because a command word is missing (`petstore pets`): a usage error, already explained.
@@ -113,7 +133,7 @@ function reportError(thrown: unknown, state: RunState): number {
   if (state.jsonErrors) {
     const body =
       err instanceof CliError
-        ? { code: err.code, message: err.message, status: err.status }
+        ? { code: err.code, message: err.message, status: err.status, ...err.details }
         : { code: 'internal', message: err instanceof Error ? err.message : String(err), status: 0 };
     io.stderr.write(escapeJsonText(JSON.stringify(body)) + '\n');
     return code;

@@ -63,6 +63,8 @@ export class CliError extends Error {
   readonly code: ErrorCode | ServerErrorCode;
   readonly status: number;
   readonly hint: string | undefined;
+  /** Fields added to the JSON error object (`--output json|ndjson`), e.g. a bulk create's account. */
+  readonly details: Record<string, unknown> | undefined;
 
   constructor(
     message: string,
@@ -72,6 +74,7 @@ export class CliError extends Error {
       status?: number;
       hint?: string | undefined;
       cause?: unknown;
+      details?: Record<string, unknown>;
     },
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -80,6 +83,7 @@ export class CliError extends Error {
     this.code = opts.code;
     this.status = opts.status ?? 0;
     this.hint = opts.hint;
+    this.details = opts.details;
   }
 }
 
@@ -174,11 +178,28 @@ export class InvalidResponseError extends CliError {
   }
 }
 
-/** The user pressed Ctrl-C (exit 130). */
+/** The signals petstore stops on, and the exit code of each (128 + its number). */
+export type StopSignal = 'SIGINT' | 'SIGTERM';
+
+/**
+ * The run was stopped by a signal: Ctrl-C (SIGINT, exit 130) or SIGTERM (exit 143).
+ * `cli-entry.ts` aborts the run's AbortSignal with the signal's name as its reason.
+ */
 export class InterruptedError extends CliError {
-  constructor() {
-    super('interrupted', { exitCode: ExitCode.interrupted, code: 'interrupted' });
+  readonly signal: StopSignal;
+
+  constructor(signal: StopSignal = 'SIGINT') {
+    super(signal === 'SIGTERM' ? 'terminated' : 'interrupted', {
+      exitCode: signal === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted,
+      code: 'interrupted',
+    });
     this.name = 'InterruptedError';
+    this.signal = signal;
+  }
+
+  /** The interruption an aborted run's signal stands for (its reason names the signal). */
+  static from(signal: AbortSignal | undefined): InterruptedError {
+    return new InterruptedError(signal?.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT');
   }
 }
 

@@ -4,6 +4,7 @@
  * TTY flags and a width) and the colour decision is made once.
  */
 import type { Readable, Writable } from 'node:stream';
+import { InterruptedError } from './errors.js';
 
 /** Colour functions; identity functions when colour is off. */
 export interface Colors {
@@ -28,6 +29,13 @@ export interface Io {
   stdoutColumns: number | undefined;
   /** Width of stderr's terminal in columns; undefined when stderr is not a terminal. */
   stderrColumns: number | undefined;
+  /** Height of stdout's terminal in rows; undefined when stdout is not a terminal. */
+  stdoutRows: number | undefined;
+  /**
+   * The first error stdout reported (EPIPE when its reader went away, ENOSPC on a full
+   * disk, ...), or undefined. Writers learn of it through their write callbacks as well.
+   */
+  stdoutError: () => NodeJS.ErrnoException | undefined;
   /** Colour for data on stdout. */
   colorOut: Colors;
   /** Colour for messages on stderr. */
@@ -89,9 +97,13 @@ export async function loadColors(enabled: boolean): Promise<Colors> {
   };
 }
 
-/** A stream's terminal width, when it is a terminal that reports one. */
-function widthOf(stream: { isTTY?: boolean; columns?: number }): number | undefined {
-  return stream.isTTY === true && typeof stream.columns === 'number' && stream.columns > 0 ? stream.columns : undefined;
+/** A stream's terminal width (or height), when it is a terminal that reports one. */
+function sizeOf(
+  stream: { isTTY?: boolean; columns?: number; rows?: number },
+  key: 'columns' | 'rows',
+): number | undefined {
+  const size = stream[key];
+  return stream.isTTY === true && typeof size === 'number' && size > 0 ? size : undefined;
 }
 
 /**
@@ -100,7 +112,7 @@ function widthOf(stream: { isTTY?: boolean; columns?: number }): number | undefi
  */
 export async function createIo(
   streams: {
-    stdout: Writable & { isTTY?: boolean; columns?: number };
+    stdout: Writable & { isTTY?: boolean; columns?: number; rows?: number };
     stderr: Writable & { isTTY?: boolean; columns?: number };
     stdin: Readable & { isTTY?: boolean };
   },
@@ -113,6 +125,13 @@ export async function createIo(
     loadColors(wantsColor(stdoutIsTTY, env, noColorFlag)),
     loadColors(wantsColor(stderrIsTTY, env, noColorFlag)),
   ]);
+  // Failures of stdout are handled where it is written (write callbacks, `cli.ts`); the
+  // listener keeps an 'error' event from becoming an uncaught exception and remembers it.
+  let stdoutError: NodeJS.ErrnoException | undefined;
+  streams.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    stdoutError ??= err;
+  });
+  streams.stderr.on('error', () => undefined);
   return {
     stdout: streams.stdout,
     stderr: streams.stderr,
@@ -120,8 +139,10 @@ export async function createIo(
     stdoutIsTTY,
     stderrIsTTY,
     stdinIsTTY: streams.stdin.isTTY === true,
-    stdoutColumns: widthOf(streams.stdout),
-    stderrColumns: widthOf(streams.stderr),
+    stdoutColumns: sizeOf(streams.stdout, 'columns'),
+    stderrColumns: sizeOf(streams.stderr, 'columns'),
+    stdoutRows: sizeOf(streams.stdout, 'rows'),
+    stdoutError: () => stdoutError,
     colorOut,
     colorErr,
   };
@@ -130,4 +151,33 @@ export async function createIo(
 /** Builds the Io of the real process from its streams and environment. */
 export function processIo(env: NodeJS.ProcessEnv, noColorFlag: boolean): Promise<Io> {
   return createIo({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, env, noColorFlag);
+}
+
+/**
+ * Stops iterating at once when `signal` aborts, even while a read is pending (reading a FIFO
+ * nobody writes to does not end on its own).
+ * @throws InterruptedError for the signal that aborted the run.
+ */
+export async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+  const it = source[Symbol.asyncIterator]();
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => {
+      reject(InterruptedError.from(signal));
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  aborted.catch(() => undefined);
+  try {
+    for (;;) {
+      const next = await Promise.race([it.next(), aborted]);
+      if (next.done === true) return;
+      yield next.value;
+    }
+  } finally {
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+    // Not awaited: a read blocked in the OS (a FIFO without a writer) may never settle.
+    void it.return?.();
+  }
 }

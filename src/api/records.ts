@@ -1,8 +1,10 @@
 /**
  * NewPet records from a file for `pets create --from-file` (cli-contract.md "Commands"):
- * a JSON array or NDJSON, detected by the first non-blank character. Every record is
- * checked strictly before anything is sent, and every problem is reported with the line
- * where its record starts. Pure: no I/O, no zod (messages per field, all at once).
+ * a JSON array or NDJSON, detected by the first non-blank character. Input is read in
+ * chunks by `RecordSplitter`, which cuts it into record texts with the line where each
+ * starts, in one pass (linear time, memory bounded by the longest record), so a 100 MB file
+ * is validated and sent without holding it. Every record is checked strictly (`checkRecord`)
+ * before anything is sent, and every problem is reported with its line. Pure: no I/O.
  */
 import { INT64_MAX, INT64_MIN, PET_STATUSES } from './constants.js';
 import type { NewPet } from './schemas.js';
@@ -10,10 +12,10 @@ import { isInteger, isSafeNumber, parse } from 'lossless-json';
 import { z } from 'zod';
 import { Int64Schema, PetStatusSchema } from './schemas.js';
 
-/** One record of the input, with the 1-based line where it starts. */
-export interface SourceRecord {
+/** The text of one record of the input and the 1-based line where it starts. */
+export interface RecordText {
   line: number;
-  value: unknown;
+  text: string;
 }
 
 /** A valid NewPet and where it came from. */
@@ -28,13 +30,18 @@ export interface RecordProblem {
   message: string;
 }
 
-/** Result of reading a file: every record valid, or the list of problems. */
-export type ReadResult =
-  | { ok: true; format: 'json' | 'ndjson'; records: NewPetRecord[] }
-  | { ok: false; format: 'json' | 'ndjson' | undefined; problems: RecordProblem[] };
+/** The two input formats. */
+export type RecordFormat = 'json' | 'ndjson';
 
 /** The fields NewPet defines (spec §2). Others are refused: a typo such as `categoryid` must not pass unnoticed. */
 export const NEW_PET_FIELDS = ['name', 'categoryId', 'status'] as const;
+
+/**
+ * Longest record accepted, in characters (1 MiB): a NewPet is tens of bytes, and a server
+ * takes no larger body (the sandbox refuses one over 1 MiB). Longer text is a problem, not
+ * a reason to hold a whole file in memory.
+ */
+export const MAX_RECORD_CHARS = 1024 * 1024;
 
 /**
  * A JSON number written other than as plain integer digits (`1e2`, `1.0`) whose value is
@@ -54,91 +61,239 @@ function parseRecordJson(text: string): unknown {
   });
 }
 
-function lineAt(text: string, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
-}
+const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
 
 /**
- * Offsets where each top-level element of a JSON array starts. Assumes `text` is valid
- * JSON whose first value is an array (checked by the caller's parse); tracks strings and
- * nesting depth only.
+ * Cuts bulk input, fed in chunks of text, into record texts: the elements of a JSON array
+ * (first non-blank character `[`) or the non-blank lines of NDJSON. Each record carries the
+ * line where it starts. One pass over the text; structural problems of an array (a missing
+ * comma, text after `]`, an unclosed array) and records over MAX_RECORD_CHARS are collected
+ * in `problems`. A byte-order mark is ignored.
  */
-export function arrayElementOffsets(text: string): number[] {
-  const offsets: number[] = [];
-  let depth = 0;
-  let inString = false;
-  let expectValue = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-      continue;
+export class RecordSplitter {
+  /** Detected from the first non-blank character; undefined until then. */
+  format: RecordFormat | undefined;
+  /** Structural problems and overlong records, in order. */
+  readonly problems: RecordProblem[] = [];
+  /** Records cut so far. */
+  count = 0;
+  private line = 1;
+  private pending = '';
+  // NDJSON: the current line so far, and whether it is being skipped as overlong.
+  private partial = '';
+  private skipping = false;
+  // JSON array: the scanner's state and the element being read.
+  private state: 'start' | 'first' | 'afterComma' | 'value' | 'afterValue' | 'end' | 'broken' = 'start';
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private scalar = false;
+  private elem = '';
+  private elemLine = 0;
+
+  /** Feeds the next chunk; returns the records it completed. */
+  push(chunk: string): RecordText[] {
+    const out: RecordText[] = [];
+    let text = chunk;
+    if (this.format === undefined) {
+      text = (this.pending + text).replace(/^\uFEFF/, '');
+      const first = /\S/.exec(text);
+      if (first === null) {
+        this.pending = text;
+        return out;
+      }
+      this.pending = '';
+      this.format = first[0] === '[' ? 'json' : 'ndjson';
     }
-    if (c === ' ' || c === '\t' || c === '\n' || c === '\r') continue;
-    if (depth === 1 && expectValue && c !== ']') {
-      offsets.push(i);
-      expectValue = false;
-    }
-    if (c === '"') inString = true;
-    else if (c === '[' || c === '{') {
-      depth++;
-      if (depth === 1) expectValue = true;
-    } else if (c === ']' || c === '}') depth--;
-    else if (c === ',' && depth === 1) expectValue = true;
+    if (this.format === 'ndjson') this.pushNdjson(text, out);
+    else this.pushJson(text, out);
+    this.count += out.length;
+    return out;
   }
-  return offsets;
+
+  /** Ends the input; returns the last record, if one was still open. */
+  end(): RecordText[] {
+    const out: RecordText[] = [];
+    if (this.format === 'ndjson') this.finishLine(this.partial, out);
+    else if (this.format === 'json' && this.state !== 'end' && this.state !== 'broken') {
+      this.problem(this.line, 'the array is not closed: a ] is missing at the end');
+    }
+    this.partial = '';
+    this.count += out.length;
+    return out;
+  }
+
+  private problem(line: number, message: string): void {
+    this.problems.push({ line, message });
+  }
+
+  private pushNdjson(text: string, out: RecordText[]): void {
+    let start = 0;
+    for (;;) {
+      const nl = text.indexOf('\n', start);
+      const piece = nl === -1 ? text.slice(start) : text.slice(start, nl);
+      if (!this.skipping && this.partial.length + piece.length > MAX_RECORD_CHARS) {
+        this.skipping = true;
+        this.partial = '';
+        this.problem(this.line, `the record is longer than ${MAX_RECORD_CHARS} characters`);
+      }
+      if (!this.skipping) this.partial += piece;
+      if (nl === -1) return;
+      this.finishLine(this.partial, out);
+      this.partial = '';
+      this.skipping = false;
+      this.line++;
+      start = nl + 1;
+    }
+  }
+
+  private finishLine(raw: string, out: RecordText[]): void {
+    if (this.skipping) return;
+    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (text.trim() !== '') out.push({ line: this.line, text });
+  }
+
+  private pushJson(text: string, out: RecordText[]): void {
+    let elemStart = this.state === 'value' ? 0 : -1;
+    for (let i = 0; i < text.length && this.state !== 'broken'; i++) {
+      const c = text.charCodeAt(i);
+      if (this.state === 'value') {
+        if (this.scanValue(c)) {
+          // The element ends before this character (a scalar's delimiter) or with it (a closing bracket).
+          const endsHere = !this.scalar;
+          this.elem += text.slice(elemStart, endsHere ? i + 1 : i);
+          this.completeElement(out);
+          elemStart = -1;
+          if (!endsHere) {
+            i--;
+            continue;
+          }
+        }
+      } else if (!isSpace(c)) {
+        if (this.structural(c)) {
+          elemStart = i;
+          this.startElement(c);
+        }
+      }
+      if (c === 10) this.line++;
+    }
+    if (this.state === 'value' && elemStart !== -1) {
+      this.elem += text.slice(elemStart);
+      if (this.elem.length > MAX_RECORD_CHARS) {
+        this.problem(this.elemLine, `the record is longer than ${MAX_RECORD_CHARS} characters`);
+        this.state = 'broken';
+      }
+    }
+  }
+
+  /** Handles a non-blank character outside an element; true when it starts an element. */
+  private structural(c: number): boolean {
+    switch (this.state) {
+      case 'start':
+        this.state = 'first';
+        return false; // detection made sure this is the opening [
+      case 'first':
+      case 'afterComma':
+        if (c === 93 /* ] */) {
+          if (this.state === 'afterComma') this.problem(this.line, 'a record is missing after the last comma');
+          this.state = 'end';
+          return false;
+        }
+        return true;
+      case 'afterValue':
+        if (c === 44 /* , */) this.state = 'afterComma';
+        else if (c === 93) this.state = 'end';
+        else {
+          this.problem(this.line, 'not valid JSON: a comma or ] is missing between records');
+          this.state = 'broken';
+        }
+        return false;
+      default:
+        this.problem(this.line, 'not valid JSON: text after the closing ] of the array');
+        this.state = 'broken';
+        return false;
+    }
+  }
+
+  private startElement(c: number): void {
+    this.state = 'value';
+    this.elem = '';
+    this.elemLine = this.line;
+    this.depth = 0;
+    this.inString = false;
+    this.escaped = false;
+    this.scalar = c !== 123 /* { */ && c !== 91; /* [ */
+    // The first character is scanned by scanValue like any other.
+    this.scanValue(c);
+  }
+
+  /** Scans one character of an element; true when the element is complete. */
+  private scanValue(c: number): boolean {
+    if (this.inString) {
+      if (this.escaped) this.escaped = false;
+      else if (c === 92 /* \ */) this.escaped = true;
+      else if (c === 34 /* " */) this.inString = false;
+      return false;
+    }
+    if (c === 34) {
+      this.inString = true;
+      return false;
+    }
+    if (c === 123 || c === 91) {
+      this.depth++;
+      return false;
+    }
+    if (c === 125 || c === 93) {
+      if (this.depth === 0) return true; // a scalar ended by the array's ]
+      this.depth--;
+      return this.depth === 0 && !this.scalar;
+    }
+    return this.scalar && this.depth === 0 && (c === 44 || isSpace(c));
+  }
+
+  private completeElement(out: RecordText[]): void {
+    if (this.elem.length > MAX_RECORD_CHARS) {
+      this.problem(this.elemLine, `the record is longer than ${MAX_RECORD_CHARS} characters`);
+    } else {
+      out.push({ line: this.elemLine, text: this.elem });
+    }
+    this.elem = '';
+    this.state = 'afterValue';
+  }
 }
 
-/** Turns a lossless-json "at position N" message into a line number. */
-function syntaxProblem(text: string, err: unknown, lineOffset: number): RecordProblem {
+/** Turns a lossless-json "at position N" message into a problem on the right line of `record`. */
+function syntaxProblem(record: RecordText, err: unknown): RecordProblem {
   const message = err instanceof Error ? err.message : String(err);
-  const m = /position (\d+)/.exec(message);
-  const line = m === null ? lineOffset : lineOffset + lineAt(text, Number(m[1])) - 1;
+  const at = /position (\d+)/.exec(message);
+  let line = record.line;
+  if (at !== null) {
+    const upTo = Math.min(Number(at[1]), record.text.length);
+    for (let i = 0; i < upTo; i++) if (record.text.charCodeAt(i) === 10) line++;
+  }
   return { line, message: `not valid JSON: ${message.replace(/\s*\(?at position \d+\)?/, '')}` };
 }
 
 /**
- * Splits the input into records: a JSON array (first non-blank character `[`) or NDJSON
- * (one JSON value per non-blank line). A byte-order mark is ignored.
+ * Parses and checks one record: a NewPet, or the problem with it (syntax, or every field
+ * problem of `checkNewPet` joined), on the record's line.
  */
-export function splitRecords(input: string): {
-  format: 'json' | 'ndjson';
-  records: SourceRecord[];
-  problems: RecordProblem[];
-} {
-  const text = input.replace(/^\uFEFF/, '');
-  const first = /\S/.exec(text);
-  if (first !== null && first[0] === '[') {
-    let parsed: unknown;
-    try {
-      parsed = parseRecordJson(text);
-    } catch (err) {
-      return { format: 'json', records: [], problems: [syntaxProblem(text, err, 1)] };
-    }
-    const values = parsed as unknown[];
-    const offsets = arrayElementOffsets(text);
-    return {
-      format: 'json',
-      records: values.map((value, i) => ({ line: lineAt(text, offsets[i] ?? 0), value })),
-      problems: [],
-    };
+export function checkRecord(record: RecordText): NewPetRecord | RecordProblem {
+  let value: unknown;
+  try {
+    value = parseRecordJson(record.text);
+  } catch (err) {
+    return syntaxProblem(record, err);
   }
-  const records: SourceRecord[] = [];
-  const problems: RecordProblem[] = [];
-  const lines = text.split('\n');
-  lines.forEach((raw, i) => {
-    const line = raw.replace(/\r$/, '');
-    if (line.trim() === '') return;
-    try {
-      records.push({ line: i + 1, value: parseRecordJson(line) });
-    } catch (err) {
-      problems.push(syntaxProblem(line, err, i + 1));
-    }
-  });
-  return { format: 'ndjson', records, problems };
+  const issues = checkNewPet(value);
+  return issues.length > 0
+    ? { line: record.line, message: issues.join('; ') }
+    : { line: record.line, pet: value as NewPet };
+}
+
+/** True for a problem, false for a NewPet. */
+export function isProblem(r: NewPetRecord | RecordProblem): r is RecordProblem {
+  return 'message' in r;
 }
 
 /** NewPet as a bulk file must hold it: the spec's fields and no other (spec §2). */
@@ -202,24 +357,38 @@ export function checkNewPet(value: unknown): string[] {
   return problems;
 }
 
+/** Result of reading a whole text: every record valid, or the list of problems. */
+export type ReadResult =
+  | { ok: true; format: RecordFormat; records: NewPetRecord[] }
+  | { ok: false; format: RecordFormat | undefined; problems: RecordProblem[] };
+
 /**
- * Reads NewPet records from file text: splits (JSON array or NDJSON) and checks each
- * record. Empty input is a problem (nothing to create).
+ * Reads NewPet records from a whole text (the same rules as the streaming path, in one
+ * chunk). Empty input and an empty array are problems (nothing to create).
  */
 export function readNewPetRecords(input: string): ReadResult {
-  if (input.trim() === '')
-    return { ok: false, format: undefined, problems: [{ line: 1, message: 'no records: the input is empty' }] };
-  const { format, records, problems } = splitRecords(input);
-  if (format === 'json' && problems.length === 0 && records.length === 0) {
-    return { ok: false, format, problems: [{ line: 1, message: 'no records: the array is empty' }] };
+  const splitter = new RecordSplitter();
+  const texts = [...splitter.push(input), ...splitter.end()];
+  const problems = [...splitter.problems];
+  const records: NewPetRecord[] = [];
+  for (const t of texts) {
+    const r = checkRecord(t);
+    if (isProblem(r)) problems.push(r);
+    else records.push(r);
   }
-  const all = [...problems];
-  const valid: NewPetRecord[] = [];
-  for (const r of records) {
-    const issues = checkNewPet(r.value);
-    if (issues.length > 0) all.push({ line: r.line, message: issues.join('; ') });
-    else valid.push({ line: r.line, pet: r.value as NewPet });
-  }
-  all.sort((a, b) => a.line - b.line);
-  return all.length > 0 ? { ok: false, format, problems: all } : { ok: true, format, records: valid };
+  const empty = emptyInputProblem(splitter);
+  if (empty !== undefined) problems.push(empty);
+  problems.sort((a, b) => a.line - b.line);
+  return problems.length > 0
+    ? { ok: false, format: splitter.format, problems }
+    : { ok: true, format: splitter.format ?? 'ndjson', records };
+}
+
+/** The problem of an input that holds no record at all, if it is one. */
+export function emptyInputProblem(splitter: RecordSplitter): RecordProblem | undefined {
+  if (splitter.count > 0 || splitter.problems.length > 0) return undefined;
+  return {
+    line: 1,
+    message: splitter.format === 'json' ? 'no records: the array is empty' : 'no records: the input is empty',
+  };
 }

@@ -2,7 +2,7 @@
  * Where petstore keeps its files (cli-contract.md "The config file"). Only `config/` reads
  * the environment.
  */
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
@@ -24,4 +24,13 @@ export function configFile(env: NodeJS.ProcessEnv): string {
 /** The sandbox's data file, `sandbox.json` in the config directory. */
 export function sandboxDataFile(env: NodeJS.ProcessEnv): string {
   return join(configDir(env), 'sandbox.json');
+}
+
+/**
+ * The directory for temporary files: `TMPDIR` of the run's environment when it is an
+ * absolute path, else the system's (as `os.tmpdir()` decides for the process).
+ */
+export function tempDirectory(env: NodeJS.ProcessEnv): string {
+  const dir = env.TMPDIR;
+  return dir !== undefined && dir.startsWith('/') ? dir.replace(/(.)\/+$/, '$1') : tmpdir();
 }

@@ -405,7 +405,7 @@ export class HttpTransport {
 
   /** Maps an undici/OS failure to the contract's error classes. */
   private toCliError(err: unknown, url: URL, phase?: string): Error {
-    if (this.opts.signal?.aborted === true) return new InterruptedError();
+    if (this.opts.signal?.aborted === true) return InterruptedError.from(this.opts.signal);
     if (this.deadlineSignal.aborted) {
       return new TimeoutError(
         `no complete answer from ${url.host} within ${formatSeconds(this.opts.timeoutMs)}`,

@@ -4,6 +4,7 @@
  * create) whose lines are written as records arrive.
  */
 import type { Pet } from '../api/schemas.js';
+import { OutputError } from '../errors.js';
 import type { Io } from '../io.js';
 import {
   renderJson,
@@ -14,9 +15,20 @@ import {
   type RenderMode,
 } from './pets.js';
 
-/** Writes `text` to stdout, waiting for `drain` when the pipe is full so memory stays flat. */
+/**
+ * Writes `text` to stdout and waits until the stream has taken it, so memory stays flat
+ * however much is written, and a failure is known at once.
+ * @throws OutputError when stdout cannot be written (EPIPE: its reader went away; ENOSPC, EIO).
+ */
 export async function writeOut(io: Io, text: string): Promise<void> {
-  if (!io.stdout.write(text)) await new Promise<void>((resolve) => io.stdout.once('drain', resolve));
+  const failed = io.stdoutError();
+  if (failed !== undefined) throw new OutputError(failed);
+  await new Promise<void>((resolve, reject) => {
+    io.stdout.write(text, (err) => {
+      if (err === null || err === undefined) resolve();
+      else reject(new OutputError(io.stdoutError() ?? err));
+    });
+  });
 }
 
 /** Renders pets as the TTY table (cli-table3 is loaded only here). */

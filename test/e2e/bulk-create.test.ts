@@ -107,8 +107,10 @@ describe.concurrent('pets create --from-file', () => {
     expect(r.stderr).toContain(
       'error: stopped at record 3 of 6 (line 3), not created: invalid name (invalid_request, HTTP 400)',
     );
-    expect(r.stderr).toContain('created (2): line 1 → id 101, line 2 → id 102');
-    expect(r.stderr).toContain(`not created (4): lines 3, 4, 5, 6 — saved to ${file}.remaining.ndjson`);
+    expect(r.stderr).toContain('created 2: lines 1-2 → ids 101-102');
+    expect(r.stderr).toContain('failed 1: line 3, not created');
+    expect(r.stderr).toContain('not sent 3');
+    expect(r.stderr).toContain(`the 4 records not created are in ${file}.remaining.ndjson`);
     expect(r.stderr).toContain(`petstore pets create --from-file ${file}.remaining.ndjson`);
     expect(posts(server)).toHaveLength(3);
   });
@@ -122,8 +124,9 @@ describe.concurrent('pets create --from-file', () => {
     expect(r.code).toBe(3);
     expect(posts(server)).toHaveLength(2);
     expect(r.stderr).toContain('stopped at record 2 of 6 (line 2), which may have been created');
-    expect(r.stderr).toContain('unknown (1): line 2');
-    expect(r.stderr).toContain('not created (4): lines 3, 4, 5, 6');
+    expect(r.stderr).toContain('unknown 1: line 2: the request may have reached the server');
+    expect(r.stderr).toContain('not sent 4');
+    expect(r.stderr).toContain(`the 4 records not created are in ${file}.remaining.ndjson`);
     const rest = readFileSync(`${file}.remaining.ndjson`, 'utf8');
     expect(rest).not.toContain('Kiwi');
     expect(
@@ -142,7 +145,8 @@ describe.concurrent('pets create --from-file', () => {
       env: { PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1', PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
     });
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('not created: cannot reach 127.0.0.1:1');
+    expect(r.stderr).toContain('(line 1), not created: cannot reach 127.0.0.1:1');
+    expect(r.stderr).toContain('failed 1: line 1, not created');
     expect(readFileSync(`${file}.remaining.ndjson`, 'utf8')).toBe(SIX);
   });
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answer, closedPortBaseUrl, slowHeaders, startTestServer, type TestServer } from '../helpers/fault-server.js';
 import { CLI, baseEnv, runCli } from '../helpers/run-cli.js';
+import { shell } from '../helpers/shell.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 const KEY = 'pst_faults_proc_Wq82mZ4kLx7R';
@@ -34,26 +35,6 @@ function bigPets(): unknown[] {
     categoryId: 1,
     status: 'sold',
   }));
-}
-
-/** Runs a bash script (no rc files) and collects its output. */
-function shell(script: string, env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['--norc', '--noprofile', '-c', script], {
-      env: { ...baseEnv(), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('error', reject);
-    child.on('close', () => {
-      clearTimeout(killer);
-      resolve({ stdout, stderr });
-    });
-  });
 }
 
 describe('a closed stdout', () => {

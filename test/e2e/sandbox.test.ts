@@ -153,17 +153,17 @@ describe.concurrent('sandbox serve over HTTP', () => {
 });
 
 describe('stopping', () => {
-  it('stops on SIGINT with exit 0', async () => {
+  it("stops on SIGINT with exit 130, the shell's code for Ctrl-C", async () => {
     s.child.kill('SIGINT');
     const { code, signal } = await s.exited;
     expect(signal).toBeNull();
-    expect(code).toBe(0);
+    expect(code).toBe(130);
     await expect(fetch(`${s.baseUrl}/pets`, { headers: auth() })).rejects.toThrow();
   });
 });
 
 describe.concurrent('other ways to run it', () => {
-  it('--json prints one object with baseUrl and apiKey; SIGTERM stops it with exit 0', async () => {
+  it('--json prints one object with baseUrl and apiKey; SIGTERM stops it with exit 143', async () => {
     const j = await serve(tempDir(), ['--json']);
     try {
       const info = JSON.parse(j.stdout()) as { baseUrl: string; apiKey: string };
@@ -173,7 +173,7 @@ describe.concurrent('other ways to run it', () => {
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual([{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]);
       j.child.kill('SIGTERM');
-      expect(await j.exited).toEqual({ code: 0, signal: null });
+      expect(await j.exited).toEqual({ code: 143, signal: null });
       // The request log went to stderr, not to stdout.
       expect(j.stderr()).toMatch(/GET \/v1\/pets\?limit=1 200/);
     } finally {

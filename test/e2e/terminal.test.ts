@@ -100,13 +100,13 @@ describe.concurrent('in a terminal', () => {
     }
   });
 
-  it('Ctrl-C ends `sandbox serve` and the shell sees exit 0', async () => {
+  it('Ctrl-C ends `sandbox serve` and the shell sees exit 130', async () => {
     const t = terminal();
     t.sendLine('petstore sandbox serve --port 0; echo "serve-exit=$?"');
     await t.waitFor(/Ctrl-C stops it/);
     t.send('C-c');
     const screen = await t.waitFor(/serve-exit=\d+/);
-    expect(screen).toMatch(/serve-exit=0/);
+    expect(screen).toMatch(/serve-exit=130/);
     expect(screen).toMatch(/PETSTORE_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1/);
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { arrayElementOffsets, checkNewPet, readNewPetRecords } from '../../src/api/records.js';
+import {
+  checkNewPet,
+  checkRecord,
+  isProblem,
+  MAX_RECORD_CHARS,
+  readNewPetRecords,
+  RecordSplitter,
+  type RecordText,
+} from '../../src/api/records.js';
 import { classifyCreateFailure } from '../../src/commands/pets/create-from-file.run.js';
 import { parseMaxPages, toListOptions } from '../../src/commands/pets/list.js';
 import {
@@ -11,13 +19,79 @@ import {
   UsageError,
 } from '../../src/errors.js';
 
-describe('arrayElementOffsets', () => {
-  it('finds top-level elements, skipping strings and nesting', () => {
-    const text = '[ {"a":"x,]"}, [1,2],"s\\"]",3 ]';
-    expect(arrayElementOffsets(text).map((o) => text[o])).toEqual(['{', '[', '"', '3']);
+/** Feeds `input` to a splitter in the given chunks and returns what it made. */
+function split(chunks: string[]): { format: string | undefined; records: RecordText[]; problems: unknown[] } {
+  const splitter = new RecordSplitter();
+  const records = [...chunks.flatMap((c) => splitter.push(c)), ...splitter.end()];
+  return { format: splitter.format, records, problems: splitter.problems };
+}
+
+describe('RecordSplitter', () => {
+  const array = '\uFEFF\n[ {"a":"x,]\\"}"},\n [1,2] , "s\\"]",3,\n{"n":\n 1}\n]\n';
+  const ndjson = '{"name":"A","categoryId":1}\r\n\n  \n{"name":"B",\t"categoryId":2}\n{"c":"é"}';
+
+  it('cuts a JSON array into its elements, skipping strings and nesting, each with its line', () => {
+    expect(split([array])).toEqual({
+      format: 'json',
+      records: [
+        { line: 2, text: '{"a":"x,]\\"}"}' },
+        { line: 3, text: '[1,2]' },
+        { line: 3, text: '"s\\"]"' },
+        { line: 3, text: '3' },
+        { line: 4, text: '{"n":\n 1}' },
+      ],
+      problems: [],
+    });
   });
-  it('gives nothing for an empty array', () => {
-    expect(arrayElementOffsets('[ ]')).toEqual([]);
+
+  it('cuts NDJSON into its non-blank lines, CRLF or LF', () => {
+    expect(split([ndjson])).toEqual({
+      format: 'ndjson',
+      records: [
+        { line: 1, text: '{"name":"A","categoryId":1}' },
+        { line: 4, text: '{"name":"B",\t"categoryId":2}' },
+        { line: 5, text: '{"c":"é"}' },
+      ],
+      problems: [],
+    });
+  });
+
+  it.each([
+    ['array', array],
+    ['ndjson', ndjson],
+  ])('gives the same records for every way of cutting the %s into chunks', (_name, input) => {
+    const whole = split([input]);
+    for (let at = 0; at <= input.length; at++) expect(split([input.slice(0, at), input.slice(at)])).toEqual(whole);
+    expect(split(Array.from({ length: input.length }, (_, i) => input.charAt(i)))).toEqual(whole);
+  });
+
+  it.each([
+    ['a missing comma', '[\n{"a":1}\n{"b":2}]', 3, 'a comma or ] is missing'],
+    ['text after the closing ]', '[{"a":1}]\n{"b":2}', 2, 'text after the closing ]'],
+    ['an unclosed array', '[\n{"a":1},\n{"b":2}\n', 4, 'a ] is missing'],
+    ['a trailing comma', '[{"a":1},\n]', 2, 'missing after the last comma'],
+  ])('reports %s with its line', (_name, input, line, message) => {
+    const { problems } = split([input]);
+    expect(problems).toEqual([{ line, message: expect.stringContaining(message) as unknown }]);
+  });
+
+  it('refuses a record over MAX_RECORD_CHARS without holding it, in either format', () => {
+    const long = `{"name":"${'x'.repeat(MAX_RECORD_CHARS)}","categoryId":1}`;
+    const nd = split([
+      `{"name":"A","categoryId":1}\n`,
+      long.slice(0, 1000),
+      long.slice(1000),
+      '\n{"name":"B","categoryId":2}\n',
+    ]);
+    expect(nd.records.map((r) => r.line)).toEqual([1, 3]);
+    expect(nd.problems).toEqual([{ line: 2, message: expect.stringContaining('longer than') as unknown }]);
+    const arr = split(['[', long, ']']);
+    expect(arr.problems).toEqual([{ line: 1, message: expect.stringContaining('longer than') as unknown }]);
+  });
+
+  it('checkRecord numbers a syntax error by the line inside a multi-line record', () => {
+    const r = checkRecord({ line: 10, text: '{"name":"A",\n "categoryId": }' });
+    expect(isProblem(r) && r.line).toBe(11);
   });
 });
 
@@ -69,10 +143,14 @@ describe('readNewPetRecords', () => {
     const r = readNewPetRecords('{"name":"A","categoryId":9007199254740993}');
     expect(r.ok && r.records[0]?.pet.categoryId).toBe(9007199254740993n);
   });
-  it('refuses an empty array', () => {
+  it('refuses an empty array and empty input', () => {
     expect(readNewPetRecords('[]')).toMatchObject({
       ok: false,
       problems: [{ message: 'no records: the array is empty' }],
+    });
+    expect(readNewPetRecords(' \n\n')).toMatchObject({
+      ok: false,
+      problems: [{ message: 'no records: the input is empty' }],
     });
   });
 });

@@ -21,6 +21,7 @@ import {
   TimeoutError,
   UsageError,
 } from '../../errors.js';
+import { abortable } from '../../io.js';
 import { isSendableKey, maskKey } from '../../mask.js';
 
 /** Typed options of `auth login`. */
@@ -107,7 +108,8 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<num
 async function readKeyFromStdin(ctx: Context): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.io.stdin) {
+  // A pipe that stays open must not keep Ctrl-C from working.
+  for await (const chunk of abortable(ctx.io.stdin, ctx.signal)) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += buf.length;
     if (size > MAX_KEY_BYTES) {
@@ -169,7 +171,8 @@ async function promptForKey(ctx: Context, name: string, baseUrl: string): Promis
   } catch (err) {
     // Ctrl-C at the prompt (ExitPromptError) or the run's abort signal (AbortPromptError).
     const name = err instanceof Error ? err.name : undefined;
-    if (name === 'ExitPromptError' || name === 'AbortPromptError' || ctx.signal.aborted) throw new InterruptedError();
+    if (name === 'ExitPromptError' || name === 'AbortPromptError' || ctx.signal.aborted)
+      throw InterruptedError.from(ctx.signal);
     throw err;
   }
   return checkKeyText(answer, 'the key');

@@ -1,29 +1,46 @@
 /**
  * `pets create --from-file FILE` (`-` = stdin): one `createPet` per NewPet record of a JSON
  * array or NDJSON, all checked before the first is sent, created in order and printed as
- * they are created. On the first failure it stops, reports what was created, and saves the
- * records not yet created to a file for a re-run (cli-contract.md "Commands").
+ * they are created. The input is read twice in chunks (check, then send), so time is linear
+ * and memory does not grow with it; `--timeout` bounds each record's request.
+ *
+ * Whatever stops it — a failed request, a closed or failing stdout, SIGINT or SIGTERM — it
+ * ends the same way (cli-contract.md "Network behaviour"): it stops sending, writes the
+ * records not created to a file for a re-run, reports the account (created / failed /
+ * unknown / not sent) and exits non-zero. A record is "unknown" only if its request may have
+ * left the process.
  */
-import type { NewPetRecord } from '../../api/records.js';
+import {
+  checkRecord,
+  emptyInputProblem,
+  isProblem,
+  RecordSplitter,
+  type NewPetRecord,
+  type RecordProblem,
+} from '../../api/records.js';
 import type { Pet } from '../../api/schemas.js';
+import { tempDirectory } from '../../config/paths.js';
 import type { Context } from '../../context.js';
 import { DeprecationReporter } from '../../deprecation.js';
 import {
   ApiError,
   AuthError,
   CliError,
+  ConfigError,
   describeFileError,
   ExitCode,
   InterruptedError,
   InvalidResponseError,
   NetworkError,
+  OutputError,
   TlsError,
   UsageError,
 } from '../../errors.js';
 import { findErrorCode, NOT_SENT_CODES } from '../../http/retry.js';
-import { quote } from '../../input.js';
 import { RecordStream } from '../../render/output.js';
 import { renderNdjson } from '../../render/pets.js';
+import { BulkAccount, type StopPoint } from './create-account.js';
+import { openSource, streamToFile, type RecordSource } from './create-source.js';
 
 /** What happened to one record whose `createPet` failed. */
 export type FailureKind = 'not_created' | 'unknown';
@@ -31,203 +48,233 @@ export type FailureKind = 'not_created' | 'unknown';
 /**
  * Decides whether a failed `createPet` surely did not create the pet. The server answering
  * with an error status means it did not; a connection that was never made (NOT_SENT_CODES)
- * means nothing was sent. A timeout, a reset connection, an interruption, or a success
- * status with a broken body leave it unknown: the POST may have reached the server
- * (cli-contract.md "Network behaviour").
+ * or a TLS handshake that failed means nothing was sent. A timeout, a reset connection, an
+ * interruption, or a success status with a broken body leave it unknown: the POST may have
+ * reached the server (cli-contract.md "Network behaviour").
  */
 export function classifyCreateFailure(err: unknown): FailureKind {
-  // A TLS handshake that failed sent nothing either.
-  if (err instanceof ApiError || err instanceof AuthError || err instanceof TlsError) return 'not_created';
+  // A ConfigError comes from the embedded sandbox's own store: it refused the write.
+  if (err instanceof ApiError || err instanceof AuthError || err instanceof TlsError || err instanceof ConfigError)
+    return 'not_created';
   if (err instanceof InvalidResponseError) return err.status >= 400 ? 'not_created' : 'unknown';
   if (err instanceof NetworkError)
     return findErrorCode(err.cause, NOT_SENT_CODES) !== undefined ? 'not_created' : 'unknown';
   return 'unknown';
 }
 
-/** The records created, and the first failure, if any. */
-interface SendResult {
-  created: { line: number; id: Pet['id'] }[];
-  failure: { index: number; err: unknown } | undefined;
-}
+/** Most problems listed when records are refused; the rest are counted. */
+const PROBLEMS_SHOWN = 20;
+/** Records checked between two turns of the event loop (signals are seen then). */
+const RECORDS_PER_TURN = 2000;
 
 /**
- * Creates every record of `file` in order, printing each created pet (ndjson and tsv
- * lines at once; json array and table at the end). Nothing is sent unless every record
- * is valid. On the first failure: stops, writes the records surely not created to
- * `<file>.remaining.ndjson` (for stdin: a file in the temp dir), reports on stderr, and
- * fails with the failure's exit code. A record that may have been created (timeout,
- * reset, interruption) is reported as unknown and left out of that file.
+ * Creates every record of `file` in order. Nothing is sent unless every record is valid.
  * @throws UsageError (exit 2, nothing sent) for unreadable input or invalid records;
- * CliError with the failure's exit code otherwise.
+ * CliError with the account otherwise: the failure's exit code, 1 (`output`) for stdout,
+ * 130/143 (`interrupted`) for signals.
  */
 export async function runCreateFromFile(ctx: Context, file: string): Promise<number> {
-  const records = await readRecords(ctx, file);
+  const source = openSource(ctx, file);
+  const total = await interruptible(ctx, () => checkAll(source));
   // --timeout bounds each record's request: a long file must not run into one deadline.
-  const { client } = await ctx.connect({ deadlinePer: 'request' });
+  const { client } = await interruptible(ctx, () => ctx.connect({ deadlinePer: 'request' }));
   const out = new RecordStream(ctx.io, ctx.output);
-  const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
-  const result: SendResult = { created: [], failure: undefined };
+  const deprecation = new DeprecationReporter(
+    (m) => ctx.warn(m),
+    () => ctx.now(),
+  );
+  const account = new BulkAccount(total);
+  let index = 0;
+  // Each step that can fail says where the run stands; a stop ends the loop.
+  const stop = (kind: StopPoint['kind'], at: number, line: number, err: unknown): unknown => {
+    account.stop = { index: at, line, kind, cause: describeCause(err) };
+    return err;
+  };
+  let failure: unknown;
   try {
-    for (const [index, record] of records.entries()) {
+    for await (const record of validRecords(source)) {
+      if (ctx.signal.aborted) {
+        failure = stop('none', index, record.line, InterruptedError.from(ctx.signal));
+        break;
+      }
       let pet: Pet;
       try {
         const res = await client.createPet(record.pet);
         deprecation.observeAndFlush(res.headers, 'createPet (POST /pets)');
         pet = res.data;
       } catch (err) {
-        result.failure = { index, err };
+        failure = stop(classifyCreateFailure(err) === 'not_created' ? 'failed' : 'unknown', index, record.line, err);
         break;
       }
-      result.created.push({ line: record.line, id: pet.id });
-      await out.push([pet]);
+      account.created(record.line, pet.id);
+      index++;
+      try {
+        await out.push([pet]);
+      } catch (err) {
+        // Created, but stdout cannot take it: the pet is in the account, the rest is not sent.
+        failure = stop('none', index, record.line, err);
+        break;
+      }
     }
+  } catch (err) {
+    // Reading the input again failed (Ctrl-C while waiting for it, a file changed meanwhile).
+    failure = stop('none', index, 0, err);
   } finally {
-    await out.end();
+    if (!(failure instanceof OutputError)) await out.end().catch(() => undefined);
   }
-  if (result.failure === undefined) return ExitCode.ok;
-  return reportFailure(ctx, file, records, result.created, result.failure);
+  if (failure === undefined) return ExitCode.ok;
+  return report(ctx, source, account, failure);
+}
+
+/** Runs `fn`, turning an interruption into "nothing was sent" (exit 130/143). */
+async function interruptible<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!(err instanceof InterruptedError) && !ctx.signal.aborted) throw err;
+    const stopped = InterruptedError.from(ctx.signal);
+    throw new CliError(`${stopped.message} before anything was sent; nothing was created`, {
+      exitCode: stopped.exitCode,
+      code: 'interrupted',
+    });
+  }
 }
 
 /**
- * Reads and checks every record of `file`.
- * @throws UsageError (exit 2, nothing sent) for unreadable input or any invalid record,
- * listing every problem with its line.
+ * Reads every record once and checks it. Returns how many there are.
+ * @throws UsageError (exit 2, nothing sent) listing the problems by line (the first
+ * PROBLEMS_SHOWN), or for input with no record at all.
  */
-async function readRecords(ctx: Context, file: string): Promise<NewPetRecord[]> {
-  const { readNewPetRecords } = await import('../../api/records.js');
-  const result = readNewPetRecords(await readSource(ctx, file));
-  if (result.ok) return result.records;
-  const list = result.problems.map((p) => `  line ${p.line}: ${p.message}`).join('\n');
+async function checkAll(source: RecordSource): Promise<number> {
+  const splitter = new RecordSplitter();
+  const problems: RecordProblem[] = [];
+  let bad = 0;
+  let sinceTurn = 0;
+  const check = (texts: ReturnType<RecordSplitter['push']>): void => {
+    for (const text of texts) {
+      const r = checkRecord(text);
+      if (!isProblem(r)) continue;
+      bad++;
+      if (problems.length < PROBLEMS_SHOWN) problems.push(r);
+    }
+  };
+  for await (const chunk of source.chunks()) {
+    const texts = splitter.push(chunk);
+    check(texts);
+    sinceTurn += texts.length;
+    // A chunk may hold thousands of records: let a signal in now and then.
+    if (sinceTurn >= RECORDS_PER_TURN) {
+      sinceTurn = 0;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+  check(splitter.end());
+  const structural = splitter.problems;
+  const empty = emptyInputProblem(splitter);
+  const all = [...structural, ...problems, ...(empty === undefined ? [] : [empty])].sort((a, b) => a.line - b.line);
+  const count = bad + structural.length + (empty === undefined ? 0 : 1);
+  if (count === 0) return splitter.count;
+  const list = all
+    .slice(0, PROBLEMS_SHOWN)
+    .map((p) => `  line ${p.line}: ${p.message}`)
+    .join('\n');
+  const more = count - Math.min(all.length, PROBLEMS_SHOWN);
   throw new UsageError(
-    `--from-file ${file === '-' ? 'stdin' : quote(file)}: ${result.problems.length} invalid record${result.problems.length === 1 ? '' : 's'}; nothing was sent\n${list}`,
+    empty !== undefined
+      ? `--from-file ${source.label}: ${empty.message}; nothing was sent`
+      : `--from-file ${source.label}: ${count} invalid record${count === 1 ? '' : 's'}; nothing was sent\n${list}${more > 0 ? `\n  … and ${more} more` : ''}`,
     'Each record is a NewPet: {"name": string, "categoryId": int64, "status"?: "available"|"pending"|"sold"}.',
   );
 }
 
-/** Reads `--from-file` text: a file, or stdin for `-`. */
-async function readSource(ctx: Context, file: string): Promise<string> {
-  if (file === '-') {
-    if (ctx.io.stdinIsTTY) {
-      throw new UsageError(
-        '--from-file -: stdin is a terminal; pipe the records in',
-        'Example: petstore pets create --from-file - < pets.ndjson',
-      );
-    }
-    const chunks: Buffer[] = [];
-    for await (const chunk of ctx.io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-    return Buffer.concat(chunks).toString('utf8');
+/** The records of a source that `checkAll` found valid, read again, in order. */
+async function* validRecords(source: RecordSource, signal?: AbortSignal): AsyncGenerator<NewPetRecord> {
+  const splitter = new RecordSplitter();
+  for await (const chunk of source.chunks(signal)) {
+    for (const text of splitter.push(chunk)) yield valid(text);
   }
-  const { readFile } = await import('node:fs/promises');
-  try {
-    return await readFile(file, 'utf8');
-  } catch (err) {
-    throw new UsageError(`cannot read --from-file ${quote(file)}: ${describeFileError(err)}`);
-  }
+  for (const text of splitter.end()) yield valid(text);
 }
 
-/** "lines 4, 5, 6" / "line 4". */
-function lines(rs: readonly { line: number }[]): string {
-  return rs.length === 1 ? `line ${rs[0]?.line}` : `lines ${rs.map((r) => r.line).join(', ')}`;
+function valid(text: Parameters<typeof checkRecord>[0]): NewPetRecord {
+  const r = checkRecord(text);
+  // The input changed between the two passes (someone wrote to the file meanwhile).
+  if (isProblem(r)) throw new UsageError(`line ${r.line} changed after it was checked: ${r.message}`);
+  return r;
 }
 
-/** Where the records not yet created go: beside the input, or in the temp dir for stdin. */
-async function writeRemaining(file: string, records: readonly NewPetRecord[]): Promise<string> {
-  const [writeFileAtomic, os, path] = await Promise.all([
-    import('write-file-atomic'),
-    import('node:os'),
-    import('node:path'),
-  ]);
-  const text = records.map((r) => renderNdjson(r.pet)).join('');
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
-  const fallback = path.join(os.tmpdir(), `petstore-remaining-${stamp}-${process.pid}.ndjson`);
-  const targets = file === '-' ? [fallback] : [`${file}.remaining.ndjson`, fallback];
-  let lastErr: unknown;
-  for (const target of targets) {
-    try {
-      // Atomic (temp file + rename) and private: the records may be business data.
-      await writeFileAtomic.default(target, text, { mode: 0o600 });
-      return target;
-    } catch (err) {
-      lastErr = err;
-    }
-  }
-  throw lastErr;
+function describeCause(err: unknown): string {
+  if (err instanceof ApiError) return `${err.message} (${err.code}, HTTP ${err.status})`;
+  return err instanceof Error ? err.message : String(err);
 }
 
 /**
- * Saves the records surely not created and reports the account on stderr.
- * @throws CliError with the failure's exit code (InterruptedError after Ctrl-C).
+ * Saves the records not created and throws the account as an error with the exit code of
+ * what stopped the run.
  */
-async function reportFailure(
-  ctx: Context,
-  file: string,
-  records: readonly NewPetRecord[],
-  created: SendResult['created'],
-  { index, err }: NonNullable<SendResult['failure']>,
-): Promise<never> {
-  const failed = records[index] as NewPetRecord;
-  const kind = classifyCreateFailure(err);
-  const remaining = kind === 'not_created' ? records.slice(index) : records.slice(index + 1);
-  let savedTo: string | undefined;
-  let saveError: string | undefined;
-  if (remaining.length > 0) {
+async function report(ctx: Context, source: RecordSource, account: BulkAccount, failure: unknown): Promise<never> {
+  const stop = account.stop as StopPoint;
+  const count = account.notCreatedCount;
+  const interrupted = failure instanceof InterruptedError || ctx.signal.aborted;
+  if (count > 0) {
     try {
-      savedTo = await writeRemaining(file, remaining);
-    } catch (e) {
-      saveError = describeFileError(e);
+      account.saved = { file: await saveRemaining(ctx, source, account.firstNotCreated), count };
+    } catch (err) {
+      account.saved = { error: err instanceof CliError ? err.message : describeFileError(err), count };
     }
   }
-  const cause =
-    err instanceof ApiError
-      ? `${err.message} (${err.code}, HTTP ${err.status})`
-      : err instanceof Error
-        ? err.message
-        : String(err);
-  const position = `record ${index + 1} of ${records.length} (line ${failed.line})`;
-  const summary =
-    kind === 'not_created'
-      ? `stopped at ${position}, not created: ${cause}`
-      : `stopped at ${position}, which may have been created: ${cause}`;
-  const detail = [
-    created.length === 0
-      ? 'created: none'
-      : `created (${created.length}): ${created.map((c) => `line ${c.line} → id ${String(c.id)}`).join(', ')}`,
-  ];
-  if (kind === 'unknown') {
-    detail.push(
-      `unknown (1): line ${failed.line} — the request may have reached the server and created the pet; it is not retried and not in the remaining file. Check with \`petstore pets list\` before creating it again.`,
-    );
-  }
-  detail.push(
-    remaining.length === 0
-      ? 'not created: none'
-      : savedTo !== undefined
-        ? `not created (${remaining.length}): ${lines(remaining)} — saved to ${savedTo}`
-        : `not created (${remaining.length}): ${lines(remaining)} — could not save them (${saveError ?? 'unknown error'})`,
+  const at = `stopped at record ${stop.index + 1} of ${account.total} (line ${stop.line})`;
+  const what =
+    stop.kind === 'none'
+      ? `stopped after record ${stop.index} of ${account.total}`
+      : stop.kind === 'failed'
+        ? `${at}, not created`
+        : `${at}, which may have been created`;
+  const stoppedBy = interrupted ? InterruptedError.from(ctx.signal) : failure instanceof CliError ? failure : undefined;
+  const jsonErrors = ctx.output === 'json' || ctx.output === 'ndjson';
+  const summary = `${what}: ${stop.cause}`;
+  const saved = account.saved !== undefined && 'file' in account.saved ? `; saved to ${account.saved.file}` : '';
+  throw new CliError(
+    jsonErrors ? `${summary}; ${account.createdTotal} created; ${count} not created${saved}` : summary,
+    {
+      exitCode: stoppedBy?.exitCode ?? ExitCode.failure,
+      code: stoppedBy?.code ?? 'internal',
+      status: stoppedBy?.status ?? 0,
+      hint: account.lines().join('\n'),
+      cause: failure,
+      details: account.details(),
+    },
   );
-  const rerun =
-    savedTo !== undefined
-      ? `Fix the cause, then run: petstore pets create --from-file ${shellQuote(savedTo)}`
-      : undefined;
-  if (err instanceof InterruptedError || ctx.signal.aborted) {
-    // cli.ts reports an interruption without a message, so the account is written here.
-    ctx.io.stderr.write(`${summary}\n${detail.join('\n')}\n${rerun !== undefined ? `${rerun}\n` : ''}`);
-    throw new InterruptedError();
-  }
-  const jsonErrors = ctx.globals.output === 'json' || ctx.globals.output === 'ndjson';
-  const message = jsonErrors
-    ? `${summary}; ${created.length} created; ${remaining.length} not created${savedTo !== undefined ? ` (saved to ${savedTo})` : ''}${kind === 'unknown' ? `; line ${failed.line} unknown: may have been created` : ''}`
-    : summary;
-  throw new CliError(message, {
-    exitCode: err instanceof CliError ? err.exitCode : ExitCode.failure,
-    code: err instanceof CliError ? err.code : 'internal',
-    status: err instanceof CliError ? err.status : 0,
-    hint: [...detail, ...(rerun !== undefined ? [rerun] : [])].join('\n'),
-    cause: err,
-  });
 }
 
-/** Quotes a path for a POSIX shell when it needs it. */
-function shellQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+/**
+ * Writes the valid records from index `from` on (NDJSON, mode 0600, through a temporary file
+ * renamed into place) beside the input as `FILE.remaining.ndjson`, or in the temporary
+ * directory for stdin or when the input's folder cannot be written. Returns the path.
+ */
+async function saveRemaining(ctx: Context, source: RecordSource, from: number): Promise<string> {
+  const stamp = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${process.pid}`;
+  const path = await import('node:path');
+  const fallback = path.join(
+    tempDirectory(ctx.env),
+    `petstore-remaining-${stamp}-${Math.random().toString(36).slice(2, 8)}.ndjson`,
+  );
+  const targets = source.file === '-' ? [fallback] : [`${source.file}.remaining.ndjson`, fallback];
+  let lastErr: unknown;
+  for (const target of targets) {
+    const file = streamToFile(target);
+    try {
+      let index = 0;
+      // Read again without the run's signal: the account must be saved even after Ctrl-C.
+      for await (const record of validRecords(source, new AbortController().signal)) {
+        if (index++ >= from) await file.write(renderNdjson(record.pet));
+      }
+      await file.commit();
+      return target;
+    } catch (err) {
+      lastErr = err;
+      await file.discard();
+    }
+  }
+  throw lastErr;
 }

@@ -4,7 +4,7 @@
  * assignments (or one JSON object with `--json`); the request log goes to stderr.
  */
 import type { Context } from '../../context.js';
-import { CliError, ExitCode } from '../../errors.js';
+import { CliError, ExitCode, InterruptedError } from '../../errors.js';
 import { sandboxDataFile } from '../../config/paths.js';
 import { renderJson } from '../../render/pets.js';
 import { startSandbox } from '../../sandbox/server.js';
@@ -19,7 +19,7 @@ export interface ServeOptions {
 }
 
 /**
- * Serves until `ctx.signal` aborts; returns 0 then.
+ * Serves until `ctx.signal` aborts; returns 130 (SIGINT) or 143 (SIGTERM) then.
  * @throws CliError (exit 1) when the address cannot be bound.
  */
 export async function runServe(ctx: Context, options: ServeOptions): Promise<number> {
@@ -55,5 +55,6 @@ export async function runServe(ctx: Context, options: ServeOptions): Promise<num
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await sandbox.close();
-  return 0;
+  // Stopped by Ctrl-C or SIGTERM, its only way to end: the shell's code for that signal.
+  return InterruptedError.from(ctx.signal).exitCode;
 }

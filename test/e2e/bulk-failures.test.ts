@@ -1,0 +1,271 @@
+/**
+ * Every failure of a bulk create accounted for (cli-contract.md "Network behaviour"): a
+ * closed pipe, a full disk, SIGINT, SIGTERM or a failed request all end the same way —
+ * sending stops, the account (created / failed / unknown / not sent) goes to stderr, the
+ * records not created go to the remaining file, the exit code is non-zero. Signals are
+ * honoured at once wherever the command is (reading a FIFO, a pipe that never ends,
+ * validating a large array). Processes, because pipes and signals are the point.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
+import { shell } from '../helpers/shell.js';
+import { spawnCli } from '../helpers/spawn-cli.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { errorReply, serverPool } from '../helpers/test-server.js';
+import { CLI } from '../helpers/run-cli.js';
+
+const KEY = 'pk_test_bulkfail_0123456789';
+const { start, closeAll } = serverPool();
+
+afterAll(async () => {
+  await closeAll();
+  removeTempDirs();
+});
+
+/** `n` NDJSON records named P1..Pn, in a new temp dir. */
+function ndjson(n: number, dir = tempDir()): { dir: string; file: string } {
+  const file = join(dir, 'pets.ndjson');
+  writeFileSync(file, Array.from({ length: n }, (_, i) => `{"name":"P${i + 1}","categoryId":${i + 1}}\n`).join(''));
+  return { dir, file };
+}
+
+/** The names in an NDJSON file. */
+function names(file: string): string[] {
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => (JSON.parse(l) as { name: string }).name);
+}
+
+/** A server that creates pets with ids from 1000, each answer after `delayMs`. */
+async function petServer(delayMs = 0) {
+  let next = 1000;
+  return start(async (req) => {
+    if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+    const pet = JSON.parse(req.body) as Record<string, unknown>;
+    return { status: 201, body: { id: next++, ...pet } };
+  });
+}
+
+const range = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => `P${from + i}`);
+
+describe('a closed stdout (`| head -1`)', () => {
+  it('200 records into the sandbox: exit 1, the remaining file holds exactly the records not created', async () => {
+    const { dir, file } = ndjson(200);
+    const env = { PETSTORE_CONFIG_DIR: dir };
+    const script = `"${process.execPath}" "${CLI}" --env sandbox pets create --from-file "${file}" --output ndjson 2>"${dir}/err" | head -1; echo "exit=\${PIPESTATUS[0]}"`;
+    const r = await shell(script, env);
+    expect(r.stdout).toMatch(/^\{"id":\d+,"name":"P1",.*\nexit=1\n$/);
+    const err = readFileSync(join(dir, 'err'), 'utf8').trim().split('\n');
+    // ndjson mode: every stderr line is JSON, the error last, naming the remaining file.
+    for (const line of err) expect(() => JSON.parse(line) as unknown).not.toThrow();
+    const last = JSON.parse(err[err.length - 1]!) as Record<string, unknown>;
+    expect(last).toMatchObject({
+      code: 'output',
+      remainingFile: `${file}.remaining.ndjson`,
+      failed: null,
+      unknown: null,
+    });
+    const created = last.created as number;
+    expect(created).toBeGreaterThanOrEqual(1);
+    expect(last.remaining).toBe(200 - created);
+    // What the store holds and what the remaining file holds add up to the input, once each.
+    const listed = await runMain(['--env', 'sandbox', 'pets', 'list', '--all', '--json'], { env });
+    const inStore = (JSON.parse(listed.stdout) as { name: string }[])
+      .map((p) => p.name)
+      .filter((n) => /^P\d+$/.test(n));
+    expect(inStore).toEqual(range(1, created));
+    expect(names(`${file}.remaining.ndjson`)).toEqual(range(created + 1, 200));
+  });
+
+  it('human form: the account in a few lines, exit 1', async () => {
+    const srv = await petServer();
+    const { dir, file } = ndjson(50);
+    const env = { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY };
+    const p = spawnCli(['pets', 'create', '--from-file', file], { env, closeStdoutAfterLines: 1, secrets: [KEY] });
+    const { code } = await p.exited;
+    expect(code).toBe(1);
+    const stderr = p.stderr();
+    expect(stderr).toMatch(/^error: stopped after record \d+ of 50: stdout was closed by its reader\n/);
+    expect(stderr).toMatch(/\ncreated \d+: lines 1-\d+ → ids 1000-\d+\n/);
+    expect(stderr).toContain('not sent ');
+    expect(stderr).toContain(`petstore pets create --from-file ${file}.remaining.ndjson`);
+    expect(stderr.trim().split('\n').length).toBeLessThanOrEqual(6);
+    const created = srv.requests.length;
+    expect(names(`${file}.remaining.ndjson`)).toEqual(range(created + 1, 50));
+  });
+});
+
+describe('a full disk (/dev/full)', () => {
+  it.skipIf(!existsSync('/dev/full'))(
+    'pets list: exit 1, code output, a clean message; the fast path too',
+    async () => {
+      const dir = tempDir();
+      const list = await shell(`"${process.execPath}" "${CLI}" --env sandbox pets list --json > /dev/full`, {
+        PETSTORE_CONFIG_DIR: dir,
+      });
+      expect(list.code).toBe(1);
+      expect(JSON.parse(list.stderr) as unknown).toMatchObject({
+        code: 'output',
+        message: 'cannot write to stdout: no space left on the device',
+      });
+      const help = await shell(`"${process.execPath}" "${CLI}" --help > /dev/full`, { PETSTORE_CONFIG_DIR: dir });
+      expect(help.code).toBe(1);
+      expect(help.stderr).toBe('error: cannot write to stdout: no space left on the device\n');
+    },
+  );
+
+  it.skipIf(!existsSync('/dev/full'))(
+    'bulk create: stops after the first record, accounts, saves the rest',
+    async () => {
+      const srv = await petServer();
+      const { dir, file } = ndjson(50);
+      const r = await shell(`"${process.execPath}" "${CLI}" pets create --from-file "${file}" > /dev/full`, {
+        PETSTORE_CONFIG_DIR: dir,
+        PETSTORE_BASE_URL: srv.baseUrl,
+        PETSTORE_API_KEY: KEY,
+      });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('no space left on the device');
+      expect(r.stderr).toContain('created 1: line 1 → id 1000');
+      expect(srv.requests).toHaveLength(1);
+      expect(names(`${file}.remaining.ndjson`)).toEqual(range(2, 50));
+    },
+  );
+});
+
+describe('signals', () => {
+  it('SIGTERM while reading a FIFO nobody writes to: exit 143 at once, nothing sent', async () => {
+    const dir = tempDir();
+    const fifo = join(dir, 'pets.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const p = spawnCli(['--env', 'sandbox', 'pets', 'create', '--from-file', fifo], {
+      env: { PETSTORE_CONFIG_DIR: dir },
+      timeoutMs: 10_000,
+    });
+    await p.handlesSignals();
+    await new Promise((r) => setTimeout(r, 200));
+    p.child.kill('SIGTERM');
+    const { code, killed } = await p.exited;
+    expect(killed).toBe(false);
+    expect(code).toBe(143);
+    expect(p.stderr()).toBe('error: terminated before anything was sent; nothing was created\n');
+  });
+
+  it.each(['SIGINT', 'SIGTERM'] as const)('%s while stdin is a pipe that never ends: honoured at once', async (sig) => {
+    const dir = tempDir();
+    const p = spawnCli(['--env', 'sandbox', 'pets', 'create', '--from-file', '-', '--json'], {
+      env: { PETSTORE_CONFIG_DIR: dir },
+      input: '{"name":"A","categoryId":1}\n',
+      keepStdinOpen: true,
+      timeoutMs: 10_000,
+    });
+    await p.handlesSignals();
+    await new Promise((r) => setTimeout(r, 200));
+    p.child.kill(sig);
+    const { code, killed } = await p.exited;
+    expect(killed).toBe(false);
+    expect(code).toBe(sig === 'SIGINT' ? 130 : 143);
+    expect(JSON.parse(p.stderr()) as unknown).toMatchObject({ code: 'interrupted', status: 0 });
+    expect(p.stderr()).toContain('before anything was sent');
+  });
+
+  it('SIGINT while a large JSON array is validated: exit 130, nothing sent, record 1 not "may have been created"', async () => {
+    const srv = await petServer();
+    const dir = tempDir();
+    const file = join(dir, 'big.json');
+    const one = `{"name":"${'x'.repeat(200)}","categoryId":1}`;
+    writeFileSync(file, `[\n${Array.from({ length: 100_000 }, () => one).join(',\n')}\n]\n`);
+    const p = spawnCli(['pets', 'create', '--from-file', file], {
+      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      timeoutMs: 20_000,
+    });
+    await p.handlesSignals();
+    await new Promise((r) => setTimeout(r, 300));
+    p.child.kill('SIGINT');
+    const { code, killed } = await p.exited;
+    expect(killed).toBe(false);
+    expect(code).toBe(130);
+    expect(p.stderr()).toBe('error: interrupted before anything was sent; nothing was created\n');
+    expect(srv.requests).toHaveLength(0);
+    expect(existsSync(`${file}.remaining.ndjson`)).toBe(false);
+  });
+
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s while records are sent: the account, the rest saved, 130/143',
+    async (sig) => {
+      const srv = await petServer(150);
+      const { dir, file } = ndjson(20);
+      const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
+        env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+        secrets: [KEY],
+      });
+      await p.until(() => p.stdout().split('\n').length > 3);
+      p.child.kill(sig);
+      const { code } = await p.exited;
+      expect(code).toBe(sig === 'SIGINT' ? 130 : 143);
+      const err = JSON.parse(p.stderr().trim().split('\n').pop()!) as Record<string, unknown>;
+      expect(err.code).toBe('interrupted');
+      const created = err.created as number;
+      const unknown = err.unknown === null ? 0 : 1;
+      // Every record is in exactly one place: created, unknown (its request was under way), or remaining.
+      expect(created + unknown + (err.remaining as number)).toBe(20);
+      expect(srv.requests.length).toBe(created + unknown);
+      expect(names(`${file}.remaining.ndjson`)).toEqual(range(created + unknown + 1, 20));
+    },
+  );
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('`sandbox serve` stops on %s with exit %d', async (sig, want) => {
+    const dir = tempDir();
+    const p = spawnCli(['sandbox', 'serve'], { env: { PETSTORE_CONFIG_DIR: dir } });
+    await p.until(() => p.stderr().includes('listening'));
+    p.child.kill(sig);
+    expect((await p.exited).code).toBe(want);
+  });
+});
+
+describe('a failed request', () => {
+  it('a 503 at record 3: failed 1 (not created, in the remaining file), not sent 2, exit 1', async () => {
+    let n = 0;
+    const srv = await start((req) => {
+      n++;
+      if (n === 3) return errorReply(503, 'unavailable', 'try later');
+      return { status: 201, body: { id: 1000 + n, ...(JSON.parse(req.body) as object) } };
+    });
+    const { dir, file } = ndjson(5);
+    const r = await runMain(['pets', 'create', '--from-file', file], {
+      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      [
+        'error: stopped at record 3 of 5 (line 3), not created: try later (unavailable, HTTP 503)',
+        'created 2: lines 1-2 → ids 1001-1002',
+        'failed 1: line 3, not created',
+        'not sent 2',
+        `the 3 records not created are in ${file}.remaining.ndjson; after fixing the cause, run:`,
+        `  petstore pets create --from-file ${file}.remaining.ndjson`,
+        '',
+      ].join('\n'),
+    );
+    expect(names(`${file}.remaining.ndjson`)).toEqual(['P3', 'P4', 'P5']);
+  });
+
+  it('--timeout bounds each record, not the whole file: 6 records of 0.4 s each pass a 1 s --timeout', async () => {
+    const srv = await petServer(400);
+    const { dir, file } = ndjson(6);
+    const r = await runCli(['pets', 'create', '--from-file', file, '--timeout', '1'], {
+      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(srv.requests).toHaveLength(6);
+  });
+});

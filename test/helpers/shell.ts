@@ -1,0 +1,34 @@
+/** Runs a bash script (no rc files) in the background and collects its output. */
+import { spawn } from 'node:child_process';
+import { baseEnv } from './run-cli.js';
+
+/** Output and exit code of a script. */
+export interface ShellResult {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+}
+
+/**
+ * Runs `script` with bash and the given environment (on top of PATH and LANG); killed after
+ * `timeoutMs` (default 20 s). Asynchronous, so servers living in the test process keep
+ * answering while it runs.
+ */
+export function shell(script: string, env: Record<string, string>, timeoutMs = 20_000): Promise<ShellResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['--norc', '--noprofile', '-c', script], {
+      env: { ...baseEnv(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const killer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ stdout, stderr, code });
+    });
+  });
+}
