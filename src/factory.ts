@@ -152,6 +152,7 @@ async function startEmbeddedSandbox(
   const store = new SandboxStore(sandboxDataFile(ctx.env), {
     waitMs: ctx.globals.timeoutMs,
     onWait: (message) => ctx.note(message),
+    signal: ctx.signal,
   });
   try {
     await store.read();

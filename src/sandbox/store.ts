@@ -34,6 +34,11 @@ export interface SandboxStoreOptions {
   waitMs?: number;
   /** Told when a change has waited a second for the lock, naming its holder. */
   onWait?: (message: string) => void;
+  /**
+   * Ends a wait for the lock of `read` (seeding), `prepareForWrites`, `update` and `reset`
+   * (Ctrl-C); the wait then rejects with the signal's reason. Creates have their own.
+   */
+  signal?: AbortSignal;
 }
 
 /** Options of one create. */
@@ -160,7 +165,8 @@ export class SandboxStore {
       this.files.writeAtomic = writeFileAtomic.sync;
     }
     try {
-      return await this.lock.run({ deadline, onWait: this.opts.onWait, ...wait }, () => Promise.resolve(fn()));
+      const { onWait, signal } = this.opts;
+      return await this.lock.run({ deadline, onWait, signal, ...wait }, () => Promise.resolve(fn()));
     } catch (err) {
       if (err instanceof LockFileError) throw fileError('create the lock', err.lockPath, err.cause);
       throw err;
@@ -193,7 +199,8 @@ export class SandboxStore {
             batch = stillWanted() ? this.pending.splice(0) : [];
             return batch.length === 0 ? [] : this.files.append(batch.map((p) => p.pet));
           },
-          { stillWanted },
+          // Each create has its own signal (its client), checked by stillWanted.
+          { stillWanted, signal: undefined },
         );
         batch.forEach((p, i) => p.resolve(created[i] as Pet));
       } catch (err) {

@@ -10,7 +10,10 @@ import { SandboxStore, asCliError } from '../../sandbox/store.js';
  * TimeoutError (exit 3) when the lock stayed held.
  */
 export async function runReset(ctx: Context): Promise<number> {
-  const store = new SandboxStore(sandboxDataFile(ctx.env), { onWait: (message) => ctx.note(message) });
+  const store = new SandboxStore(sandboxDataFile(ctx.env), {
+    onWait: (message) => ctx.note(message),
+    signal: ctx.signal,
+  });
   let data;
   try {
     data = await store.reset({ waitMs: ctx.globals.timeoutMs });

@@ -27,6 +27,7 @@ export async function runServe(ctx: Context, options: ServeOptions): Promise<num
   const { io } = ctx;
   const store = new SandboxStore(sandboxDataFile(ctx.env), {
     onWait: (message) => io.stderr.write(`${message}\n`),
+    signal: ctx.signal,
   });
   try {
     await store.read();
