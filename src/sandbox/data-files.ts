@@ -106,6 +106,15 @@ function snapshotKey(st: fs.BigIntStats): string {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
+/** Closes a descriptor; a failure to close one only read from (or already reported) changes nothing. */
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // See above.
+  }
+}
+
 function readAt(fd: number, position: number, length: number): Buffer {
   const buf = Buffer.alloc(length);
   const n = fs.readSync(fd, buf, 0, length, position);
@@ -227,7 +236,7 @@ export class DataFiles {
       }
       throw fileError('write the sandbox journal', this.journalFile, err);
     } finally {
-      if (fd !== undefined) fs.closeSync(fd);
+      if (fd !== undefined) closeQuietly(fd);
     }
   }
 
@@ -302,7 +311,7 @@ export class DataFiles {
           const m = pattern.exec(readAt(fd, 0, 64).toString('utf8'));
           if (m !== null) gen = Math.max(gen, Number(m[1]));
         } finally {
-          fs.closeSync(fd);
+          closeQuietly(fd);
         }
       } catch {
         // Unreadable: it is being replaced anyway.
@@ -367,7 +376,7 @@ export class DataFiles {
       if (err instanceof ConfigError) throw err;
       throw fileError('read the sandbox data file', this.file, err);
     } finally {
-      fs.closeSync(fd);
+      closeQuietly(fd);
     }
   }
 
@@ -416,7 +425,7 @@ export class DataFiles {
       if (err instanceof ConfigError) throw err;
       throw fileError('read the sandbox journal', this.journalFile, err);
     } finally {
-      fs.closeSync(fd);
+      closeQuietly(fd);
     }
   }
 

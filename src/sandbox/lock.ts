@@ -336,14 +336,19 @@ export class FileLock {
         later(cb, () => {
           const expected = this.judged.get(path);
           this.judged.delete(path);
-          if (expected !== undefined) {
-            // Taking over a stale lock: only if it is still the one judged.
-            if ((readOwner(path) ?? '') !== expected) {
-              throw Object.assign(new Error(`${path} changed hands`), { code: 'ELOCKED' });
-            }
-            removeOwner(path);
+          if (expected === undefined) {
+            fs.rmdirSync(path);
+            return;
           }
-          fs.rmdirSync(path);
+          // Taking over a stale lock: only if it is still the one judged. Whatever goes
+          // wrong here means someone else got there first: wait on (ELOCKED).
+          try {
+            if ((readOwner(path) ?? '') !== expected) throw new Error(`${path} changed hands`);
+            removeOwner(path);
+            fs.rmdirSync(path);
+          } catch (err) {
+            throw Object.assign(new Error((err as Error).message), { code: 'ELOCKED' });
+          }
         })();
       },
       // proper-lockfile's exit handler, for a lock still held when the process exits.
