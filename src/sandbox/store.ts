@@ -89,11 +89,6 @@ export class SandboxStore {
     this.waitMs = opts.waitMs ?? DEFAULT_WAIT_MS;
   }
 
-  /** The journal, `<file>.journal`. */
-  get journalFile(): string {
-    return this.files.journalFile;
-  }
-
   /**
    * The current data (every create committed before the call); seeds the files on first use.
    * @throws ConfigError when the files cannot be read or written or hold something else
