@@ -6,7 +6,14 @@
 // script (bench/floor-get.mjs) for commands that make one request.
 //
 // Usage: node bench/run.mjs [--runs N] [--warmup N] [--json] [--clean-env] [--only NAME,NAME] [--cli PATH]
+//                           [--store-runs N] [--bulk-records N] [--no-store]
 //   (also BENCH_RUNS, BENCH_WARMUP). Build first (`npm run bench` does).
+//
+// After the start-up rounds, the sandbox data store is measured (bench/store.mjs): the rate
+// of a bulk create of --bulk-records records (5,000) into a fresh sandbox, median of
+// --store-runs runs (3), and the time to take over the lock of a process killed with -9
+// while holding it. `--no-store` skips it; with `--only`, it runs when the list names
+// `sandbox store`.
 //
 // Wall time: process.hrtime around spawn -> exit, measured in this process.
 // Peak RSS: GNU time (`/usr/bin/time -f %M`, Debian package `time`) wraps each run when it
@@ -19,6 +26,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchStore } from './store.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -31,9 +39,21 @@ const RUNS = Number(opt('--runs', process.env.BENCH_RUNS ?? 30));
 const WARMUP = Number(opt('--warmup', process.env.BENCH_WARMUP ?? 3));
 const JSON_OUT = flag('--json');
 const ONLY = opt('--only', undefined)?.split(',');
-if (!Number.isInteger(RUNS) || RUNS < 1 || !Number.isInteger(WARMUP) || WARMUP < 0) {
+const STORE_RUNS = Number(opt('--store-runs', 3));
+const BULK_RECORDS = Number(opt('--bulk-records', 5000));
+const STORE = !flag('--no-store') && (ONLY === undefined || ONLY.includes('sandbox store'));
+if (
+  !Number.isInteger(RUNS) ||
+  RUNS < 1 ||
+  !Number.isInteger(WARMUP) ||
+  WARMUP < 0 ||
+  !Number.isInteger(STORE_RUNS) ||
+  STORE_RUNS < 1 ||
+  !Number.isInteger(BULK_RECORDS) ||
+  BULK_RECORDS < 1
+) {
   console.error(
-    'usage: node bench/run.mjs [--runs N>=1] [--warmup N>=0] [--json] [--clean-env] [--only NAME,...] [--cli PATH]',
+    'usage: node bench/run.mjs [--runs N>=1] [--warmup N>=0] [--json] [--clean-env] [--only NAME,...] [--cli PATH] [--store-runs N>=1] [--bulk-records N>=1] [--no-store]',
   );
   process.exit(2);
 }
@@ -345,6 +365,36 @@ for (const r of petstoreRows) {
       1,
     );
 }
+// --- the sandbox data store -----------------------------------------------------------
+let store;
+if (STORE) {
+  const progress =
+    !JSON_OUT && process.stderr.isTTY ? (line) => process.stderr.write(`\r\x1b[K${line}`) : () => undefined;
+  store = await benchStore({
+    cli,
+    env: cleanEnv,
+    records: BULK_RECORDS,
+    runs: STORE_RUNS,
+    lockRuns: Math.max(5, STORE_RUNS),
+    log: progress,
+  });
+  progress('');
+  targets.push({
+    target: `sandbox bulk create of ${BULK_RECORDS} records >= 500 records/s`,
+    value: round3(store.bulk.recordsPerSecond),
+    limit: 500,
+    met: store.bulk.recordsPerSecond >= 500,
+    unit: 'records/s',
+  });
+  targets.push({
+    target: 'stale lock after kill -9 taken over in < 2000 ms (slowest run)',
+    value: round3(store.staleLock.takeoverMaxMs),
+    limit: 2000,
+    met: store.staleLock.takeoverMaxMs < 2000,
+    unit: 'ms',
+  });
+}
+
 const cpu = cpus();
 const doc = {
   node: process.version,
@@ -357,6 +407,7 @@ const doc = {
   nodeVariables: nodeVars,
   rss: rssMethod,
   commands: rows,
+  sandboxStore: store,
   targets,
   notes,
 };
@@ -392,11 +443,27 @@ if (JSON_OUT) {
   console.log(line(table[0]));
   for (const row of table.slice(1)) console.log(line(row));
   console.log("\nratio: median / the floor's median; paired: median of each run / the floor run of its round.");
-  console.log('targets (on the ratio of medians):');
+  console.log('targets (ratios are of medians):');
   for (const t of targets) {
     const verdict = t.met === null ? 'n/a ' : t.met ? 'met ' : 'MISS';
+    const shown =
+      t.unit === undefined ? `${t.value?.toFixed(2)}x` : `${t.value?.toFixed(t.unit === 'ms' ? 1 : 0)} ${t.unit}`;
     console.log(
-      `  ${verdict}  ${t.target}: ${t.value === null ? (t.note ?? '-') : `${t.value.toFixed(2)}x`}${t.aim !== undefined ? ` (aim ${t.aim}x)` : ''}`,
+      `  ${verdict}  ${t.target}: ${t.value === null ? (t.note ?? '-') : shown}${t.aim !== undefined ? ` (aim ${t.aim}x)` : ''}`,
+    );
+  }
+  if (store !== undefined) {
+    const { bulk, staleLock } = store;
+    const secs = bulk.wallMs.map((ms) => (ms / 1000).toFixed(2)).join(', ');
+    console.log(`\nsandbox store (--env sandbox, a fresh store each run):`);
+    console.log(
+      `  bulk create of ${bulk.records} records (--from-file, one process): ${bulk.recordsPerSecond.toFixed(0)} records/s (median of ${bulk.runs} runs: ${secs} s)`,
+    );
+    console.log(
+      `  stale lock after kill -9: taken over in ${staleLock.takeoverMedianMs.toFixed(1)} ms median, ${staleLock.takeoverMaxMs.toFixed(1)} ms slowest (${staleLock.runs} runs)`,
+    );
+    console.log(
+      `  pets create right after the kill: ${staleLock.createAfterKillMedianMs.toFixed(0)} ms median; with no stale lock: ${staleLock.createMedianMs.toFixed(0)} ms`,
     );
   }
   for (const n of notes) console.log(`note: ${n}`);

@@ -4,6 +4,7 @@
  * starts the embedded sandbox when it is selected and builds the API client. Everything
  * heavy is imported on first use, so `--help` and usage errors load none of it.
  */
+import type { PetstoreClient } from './api/client.js';
 import type { Api, ConnectOptions, Context } from './context.js';
 import type { ConfigReader, Connection, LoadConfig } from './config/settings.js';
 import { UsageError } from './errors.js';
@@ -98,8 +99,11 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
   const settings = await ctx.settings('selected');
   const environment = requireEnvironment(settings);
   let connection: Connection;
+  let sandboxFailure: (() => unknown) | undefined;
   if (environment.value === 'sandbox') {
-    connection = { environment, ...(await startEmbeddedSandbox(ctx)) };
+    const { baseUrl, apiKey, failure } = await startEmbeddedSandbox(ctx);
+    connection = { environment, baseUrl, apiKey };
+    sandboxFailure = failure;
   } else {
     connection = requireRemote(settings);
     const { baseUrl } = connection;
@@ -119,7 +123,30 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
     }),
     import('./api/client.js'),
   ]);
-  return { client: new PetstoreClient(transport, connection.baseUrl.value), connection };
+  const client = new PetstoreClient(transport, connection.baseUrl.value);
+  if (sandboxFailure !== undefined) surfaceFailures(client, sandboxFailure);
+  return { client, connection };
+}
+
+/**
+ * Makes the client's calls fail with what failed inside the embedded sandbox, when
+ * something did: a ConfigError naming the data file that could not be read or written
+ * (exit 2), or the unexpected error itself (a bug), rather than the HTTP 500 that the
+ * sandbox answered with.
+ */
+function surfaceFailures(client: PetstoreClient, failure: () => unknown): void {
+  const wrap =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await fn(...args);
+      } catch (err) {
+        throw failure() ?? err;
+      }
+    };
+  client.listPets = wrap(client.listPets.bind(client));
+  client.createPet = wrap(client.createPet.bind(client));
+  client.getPet = wrap(client.getPet.bind(client));
 }
 
 /** The line under "cannot reach HOST": the base URL and where it came from, as a command to check it. */
@@ -135,28 +162,47 @@ function unreachableHint({ environment, baseUrl }: Connection): string {
 
 /**
  * Starts the embedded sandbox on 127.0.0.1 (stopped when the command ends) and returns its
- * base URL and key. `PETSTORE_SANDBOX_WITHOUT_GET_PET=1` makes it play the API after
- * getPet's removal (410 Gone). `PETSTORE_BASE_URL` and `PETSTORE_API_KEY` are for remote
- * environments: the embedded server's own URL and key are used, so a real key never goes to it.
- * @throws UsageError with `--base-url`; ConfigError when the data file is unreadable (read
- * before serving, so it is exit 2 with its path and the reset hint, not a 500).
+ * base URL and key, and what made one of its requests fail, if anything did.
+ * `PETSTORE_SANDBOX_WITHOUT_GET_PET=1` makes it play the API after getPet's removal (410
+ * Gone). `PETSTORE_BASE_URL` and `PETSTORE_API_KEY` are for remote environments: the
+ * embedded server's own URL and key are used, so a real key never goes to it. The store
+ * waits for its lock as long as the command's `--timeout`.
+ * @throws UsageError with `--base-url`; ConfigError when the data cannot be read (read
+ * before serving, so it is exit 2 with its path and the problem, not a 500).
  */
-async function startEmbeddedSandbox(ctx: Context): Promise<Omit<Connection, 'environment'>> {
+async function startEmbeddedSandbox(
+  ctx: Context,
+): Promise<Omit<Connection, 'environment'> & { failure: () => unknown }> {
   if (ctx.globals.baseUrl !== undefined) {
     throw new UsageError('--base-url cannot be used with the sandbox environment: the sandbox runs inside petstore');
   }
-  const [{ startSandbox }, { SandboxStore }, { sandboxDataFile }] = await Promise.all([
+  const [{ startSandbox }, { SandboxStore, asCliError }, { sandboxDataFile }] = await Promise.all([
     import('./sandbox/server.js'),
     import('./sandbox/store.js'),
     import('./config/paths.js'),
   ]);
-  const store = new SandboxStore(sandboxDataFile(ctx.env));
-  await store.read();
-  const sandbox = await startSandbox({ store, withoutGetPet: isSet(ctx.env.PETSTORE_SANDBOX_WITHOUT_GET_PET) });
+  const store = new SandboxStore(sandboxDataFile(ctx.env), {
+    waitMs: ctx.globals.timeoutMs,
+    onWait: (message) => ctx.note(message),
+    signal: ctx.signal,
+  });
+  try {
+    await store.read();
+  } catch (err) {
+    await store.close();
+    throw asCliError(err);
+  }
+  let failure: unknown;
+  const sandbox = await startSandbox({
+    store,
+    withoutGetPet: isSet(ctx.env.PETSTORE_SANDBOX_WITHOUT_GET_PET),
+    onError: (err) => (failure ??= err),
+  });
   ctx.defer(() => sandbox.close());
   return {
     baseUrl: { ok: true, value: sandbox.baseUrl, source: 'sandbox', from: 'sandbox' },
     apiKey: { ok: true, value: sandbox.apiKey, source: 'sandbox', from: 'sandbox' },
+    failure: () => failure,
   };
 }
 

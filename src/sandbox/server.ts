@@ -7,7 +7,10 @@
  * - `createPet` without `status` stores `available` (a new animal in a store is for sale);
  *   a `name` that is empty or only white space is refused with 400.
  * - Error `code` values: `unauthorized` (401), `invalid_request` (400), `not_found` (404),
- *   `method_not_allowed` (405), `payload_too_large` (413), `internal_error` (500).
+ *   `method_not_allowed` (405), `payload_too_large` (413), `internal_error` (500), `busy`
+ *   (503, with `Retry-After: 1`: another process held the data's lock for the whole wait).
+ *   Error messages are the sandbox's own: a 500 says what failed (e.g. which file could
+ *   not be written), never a library's text.
  * - Pagination (spec §4.4 leaves it open): when more pets follow a page, the answer carries
  *   `Link: <…/pets?…&cursor=OPAQUE>; rel="next"` (RFC 8288); `cursor` is a sandbox extension.
  * - `getPet` answers carry `Deprecation: @1764892800` (RFC 9745; 2025-12-05, a date the
@@ -26,11 +29,11 @@ import {
   LIMIT_MAX,
   LIMIT_MIN,
   PET_STATUSES,
-  toJsonInt,
 } from '../api/constants.js';
 import { NewPetSchema, type Pet } from '../api/schemas.js';
+import { ConfigError } from '../errors.js';
 import { parseJson, stringifyJson } from '../json.js';
-import type { SandboxStore } from './store.js';
+import { LockBusyError, type SandboxStore } from './store.js';
 
 /** `Deprecation` header of `getPet` (RFC 9745 sf-date: 2025-12-05T00:00:00Z). */
 export const DEPRECATION_HEADER = '@1764892800';
@@ -48,6 +51,11 @@ export interface SandboxOptions {
   onRequest?: (line: string) => void;
   /** Play the API after getPet's removal: `GET /pets/{petId}` answers 410 Gone (code `gone`). */
   withoutGetPet?: boolean;
+  /**
+   * Called with what made a request fail with 500: a ConfigError from the store (a file
+   * that cannot be read or written, with its path) or an unexpected error (a bug).
+   */
+  onError?: (err: unknown) => void;
 }
 
 /** A running sandbox. */
@@ -56,6 +64,7 @@ export interface RunningSandbox {
   baseUrl: string;
   apiKey: string;
   server: Server;
+  /** Stops the server, lets the requests under way finish, and closes the store. */
   close(): Promise<void>;
 }
 
@@ -87,9 +96,23 @@ export async function startSandbox(opts: SandboxOptions & { host?: string; port?
   const server = createServer((req, res) => {
     const started = Date.now();
     res.on('finish', () => opts.onRequest?.(`${req.method} ${req.url} ${res.statusCode} ${Date.now() - started}ms`));
-    const done: Promise<void> = handle(req, res, opts, apiKey)
+    // Aborted when the client goes away, so a create still waiting for the lock gives up.
+    const gone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    const done: Promise<void> = handle(req, res, opts, apiKey, gone.signal)
       .catch((err: unknown) => {
-        sendError(res, new HttpProblem(500, 'internal_error', `internal error: ${(err as Error).message}`));
+        if (gone.signal.aborted) return;
+        opts.onError?.(err);
+        sendError(
+          res,
+          new HttpProblem(
+            500,
+            'internal_error',
+            err instanceof ConfigError ? err.message : 'internal error in the sandbox server',
+          ),
+        );
       })
       .finally(() => inFlight.delete(done));
     inFlight.add(done);
@@ -122,11 +145,18 @@ export async function startSandbox(opts: SandboxOptions & { host?: string; port?
         new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000).unref())),
       ]);
       clearTimeout(timer);
+      await opts.store.close();
     },
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, opts: SandboxOptions, apiKey: string): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  opts: SandboxOptions,
+  apiKey: string,
+  signal: AbortSignal,
+): Promise<void> {
   const { store } = opts;
   const url = new URL(req.url ?? '/', 'http://sandbox');
   const route = matchRoute(req.method ?? 'GET', url.pathname);
@@ -147,7 +177,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, opts: SandboxOp
         await listPets(req, res, url, store);
         return;
       case 'createPet':
-        await createPet(req, res, store);
+        await createPet(req, res, store, signal);
         return;
       case 'getPet':
         if (opts.withoutGetPet === true) {
@@ -161,6 +191,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, opts: SandboxOp
         return;
     }
   } catch (err) {
+    if (err instanceof LockBusyError) {
+      sendError(res, busy(err));
+      return;
+    }
     if (!(err instanceof HttpProblem)) throw err;
     sendError(res, err);
   } finally {
@@ -238,7 +272,23 @@ async function listPets(req: IncomingMessage, res: ServerResponse, url: URL, sto
   sendJson(res, 200, page.map(publicPet));
 }
 
-async function createPet(req: IncomingMessage, res: ServerResponse, store: SandboxStore): Promise<void> {
+/** The 503 for a create that waited for the lock as long as it may. */
+function busy(err: LockBusyError): HttpProblem {
+  const holder = err.holder === undefined ? 'another process' : err.holder;
+  return new HttpProblem(
+    503,
+    'busy',
+    `the sandbox data is busy: ${holder} holds its lock (${err.lockPath}); the pet was not created, try again`,
+    { 'Retry-After': '1' },
+  );
+}
+
+async function createPet(
+  req: IncomingMessage,
+  res: ServerResponse,
+  store: SandboxStore,
+  signal: AbortSignal,
+): Promise<void> {
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new HttpProblem(400, 'invalid_request', 'the body must be application/json');
@@ -262,14 +312,7 @@ async function createPet(req: IncomingMessage, res: ServerResponse, store: Sandb
   }
   const { name, categoryId, status } = parsed.data;
   if (name.trim() === '') throw new HttpProblem(400, 'invalid_request', 'invalid name: must not be empty');
-  let created: Pet | undefined;
-  await store.update((data) => {
-    if (data.nextId > INT64_MAX)
-      throw new HttpProblem(500, 'internal_error', 'the sandbox ran out of ids; run `petstore sandbox reset`');
-    created = { id: toJsonInt(data.nextId), name, categoryId, status: status ?? 'available' };
-    return { nextId: data.nextId + 1n, pets: [...data.pets, created] };
-  });
-  const pet = created as Pet;
+  const pet = await store.create({ name, categoryId, status: status ?? 'available' }, { signal });
   res.setHeader('Location', `/v1/pets/${pet.id}`);
   sendJson(res, 201, publicPet(pet));
 }

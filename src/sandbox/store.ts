@@ -1,116 +1,209 @@
 /**
- * The sandbox's data file (`sandbox.json` in the config directory): the pets and the next
- * id. Several CLI processes may use it at once, so every change holds a lock
- * (proper-lockfile, a `.lock` directory made atomically with mkdir) around
- * read-modify-write, and every write is atomic (write-file-atomic: temp file, fsync,
- * rename), so readers never see half a file and Ctrl-C never leaves one.
+ * The sandbox's data store, shared by every petstore process that uses it: a snapshot
+ * (`sandbox.json` in the config directory) and a journal beside it
+ * (`sandbox.json.journal`), both mode 0600 (files: `data-files.ts`, formats: `codec.ts`).
+ *
+ * - **Creates append** one line per pet to the journal under the cross-process lock
+ *   (`lock.ts`), so a create costs the same whatever the size of the store. Creates that
+ *   arrive together in one process share one append.
+ * - **Reads take no lock.** Each process keeps the data it has read; a read checks the
+ *   snapshot's identity (inode, size, times) and reads only the journal bytes added
+ *   since, so it sees every create committed before it began.
+ * - **Compaction** folds the journal into a new snapshot once the journal is larger than
+ *   the snapshot (and than `COMPACT_MIN_BYTES`): the snapshot of the next generation is
+ *   written (temp file, fsync, rename), then a fresh journal whose header names that
+ *   generation. A reader that meets a journal of an older generation ignores it (its pets
+ *   are in the snapshot); one of a newer generation reads the snapshot again.
+ * - **Crashes.** Whole-file writes are atomic; an append cut short leaves a last line
+ *   without its newline, which readers ignore and the next writer cuts off. A journal
+ *   append is not fsynced (a power cut may lose the last creates, never the store).
+ *
+ * Writers wait for the lock up to a deadline (`waitMs`), then fail with LockBusyError.
  */
-import { mkdir, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { z } from 'zod';
-import { PetSchema, type Pet } from '../api/schemas.js';
-import { ConfigError } from '../errors.js';
-import { parseJson, stringifyJson } from '../json.js';
-import { SEED_NEXT_ID, SEED_PETS } from './seed.js';
+import type { NewPet, Pet } from '../api/schemas.js';
+import { TimeoutError } from '../errors.js';
+import { DataFiles, fileError, seedData, type SandboxData } from './data-files.js';
+import { FileLock, LockBusyError, LockFileError, type WaitOptions } from './lock.js';
 
-/** The file's content. */
-export interface SandboxData {
-  nextId: bigint;
-  pets: Pet[];
+export { COMPACT_MIN_BYTES, seedData, type SandboxData } from './data-files.js';
+export { LockBusyError } from './lock.js';
+
+/** Options of a store. */
+export interface SandboxStoreOptions {
+  /** How long a change waits for the lock (ms) unless told otherwise; default 10 s. */
+  waitMs?: number;
+  /** Told when a change has waited a second for the lock, naming its holder. */
+  onWait?: (message: string) => void;
+  /**
+   * Ends a wait for the lock of `read` (seeding), `prepareForWrites`, `update` and `reset`
+   * (Ctrl-C); the wait then rejects with the signal's reason. Creates have their own.
+   */
+  signal?: AbortSignal;
 }
 
-const FileSchema = z.object({
-  nextId: z.union([z.int(), z.bigint()]).transform((n) => BigInt(n)),
-  pets: z.array(PetSchema),
-});
+/** Options of one create. */
+export interface CreateOptions {
+  /** Gives up waiting for the lock (the pet is then not created). */
+  signal?: AbortSignal;
+  /** How long to wait for the lock (ms); the store's `waitMs` by default. */
+  waitMs?: number;
+}
 
-/** Seed data, fresh copy. */
-export function seedData(): SandboxData {
-  return { nextId: SEED_NEXT_ID, pets: SEED_PETS.map((p) => ({ ...p })) };
+const DEFAULT_WAIT_MS = 10_000;
+
+/**
+ * For a command (not the server): a LockBusyError as the CLI's TimeoutError (exit 3)
+ * naming the lock and its holder; any other error unchanged.
+ */
+export function asCliError(err: unknown): unknown {
+  if (!(err instanceof LockBusyError)) return err;
+  return new TimeoutError(
+    `gave up after ${(err.waitedMs / 1000).toFixed(1)} s waiting for the lock on the sandbox data (${err.lockPath}), held by ${err.holder ?? 'another process'}`,
+    `If no petstore is using the sandbox, remove ${err.lockPath}; or allow a longer wait with --timeout.`,
+  );
+}
+
+interface PendingCreate {
+  pet: NewPet;
+  started: number;
+  deadline: number;
+  signal: AbortSignal | undefined;
+  resolve: (pet: Pet) => void;
+  reject: (err: unknown) => void;
 }
 
 /** A file-backed pet store shared by processes. */
 export class SandboxStore {
-  constructor(readonly file: string) {}
+  private readonly files: DataFiles;
+  private readonly lock: FileLock;
+  private readonly waitMs: number;
+  private pending: PendingCreate[] = [];
+  private flushing = false;
+
+  constructor(
+    readonly file: string,
+    private readonly opts: SandboxStoreOptions = {},
+  ) {
+    this.files = new DataFiles(file);
+    this.lock = new FileLock(file);
+    this.waitMs = opts.waitMs ?? DEFAULT_WAIT_MS;
+  }
 
   /**
-   * Reads the data; seeds the file on first use.
-   * @throws ConfigError when the file exists but is not sandbox data (it is left as is).
+   * The current data (every create committed before the call); seeds the files on first use.
+   * @throws ConfigError when the files cannot be read or written or hold something else
+   * (they are left as they are); LockBusyError when seeding waited too long for the lock.
    */
   async read(): Promise<SandboxData> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      return this.update((data) => data);
-    }
-    return this.decode(text);
+    return this.files.refresh() ?? this.locked(Date.now() + this.waitMs, () => this.files.current());
   }
 
   /**
-   * Runs `change` on the current data under the lock and writes its result atomically.
-   * Returns what was written.
+   * Checks that changes can be made: takes the lock, seeds the files if they are missing,
+   * and repairs the journal (a cut-off last line, or a journal of another snapshot).
+   * @throws ConfigError, LockBusyError as `read`.
+   */
+  async prepareForWrites(): Promise<void> {
+    await this.locked(Date.now() + this.waitMs, () => this.files.prepareForWrites());
+  }
+
+  /**
+   * Creates a pet: assigns the next id and appends it to the journal under the lock.
+   * @throws ConfigError when the files cannot be written (or the ids ran out);
+   * LockBusyError when the lock was not had in time; the signal's reason when aborted.
+   */
+  create(pet: NewPet, opts: CreateOptions = {}): Promise<Pet> {
+    return new Promise<Pet>((resolve, reject) => {
+      if (opts.signal?.aborted === true) {
+        reject(opts.signal.reason as Error);
+        return;
+      }
+      const started = Date.now();
+      const deadline = started + (opts.waitMs ?? this.waitMs);
+      this.pending.push({ pet, started, deadline, signal: opts.signal, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  /**
+   * Replaces the data with `change(current)` under the lock (both files rewritten).
+   * With `replace`, the current data is not read (so a damaged file is replaced too) and
+   * `change` gets the seed.
+   * @throws ConfigError, LockBusyError as `read`.
    */
   async update(
-    change: (data: SandboxData) => SandboxData | Promise<SandboxData>,
-    opts: { replace?: boolean } = {},
+    change: (data: SandboxData) => SandboxData,
+    opts: { replace?: boolean; waitMs?: number } = {},
   ): Promise<SandboxData> {
-    await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-    // Loaded here, not at the top: reads need neither, and an `--env sandbox` read then
-    // skips loading them (and graceful-fs, which patches fs): a few ms and ~2.5 MiB.
-    const { default: lockfile } = await import('proper-lockfile');
-    const release = await lockfile.lock(this.file, {
-      realpath: false,
-      stale: 10_000,
-      retries: { retries: 200, minTimeout: 5, maxTimeout: 50, randomize: true },
+    return this.locked(Date.now() + (opts.waitMs ?? this.waitMs), () => {
+      const current = opts.replace === true ? undefined : this.files.current();
+      const next = change(current === undefined ? seedData() : { nextId: current.nextId, pets: [...current.pets] });
+      return this.files.replace(next);
     });
-    try {
-      let current = seedData();
-      if (opts.replace !== true) {
-        try {
-          current = this.decode(await readFile(this.file, 'utf8'));
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-        }
-      }
-      const next = await change(current);
-      await this.write(next);
-      return next;
-    } finally {
-      await release().catch(() => undefined);
+  }
+
+  /** Restores the seed data (under the lock), whatever the files held, even if unreadable. */
+  async reset(opts: { waitMs?: number } = {}): Promise<SandboxData> {
+    return this.update((seed) => seed, { replace: true, ...opts });
+  }
+
+  /** Gives back the lock if this process still holds it (see `lock.ts`, leases). */
+  async close(): Promise<void> {
+    await this.lock.close();
+  }
+
+  /** Runs `fn` holding the lock. */
+  private async locked<T>(deadline: number, fn: () => T, wait: Partial<WaitOptions> = {}): Promise<T> {
+    this.files.ensureDir();
+    if (this.files.writeAtomic === undefined) {
+      const { default: writeFileAtomic } = await import('write-file-atomic');
+      this.files.writeAtomic = writeFileAtomic.sync;
     }
-  }
-
-  /** Restores the seed data (under the lock), whatever the file held, even if unreadable. */
-  async reset(): Promise<SandboxData> {
-    return this.update(() => seedData(), { replace: true });
-  }
-
-  private async write(data: SandboxData): Promise<void> {
-    const { default: writeFileAtomic } = await import('write-file-atomic');
-    await writeFileAtomic(this.file, stringifyJson({ nextId: data.nextId, pets: data.pets }, 2) + '\n', {
-      mode: 0o600,
-    });
-  }
-
-  private decode(text: string): SandboxData {
-    let parsed: unknown;
     try {
-      parsed = parseJson(text);
+      const { onWait, signal } = this.opts;
+      return await this.lock.run({ deadline, onWait, signal, ...wait }, () => Promise.resolve(fn()));
     } catch (err) {
-      throw new ConfigError(
-        `${this.file}: sandbox data is not valid JSON (${(err as Error).message})`,
-        'Restore the seed data with `petstore sandbox reset`.',
-      );
+      if (err instanceof LockFileError) throw fileError('create the lock', err.lockPath, err.cause);
+      throw err;
     }
-    const result = FileSchema.safeParse(parsed);
-    if (!result.success) {
-      throw new ConfigError(
-        `${this.file}: not sandbox data (${result.error.issues[0]?.path.join('.') ?? ''} ${result.error.issues[0]?.message ?? ''})`,
-        'Restore the seed data with `petstore sandbox reset`.',
-      );
+  }
+
+  /**
+   * Appends the pending creates, each batch in one write under the lock, until none is
+   * left. A create whose deadline passes or whose signal aborts while waiting is dropped.
+   */
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    const stillWanted = (): boolean => {
+      const now = Date.now();
+      this.pending = this.pending.filter((p) => {
+        if (p.signal?.aborted === true) p.reject(p.signal.reason);
+        else if (now >= p.deadline) p.reject(new LockBusyError(this.lock.path, this.lock.holder(), now - p.started));
+        else return true;
+        return false;
+      });
+      return this.pending.length > 0;
+    };
+    while (stillWanted()) {
+      let batch: PendingCreate[] = [];
+      try {
+        const deadline = Math.max(...this.pending.map((p) => p.deadline));
+        const created = await this.locked(
+          deadline,
+          () => {
+            batch = stillWanted() ? this.pending.splice(0) : [];
+            return batch.length === 0 ? [] : this.files.append(batch.map((p) => p.pet));
+          },
+          // Each create has its own signal (its client), checked by stillWanted.
+          { stillWanted, signal: undefined },
+        );
+        batch.forEach((p, i) => p.resolve(created[i] as Pet));
+      } catch (err) {
+        // A wait that ran out or was given up fails those still waiting; anything else
+        // (a file that cannot be written) fails this batch and every create waiting.
+        for (const p of [...batch, ...this.pending.splice(0)]) p.reject(err);
+      }
     }
-    return result.data;
+    this.flushing = false;
   }
 }

@@ -8,7 +8,7 @@ import { CliError, ExitCode, InterruptedError } from '../../errors.js';
 import { sandboxDataFile } from '../../config/paths.js';
 import { renderJson } from '../../render/pets.js';
 import { startSandbox } from '../../sandbox/server.js';
-import { SandboxStore } from '../../sandbox/store.js';
+import { SandboxStore, asCliError } from '../../sandbox/store.js';
 
 /** Typed options of `sandbox serve`. */
 export interface ServeOptions {
@@ -19,13 +19,25 @@ export interface ServeOptions {
 }
 
 /**
- * Serves until `ctx.signal` aborts; returns 130 (SIGINT) or 143 (SIGTERM) then.
- * @throws CliError (exit 1) when the address cannot be bound.
+ * Serves until `ctx.signal` aborts; returns 130 (SIGINT) or 143 (SIGTERM) then. Before
+ * listening it makes sure the data can be written (takes the lock, seeds or repairs the
+ * files), so a directory that cannot be used is reported at once.
+ * @throws ConfigError (exit 2) naming the path when the data cannot be read or written;
+ * CliError (exit 1) when the address cannot be bound.
  */
 export async function runServe(ctx: Context, options: ServeOptions): Promise<number> {
   const { io } = ctx;
-  const store = new SandboxStore(sandboxDataFile(ctx.env));
-  await store.read();
+  const store = new SandboxStore(sandboxDataFile(ctx.env), {
+    onWait: (message) => io.stderr.write(`${message}\n`),
+    signal: ctx.signal,
+  });
+  try {
+    await store.read();
+    await store.prepareForWrites();
+  } catch (err) {
+    await store.close();
+    throw asCliError(err);
+  }
   let sandbox;
   try {
     sandbox = await startSandbox({
@@ -34,8 +46,10 @@ export async function runServe(ctx: Context, options: ServeOptions): Promise<num
       port: options.port,
       withoutGetPet: options.withoutGetPet,
       onRequest: (line) => io.stderr.write(`${line}\n`),
+      onError: (err) => io.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`),
     });
   } catch (err) {
+    await store.close();
     const code = (err as NodeJS.ErrnoException).code ?? '';
     throw new CliError(`cannot listen on ${options.host}:${options.port}: ${code || (err as Error).message}`, {
       exitCode: ExitCode.failure,

@@ -1,0 +1,164 @@
+// The sandbox data store's figures, for bench/run.mjs:
+// - bulk create: `petstore --env sandbox pets create --from-file F` of N records (5,000 by
+//   default) into a fresh store, as a whole process; records per second of wall time.
+// - stale lock: a process takes the store's lock with petstore's own lock code
+//   (src/sandbox/lock.ts, bundled here with esbuild) and is killed with SIGKILL while it
+//   holds it. Measured: how long the next taker needs to get the lock (in a process of its
+//   own, from its first attempt), and a whole `--env sandbox pets create` run right after
+//   the kill, against the same run with no stale lock.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** Runs argv; resolves { ms, code, out, err } with the wall time of the whole process. */
+function run(argv, env) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, code, out, err }));
+  });
+}
+
+/** Bundles the lock tool: `hold FILE` (prints "locked", holds until killed) and `take FILE` (prints ms to get the lock). */
+async function bundleLockTool(dir) {
+  const { build } = await import('esbuild');
+  const outfile = join(dir, 'lock-tool.cjs');
+  await build({
+    stdin: {
+      contents: `
+        import { FileLock } from ${JSON.stringify(join(root, 'src', 'sandbox', 'lock.ts'))};
+        const [mode, file] = process.argv.slice(2);
+        (async () => {
+          await import('proper-lockfile'); // Loaded before the clock starts: not part of the wait.
+          const lock = new FileLock(file);
+          const started = performance.now();
+          await lock.run({ deadline: Date.now() + 60000 }, async () => {
+            if (mode === 'hold') {
+              process.stdout.write('locked\\n');
+              await new Promise(() => {});
+            }
+            process.stdout.write((performance.now() - started).toFixed(2) + '\\n');
+          });
+          await lock.close();
+        })();
+      `,
+      resolveDir: root,
+      loader: 'ts',
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile,
+    logLevel: 'error',
+  });
+  return outfile;
+}
+
+/** Starts a holder and resolves with its child process once it holds the lock. */
+function startHolder(tool, file) {
+  const child = spawn(process.execPath, [tool, 'hold', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('locked\n')) resolve(child);
+    });
+    child.on('exit', (code) => reject(new Error(`lock holder exited (${code})`)));
+  });
+}
+
+async function killHard(child) {
+  const gone = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGKILL');
+  await gone;
+}
+
+/**
+ * Measures the store. `cli` is the shim to run, `env` the base environment.
+ * Returns { bulk, staleLock } with raw samples and medians.
+ */
+export async function benchStore({ cli, env, records = 5000, runs = 3, lockRuns = 5, log = () => {} }) {
+  const work = mkdtempSync(join(tmpdir(), 'petstore-bench-store-'));
+  try {
+    const input = join(work, 'bulk.ndjson');
+    const statuses = ['available', 'pending', 'sold'];
+    writeFileSync(
+      input,
+      Array.from({ length: records }, (_, i) =>
+        JSON.stringify({ name: `Bulk ${i}`, categoryId: (i % 9) + 1, status: statuses[i % 3] }),
+      ).join('\n') + '\n',
+    );
+    const bulkMs = [];
+    for (let i = 0; i < runs; i++) {
+      log(`bulk create ${i + 1}/${runs}`);
+      const dir = mkdtempSync(join(work, 'bulk-'));
+      const argv = [process.execPath, cli, '--env', 'sandbox', 'pets', 'create', '--from-file', input];
+      const r = await run([...argv, '--timeout', '3600', '-o', 'ndjson'], { ...env, PETSTORE_CONFIG_DIR: dir });
+      const lines = r.out.split('\n').filter((l) => l !== '').length;
+      if (r.code !== 0 || lines !== records) throw new Error(`bulk create: exit ${r.code}, ${lines} records\n${r.err}`);
+      bulkMs.push(r.ms);
+    }
+
+    const tool = await bundleLockTool(work);
+    const takeMs = [];
+    const afterKillMs = [];
+    const plainMs = [];
+    for (let i = 0; i < lockRuns; i++) {
+      log(`stale lock ${i + 1}/${lockRuns}`);
+      const dir = mkdtempSync(join(work, 'lock-'));
+      const file = join(dir, 'sandbox.json');
+      const sandboxEnv = { ...env, PETSTORE_CONFIG_DIR: dir };
+      const create = [process.execPath, cli, '--env', 'sandbox', 'pets', 'create', '--name', 'B', '--category-id', '1'];
+      const seeded = await run([process.execPath, cli, '--env', 'sandbox', 'pets', 'list'], sandboxEnv);
+      if (seeded.code !== 0) throw new Error(`seeding: ${seeded.err}`);
+      // The lock alone: a taker process after the holder was killed.
+      await killHard(await startHolder(tool, file));
+      const take = await run([process.execPath, tool, 'take', file], env);
+      if (take.code !== 0) throw new Error(`take: ${take.err}`);
+      takeMs.push(Number(take.out.trim()));
+      // A whole command after a kill, and the same command with no stale lock.
+      await killHard(await startHolder(tool, file));
+      const after = await run(create, sandboxEnv);
+      const plain = await run(create, sandboxEnv);
+      if (after.code !== 0 || plain.code !== 0) throw new Error(`create: ${after.err}${plain.err}`);
+      afterKillMs.push(after.ms);
+      plainMs.push(plain.ms);
+    }
+    const bulkMedian = median(bulkMs);
+    return {
+      bulk: {
+        records,
+        runs,
+        wallMs: bulkMs,
+        medianMs: bulkMedian,
+        recordsPerSecond: records / (bulkMedian / 1000),
+      },
+      staleLock: {
+        runs: lockRuns,
+        takeoverMs: takeMs,
+        takeoverMedianMs: median(takeMs),
+        takeoverMaxMs: Math.max(...takeMs),
+        createAfterKillMedianMs: median(afterKillMs),
+        createMedianMs: median(plainMs),
+      },
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,454 @@
+/**
+ * The sandbox's two files as one process sees them (see `store.ts` for the design): the
+ * snapshot `sandbox.json` and the journal `sandbox.json.journal`, both mode 0600, in the
+ * formats of `codec.ts`. Keeps what it has read, so a refresh reads only what changed.
+ *
+ * All I/O here is synchronous, on purpose: these are a few small system calls, and a
+ * writer runs them while holding the cross-process lock. Each asynchronous call would give
+ * the CPU away and wait to be scheduled again, which on a busy machine (twenty petstore
+ * processes on two cores) multiplied the time the lock was held.
+ *
+ * Methods that write must run under the lock. File-system problems become ConfigError
+ * (exit 2) naming the path and the problem.
+ */
+import * as fs from 'node:fs';
+import { dirname } from 'node:path';
+import { INT64_MAX, toJsonInt } from '../api/constants.js';
+import type { NewPet, Pet } from '../api/schemas.js';
+import { ConfigError, describeFileError } from '../errors.js';
+import {
+  decodeJournalHeader,
+  decodeJournalPets,
+  decodeSnapshot,
+  encodeJournalHeader,
+  encodePet,
+  encodeSnapshot,
+} from './codec.js';
+import { SEED_NEXT_ID, SEED_PETS } from './seed.js';
+
+/** The data as the server sees it. */
+export interface SandboxData {
+  nextId: bigint;
+  pets: readonly Pet[];
+}
+
+/** Seed data, fresh copy. */
+export function seedData(): SandboxData {
+  return { nextId: SEED_NEXT_ID, pets: SEED_PETS.map((p) => ({ ...p })) };
+}
+
+/** A journal smaller than this is never compacted (bytes). */
+export const COMPACT_MIN_BYTES = 256 * 1024;
+/** The hint under every message about data that is not what it should be. */
+export const RESET_HINT = 'Restore the seed data with `petstore sandbox reset`.';
+
+/** What this process knows of the journal. */
+interface JournalState {
+  /** `dev:ino` of the file read. */
+  key: string;
+  /** Whether its header names the snapshot's generation (its pets are replayed). */
+  applies: boolean;
+  /** Bytes of complete lines read (where the next read starts). */
+  offset: number;
+  /** The file's size when last read. */
+  size: number;
+}
+
+/** What this process knows of the data. */
+interface State {
+  /** `dev:ino:size:mtime:ctime` of the snapshot read. */
+  snapshotKey: string;
+  snapshotBytes: number;
+  /** Not in the line-per-pet layout (slow to read): rewritten at the next change. */
+  foreign: boolean;
+  generation: number;
+  /** The snapshot's own pets are `pets[0..baseCount)`; the journal's follow. */
+  baseCount: number;
+  baseNextId: bigint;
+  pets: Pet[];
+  nextId: bigint;
+  journal: JournalState | undefined;
+}
+
+/** Writes a whole file atomically (write-file-atomic's `sync`: temp file, fsync, rename). */
+export type AtomicWriter = (path: string, data: string, options: { mode: number }) => void;
+
+function errnoCode(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** A hint that says what to do about a file-system error. */
+export function fileHint(err: unknown): string | undefined {
+  switch (errnoCode(err)) {
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return 'Free some space on that disk, then try again.';
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+      return 'Make the config directory writable, or point PETSTORE_CONFIG_DIR at another directory.';
+    case 'EISDIR':
+      return 'Move that directory away: the sandbox keeps its data in a file of that name.';
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return 'Point PETSTORE_CONFIG_DIR at a directory.';
+    default:
+      return undefined;
+  }
+}
+
+/** `cannot <action> <path>: <problem>` as a ConfigError with a hint. */
+export function fileError(action: string, path: string, err: unknown): ConfigError {
+  return new ConfigError(`cannot ${action} ${path}: ${describeFileError(err)}`, fileHint(err));
+}
+
+function snapshotKey(st: fs.BigIntStats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/** Closes a descriptor; a failure to close one only read from (or already reported) changes nothing. */
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // See above.
+  }
+}
+
+function readAt(fd: number, position: number, length: number): Buffer {
+  const buf = Buffer.alloc(length);
+  const n = fs.readSync(fd, buf, 0, length, position);
+  return buf.subarray(0, n);
+}
+
+/** The snapshot and journal of one data file. */
+export class DataFiles {
+  /** The journal, `<file>.journal`. */
+  readonly journalFile: string;
+  /** Set by the store before anything is written (loaded lazily: reads need none). */
+  writeAtomic: AtomicWriter | undefined;
+  private state: State | undefined;
+  private dirReady = false;
+  /** After a failed compaction, none is tried again below this journal size. */
+  private compactRetryAt = 0;
+
+  constructor(readonly file: string) {
+    this.journalFile = `${file}.journal`;
+  }
+
+  /**
+   * The current data, read without the lock: the snapshot again if it changed, then the
+   * journal bytes added since the last read. Undefined when there is no snapshot yet.
+   * @throws ConfigError when a file cannot be read or holds something else.
+   */
+  refresh(): SandboxData | undefined {
+    const state = this.refreshState();
+    return state === undefined ? undefined : { nextId: state.nextId, pets: state.pets };
+  }
+
+  /** Makes the config directory (0700) if it is missing. @throws ConfigError */
+  ensureDir(): void {
+    if (this.dirReady) return;
+    const dir = dirname(this.file);
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      const code = errnoCode(err);
+      if (code === 'EEXIST' || code === 'ENOTDIR') {
+        throw new ConfigError(`cannot keep the sandbox data in ${dir}: it is not a directory`, fileHint(err));
+      }
+      throw fileError('create the directory', dir, err);
+    }
+    this.dirReady = true;
+  }
+
+  /** Under the lock: the current data, seeded when there is none. @throws ConfigError */
+  current(): SandboxData {
+    const state = this.refreshState() ?? this.writeAll(seedData(), 'seed');
+    return { nextId: state.nextId, pets: state.pets };
+  }
+
+  /**
+   * Under the lock: makes the journal ready for appends: a fresh one if it is missing or
+   * belongs to another snapshot, and cut back to its last whole line.
+   * @throws ConfigError
+   */
+  prepareForWrites(): void {
+    this.prepareJournal(this.refreshState() ?? this.writeAll(seedData(), 'seed'));
+  }
+
+  /**
+   * Under the lock: assigns the next ids to `pets`, appends them to the journal in one
+   * write, and compacts when the journal has grown larger than the snapshot.
+   * @throws ConfigError when the journal cannot be written (nothing was added) or the ids ran out.
+   */
+  append(pets: readonly NewPet[]): Pet[] {
+    const state = this.refreshState() ?? this.writeAll(seedData(), 'seed');
+    const journal = this.prepareJournal(state);
+    let next = state.nextId;
+    const created = pets.map((p): Pet => {
+      if (next > INT64_MAX)
+        throw new ConfigError(`the sandbox ran out of ids (the last is ${String(INT64_MAX)})`, RESET_HINT);
+      const pet: Pet = { id: toJsonInt(next), name: p.name, categoryId: p.categoryId, status: p.status ?? 'available' };
+      next += 1n;
+      return pet;
+    });
+    const bytes = Buffer.from(created.map((p) => encodePet(p) + '\n').join(''));
+    this.appendBytes(bytes, journal.offset);
+    state.pets.push(...created);
+    state.nextId = next;
+    journal.offset += bytes.length;
+    journal.size = journal.offset;
+    const due = state.foreign || journal.offset > Math.max(COMPACT_MIN_BYTES, state.snapshotBytes);
+    if (due && journal.offset > this.compactRetryAt) {
+      try {
+        this.writeAll({ nextId: state.nextId, pets: state.pets }, 'compact');
+      } catch {
+        // The pets are in the journal already; compaction can wait for more room.
+        this.compactRetryAt = journal.offset * 2;
+      }
+    }
+    return created;
+  }
+
+  /**
+   * Under the lock: writes `data` as a snapshot of the next generation, then a fresh journal
+   * for it. Works whatever the old files hold (for seed and reset).
+   * @throws ConfigError
+   */
+  replace(data: SandboxData): SandboxData {
+    const state = this.writeAll(data, 'replace');
+    return { nextId: state.nextId, pets: state.pets };
+  }
+
+  private appendBytes(bytes: Buffer, offset: number): void {
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(this.journalFile, 'a', 0o600);
+      const written = fs.writeSync(fd, bytes);
+      if (written !== bytes.length) throw Object.assign(new Error('short write'), { code: 'ENOSPC' });
+    } catch (err) {
+      // Cut off whatever part was written, so the journal still ends with a whole line.
+      try {
+        fs.truncateSync(this.journalFile, offset);
+      } catch {
+        // Readers ignore a last line without its newline; the next writer cuts it off.
+      }
+      throw fileError('write the sandbox journal', this.journalFile, err);
+    } finally {
+      if (fd !== undefined) closeQuietly(fd);
+    }
+  }
+
+  private prepareJournal(state: State): JournalState {
+    const j = state.journal;
+    if (j?.applies !== true) return (state.journal = this.writeJournal(state.generation));
+    if (j.size > j.offset) {
+      try {
+        fs.truncateSync(this.journalFile, j.offset);
+      } catch (err) {
+        throw fileError('repair the sandbox journal', this.journalFile, err);
+      }
+      j.size = j.offset;
+    }
+    return j;
+  }
+
+  private writeJournal(generation: number): JournalState {
+    const header = encodeJournalHeader(generation);
+    this.write(this.journalFile, header, 'write the sandbox journal');
+    const st = this.statOf(this.journalFile, 'read the sandbox journal');
+    const size = Buffer.byteLength(header);
+    return { key: `${st.dev}:${st.ino}`, applies: true, offset: size, size };
+  }
+
+  private write(path: string, text: string, action: string): void {
+    if (this.writeAtomic === undefined) throw new Error('DataFiles.writeAtomic is not set');
+    try {
+      this.writeAtomic(path, text, { mode: 0o600 });
+    } catch (err) {
+      throw fileError(action, path, err);
+    }
+  }
+
+  private statOf(path: string, action: string): fs.BigIntStats {
+    try {
+      return fs.statSync(path, { bigint: true });
+    } catch (err) {
+      throw fileError(action, path, err);
+    }
+  }
+
+  private writeAll(data: SandboxData, why: 'seed' | 'replace' | 'compact'): State {
+    const generation =
+      (why === 'compact' && this.state !== undefined ? this.state.generation : this.lastGeneration()) + 1;
+    const pets = [...data.pets];
+    const text = encodeSnapshot({ generation, nextId: data.nextId, pets });
+    this.write(this.file, text, 'write the sandbox data file');
+    const state: State = {
+      snapshotKey: snapshotKey(this.statOf(this.file, 'read the sandbox data file')),
+      snapshotBytes: Buffer.byteLength(text),
+      foreign: false,
+      generation,
+      baseCount: pets.length,
+      baseNextId: data.nextId,
+      pets,
+      nextId: data.nextId,
+      journal: undefined,
+    };
+    this.state = state;
+    state.journal = this.writeJournal(generation);
+    return state;
+  }
+
+  /** The highest generation either file names (or this process knows), 0 when none. */
+  private lastGeneration(): number {
+    let gen = this.state?.generation ?? 0;
+    const head = (path: string, pattern: RegExp): void => {
+      try {
+        const fd = fs.openSync(path, 'r');
+        try {
+          const m = pattern.exec(readAt(fd, 0, 64).toString('utf8'));
+          if (m !== null) gen = Math.max(gen, Number(m[1]));
+        } finally {
+          closeQuietly(fd);
+        }
+      } catch {
+        // Unreadable: it is being replaced anyway.
+      }
+    };
+    head(this.file, /^\{\s*"generation"\s*:\s*(\d{1,15})\b/);
+    head(this.journalFile, /^\{"generation":(\d{1,15})\}/);
+    return gen;
+  }
+
+  private refreshState(): State | undefined {
+    try {
+      return this.catchUp();
+    } catch (err) {
+      this.state = undefined; // Read everything again next time.
+      throw err;
+    }
+  }
+
+  private catchUp(): State | undefined {
+    let previous: string | undefined;
+    for (;;) {
+      const state = this.loadSnapshot();
+      this.state = state;
+      if (state === undefined) return undefined;
+      // A journal newer than the snapshot means a compaction finished between the two
+      // reads: read the snapshot again. If the snapshot did not change (one restored by
+      // hand), the journal is ignored, and the next writer replaces it.
+      if (this.readJournal(state, state.snapshotKey === previous)) return state;
+      previous = state.snapshotKey;
+    }
+  }
+
+  private loadSnapshot(): State | undefined {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.file, 'r');
+    } catch (err) {
+      if (errnoCode(err) === 'ENOENT') return undefined;
+      throw fileError('read the sandbox data file', this.file, err);
+    }
+    try {
+      const st = fs.fstatSync(fd, { bigint: true });
+      if (st.isDirectory()) throw fileError('read the sandbox data file', this.file, { code: 'EISDIR' });
+      const key = snapshotKey(st);
+      if (this.state?.snapshotKey === key) return this.state;
+      const snapshot = decodeSnapshot(fs.readFileSync(fd, 'utf8'));
+      if (typeof snapshot === 'string')
+        throw new ConfigError(`${this.file}: not sandbox data: ${snapshot}`, RESET_HINT);
+      return {
+        snapshotKey: key,
+        snapshotBytes: Number(st.size),
+        foreign: snapshot.foreign === true,
+        generation: snapshot.generation,
+        baseCount: snapshot.pets.length,
+        baseNextId: snapshot.nextId,
+        pets: snapshot.pets,
+        nextId: snapshot.nextId,
+        journal: undefined,
+      };
+    } catch (err) {
+      if (err instanceof ConfigError) throw err;
+      throw fileError('read the sandbox data file', this.file, err);
+    } finally {
+      closeQuietly(fd);
+    }
+  }
+
+  /**
+   * Reads the journal bytes added since the last read into `state`. Returns false when the
+   * journal is of a newer generation than the snapshot (unless `ignoreNewer`).
+   */
+  private readJournal(state: State, ignoreNewer: boolean): boolean {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.journalFile, 'r');
+    } catch (err) {
+      if (errnoCode(err) !== 'ENOENT') throw fileError('read the sandbox journal', this.journalFile, err);
+      if (state.journal?.applies === true) this.dropJournalPets(state);
+      state.journal = undefined;
+      return true;
+    }
+    try {
+      const st = fs.fstatSync(fd, { bigint: true });
+      const key = `${st.dev}:${st.ino}`;
+      const size = Number(st.size);
+      let j = state.journal;
+      if (j === undefined || j.key !== key || size < j.offset || !j.applies) {
+        if (j?.applies === true) this.dropJournalPets(state);
+        state.journal = undefined;
+        j = { key, applies: false, offset: 0, size };
+        const head = decodeJournalHeader(readAt(fd, 0, Math.min(size, 64)));
+        if (head !== undefined && 'problem' in head) throw this.damaged(1, head.problem);
+        if (head !== undefined) {
+          if (head.generation > state.generation && !ignoreNewer) return false;
+          j.applies = head.generation === state.generation;
+          if (j.applies) j.offset = head.length;
+        }
+      }
+      if (j.applies && size > j.offset) {
+        const chunk = decodeJournalPets(readAt(fd, j.offset, size - j.offset));
+        if (chunk.badLine !== undefined)
+          throw this.damaged(1 + state.pets.length - state.baseCount + chunk.badLine, 'not a Pet');
+        this.applyJournalPets(state, chunk.pets);
+        j.offset += chunk.consumed;
+      }
+      j.size = size;
+      state.journal = j;
+      return true;
+    } catch (err) {
+      if (err instanceof ConfigError) throw err;
+      throw fileError('read the sandbox journal', this.journalFile, err);
+    } finally {
+      closeQuietly(fd);
+    }
+  }
+
+  private damaged(line: number, why: string): ConfigError {
+    return new ConfigError(`${this.journalFile}: line ${line} is ${why}; the sandbox data is damaged`, RESET_HINT);
+  }
+
+  private applyJournalPets(state: State, pets: readonly Pet[]): void {
+    for (const pet of pets) {
+      const id = BigInt(pet.id);
+      if (id < state.nextId) {
+        throw new ConfigError(
+          `${this.journalFile}: pet ${String(pet.id)} is out of order (the next id was ${String(state.nextId)}); the sandbox data is damaged`,
+          RESET_HINT,
+        );
+      }
+      state.pets.push(pet);
+      state.nextId = id + 1n;
+    }
+  }
+
+  private dropJournalPets(state: State): void {
+    state.pets = state.pets.slice(0, state.baseCount);
+    state.nextId = state.baseNextId;
+  }
+}
