@@ -6,7 +6,7 @@
 // script (bench/floor-get.mjs) for commands that make one request.
 //
 // Usage: node bench/run.mjs [--runs N] [--warmup N] [--json] [--clean-env] [--only NAME,NAME] [--cli PATH]
-//                           [--store-runs N] [--bulk-records N] [--no-store]
+//                           [--store-runs N] [--bulk-records N] [--no-store] [--bulk-runs N] [--no-bulk]
 //   (also BENCH_RUNS, BENCH_WARMUP). Build first (`npm run bench` does).
 //
 // After the start-up rounds, the sandbox data store is measured (bench/store.mjs): the rate
@@ -14,6 +14,11 @@
 // --store-runs runs (3), and the time to take over the lock of a process killed with -9
 // while holding it. `--no-store` skips it; with `--only`, it runs when the list names
 // `sandbox store`.
+//
+// Then bulk input (bench/bulk.mjs): validating 40,000 records as a JSON array and as
+// NDJSON (median of --bulk-runs runs, 3), and a 100 MB NDJSON file validated and sent
+// (wall time, peak RSS). `--no-bulk` skips it; with `--only`, it runs when the list names
+// `bulk input`.
 //
 // Wall time: process.hrtime around spawn -> exit, measured in this process.
 // Peak RSS: GNU time (`/usr/bin/time -f %M`, Debian package `time`) wraps each run when it
@@ -26,6 +31,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchBulk } from './bulk.mjs';
 import { benchStore } from './store.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -42,6 +48,8 @@ const ONLY = opt('--only', undefined)?.split(',');
 const STORE_RUNS = Number(opt('--store-runs', 3));
 const BULK_RECORDS = Number(opt('--bulk-records', 5000));
 const STORE = !flag('--no-store') && (ONLY === undefined || ONLY.includes('sandbox store'));
+const BULK_RUNS = Number(opt('--bulk-runs', 3));
+const BULK = !flag('--no-bulk') && (ONLY === undefined || ONLY.includes('bulk input'));
 if (
   !Number.isInteger(RUNS) ||
   RUNS < 1 ||
@@ -50,10 +58,12 @@ if (
   !Number.isInteger(STORE_RUNS) ||
   STORE_RUNS < 1 ||
   !Number.isInteger(BULK_RECORDS) ||
-  BULK_RECORDS < 1
+  BULK_RECORDS < 1 ||
+  !Number.isInteger(BULK_RUNS) ||
+  BULK_RUNS < 1
 ) {
   console.error(
-    'usage: node bench/run.mjs [--runs N>=1] [--warmup N>=0] [--json] [--clean-env] [--only NAME,...] [--cli PATH] [--store-runs N>=1] [--bulk-records N>=1] [--no-store]',
+    'usage: node bench/run.mjs [--runs N>=1] [--warmup N>=0] [--json] [--clean-env] [--only NAME,...] [--cli PATH] [--store-runs N>=1] [--bulk-records N>=1] [--no-store] [--bulk-runs N>=1] [--no-bulk]',
   );
   process.exit(2);
 }
@@ -395,6 +405,33 @@ if (STORE) {
   });
 }
 
+// --- bulk input ------------------------------------------------------------------------
+let bulk;
+if (BULK) {
+  const progress =
+    !JSON_OUT && process.stderr.isTTY ? (line) => process.stderr.write(`\r\x1b[K${line}`) : () => undefined;
+  bulk = await benchBulk({ cli, env: cleanEnv, runs: BULK_RUNS, log: progress });
+  progress('');
+  for (const format of ['json', 'ndjson']) {
+    const v = bulk.validation[format];
+    targets.push({
+      target: `validating ${v.records} records (${format === 'json' ? 'JSON array' : 'NDJSON'}), whole process < 1000 ms`,
+      value: round3(v.medianMs),
+      limit: 1000,
+      met: v.medianMs < 1000,
+      unit: 'ms',
+    });
+  }
+  targets.push({
+    target: `${bulk.large.mebibytes.toFixed(0)} MiB NDJSON validated and sent: peak RSS < 200 MiB`,
+    value: bulk.large.peakRssMiB === undefined ? null : round3(bulk.large.peakRssMiB),
+    limit: 200,
+    met: bulk.large.peakRssMiB === undefined ? null : bulk.large.peakRssMiB < 200,
+    unit: 'MiB',
+    note: 'no RSS probe',
+  });
+}
+
 const cpu = cpus();
 const doc = {
   node: process.version,
@@ -408,6 +445,7 @@ const doc = {
   rss: rssMethod,
   commands: rows,
   sandboxStore: store,
+  bulkInput: bulk,
   targets,
   notes,
 };
@@ -464,6 +502,18 @@ if (JSON_OUT) {
     );
     console.log(
       `  pets create right after the kill: ${staleLock.createAfterKillMedianMs.toFixed(0)} ms median; with no stale lock: ${staleLock.createMedianMs.toFixed(0)} ms`,
+    );
+  }
+  if (bulk !== undefined) {
+    const { validation, large } = bulk;
+    console.log(`\nbulk input (pets create --from-file; nothing sent when a record is invalid):`);
+    for (const [format, v] of Object.entries(validation)) {
+      console.log(
+        `  ${v.records} records + 1 invalid, ${format === 'json' ? 'JSON array' : 'NDJSON'}: ${v.medianMs.toFixed(0)} ms median (${v.minMs.toFixed(0)}-${v.maxMs.toFixed(0)}) for the whole process`,
+      );
+    }
+    console.log(
+      `  ${large.mebibytes.toFixed(0)} MiB NDJSON (${large.records} records) validated and sent: ${(large.wallMs / 1000).toFixed(1)} s, peak RSS ${large.peakRssMiB === undefined ? '-' : `${large.peakRssMiB.toFixed(0)} MiB`}`,
     );
   }
   for (const n of notes) console.log(`note: ${n}`);

@@ -160,24 +160,39 @@ export function processIo(env: NodeJS.ProcessEnv, noColorFlag: boolean): Promise
  */
 export async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
   const it = source[Symbol.asyncIterator]();
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_resolve, reject) => {
-    onAbort = () => {
-      reject(InterruptedError.from(signal));
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  aborted.catch(() => undefined);
   try {
     for (;;) {
-      const next = await Promise.race([it.next(), aborted]);
+      const next = await settleOrAbort(it.next(), signal);
       if (next.done === true) return;
       yield next.value;
     }
   } finally {
-    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
     // Not awaited: a read blocked in the OS (a FIFO without a writer) may never settle.
     void it.return?.();
   }
+}
+
+/**
+ * `pending`'s outcome, or InterruptedError as soon as `signal` aborts. The abort listener is
+ * removed each time: racing against one long-lived promise instead would keep every value
+ * ever raced (each race leaves a reaction on it), a chunk of input per read.
+ */
+export function settleOrAbort<T>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(InterruptedError.from(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(InterruptedError.from(signal));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    pending.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
 }

@@ -58,7 +58,7 @@ export function openSource(ctx: Context, file: string): RecordSource {
 /** A file's text in chunks. @throws UsageError naming the file and the problem. */
 async function* readFile(file: string, signal: AbortSignal): AsyncGenerator<string> {
   const release = await unblockFifoOnAbort(file, signal);
-  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 256 * 1024 });
+  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 64 * 1024 });
   try {
     for await (const chunk of stream) yield chunk as string;
   } catch (err) {
@@ -97,19 +97,35 @@ async function unblockFifoOnAbort(file: string, signal: AbortSignal): Promise<()
 /** stdin's text in chunks, each also appended to `spool` (mode 0600) for the next pass. */
 async function* teeStdin(ctx: Context, spool: string): AsyncGenerator<string> {
   const out = createWriteStream(spool, { mode: 0o600, flags: 'wx' });
-  const failure = new Promise<never>((_resolve, reject) => {
-    out.once('error', (err) => {
-      reject(new UsageError(`cannot keep a copy of stdin in ${spool}: ${describeFileError(err)}`));
+  let failed: Error | undefined;
+  out.on('error', (err) => (failed ??= err));
+  const check = (): void => {
+    if (failed !== undefined) {
+      throw new UsageError(`cannot keep a copy of stdin in ${spool}: ${describeFileError(failed)}`);
+    }
+  };
+  // Settles on 'drain' or 'finish', or on the stream's error.
+  const settled = (event: 'drain' | 'finish'): Promise<void> =>
+    new Promise((resolve) => {
+      const done = (): void => {
+        out.off(event, done);
+        out.off('error', done);
+        resolve();
+      };
+      out.on(event, done);
+      out.on('error', done);
     });
-  });
-  failure.catch(() => undefined);
   ctx.io.stdin.setEncoding('utf8');
   for await (const chunk of ctx.io.stdin) {
     const text = chunk as string;
-    if (!out.write(text)) await Promise.race([new Promise<void>((r) => out.once('drain', () => r())), failure]);
+    if (!out.write(text)) await settled('drain');
+    check();
     yield text;
   }
-  await Promise.race([new Promise<void>((resolve) => out.end(resolve)), failure]);
+  const finished = settled('finish');
+  out.end();
+  await finished;
+  check();
 }
 
 /** A private file written as a stream and moved into place when complete. */
