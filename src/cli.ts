@@ -106,7 +106,7 @@ const FIELD_LIST = /^[A-Za-z_][A-Za-z0-9_]*(?:,[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 /**
  * The usage error for `--json FIELDS` (gh's habit): petstore's `--json` prints whole
- * records, and the hint is the command that keeps only those fields, through jq.
+ * records; the message shows the command that keeps only those fields, through jq.
  */
 function jsonFieldsError(argv: readonly string[], fields: string): UsageError {
   const names = fields.split(',').filter((f) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(f));
@@ -124,9 +124,9 @@ function jsonFieldsError(argv: readonly string[], fields: string): UsageError {
 
 /**
  * Turns commander's own error into a UsageError whose hint points at the nearest help
- * (`petstore pets --help` for `petstore pets lst`); `--json FIELDS`, which commander sees
- * as an extra argument or an unknown command, gets its own message. Anything else is
- * returned as it is.
+ * (`petstore pets --help` for `petstore pets lst`; `failedAt` is the command that raised
+ * it). `--json FIELDS`, which commander sees as an extra argument or an unknown command,
+ * gets its own message.
  */
 function fromCommander(err: CommanderErrorLike, argv: readonly string[], failedAt: string[] | undefined): UsageError {
   if (err.code === 'commander.excessArguments' || err.code === 'commander.unknownCommand') {

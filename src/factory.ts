@@ -142,16 +142,19 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
   return { client: new PetstoreClient(transport, connection.baseUrl.value, clientHints(ctx, connection)), connection };
 }
 
-/** Where the base URL came from, in words a user can act on (the flag, the variable, the config key). */
+/**
+ * Where the base URL came from, in words a user can act on: the flag, the variable, or the
+ * config key with the command that changes it.
+ */
 function baseUrlSource({ baseUrl }: Connection): string {
-  if (baseUrl.source === 'flag') return 'the --base-url you gave';
+  if (baseUrl.source === 'flag') return '--base-url';
   if (baseUrl.source === 'env') return 'PETSTORE_BASE_URL';
-  return `${baseUrl.from} in the config file (\`petstore config get ${baseUrl.from}\`)`;
+  return `${baseUrl.from} in the config file (\`petstore config set ${baseUrl.from} URL\` changes it)`;
 }
 
 /** The line under "cannot reach HOST": the base URL and where it came from. */
 function unreachableHint(connection: Connection): string {
-  return `Check that the server is up and that ${connection.baseUrl.value} (from ${baseUrlSource(connection)}) is right.`;
+  return `Check that the server is up and that ${connection.baseUrl.value} is right; it comes from ${baseUrlSource(connection)}.`;
 }
 
 /** The hints under API errors, naming this run's environment and where its key and URL came from. */
@@ -166,7 +169,7 @@ function clientHints(ctx: Context, connection: Connection): Partial<ClientHints>
         ? `The key in PETSTORE_API_KEY was refused: check it, or unset it and log in with \`${login}\`.`
         : `The stored ${environment.value} key was refused. Log in again with \`${login}\`, or set PETSTORE_API_KEY.`,
     notFoundPet: `List the pets that exist with \`${ctx.suggest('pets list')}\`.`,
-    notFoundPath: `The base URL has no /pets: check that ${connection.baseUrl.value} (from ${baseUrlSource(connection)}) ends with the version segment /v1.`,
+    notFoundPath: `The base URL has no /pets: check that ${connection.baseUrl.value} ends with the version segment /v1; it comes from ${baseUrlSource(connection)}.`,
   };
 }
 

@@ -274,7 +274,7 @@ describe.concurrent('exit codes', () => {
       expect(r.code).toBe(5);
       expect(unwrapped(r.stderr)).toContain('no such path: /pets');
       expect(unwrapped(r.stderr)).toContain(
-        `check that ${srv.baseUrl} (from PETSTORE_BASE_URL) ends with the version segment /v1`,
+        `check that ${srv.baseUrl} ends with the version segment /v1; it comes from PETSTORE_BASE_URL.`,
       );
       expect(r.stderr).not.toContain('List the pets that exist');
     }

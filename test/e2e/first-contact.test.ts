@@ -9,7 +9,7 @@ import { displayWidth } from '../../src/render/width.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain, type MainOptions } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { errorReply, serverPool, type TestServer } from '../helpers/test-server.js';
+import { errorReply, serverPool, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const KEY = 'pk_test_first_contact_0123';
@@ -323,7 +323,31 @@ describe.concurrent('hints that are right when pasted', () => {
       env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_API_KEY: KEY },
     });
     expect(r.code).toBe(5);
-    expect(unwrapped(r.stderr)).toContain(`check that ${server.origin} (from the --base-url you gave) ends with`);
+    expect(unwrapped(r.stderr)).toContain(`check that ${server.origin} ends with the version segment /v1`);
+    expect(unwrapped(r.stderr)).toContain('it comes from --base-url.');
+  });
+
+  it('an unreachable server names where its base URL came from, as a command that works', async () => {
+    const gone = await startTestServer();
+    await gone.close();
+    const config = tempDir();
+    await runMain(['config', 'set', 'staging.baseUrl', gone.baseUrl], { env: { PETSTORE_CONFIG_DIR: config } });
+    const base = { PETSTORE_CONFIG_DIR: config, PETSTORE_API_KEY: KEY };
+    const [fromFile, fromVar, fromFlag] = await Promise.all([
+      runMain(['--env', 'staging', 'pets', 'list'], { env: base }),
+      runMain(['pets', 'list'], { env: { ...base, PETSTORE_BASE_URL: gone.baseUrl } }),
+      runMain(['--base-url', gone.baseUrl, 'pets', 'list'], { env: base }),
+    ]);
+    for (const r of [fromFile, fromVar, fromFlag]) {
+      expect(r.code).toBe(3);
+      expect(unwrapped(r.stderr)).toContain(`Check that the server is up and that ${gone.baseUrl} is right`);
+      expect(r.stderr).not.toMatch(/<env>|\$\{/);
+    }
+    expect(unwrapped(fromFile.stderr)).toContain(
+      'it comes from staging.baseUrl in the config file (`petstore config set staging.baseUrl URL` changes it).',
+    );
+    expect(unwrapped(fromVar.stderr)).toContain('it comes from PETSTORE_BASE_URL.');
+    expect(unwrapped(fromFlag.stderr)).toContain('it comes from --base-url.');
   });
 
   it('a missing production base URL suggests config set and the sandbox', async () => {
