@@ -2,7 +2,7 @@
  * The command tree (cli-contract.md "Commands", "Global flags"), composed from each
  * command's own declaration. Declarations are cheap; a command's run module is imported
  * only when it runs, so `--help` and usage errors never load the HTTP client, zod or the
- * table library.
+ * table renderer.
  */
 import { Command, Help, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { newAuthCommand } from './commands/auth/auth.js';
