@@ -5,15 +5,19 @@
 //
 // Fast path: `--version`, `-V`, `--help` and `-h` alone print text captured from the full
 // path at build time (dist/static/, see scripts/build.mjs), so they cost little more than
-// starting Node; test/e2e/fast-path.test.ts proves both paths print the same bytes.
+// starting Node; test/e2e/fast-path.test.ts proves both paths print the same bytes. Help
+// was captured at 80 columns, the width it has when stdout is not a terminal: a terminal
+// of another width takes the full path, which wraps help at its width.
 'use strict';
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const argv = process.argv.slice(2);
 const STATIC = { '--version': 'version.txt', '-V': 'version.txt', '--help': 'help.txt', '-h': 'help.txt' };
+const HELP_COLUMNS = 80;
+const fits = (file) => file !== 'help.txt' || !process.stdout.isTTY || process.stdout.columns === HELP_COLUMNS;
 let text;
-if (argv.length === 1 && Object.hasOwn(STATIC, argv[0])) {
+if (argv.length === 1 && Object.hasOwn(STATIC, argv[0]) && fits(STATIC[argv[0]])) {
   try {
     text = readFileSync(join(__dirname, '..', 'dist', 'static', STATIC[argv[0]]), 'utf8');
   } catch {

@@ -8,6 +8,8 @@ import { createContext, type RunState } from './factory.js';
 import { toGlobalOptions } from './global-options.js';
 import { processIo, type Io } from './io.js';
 import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from './render/escape.js';
+import { messageColumns, wrapMessage } from './render/wrap.js';
+import { shellQuote } from './suggest.js';
 
 /** Inputs of one run; tests pass their own. */
 export interface MainDeps {
@@ -40,23 +42,29 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     verbose: false,
   };
   let code: number;
+  let failedCommand: () => string[] | undefined = () => undefined;
   try {
     const { buildProgram } = await import('./program.js');
     // With --output json|ndjson, stderr carries only the one JSON error object, so the
     // help commander prints for a missing command word is left out (cli-contract.md "Errors").
-    const { program, exitCode } = buildProgram(
+    const built = buildProgram(
       io,
       (flags) => createContext(state, toGlobalOptions(flags, deps.env)),
       () => state.jsonErrors,
     );
-    await program.parseAsync(argv, { from: 'user' });
-    code = exitCode() ?? ExitCode.ok;
+    failedCommand = built.failedCommand;
+    const inline = argv
+      .slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length)
+      .find((a) => a.startsWith('--json='));
+    if (inline !== undefined) throw jsonFieldsError(argv, inline.slice('--json='.length));
+    await built.program.parseAsync(argv, { from: 'user' });
+    code = built.exitCode() ?? ExitCode.ok;
     // What was written last may fail only once it is flushed (a full disk, a closed pipe).
     await flushed(io);
     const failed = io.stdoutError();
     if (failed !== undefined) throw new OutputError(failed);
   } catch (err) {
-    code = reportError(err, state);
+    code = reportError(err, state, (e) => fromCommander(e, argv, failedCommand()));
   } finally {
     for (const fn of state.cleanups.reverse()) {
       try {
@@ -110,8 +118,54 @@ function isCommanderError(err: unknown): err is CommanderErrorLike {
   );
 }
 
-/** Prints an error the contract's way and returns its exit code. */
-function reportError(thrown: unknown, state: RunState): number {
+/** A field list as gh's `--json` takes it: `id` or `id,name,status`. */
+const FIELD_LIST = /^[A-Za-z_][A-Za-z0-9_]*(?:,[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+/**
+ * The usage error for `--json FIELDS` (gh's habit): petstore's `--json` prints whole
+ * records; the message shows the command that keeps only those fields, through jq.
+ */
+function jsonFieldsError(argv: readonly string[], fields: string): UsageError {
+  const names = fields.split(',').filter((f) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(f));
+  const rest = argv.flatMap((a, i) =>
+    a.startsWith('--json=') ? ['--json'] : argv[i - 1] === '--json' && a === fields ? [] : [a],
+  );
+  const words = rest.filter((a) => !a.startsWith('-'));
+  // `list` prints an array; `get` and `create` print one object.
+  const filter = words.includes('list') ? `map({${names.join(', ')}})` : `{${names.join(', ')}}`;
+  // The jq line is in the message itself: under --json, stderr carries the message alone.
+  return new UsageError(
+    `--json takes no field list (${JSON.stringify(fields)}): it prints whole records; to keep some fields, filter them with jq: \`${['petstore', ...rest].map(shellQuote).join(' ')} | jq ${shellQuote(filter)}\``,
+  );
+}
+
+/**
+ * Turns commander's own error into a UsageError whose hint points at the nearest help
+ * (`petstore pets --help` for `petstore pets lst`; `failedAt` is the command that raised
+ * it). `--json FIELDS`, which commander sees as an extra argument or an unknown command,
+ * gets its own message.
+ */
+function fromCommander(err: CommanderErrorLike, argv: readonly string[], failedAt: string[] | undefined): UsageError {
+  if (err.code === 'commander.excessArguments' || err.code === 'commander.unknownCommand') {
+    const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
+    const at = argv.indexOf('--json');
+    const fields = at >= 0 && at + 1 < end ? argv[at + 1] : undefined;
+    if (fields !== undefined && FIELD_LIST.test(fields) && !(failedAt ?? []).includes(fields)) {
+      if (err.code === 'commander.excessArguments' || err.message.includes(`'${fields}'`)) {
+        return jsonFieldsError(argv, fields);
+      }
+    }
+  }
+  const help = `Run \`${['petstore', ...(failedAt ?? [])].join(' ')} --help\` for usage.`;
+  if (err.code === 'commander.help') return new UsageError('missing command', help);
+  return new UsageError(err.message.replace(/^error: /, ''), help);
+}
+
+/**
+ * Prints an error the contract's way and returns its exit code; `translate` turns
+ * commander's own errors into UsageErrors.
+ */
+function reportError(thrown: unknown, state: RunState, translate: (err: CommanderErrorLike) => UsageError): number {
   const { io } = state;
   let err = thrown;
   if (state.signal.aborted && !(err instanceof CliError && !(err instanceof InterruptedError))) {
@@ -124,10 +178,7 @@ function reportError(thrown: unknown, state: RunState): number {
     if (err.exitCode === 0) return ExitCode.ok; // --help, --version
     // Help shown because a command word is missing (`petstore pets`): a usage error, already explained.
     if (err.code === 'commander.help' && !state.jsonErrors) return ExitCode.usage;
-    err =
-      err.code === 'commander.help'
-        ? new UsageError('missing command', 'Run `petstore --help` for usage.')
-        : new UsageError(err.message.replace(/^error: /, ''), 'Run `petstore --help` for usage.');
+    err = translate(err);
   }
   const code = exitCodeFor(err);
   if (state.jsonErrors) {
@@ -139,6 +190,8 @@ function reportError(thrown: unknown, state: RunState): number {
     return code;
   }
   const red = io.colorErr.red;
+  // Every line fits 80 columns, or a narrower terminal; long words (URLs) stay whole.
+  const width = messageColumns(io.stderrColumns);
   if (err instanceof InterruptedError) {
     io.stderr.write('\n');
     return code;
@@ -146,7 +199,7 @@ function reportError(thrown: unknown, state: RunState): number {
   if (!(err instanceof CliError)) {
     const e = err instanceof Error ? err : new Error(String(err));
     io.stderr.write(
-      `${red('error:')} internal error: ${escapeKeepingLines(e.message)}\nThis looks like a bug in petstore; please report it.\n`,
+      `${red('error:')} ${wrapMessage(`internal error: ${escapeKeepingLines(e.message)}`, width, 'error: '.length, 2)}\nThis looks like a bug in petstore; please report it.\n`,
     );
     if (state.verbose && e.stack !== undefined) io.stderr.write(`${e.stack}\n`);
     else io.stderr.write('Run again with --verbose to see the stack trace.\n');
@@ -158,7 +211,7 @@ function reportError(thrown: unknown, state: RunState): number {
     err instanceof ApiError
       ? `${escapeForTerminal(err.message)} (${escapeForTerminal(err.code)}, HTTP ${err.status})`
       : escapeKeepingLines(err.message);
-  io.stderr.write(`${red('error:')} ${message}\n`);
-  if (err.hint !== undefined) io.stderr.write(`${escapeKeepingLines(err.hint)}\n`);
+  io.stderr.write(`${red('error:')} ${wrapMessage(message, width, 'error: '.length, 2)}\n`);
+  if (err.hint !== undefined) io.stderr.write(`${wrapMessage(escapeKeepingLines(err.hint), width)}\n`);
   return code;
 }

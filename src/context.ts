@@ -62,13 +62,20 @@ export interface Context {
   /** Registers work to run when the command ends (close servers, sockets). */
   defer(fn: () => Promise<void> | void): void;
   /**
-   * Writes `warning: message` on stderr (once per message). With `wrap`, the text form is
-   * wrapped at word boundaries so that no line, the `warning: ` prefix included, is wider
-   * than `wrap` columns; the JSON form (`--output json|ndjson`) keeps the message whole.
+   * Writes `warning: message` on stderr (once per message). The text form is wrapped at
+   * word boundaries so that no line, the `warning: ` prefix included, is wider than 80
+   * columns, the terminal's width when narrower, or `wrap` when given and narrower still;
+   * the JSON form (`--output json|ndjson`) keeps the message whole.
    */
   warn(message: string, opts?: { wrap?: number }): void;
-  /** Writes a note on stderr, only when stderr is a terminal (notes are for people). */
+  /**
+   * A command to suggest in a hint: `petstore` + the flags that send it where this run went
+   * (`--env NAME` unless production was chosen by default, `--base-url URL` when given) +
+   * `words`, e.g. `ctx.suggest('pets list')` → `petstore --env staging pets list`.
+   */
+  suggest(words: string): string;
+  /** Writes a note on stderr (wrapped as warnings are), only when stderr is a terminal (notes are for people). */
   note(message: string): void;
-  /** The render mode: the chosen `--output`, with `table` becoming `tsv` when stdout is not a TTY. */
+  /** The render mode: the `--output` asked for; without one, `table` on a terminal and `tsv` otherwise. */
   output: RenderMode;
 }

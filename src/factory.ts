@@ -4,14 +4,15 @@
  * starts the embedded sandbox when it is selected and builds the API client. Everything
  * heavy is imported on first use, so `--help` and usage errors load none of it.
  */
-import type { PetstoreClient } from './api/client.js';
+import type { ClientHints, PetstoreClient } from './api/client.js';
 import type { Api, ConnectOptions, Context } from './context.js';
 import type { ConfigReader, Connection, LoadConfig } from './config/settings.js';
 import { UsageError } from './errors.js';
 import type { GlobalOptions } from './global-options.js';
 import type { Io } from './io.js';
 import { escapeJsonText, escapeKeepingLines } from './render/escape.js';
-import { wrapWords } from './render/wrap.js';
+import { messageColumns, wrapMessage } from './render/wrap.js';
+import { suggestCommand } from './suggest.js';
 
 /** What one run shares between `main` and its Context. */
 export interface RunState {
@@ -41,6 +42,8 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     return configPromise;
   };
   let apiPromise: Promise<Api> | undefined;
+  // The environment the run resolved to, once it has (for suggested commands).
+  let resolvedEnv: string | undefined;
   const ctx: Context = {
     io,
     env,
@@ -50,8 +53,19 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     loadConfig,
     settings: async (scope) => {
       const { resolveSettings } = await import('./config/settings.js');
-      return resolveSettings({ envFlag: globals.env, baseUrlFlag: globals.baseUrl, env, loadConfig }, scope);
+      const settings = await resolveSettings(
+        { envFlag: globals.env, baseUrlFlag: globals.baseUrl, env, loadConfig },
+        scope,
+      );
+      if (settings.environment.ok) resolvedEnv = settings.environment.value;
+      return settings;
     },
+    suggest: (words) =>
+      suggestCommand(words, {
+        env: resolvedEnv ?? globals.env,
+        envFlag: globals.env !== undefined,
+        baseUrlFlag: globals.baseUrl,
+      }),
     connect: (options) => (apiPromise ??= connect(ctx, options ?? {})),
     createTransport: async (apiKey, choices = {}) => {
       const [{ HttpTransport }, { proxyFromEnv }] = await Promise.all([
@@ -80,16 +94,21 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
       if (state.jsonErrors) io.stderr.write(escapeJsonText(JSON.stringify({ level: 'warning', message })) + '\n');
       else {
         // `warning: ` takes 9 columns of the first line.
-        const text = opts?.wrap === undefined ? message : wrapWords(message, opts.wrap, 9);
-        io.stderr.write(`${io.colorErr.yellow('warning:')} ${escapeKeepingLines(text)}\n`);
+        const width = Math.min(opts?.wrap ?? Infinity, messageColumns(io.stderrColumns));
+        const text = wrapMessage(escapeKeepingLines(message), width, 'warning: '.length, 2);
+        io.stderr.write(`${io.colorErr.yellow('warning:')} ${text}\n`);
       }
     },
     note: (message) => {
       if (!io.stderrIsTTY) return;
       if (state.jsonErrors) io.stderr.write(escapeJsonText(JSON.stringify({ level: 'note', message })) + '\n');
-      else io.stderr.write(`${io.colorErr.dim(escapeKeepingLines(message))}\n`);
+      else {
+        const text = wrapMessage(escapeKeepingLines(message), messageColumns(io.stderrColumns));
+        io.stderr.write(`${io.colorErr.dim(text)}\n`);
+      }
     },
-    output: globals.output === 'table' ? (io.stdoutIsTTY ? 'table' : 'tsv') : globals.output,
+    // Said once, honoured always: only when no format was asked for does the terminal decide.
+    output: globals.outputExplicit ? globals.output : io.stdoutIsTTY ? 'table' : 'tsv',
   };
   return ctx;
 }
@@ -123,7 +142,7 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
     }),
     import('./api/client.js'),
   ]);
-  const client = new PetstoreClient(transport, connection.baseUrl.value);
+  const client = new PetstoreClient(transport, connection.baseUrl.value, clientHints(ctx, connection));
   if (sandboxFailure !== undefined) surfaceFailures(client, sandboxFailure);
   return { client, connection };
 }
@@ -149,15 +168,35 @@ function surfaceFailures(client: PetstoreClient, failure: () => unknown): void {
   client.getPet = wrap(client.getPet.bind(client));
 }
 
-/** The line under "cannot reach HOST": the base URL and where it came from, as a command to check it. */
-function unreachableHint({ environment, baseUrl }: Connection): string {
-  const where =
-    baseUrl.source === 'flag'
-      ? 'the --base-url you gave'
-      : baseUrl.source === 'env'
-        ? 'PETSTORE_BASE_URL'
-        : `\`petstore${environment.value === 'production' ? '' : ` --env ${environment.value}`} config get ${baseUrl.from}\``;
-  return `Check that the server is up and that ${baseUrl.value} (from ${where}) is right.`;
+/**
+ * Where the base URL came from, in words a user can act on: the flag, the variable, or the
+ * config key with the command that changes it.
+ */
+function baseUrlSource({ baseUrl }: Connection): string {
+  if (baseUrl.source === 'flag') return '--base-url';
+  if (baseUrl.source === 'env') return 'PETSTORE_BASE_URL';
+  return `${baseUrl.from} in the config file (\`petstore config set ${baseUrl.from} URL\` changes it)`;
+}
+
+/** The line under "cannot reach HOST": the base URL and where it came from. */
+function unreachableHint(connection: Connection): string {
+  return `Check that the server is up and that ${connection.baseUrl.value} is right; it comes from ${baseUrlSource(connection)}.`;
+}
+
+/** The hints under API errors, naming this run's environment and where its key and URL came from. */
+function clientHints(ctx: Context, connection: Connection): Partial<ClientHints> {
+  const { environment, apiKey } = connection;
+  if (environment.value === 'sandbox')
+    return { notFoundPet: `List the pets that exist with \`${ctx.suggest('pets list')}\`.` };
+  const login = ctx.suggest('auth login');
+  return {
+    unauthorized:
+      apiKey.source === 'env'
+        ? `The key in PETSTORE_API_KEY was refused: check it, or unset it and log in with \`${login}\`.`
+        : `The stored ${environment.value} key was refused. Log in again with \`${login}\`, or set PETSTORE_API_KEY.`,
+    notFoundPet: `List the pets that exist with \`${ctx.suggest('pets list')}\`.`,
+    notFoundPath: `The base URL has no /pets: check that ${connection.baseUrl.value} ends with the version segment /v1; it comes from ${baseUrlSource(connection)}.`,
+  };
 }
 
 /**

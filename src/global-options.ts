@@ -28,7 +28,7 @@ export function addGlobalOptions(program: Command) {
       ),
     )
     .addOption(
-      new Option('-o, --output <format>', 'output format (default: table)')
+      new Option('-o, --output <format>', 'output format (default: table on a terminal, tsv in a pipe)')
         .choices(OUTPUT_FORMATS)
         .argParser((v) => parseOutput(v)),
     )

@@ -25,7 +25,8 @@ export function quote(value: string): string {
 
 /**
  * Parses `--limit`: decimal digits only (leading zeros allowed), 1..100 (spec §4.1, §8).
- * @throws UsageError for `0`, `101`, `1.5`, `abc`, `+5`, `1e2`, `-1`, empty.
+ * @throws UsageError for `0`, `101`, `1.5`, `abc`, `+5`, `1e2`, `-1`, empty; above 100 its
+ * hint points at `--all`.
  */
 export function parseLimit(raw: string, flag = '--limit'): number {
   if (!DIGITS.test(raw)) {
@@ -34,7 +35,11 @@ export function parseLimit(raw: string, flag = '--limit'): number {
   const trimmed = raw.replace(/^0+(?=\d)/, '');
   const value = trimmed.length > 3 ? Infinity : Number(trimmed);
   if (value < LIMIT_MIN || value > LIMIT_MAX) {
-    throw new UsageError(`invalid ${flag} ${quote(raw)}: must be a whole number from ${LIMIT_MIN} to ${LIMIT_MAX}`);
+    throw new UsageError(
+      `invalid ${flag} ${quote(raw)}: must be a whole number from ${LIMIT_MIN} to ${LIMIT_MAX}`,
+      // The API's pages hold at most 100; --all walks them (spec §4.1).
+      value > LIMIT_MAX ? `To fetch more than ${LIMIT_MAX} pets, use --all.` : undefined,
+    );
   }
   return value;
 }
@@ -102,13 +107,16 @@ export function parseRetries(raw: string): number {
   return Number(raw);
 }
 
-/** Output formats of cli-contract.md "Output". */
-export const OUTPUT_FORMATS = ['table', 'json', 'ndjson'] as const;
+/**
+ * Output formats of cli-contract.md "Output": `table` for people, `tsv` the tab-separated
+ * machine form (what a pipe gets without `--output`), `json` and `ndjson`.
+ */
+export const OUTPUT_FORMATS = ['table', 'tsv', 'json', 'ndjson'] as const;
 /** An output format. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /**
- * Parses `--output`: one of `table`, `json`, `ndjson`.
+ * Parses `--output`: one of `table`, `tsv`, `json`, `ndjson`.
  * @throws UsageError otherwise.
  */
 export function parseOutput(raw: string): OutputFormat {

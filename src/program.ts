@@ -2,19 +2,21 @@
  * The command tree (cli-contract.md "Commands", "Global flags"), composed from each
  * command's own declaration. Declarations are cheap; a command's run module is imported
  * only when it runs, so `--help` and usage errors never load the HTTP client, zod or the
- * table library.
+ * table renderer.
  */
-import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { Command, Help, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { newAuthCommand } from './commands/auth/auth.js';
 import { newCompletionCommand } from './commands/completion.js';
 import { newConfigCommand } from './commands/config/config.js';
 import { newHelpCommand } from './commands/help.js';
 import { newPetsCommand } from './commands/pets/pets.js';
+import { newVersionCommand } from './commands/version.js';
 import type { Runner } from './commands/runner.js';
 import { newSandboxCommand } from './commands/sandbox/sandbox.js';
 import type { Context } from './context.js';
 import { addGlobalOptions, type GlobalFlags } from './global-options.js';
 import type { Io } from './io.js';
+import { wrapHelpText } from './render/wrap.js';
 
 declare const __PETSTORE_VERSION__: string | undefined;
 /** The version, injected at build time. */
@@ -24,7 +26,15 @@ export const VERSION = typeof __PETSTORE_VERSION__ === 'string' ? __PETSTORE_VER
 export interface Program {
   program: CommandUnknownOpts;
   exitCode: () => number | undefined;
+  /**
+   * The command words (`['pets']` for `petstore pets lst`, `[]` for the root) of the
+   * command on which commander raised its own error, for pointing at the nearest help.
+   */
+  failedCommand: () => string[] | undefined;
 }
+
+/** Help width when stdout (or stderr, for help after an error) is not a terminal. */
+export const HELP_COLUMNS = 80;
 
 /**
  * Builds the program. `makeContext` turns the parsed global flags into a command's
@@ -38,6 +48,9 @@ export function buildProgram(
   quietStderr: () => boolean = () => false,
 ): Program {
   let exitCode: number | undefined;
+  let failedCommand: string[] | undefined;
+  const outWidth = (): number => io.stdoutColumns ?? HELP_COLUMNS;
+  const errWidth = (): number => io.stderrColumns ?? HELP_COLUMNS;
   const root = addGlobalOptions(new Command('petstore'));
   const runner: Runner = {
     run: async (body) => {
@@ -45,16 +58,28 @@ export function buildProgram(
     },
   };
   root
-    .exitOverride()
     .configureOutput({
-      writeOut: (s) => io.stdout.write(s),
+      // Only help (and the version) comes this way: commander wraps its own lists at the
+      // width, and the texts added after them (examples, notes) are wrapped here.
+      writeOut: (s) => io.stdout.write(wrapHelpText(s, outWidth())),
       writeErr: (s) => {
-        if (!quietStderr()) io.stderr.write(s);
+        if (!quietStderr()) io.stderr.write(wrapHelpText(s, errWidth()));
       },
       // cli.ts prints the error (plain or JSON), so commander's own copy is dropped.
       outputError: () => undefined,
-      getOutHelpWidth: () => 100,
-      getErrHelpWidth: () => 100,
+      getOutHelpWidth: outWidth,
+      getErrHelpWidth: errWidth,
+    })
+    .configureHelp({
+      // A subcommand's help also lists the flags it inherits (gh's INHERITED FLAGS).
+      showGlobalOptions: true,
+      visibleGlobalOptions(cmd) {
+        // `--version` belongs to the program, not to every command.
+        return Help.prototype.visibleGlobalOptions.call(this, cmd).filter((o) => o.long !== '--version');
+      },
+      // Commander leaves descriptions unwrapped in less than 40 columns; at 60 columns that
+      // is every description after a long flag.
+      minWidthToWrap: 16,
     })
     .showSuggestionAfterError(true)
     // Our own `help` command takes a command path (`petstore help pets list`).
@@ -76,19 +101,25 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
     .addCommand(newAuthCommand(runner))
     .addCommand(newConfigCommand(runner))
     .addCommand(newCompletionCommand(runner))
+    .addCommand(newVersionCommand(VERSION, (s) => io.stdout.write(s)))
     .addCommand(newHelpCommand());
-  inheritSettings(root);
-  return { program: root, exitCode: () => exitCode };
+  inheritSettings(root, [], (words) => (failedCommand ??= words));
+  return { program: root, exitCode: () => exitCode, failedCommand: () => failedCommand };
 }
 
 /**
  * Copies the root's settings (exitOverride, output, help and suggestion settings) down the
  * tree: commander copies them only into subcommands made with `.command()`, and ours are
- * built on their own and added with `.addCommand()`.
+ * built on their own and added with `.addCommand()`. Each command's exit override also
+ * tells `onError` which command raised commander's error (`words`, its path).
  */
-function inheritSettings(cmd: CommandUnknownOpts): void {
+function inheritSettings(cmd: CommandUnknownOpts, words: string[], onError: (words: string[]) => void): void {
+  cmd.exitOverride((err) => {
+    onError(words);
+    throw err;
+  });
   for (const sub of cmd.commands) {
     sub.copyInheritedSettings(cmd);
-    inheritSettings(sub);
+    inheritSettings(sub, [...words, sub.name()], onError);
   }
 }

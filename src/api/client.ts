@@ -23,14 +23,25 @@ export interface ListPetsQuery {
   status?: PetStatus;
 }
 
-/** Hints shown under API errors (cli-contract.md "Errors and exit codes"). */
-const HINTS: Record<number, string> = {
-  401: 'The API key was refused. Log in again with `petstore auth login`, or set PETSTORE_API_KEY.',
+/**
+ * Hints shown under API errors (cli-contract.md "Errors and exit codes"). The defaults
+ * know nothing of the run; `ctx.connect()` passes ones that name the environment and where
+ * the key and base URL came from, so a suggested command is right when pasted.
+ */
+export interface ClientHints {
+  /** Under a 401: how to log in (again). */
+  unauthorized: string;
+  /** Under getPet's 404: the pet is missing; how to list the ones that exist. */
+  notFoundPet: string;
+  /** Under a 404 of /pets itself: the base URL is likely wrong. */
+  notFoundPath: string;
+}
+
+const DEFAULT_HINTS: ClientHints = {
+  unauthorized: 'The API key was refused. Log in again with `petstore auth login`, or set PETSTORE_API_KEY.',
+  notFoundPet: 'List the pets that exist with `petstore pets list`.',
+  notFoundPath: 'The base URL has no /pets: check that it ends with the version segment /v1 (`petstore config list`).',
 };
-/** 404 hints: for getPet the pet is missing; for /pets itself the base URL is wrong. */
-const NOT_FOUND_PET = 'List the pets that exist with `petstore pets list`.';
-const NOT_FOUND_PATH =
-  'The base URL has no /pets: check that it ends with the version segment /v1 (`petstore config list`).';
 
 /**
  * Joins a base URL ending in the version segment (e.g. `https://host/v1`) and a path,
@@ -42,10 +53,15 @@ export function joinUrl(baseUrl: string, path: string): URL {
 
 /** Client of one base URL over one transport. */
 export class PetstoreClient {
+  private readonly hints: ClientHints;
+
   constructor(
     private readonly transport: HttpTransport,
     readonly baseUrl: string,
-  ) {}
+    hints: Partial<ClientHints> = {},
+  ) {
+    this.hints = { ...DEFAULT_HINTS, ...hints };
+  }
 
   /**
    * `listPets`: `GET /pets?limit&status` (spec §4.1). With `url`, fetches that exact URL
@@ -60,7 +76,7 @@ export class PetstoreClient {
       if (query.status !== undefined) target.searchParams.set('status', query.status);
     }
     const res = await this.transport.send({ method: 'GET', url: target });
-    return validate(res, 200, PetsSchema, 'Pets', NOT_FOUND_PATH);
+    return validate(res, 200, PetsSchema, 'Pets', this.hints);
   }
 
   /**
@@ -74,7 +90,7 @@ export class PetstoreClient {
       url: joinUrl(this.baseUrl, 'pets'),
       body: stringifyJson(pet),
     });
-    return validate(res, 201, PetSchema, 'Pet', NOT_FOUND_PATH);
+    return validate(res, 201, PetSchema, 'Pet', this.hints);
   }
 
   /**
@@ -83,14 +99,15 @@ export class PetstoreClient {
    */
   async getPet(petId: bigint): Promise<ApiResult<Pet>> {
     const res = await this.transport.send({ method: 'GET', url: joinUrl(this.baseUrl, `pets/${petId}`) });
-    return validate(res, 200, PetSchema, 'Pet', NOT_FOUND_PET);
+    return validate(res, 200, PetSchema, 'Pet', { ...this.hints, notFoundPath: this.hints.notFoundPet });
   }
 }
 
 /**
  * Checks a response against the spec: the expected success status with a body of
- * `schema`, or an error status with an Error body (spec §7). `notFoundHint` is the line
- * shown under a 404, which means a missing pet for getPet but a wrong base URL elsewhere.
+ * `schema`, or an error status with an Error body (spec §7). `hints.notFoundPath` is the
+ * line shown under a 404 (getPet passes its missing-pet hint there: a 404 means a missing
+ * pet for getPet but a wrong base URL elsewhere), `hints.unauthorized` under a 401.
  * @throws ApiError for an Error body, InvalidResponseError for anything off-contract.
  */
 export function validate<T>(
@@ -98,7 +115,7 @@ export function validate<T>(
   expected: number,
   schema: z.ZodType<T>,
   what: string,
-  notFoundHint?: string,
+  hints: Partial<ClientHints> = DEFAULT_HINTS,
 ): ApiResult<T> {
   if (res.status >= 400) {
     const parsed = ErrorSchema.safeParse(res.json);
@@ -113,7 +130,7 @@ export function validate<T>(
     throw new ApiError(
       { code, message, status },
       res.status,
-      res.status === 404 ? notFoundHint : HINTS[res.status],
+      res.status === 404 ? hints.notFoundPath : res.status === 401 ? hints.unauthorized : undefined,
       res.headers,
     );
   }

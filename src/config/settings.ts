@@ -17,6 +17,7 @@
 import { AuthError, ConfigError, UsageError, type CliError } from '../errors.js';
 import { quote } from '../input.js';
 import { isSendableKey, maskUrl } from '../mask.js';
+import { suggestCommand } from '../suggest.js';
 
 /** The environments of the contract. */
 export const ENVIRONMENTS = ['production', 'staging', 'sandbox'] as const;
@@ -175,9 +176,13 @@ export function lacksVersionSegment(baseUrl: string): boolean {
   return !/\/v1\/?$/.test(new URL(baseUrl).pathname);
 }
 
-/** `petstore auth login`, with `--env NAME` when it is not the default environment. */
-export function loginCommand(name: RemoteEnvName): string {
-  return `petstore${name === 'production' ? '' : ` --env ${name}`} auth login`;
+/**
+ * `petstore auth login` for environment `name`: with `--env NAME` when it is not
+ * production or `explicit` says the flag is needed (the shell may select another one), and
+ * with `--base-url URL` when the key must be bound to a URL given by that flag.
+ */
+export function loginCommand(name: RemoteEnvName, opts: { explicit?: boolean; baseUrlFlag?: string } = {}): string {
+  return suggestCommand('auth login', { env: name, envFlag: opts.explicit, baseUrlFlag: opts.baseUrlFlag });
 }
 
 function isSet(value: string | undefined): value is string {
@@ -279,10 +284,15 @@ async function resolveBaseUrl(
   const key = `${name}.baseUrl`;
   const stored = config.getSetting(key);
   if (stored === undefined) {
+    // Production is where a first run lands: the sandbox answers without any setup.
+    const sandbox =
+      name === 'production'
+        ? '\nOr try petstore without a server first: add --env sandbox (an embedded API with sample pets).'
+        : '';
     return unresolved(
       new ConfigError(
         `no base URL for ${name}`,
-        `Set one with \`petstore config set ${key} https://HOST/v1\`, or use --base-url / PETSTORE_BASE_URL.`,
+        `Set one with \`petstore config set ${key} https://HOST/v1\`, or use --base-url / PETSTORE_BASE_URL.${sandbox}`,
       ),
       true,
     );
@@ -304,6 +314,11 @@ async function resolveKey(
   loaded: () => ConfigReader | undefined,
 ): Promise<KeyView> {
   const fromEnv = input.env.PETSTORE_API_KEY;
+  // The login a hint suggests goes where this command went: the same --env and --base-url.
+  const login = loginCommand(name, {
+    explicit: input.envFlag !== undefined || !selected,
+    baseUrlFlag: baseUrl.ok && baseUrl.source === 'flag' ? baseUrl.value : undefined,
+  });
   if (selected && isSet(fromEnv)) {
     // The file is not read for this; what it holds is shown only when it was read anyway.
     return {
@@ -321,14 +336,14 @@ async function resolveKey(
       source: 'none',
       value: undefined,
       stored: undefined,
-      error: new AuthError(`no API key for ${name}`, `Log in with \`${loginCommand(name)}\`, or set PETSTORE_API_KEY.`),
+      error: new AuthError(`no API key for ${name}`, `Log in with \`${login}\`, or set PETSTORE_API_KEY.`),
     };
   }
-  let error: CliError | undefined = unsendable(stored.key, `the ${name} key in ${config.path}`);
+  let error: CliError | undefined = unsendable(stored.key, `the ${name} key in ${config.path}`, login);
   if (error === undefined && baseUrl.ok && stored.baseUrl !== baseUrl.value) {
     error = new AuthError(
       `the ${name} key was stored for ${stored.baseUrl}, not ${baseUrl.value}; not sent`,
-      `Log in again for this URL with \`petstore --env ${name} auth login\`, or set PETSTORE_API_KEY explicitly.`,
+      `Log in again for this URL with \`${login}\`, or set PETSTORE_API_KEY explicitly.`,
     );
   }
   return { source: 'file', value: stored.key, stored, error };
@@ -339,13 +354,13 @@ async function resolveKey(
  * never printing any of it: a ConfigError (exit 2; nothing is sent), or undefined when
  * the key is fine.
  */
-function unsendable(key: string, from: string): ConfigError | undefined {
+function unsendable(key: string, from: string, login?: string): ConfigError | undefined {
   if (isSendableKey(key)) return undefined;
   return new ConfigError(
     `the API key from ${from} contains characters an HTTP header cannot carry (only visible ASCII is allowed); nothing was sent`,
     from === 'PETSTORE_API_KEY'
       ? 'Set PETSTORE_API_KEY to the key alone, without spaces or line breaks.'
-      : 'Store the key again with `petstore auth login`.',
+      : `Store the key again with \`${login ?? 'petstore auth login'}\`.`,
   );
 }
 

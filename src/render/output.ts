@@ -31,10 +31,13 @@ export async function writeOut(io: Io, text: string): Promise<void> {
   });
 }
 
-/** Renders pets as the TTY table (cli-table3 is loaded only here). */
+/**
+ * Renders pets as the table (loaded only here), no wider than stdout's terminal; piped
+ * (`-o table | cat`) it has no width to fit, so no name is shortened.
+ */
 async function renderTable(io: Io, pets: readonly Pet[]): Promise<string> {
   const { renderPetTable } = await import('./table.js');
-  return renderPetTable(pets, io.colorOut);
+  return renderPetTable(pets, io.colorOut, io.stdoutColumns);
 }
 
 /** Writes pets in `mode`; an empty list prints `[]` in json and nothing otherwise. */

@@ -1,18 +1,18 @@
 /**
  * Pure renderers of pets (cli-contract.md "Output"): the tab-separated machine form,
- * JSON and NDJSON. The TTY table is in `table.ts` so cli-table3 loads only when needed.
+ * JSON and NDJSON. The table is in `table.ts`, loaded only when a table is printed.
  */
 import type { Pet } from '../api/schemas.js';
 import { stringifyJson } from '../json.js';
 import { escapeJsonText, escapeTsvField } from './escape.js';
 
-/** Output modes after the TTY decision: `table` on a TTY becomes `tsv` when piped. */
+/**
+ * Output modes after the TTY decision: without `--output`, a terminal gets `table` and a
+ * pipe `tsv`; an explicit `--output` is honoured as given.
+ */
 export type RenderMode = 'table' | 'tsv' | 'json' | 'ndjson';
 
-/** Columns of the table and the machine form, in order. */
-export const PET_COLUMNS = ['id', 'name', 'categoryId', 'status'] as const;
-
-/** One pet as a machine-form line: id, name, categoryId, status, tab-separated, ending in `\n`. */
+/** One pet as a machine-form (`tsv`) line: id, name, categoryId, status, tab-separated, ending in `\n`. */
 export function renderPetTsv(pet: Pet): string {
   return `${String(pet.id)}\t${escapeTsvField(pet.name)}\t${String(pet.categoryId)}\t${pet.status ?? ''}\n`;
 }

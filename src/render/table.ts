@@ -1,54 +1,61 @@
 /**
- * The TTY table of pets (cli-contract.md "Output"): header, aligned columns id, name,
- * categoryId, status, the status coloured.
+ * The table of pets (cli-contract.md "Output"): the header `ID  NAME  CATEGORY  STATUS`
+ * (gh's and kubectl's upper-case headers), columns aligned by display width and two spaces
+ * apart, the status coloured. Given the terminal's width, the table never exceeds it: only
+ * the name is shortened, with `…`; ids, categories and statuses are never cut, since a
+ * shortened id would be a wrong id. The machine forms (tsv, json, ndjson) are never shortened.
  */
-import Table from 'cli-table3';
 import type { Pet } from '../api/schemas.js';
 import type { Colors } from '../io.js';
 import { escapeForTerminal } from './escape.js';
-import { PET_COLUMNS } from './pets.js';
+import { displayWidth, padToWidth, truncateToWidth } from './width.js';
 
-/** Colours a status: available green, pending yellow, sold red. */
+/** The table's column headers, in order. */
+export const TABLE_HEADERS = ['ID', 'NAME', 'CATEGORY', 'STATUS'] as const;
+
+/** Columns between two columns. */
+const GAP = '  ';
+
+/**
+ * Colours a status: available green, pending yellow, sold dim (no red: nothing here is an
+ * error). Unknown values are left plain.
+ */
 export function colorStatus(status: string | undefined, c: Colors): string {
   if (status === undefined) return '';
   if (status === 'available') return c.green(status);
   if (status === 'pending') return c.yellow(status);
-  if (status === 'sold') return c.red(status);
+  if (status === 'sold') return c.dim(status);
   return status;
 }
 
-/** Renders pets as a borderless aligned table ending in `\n`. */
-export function renderPetTable(pets: readonly Pet[], c: Colors): string {
-  const table = new Table({
-    head: PET_COLUMNS.map((h) => c.bold(h)),
-    // cli-table3's default style paints ANSI even into pipes; colour comes from `c` only.
-    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 2, compact: true },
-    chars: {
-      top: '',
-      'top-mid': '',
-      'top-left': '',
-      'top-right': '',
-      bottom: '',
-      'bottom-mid': '',
-      'bottom-left': '',
-      'bottom-right': '',
-      left: '',
-      'left-mid': '',
-      mid: '',
-      'mid-mid': '',
-      right: '',
-      'right-mid': '',
-      middle: '',
-    },
-  });
-  for (const p of pets) {
-    table.push([String(p.id), escapeForTerminal(p.name), String(p.categoryId), colorStatus(p.status, c)]);
+/**
+ * Renders pets as an aligned table ending in `\n`; lines carry no trailing spaces.
+ * `columns` is the terminal's width: when the table would be wider, the name column is
+ * narrowed (never below its header) and longer names end in `…`. Without `columns` (stdout
+ * is not a terminal) names are never shortened.
+ */
+export function renderPetTable(pets: readonly Pet[], c: Colors, columns?: number): string {
+  const rows = pets.map((p) => [String(p.id), escapeForTerminal(p.name), String(p.categoryId), p.status ?? '']);
+  // Each column is as wide as its widest cell or its header, whichever is wider.
+  const widths = TABLE_HEADERS.map((h, i) => Math.max(h.length, ...rows.map((r) => displayWidth(r[i] ?? ''))));
+  const [idWidth = 0, fullNameWidth = 0, categoryWidth = 0, statusWidth = 0] = widths;
+  const room = columns === undefined ? Infinity : columns - idWidth - categoryWidth - statusWidth - 3 * GAP.length;
+  widths[1] = Math.max('NAME'.length, Math.min(fullNameWidth, room));
+  const nameWidth = widths[1];
+  // Cells are padded before they are coloured, so escape codes never count as columns; the
+  // last column is not padded, and no line ends in spaces.
+  const line = (cells: string[], paint: (cell: string, column: number) => string): string =>
+    cells
+      .map((cell, i) => paint(i === cells.length - 1 ? cell : padToWidth(cell, widths[i] ?? 0), i))
+      .join(GAP)
+      .trimEnd();
+  const out = [line([...TABLE_HEADERS], (cell) => c.bold(cell))];
+  for (const [id = '', name = '', category = '', status = ''] of rows) {
+    out.push(
+      line([id, truncateToWidth(name, nameWidth), category, status], (cell, i) =>
+        i === 3 ? colorStatus(cell === '' ? undefined : cell, c) : cell,
+      ),
+    );
   }
-  return (
-    table
-      .toString()
-      .split('\n')
-      .map((l) => l.trimEnd())
-      .join('\n') + '\n'
-  );
+  return out.join('\n') + '\n';
 }

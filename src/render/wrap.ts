@@ -1,31 +1,123 @@
 /**
- * Word wrapping of messages for a terminal of fixed width (the deprecation warning of
- * `pets get` must fit two lines of 80 columns, cli-contract.md "Commands"). Pure.
+ * Word wrapping for a terminal: messages (warnings, notes, errors and their hints fit 80
+ * columns, or the terminal's width when it is narrower) and the prose and examples of
+ * `--help`. Lines break at spaces only, never inside a word, and never inside a
+ * `backquoted command`, which stays pasteable. Widths are display widths (`width.ts`). Pure.
  */
+import { displayWidth } from './width.js';
+
+/** The widest a message line gets, even on a wider terminal (gh's and git's habit). */
+export const MESSAGE_COLUMNS = 80;
+
+/** The width messages wrap at: 80 columns, or the terminal's width when it is narrower. */
+export function messageColumns(terminalColumns: number | undefined): number {
+  return Math.min(MESSAGE_COLUMNS, terminalColumns ?? MESSAGE_COLUMNS);
+}
 
 /**
- * Breaks `text` at spaces into lines of at most `width` columns, the first line having
- * `used` columns already taken (a `warning: ` prefix). Columns are counted as UTF-16 code
- * units, which is exact for the ASCII messages petstore words itself. A word longer than a line
- * is kept whole on a line of its own, never cut. Runs of spaces count as one.
- * Returns the lines joined by `\n`, without a trailing newline.
+ * Splits a line into words at spaces. A `backquoted span` is one word, spaces and all, and
+ * so is a command that follows a colon at the end of the line (`Example: petstore ...`,
+ * `then run: petstore ...`): a command broken over two lines runs as two when pasted.
  */
-export function wrapWords(text: string, width: number, used = 0): string {
+function words(text: string): string[] {
+  const command = /(?:^|: )(petstore .*)$/.exec(text);
+  const head = command === null ? text : text.slice(0, command.index + (command[0].startsWith(': ') ? 1 : 0));
+  const found = head.match(/(?:`[^`]*`|[^ `]+|`)+/g) ?? [];
+  return command?.[1] === undefined ? found : [...found, command[1]];
+}
+
+/**
+ * Breaks `text` (one line) at spaces into lines of at most `width` columns, the first line
+ * having `used` columns already taken (a `warning: ` prefix), the others `hang` columns of
+ * indentation (not included in the result; the caller indents). A word longer than a line
+ * (a URL, a long command) is kept whole on a line of its own, never cut. Runs of spaces
+ * count as one. Returns the lines joined by `\n`, without a trailing newline.
+ */
+export function wrapWords(text: string, width: number, used = 0, hang = 0): string {
   const lines: string[] = [];
   let line = '';
+  let lineWidth = 0;
   let room = width - used;
-  for (const word of text.split(' ')) {
-    if (word === '') continue;
+  for (const word of words(text)) {
+    const w = displayWidth(word);
     if (line === '') {
       line = word;
-    } else if (line.length + 1 + word.length <= room) {
+      lineWidth = w;
+    } else if (lineWidth + 1 + w <= room) {
       line += ` ${word}`;
+      lineWidth += 1 + w;
     } else {
       lines.push(line);
       line = word;
-      room = width;
+      lineWidth = w;
+      room = width - hang;
     }
   }
+  lines.push(line);
+  return lines.join('\n');
+}
+
+/**
+ * Wraps every line of a multi-line message with `wrapWords`; a line's continuation keeps
+ * that line's indentation (a list item stays a list item) plus `hang` columns. `used`
+ * applies to the first line only. An error's or warning's text is wrapped with a `hang`:
+ * then no word of it, even one a server chose, can start a line as if it were a message
+ * of its own (`error: ...`).
+ */
+export function wrapMessage(text: string, width: number, used = 0, hang = 0): string {
+  return text
+    .split('\n')
+    .map((line, i) => {
+      const indent = /^ */.exec(line)?.[0] ?? '';
+      const first = i === 0 ? used : 0;
+      if (displayWidth(line) + first <= width) return line;
+      const next = indent + ' '.repeat(hang);
+      return (
+        indent + wrapWords(line.slice(indent.length), width - indent.length, first, hang).replace(/\n/g, `\n${next}`)
+      );
+    })
+    .join('\n');
+}
+
+/**
+ * Wraps help text written for 80 columns to `width`: prose lines at word boundaries, with
+ * their indentation kept; an example command (`  $ petstore ...`) is broken with a shell
+ * line continuation (` \`) and the rest indented, so it still runs when pasted whole.
+ * Words in single or double quotes are kept together.
+ */
+export function wrapHelpText(text: string, width: number): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      if (displayWidth(line) <= width) return line;
+      const example = /^( *)\$ (.*)$/.exec(line);
+      if (example === null) return wrapMessage(line, width);
+      const [, indent = '', command = ''] = example;
+      return wrapCommand(command, width, indent);
+    })
+    .join('\n');
+}
+
+/** Breaks a shell command into lines `indent$ ... \` / `indent    ...`, at spaces outside quotes. */
+function wrapCommand(command: string, width: number, indent: string): string {
+  const tokens = command.match(/(?:'[^']*'|"(?:[^"\\]|\\.)*"|[^ '"]+|['"])+/g) ?? [];
+  // A trailing `# comment` stays whole: a line continuation inside a comment is no continuation.
+  const comment = tokens.findIndex((t) => t.startsWith('#'));
+  if (comment > 0) tokens.splice(comment, tokens.length - comment, tokens.slice(comment).join(' '));
+  const lines: string[] = [];
+  let line = `${indent}$`;
+  let empty = true;
+  tokens.forEach((token, i) => {
+    // A line that may go on keeps room for the ` \` that would end it.
+    const tail = i === tokens.length - 1 ? 0 : 2;
+    if (!empty && displayWidth(line) + 1 + displayWidth(token) + tail > width) {
+      lines.push(`${line} \\`);
+      line = `${indent}    ${token}`;
+    } else {
+      line = `${line} ${token}`;
+    }
+    empty = false;
+  });
   lines.push(line);
   return lines.join('\n');
 }

@@ -6,6 +6,7 @@
  * parameters and body fields.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import {
@@ -179,7 +180,7 @@ describe('the judge itself', () => {
 
 /** stderr without the note that a full page came without a `Link: rel="next"` header. */
 function withoutFullPageWarning(stderr: string): string {
-  return stderr
+  return unwrapped(stderr)
     .replace(/^warning: the page is full \(\d+ pets\), so more may exist.*\n/m, '')
     .replace(/^\{"level":"warning","message":"the page is full \(\d+ pets\), so more may exist.*\n/m, '');
 }

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { registerSecret } from '../helpers/run-cli.js';
+import { registerSecret, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, startTestServer, type Handler, type TestServer } from '../helpers/test-server.js';
@@ -73,7 +73,7 @@ describe("the support engineer's session", () => {
     });
     expect(login.code).toBe(0);
     expect(login.stdout).toBe('');
-    expect(login.stderr).toContain(
+    expect(unwrapped(login.stderr)).toContain(
       `Logged in to staging (${staging.baseUrl}): key ****GING checked and stored in ${file}`,
     );
     expect(staging.requests).toHaveLength(1);
@@ -101,7 +101,7 @@ describe("the support engineer's session", () => {
     // Moving staging elsewhere later: warned at once, and the key stays with the old URL.
     const moved = await runMain(['config', 'set', 'staging.baseUrl', production.baseUrl], { env });
     expect(moved.code).toBe(0);
-    expect(moved.stderr).toContain(
+    expect(unwrapped(moved.stderr)).toContain(
       `the stored staging key was stored for ${staging.baseUrl} and will not be sent to ${production.baseUrl}`,
     );
     const afterMove = await runMain(['--env', 'staging', 'pets', 'list'], { env });
@@ -120,11 +120,11 @@ describe('a key goes only to the base URL it was stored for', () => {
     // No staging key: staging refuses to borrow production's (exit 4), nothing sent anywhere.
     const noKey = await runMain(['--env', 'staging', 'pets', 'list'], { env });
     expect(noKey.code).toBe(4);
-    expect(noKey.stderr).toContain('no API key for staging');
+    expect(unwrapped(noKey.stderr)).toContain('no API key for staging');
     // Production's base URL overridden to the staging server: the production key stays home.
     const redirected = await runMain(['--base-url', staging.baseUrl, 'pets', 'list'], { env });
     expect(redirected.code).toBe(4);
-    expect(redirected.stderr).toContain(
+    expect(unwrapped(redirected.stderr)).toContain(
       `the production key was stored for ${production.baseUrl}, not ${staging.baseUrl}; not sent`,
     );
     const viaVar = await runMain(['pets', 'list'], { env: { ...env, PETSTORE_BASE_URL: staging.baseUrl } });
@@ -165,9 +165,9 @@ describe('auth login', () => {
     expect(r.code).toBe(2);
     expect(r.ms).toBeLessThan(1000);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('stdin is not a terminal');
-    expect(r.stderr).toContain('--with-token');
-    expect(r.stderr).toContain('PETSTORE_API_KEY');
+    expect(unwrapped(r.stderr)).toContain('stdin is not a terminal');
+    expect(unwrapped(r.stderr)).toContain('--with-token');
+    expect(unwrapped(r.stderr)).toContain('PETSTORE_API_KEY');
     expect(readConfig(file)).not.toHaveProperty('auth');
     expect(production.requests).toHaveLength(0);
   });
@@ -181,7 +181,7 @@ describe('auth login', () => {
     stdin.destroy();
     expect(r.code).toBe(2);
     expect(Date.now() - started).toBeLessThan(1000);
-    expect(r.stderr).toContain('--with-token');
+    expect(unwrapped(r.stderr)).toContain('--with-token');
   });
 
   it('refuses a key the server answers 401 to (exit 4) and stores nothing', async () => {
@@ -190,7 +190,7 @@ describe('auth login', () => {
     const r = await runMain(['auth', 'login', '--with-token'], { env, input: `${OTHER_KEY}\n` });
     expect(r.code).toBe(4);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('refused the key (401 unauthorized: invalid API key); nothing was stored');
+    expect(unwrapped(r.stderr)).toContain('refused the key (401 unauthorized: invalid API key); nothing was stored');
     expect(production.requests).toHaveLength(1);
     expect(readFileSync(file).equals(before)).toBe(true);
   });
@@ -212,9 +212,9 @@ describe('auth login', () => {
     const before = readFileSync(file);
     const r = await runMain(['auth', 'login', '--with-token'], { env, input: PROD_KEY });
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('could not verify the key');
-    expect(r.stderr).toContain('connection refused');
-    expect(r.stderr).toContain('nothing was stored');
+    expect(unwrapped(r.stderr)).toContain('could not verify the key');
+    expect(unwrapped(r.stderr)).toContain('connection refused');
+    expect(unwrapped(r.stderr)).toContain('nothing was stored');
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
@@ -223,7 +223,7 @@ describe('auth login', () => {
     production.handle(() => errorReply(500, 'internal_error', 'boom'));
     const r = await runMain(['auth', 'login', '--with-token', '--retries', '0'], { env, input: PROD_KEY });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('nothing was stored');
+    expect(unwrapped(r.stderr)).toContain('nothing was stored');
     expect(readConfig(file)).not.toHaveProperty('auth');
   });
 
@@ -235,7 +235,7 @@ describe('auth login', () => {
     const { file, env } = await configured();
     const r = await runMain(['auth', 'login', '--with-token'], { env, input });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--with-token: the key read from stdin (is empty|contains whitespace)/);
+    expect(unwrapped(r.stderr)).toMatch(/--with-token: the key read from stdin (is empty|contains whitespace)/);
     expect(production.requests).toHaveLength(0);
     expect(readConfig(file)).not.toHaveProperty('auth');
   });
@@ -244,7 +244,7 @@ describe('auth login', () => {
     const { file, env } = freshConfig();
     const r = await runMain(['--env', 'sandbox', 'auth', 'login', '--with-token'], { env, input: PROD_KEY });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('the sandbox needs no login');
+    expect(unwrapped(r.stderr)).toContain('the sandbox needs no login');
     expect(existsSync(file)).toBe(false);
   });
 
@@ -252,8 +252,8 @@ describe('auth login', () => {
     const { file, env } = freshConfig();
     const r = await runMain(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: STAGING_KEY });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('no base URL for staging');
-    expect(r.stderr).toContain('petstore config set staging.baseUrl');
+    expect(unwrapped(r.stderr)).toContain('no base URL for staging');
+    expect(unwrapped(r.stderr)).toContain('petstore config set staging.baseUrl');
     expect(existsSync(file)).toBe(false);
   });
 
@@ -282,7 +282,8 @@ describe('auth status', () => {
       [
         'production',
         `  base URL  ${production.baseUrl} (config file: production.baseUrl)`,
-        '  key       none (log in with `petstore auth login`)',
+        // PETSTORE_ENV selects staging, so the production login must say --env production.
+        '  key       none (log in with `petstore --env production auth login`)',
         'staging (selected, env PETSTORE_ENV)',
         `  base URL  ${staging.baseUrl} (config file: staging.baseUrl)`,
         '  key       ****GING (config file)',
@@ -360,11 +361,11 @@ describe('auth logout', () => {
     await runMain(['--env', 'staging', 'auth', 'login', '--with-token', '--no-verify'], { env, input: STAGING_KEY });
     const first = await runMain(['--env', 'staging', 'auth', 'logout'], { env });
     expect(first).toMatchObject({ code: 0, stdout: '' });
-    expect(first.stderr).toContain(`Logged out of staging: removed key ****GING from ${file}`);
+    expect(unwrapped(first.stderr)).toContain(`Logged out of staging: removed key ****GING from ${file}`);
     expect(readConfig(file).auth).toEqual({ production: { apiKey: PROD_KEY, baseUrl: production.baseUrl } });
     const again = await runMain(['--env', 'staging', 'auth', 'logout'], { env });
     expect(again).toMatchObject({ code: 0, stdout: '' });
-    expect(again.stderr).toContain('No staging key stored');
+    expect(unwrapped(again.stderr)).toContain('No staging key stored');
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 

@@ -6,7 +6,7 @@
 import { readFileSync, statSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/run-cli.js';
+import { runCli, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -104,14 +104,14 @@ describe.concurrent('pets create --from-file', () => {
     const r = await runMain(['pets', 'create', '--from-file', file], { env: env(server) });
     expect(r.code).toBe(6);
     expect(r.stdout).toBe('101\tRex\t1\tavailable\n102\tKiwi\t2\tavailable\n');
-    expect(r.stderr).toContain(
+    expect(unwrapped(r.stderr)).toContain(
       'error: stopped at record 3 of 6 (line 3), not created: invalid name (invalid_request, HTTP 400)',
     );
-    expect(r.stderr).toContain('created 2: lines 1-2 → ids 101-102');
-    expect(r.stderr).toContain('failed 1: line 3, not created');
-    expect(r.stderr).toContain('not sent 3');
-    expect(r.stderr).toContain(`the 4 records not created are in ${file}.remaining.ndjson`);
-    expect(r.stderr).toContain(`petstore pets create --from-file ${file}.remaining.ndjson`);
+    expect(unwrapped(r.stderr)).toContain('created 2: lines 1-2 → ids 101-102');
+    expect(unwrapped(r.stderr)).toContain('failed 1: line 3, not created');
+    expect(unwrapped(r.stderr)).toContain('not sent 3');
+    expect(unwrapped(r.stderr)).toContain(`the 4 records not created are in ${file}.remaining.ndjson`);
+    expect(unwrapped(r.stderr)).toContain(`petstore pets create --from-file ${file}.remaining.ndjson`);
     expect(posts(server)).toHaveLength(3);
   });
 
@@ -123,10 +123,10 @@ describe.concurrent('pets create --from-file', () => {
     const r = await runMain(['pets', 'create', '--from-file', file, '--retries', '3'], { env: env(server) });
     expect(r.code).toBe(3);
     expect(posts(server)).toHaveLength(2);
-    expect(r.stderr).toContain('stopped at record 2 of 6 (line 2), which may have been created');
-    expect(r.stderr).toContain('unknown 1: line 2: the request may have reached the server');
-    expect(r.stderr).toContain('not sent 4');
-    expect(r.stderr).toContain(`the 4 records not created are in ${file}.remaining.ndjson`);
+    expect(unwrapped(r.stderr)).toContain('stopped at record 2 of 6 (line 2), which may have been created');
+    expect(unwrapped(r.stderr)).toContain('unknown 1: line 2: the request may have reached the server');
+    expect(unwrapped(r.stderr)).toContain('not sent 4');
+    expect(unwrapped(r.stderr)).toContain(`the 4 records not created are in ${file}.remaining.ndjson`);
     const rest = readFileSync(`${file}.remaining.ndjson`, 'utf8');
     expect(rest).not.toContain('Kiwi');
     expect(
@@ -145,8 +145,8 @@ describe.concurrent('pets create --from-file', () => {
       env: { PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1', PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
     });
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('(line 1), not created: cannot reach 127.0.0.1:1');
-    expect(r.stderr).toContain('failed 1: line 1, not created');
+    expect(unwrapped(r.stderr)).toContain('(line 1), not created: cannot reach 127.0.0.1:1');
+    expect(unwrapped(r.stderr)).toContain('failed 1: line 1, not created');
     expect(readFileSync(`${file}.remaining.ndjson`, 'utf8')).toBe(SIX);
   });
 
@@ -175,7 +175,7 @@ describe.concurrent('pets create --from-file', () => {
     const files = readdirSync(tmp).filter((f) => f.startsWith('petstore-remaining-'));
     expect(files).toHaveLength(1);
     const path = join(tmp, files[0] as string);
-    expect(r.stderr).toContain(path);
+    expect(unwrapped(r.stderr)).toContain(path);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(readFileSync(path, 'utf8').trimEnd().split('\n')).toHaveLength(5);
   });
@@ -197,16 +197,16 @@ describe.concurrent('pets create --from-file', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(server.requests).toHaveLength(0);
-    expect(r.stderr).toContain('5 invalid records; nothing was sent');
-    expect(r.stderr).toContain(
+    expect(unwrapped(r.stderr)).toContain('5 invalid records; nothing was sent');
+    expect(unwrapped(r.stderr)).toContain(
       'line 3: categoryId is missing (an int64 is required); unknown field "categoryid" (did you mean categoryId?)',
     );
-    expect(r.stderr).toContain('line 4: categoryId must be an integer');
-    expect(r.stderr).toMatch(
+    expect(unwrapped(r.stderr)).toContain('line 4: categoryId must be an integer');
+    expect(unwrapped(r.stderr)).toMatch(
       /line 6: name must be a string; categoryId must be an integer .*got "3"; status must be one of available, pending, sold, got "lost"/,
     );
-    expect(r.stderr).toContain('line 7: must be a JSON object');
-    expect(r.stderr).toContain('line 8: categoryId must be an integer');
+    expect(unwrapped(r.stderr)).toContain('line 7: must be a JSON object');
+    expect(unwrapped(r.stderr)).toContain('line 8: categoryId must be an integer');
     expect(r.stderr).not.toContain('line 2:');
   });
 
@@ -217,8 +217,8 @@ describe.concurrent('pets create --from-file', () => {
     writeFileSync(file, '{"name":"A","categoryId":1}\n\n{"name":"B","categoryId":}\n{"name":"C","categoryId":3}\n');
     const r = await runMain(['pets', 'create', '--from-file', file], { env: env(server) });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('1 invalid record; nothing was sent');
-    expect(r.stderr).toContain('line 3: not valid JSON');
+    expect(unwrapped(r.stderr)).toContain('1 invalid record; nothing was sent');
+    expect(unwrapped(r.stderr)).toContain('line 3: not valid JSON');
     expect(server.requests).toHaveLength(0);
   });
 
@@ -236,7 +236,7 @@ describe.concurrent('pets create --from-file', () => {
     const server = await petServer();
     const r = await runMain(['pets', 'create', ...args], { env: env(server) });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
+    expect(unwrapped(r.stderr)).toContain(message);
     expect(server.requests).toHaveLength(0);
   });
 
@@ -244,7 +244,7 @@ describe.concurrent('pets create --from-file', () => {
     const server = await petServer();
     const r = await runMain(['pets', 'create', '--from-file', '-'], { env: env(server), input: '  \n' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('no records');
+    expect(unwrapped(r.stderr)).toContain('no records');
     expect(server.requests).toHaveLength(0);
   });
 

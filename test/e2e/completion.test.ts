@@ -51,7 +51,7 @@ describe('completion bash', () => {
   });
 
   it.each([
-    ['petstore ', ['pets', 'sandbox', 'auth', 'config', 'completion', 'help']],
+    ['petstore ', ['pets', 'sandbox', 'auth', 'config', 'completion', 'version', 'help']],
     ['petstore pe', ['pets']],
     ['petstore pets ', ['list', 'create', 'get']],
     ['petstore --env sandbox pets l', ['list']],
@@ -64,10 +64,21 @@ describe('completion bash', () => {
     ['petstore pets list ', ['--limit', '--status', '--all', '--max-pages', '--help']],
     ['petstore --env ', ['production', 'staging', 'sandbox']],
     ['petstore pets list -e s', ['staging', 'sandbox']],
-    ['petstore --output ', ['table', 'json', 'ndjson']],
+    ['petstore --output ', ['table', 'tsv', 'json', 'ndjson']],
+    ['petstore -o ', ['table', 'tsv', 'json', 'ndjson']],
+    ['petstore pets list -o t', ['table', 'tsv']],
+    ['petstore -e ', ['production', 'staging', 'sandbox']],
+    ['petstore pets list -s ', ['available', 'pending', 'sold']],
+    ['petstore pets list -L 5 -s s', ['sold']],
+    ['petstore pets create --name Rex -s ', ['available', 'pending', 'sold']],
+    ['petstore pets get 7 --via-list -s a', ['available']],
+    ['petstore pets list -L ', []],
+    ['petstore config get ', ['environment', 'production.baseUrl', 'staging.baseUrl']],
+    ['petstore config set s', ['staging.baseUrl']],
+    ['petstore config unset ', ['environment', 'production.baseUrl', 'staging.baseUrl']],
     ['petstore pets get 7 -o nd', ['ndjson']],
     ['petstore completion ', ['bash', 'zsh', 'fish']],
-    ['petstore help ', ['pets', 'sandbox', 'auth', 'config', 'completion']],
+    ['petstore help ', ['pets', 'sandbox', 'auth', 'config', 'completion', 'version']],
     ['petstore pets create --from-', ['--from-file']],
     ['petstore pets list --limit ', []],
   ])('%j completes to %j', (line, expected) => {
@@ -100,10 +111,14 @@ describe.concurrent('completion zsh and fish', () => {
       "complete -c petstore -n '__fish_seen_subcommand_from pets; and not __fish_seen_subcommand_from list create get' -a list",
     );
     expect(s).toContain(
-      "complete -c petstore -n '__fish_seen_subcommand_from pets; and __fish_seen_subcommand_from list' -l status -x -a 'available pending sold'",
+      "complete -c petstore -n '__fish_seen_subcommand_from pets; and __fish_seen_subcommand_from list' -l status -s s -x -a 'available pending sold'",
+    );
+    expect(s).toContain(
+      "complete -c petstore -n '__fish_seen_subcommand_from pets; and __fish_seen_subcommand_from list' -l limit -s L -x",
     );
     expect(s).toContain("complete -c petstore -l env -s e -x -a 'production staging sandbox'");
-    expect(s).toContain("complete -c petstore -l output -s o -x -a 'table json ndjson'");
+    expect(s).toContain("complete -c petstore -l output -s o -x -a 'table tsv json ndjson'");
+    expect(s).toContain("-a 'environment production.baseUrl staging.baseUrl'");
     expect(s).toContain('-l from-file -r -F');
     expect(s).toContain("-a 'bash zsh fish'");
   });

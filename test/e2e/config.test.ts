@@ -6,6 +6,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -71,8 +72,8 @@ describe.concurrent('config file location and modes', () => {
     const r = await runMain(['config', 'get', 'environment'], { env });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('staging\n');
-    expect(r.stderr).toContain(`warning: the config file ${file} can be read by other users (mode 0644)`);
-    expect(r.stderr).toContain(`chmod 600 ${file}`);
+    expect(unwrapped(r.stderr)).toContain(`warning: the config file ${file} can be read by other users (mode 0644)`);
+    expect(unwrapped(r.stderr)).toContain(`chmod 600 ${file}`);
     chmodSync(file, 0o600);
     const quiet = await runMain(['config', 'get', 'environment'], { env });
     expect(quiet).toMatchObject({ code: 0, stderr: '' });
@@ -114,8 +115,8 @@ describe.concurrent('a corrupt config file', () => {
         const r = await runMain(args, { env, input: 'abcdef1234567890\n' });
         expect(r.code, args.join(' ')).toBe(2);
         expect(r.stdout, args.join(' ')).toBe('');
-        expect(r.stderr, args.join(' ')).toContain(file);
-        expect(r.stderr, args.join(' ')).toMatch(message);
+        expect(unwrapped(r.stderr), args.join(' ')).toContain(file);
+        expect(unwrapped(r.stderr), args.join(' ')).toMatch(message);
         expect(r.stderr).not.toMatch(/at .*\.js:\d+/); // no stack trace
       }
       expect(readFileSync(file).equals(before)).toBe(true);
@@ -176,7 +177,7 @@ describe.concurrent('config set/get/unset', () => {
     const r = await runMain(['config', 'set', 'timeout', '5'], { env });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain(
+    expect(unwrapped(r.stderr)).toContain(
       'unknown config key "timeout": the known keys are environment, production.baseUrl, staging.baseUrl',
     );
     expect(existsSync(file)).toBe(false);
@@ -189,8 +190,8 @@ describe.concurrent('config set/get/unset', () => {
       secrets: ['not-a-real-key-000'],
     });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('API keys are not settings');
-    expect(r.stderr).toContain('petstore auth login');
+    expect(unwrapped(r.stderr)).toContain('API keys are not settings');
+    expect(unwrapped(r.stderr)).toContain('petstore auth login');
     expect(existsSync(file)).toBe(false);
   });
 
@@ -202,7 +203,7 @@ describe.concurrent('config set/get/unset', () => {
     const { file, env } = freshConfig();
     const r = await runMain(['config', 'set', key, value], { env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(message);
+    expect(unwrapped(r.stderr)).toMatch(message);
     expect(existsSync(file)).toBe(false);
   });
 
@@ -210,7 +211,7 @@ describe.concurrent('config set/get/unset', () => {
     const { file, env } = freshConfig();
     const r = await runMain(['config', 'set', 'production.baseUrl', 'https://api.example.com/'], { env });
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain("does not end in the API's version segment /v1");
+    expect(unwrapped(r.stderr)).toContain("does not end in the API's version segment /v1");
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ production: { baseUrl: 'https://api.example.com' } });
   });
 
@@ -221,7 +222,7 @@ describe.concurrent('config set/get/unset', () => {
     expect(JSON.parse(json.stdout)).toEqual({ key: 'environment', value: 'production', source: 'default' });
     const unset = await runMain(['config', 'get', 'staging.baseUrl'], { env });
     expect(unset).toMatchObject({ code: 1, stdout: '' });
-    expect(unset.stderr).toContain('staging.baseUrl is not set');
+    expect(unwrapped(unset.stderr)).toContain('staging.baseUrl is not set');
 
     await runMain(['config', 'set', 'environment', 'sandbox'], { env });
     await runMain(['config', 'set', 'staging.baseUrl', 'http://127.0.0.1:9/v1'], { env });

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startPagingServer, type PagingServer } from '../helpers/paging-server.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCli, unwrapped } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -64,7 +64,7 @@ describe('deprecation signals', () => {
     const r = await runCli(args, { env: env(server, extra) });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('7\tRex\t1\tavailable\n');
-    expect(r.stderr).toBe(
+    expect(unwrapped(r.stderr)).toBe(
       `warning: getPet is deprecated and ${source} is set: finding pet 7 through listPets (GET /pets)\n`,
     );
     expect(server.requests.map((q) => q.url)).toEqual(['/v1/pets?limit=100']);
@@ -143,7 +143,9 @@ describe('deprecation signals', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toBe('7\tRex\t1\tavailable\n');
       const reason = status === 410 ? '410 Gone' : '404 after its Sunset date, 2015-01-01';
-      expect(r.stderr).toBe(`warning: getPet answered ${reason}: finding pet 7 through listPets (GET /pets)\n`);
+      expect(unwrapped(r.stderr)).toBe(
+        `warning: getPet answered ${reason}: finding pet 7 through listPets (GET /pets)\n`,
+      );
       expect(server.requests.map((q) => q.url)).toEqual(['/v1/pets/7', '/v1/pets?limit=100']);
       // Not in the list either: exit 5 with the count.
       const missing = await runCli(['pets', 'get', '8'], { env: env(server) });

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, serverPool, type TestServer } from '../helpers/test-server.js';
@@ -55,9 +56,9 @@ describe.concurrent('exit codes', () => {
     const r = await run(srv, ['pets', 'list']);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('database on fire');
-    expect(r.stderr).toContain('internal_error');
-    expect(r.stderr).toContain('500');
+    expect(unwrapped(r.stderr)).toContain('database on fire');
+    expect(unwrapped(r.stderr)).toContain('internal_error');
+    expect(unwrapped(r.stderr)).toContain('500');
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
@@ -84,7 +85,7 @@ describe.concurrent('exit codes', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^error: /m);
-    expect(r.stderr).toContain(mentioned);
+    expect(unwrapped(r.stderr)).toContain(mentioned);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
@@ -98,7 +99,9 @@ describe.concurrent('exit codes', () => {
       const r = await run(srv, ['pets', 'list', ...extra], { PETSTORE_API_KEY: key });
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toContain('the API key from PETSTORE_API_KEY contains characters an HTTP header cannot carry');
+      expect(unwrapped(r.stderr)).toContain(
+        'the API key from PETSTORE_API_KEY contains characters an HTTP header cannot carry',
+      );
       for (const part of key.split(/[\s]/)) expect(r.stderr).not.toContain(part.slice(-6));
       expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
     }
@@ -113,7 +116,7 @@ describe.concurrent('exit codes', () => {
       input: 'pk_ключ_abcdefgh\n',
     });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('contains characters an HTTP header cannot carry');
+    expect(unwrapped(r.stderr)).toContain('contains characters an HTTP header cannot carry');
     expect(existsSync(join(configDir, 'config.json'))).toBe(false);
     expect(srv.requests).toHaveLength(0);
   });
@@ -171,14 +174,14 @@ describe.concurrent('exit codes', () => {
     ['unknown command', ['pets', 'lsit'], ["unknown command 'lsit'", 'list']],
     ['unknown top-level command', ['bogus'], ["unknown command 'bogus'"]],
     ['unknown flag', ['pets', 'list', '--bogus'], ["unknown option '--bogus'"]],
-    ['--output yaml', ['pets', 'list', '--output', 'yaml'], ['--output', '"yaml"', 'table, json, ndjson']],
+    ['--output yaml', ['pets', 'list', '--output', 'yaml'], ['--output', '"yaml"', 'table, tsv, json, ndjson']],
     ['--env bogus', ['--env', 'bogus', 'pets', 'list'], ['--env', '"bogus"']],
   ])('2: %s, nothing sent', async (_what, args, mentioned) => {
     const srv = await server();
     const r = await run(srv, args);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    for (const m of mentioned) expect(r.stderr).toContain(m);
+    for (const m of mentioned) expect(unwrapped(r.stderr)).toContain(m);
     expect(srv.requests).toHaveLength(0);
   });
 
@@ -189,7 +192,7 @@ describe.concurrent('exit codes', () => {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
     }
-    expect(plain.stderr).toContain('Usage: petstore pets');
+    expect(unwrapped(plain.stderr)).toContain('Usage: petstore pets');
     // With --json, stderr holds the one error object and nothing else.
     expect(JSON.parse(json.stderr)).toEqual({ code: 'usage', message: 'missing command', status: 0 });
     expect(srv.requests).toHaveLength(0);
@@ -200,8 +203,8 @@ describe.concurrent('exit codes', () => {
     const r = await run(srv, ['pets', 'list'], { PETSTORE_BASE_URL: undefined });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('no base URL for production');
-    expect(r.stderr).toContain('petstore config set production.baseUrl');
+    expect(unwrapped(r.stderr)).toContain('no base URL for production');
+    expect(unwrapped(r.stderr)).toContain('petstore config set production.baseUrl');
     expect(srv.requests).toHaveLength(0);
   });
 
@@ -212,8 +215,8 @@ describe.concurrent('exit codes', () => {
     const srv = await server();
     const r = await run(srv, args, env);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(from);
-    expect(r.stderr).toContain('plain http://');
+    expect(unwrapped(r.stderr)).toContain(from);
+    expect(unwrapped(r.stderr)).toContain('plain http://');
     expect(r.stdout).toBe('');
   });
 
@@ -224,8 +227,8 @@ describe.concurrent('exit codes', () => {
     });
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain(`127.0.0.1:${port}`);
-    expect(r.stderr).toContain('connection refused');
+    expect(unwrapped(r.stderr)).toContain(`127.0.0.1:${port}`);
+    expect(unwrapped(r.stderr)).toContain('connection refused');
     expect(r.ms).toBeLessThan(5_000);
   });
 
@@ -234,8 +237,8 @@ describe.concurrent('exit codes', () => {
     const r = await run(srv, ['pets', 'list'], { PETSTORE_API_KEY: undefined });
     expect(r.code).toBe(4);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('no API key for production');
-    expect(r.stderr).toContain('petstore auth login');
+    expect(unwrapped(r.stderr)).toContain('no API key for production');
+    expect(unwrapped(r.stderr)).toContain('petstore auth login');
     expect(srv.requests).toHaveLength(0);
   });
 
@@ -247,8 +250,8 @@ describe.concurrent('exit codes', () => {
     const r = await run(srv, ['pets', 'list']);
     expect(r.code).toBe(4);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('key revoked yesterday');
-    expect(r.stderr).toContain('petstore auth login');
+    expect(unwrapped(r.stderr)).toContain('key revoked yesterday');
+    expect(unwrapped(r.stderr)).toContain('petstore auth login');
     expect(srv.requests).toHaveLength(1);
   });
 
@@ -257,8 +260,8 @@ describe.concurrent('exit codes', () => {
     const r = await run(srv, ['pets', 'get', '77']);
     expect(r.code).toBe(5);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('pet 77 not found');
-    expect(r.stderr).toContain('petstore pets list');
+    expect(unwrapped(r.stderr)).toContain('pet 77 not found');
+    expect(unwrapped(r.stderr)).toContain('petstore pets list');
   });
 
   it('5: a 404 for /pets itself points at the base URL, not at `pets list`', async () => {
@@ -269,8 +272,10 @@ describe.concurrent('exit codes', () => {
     ]) {
       const r = await run(srv, args);
       expect(r.code).toBe(5);
-      expect(r.stderr).toContain('no such path: /pets');
-      expect(r.stderr).toContain('check that it ends with the version segment /v1');
+      expect(unwrapped(r.stderr)).toContain('no such path: /pets');
+      expect(unwrapped(r.stderr)).toContain(
+        `check that ${srv.baseUrl} ends with the version segment /v1; it comes from PETSTORE_BASE_URL.`,
+      );
       expect(r.stderr).not.toContain('List the pets that exist');
     }
   });
@@ -280,8 +285,8 @@ describe.concurrent('exit codes', () => {
     const r = await run(srv, ['pets', 'create', '--name', 'X'.repeat(50), '--category-id', '1']);
     expect(r.code).toBe(6);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('name is too long for this store');
-    expect(r.stderr).toContain('invalid_request');
+    expect(unwrapped(r.stderr)).toContain('name is too long for this store');
+    expect(unwrapped(r.stderr)).toContain('invalid_request');
     expect(srv.requests).toHaveLength(1);
   });
 });

@@ -6,10 +6,11 @@
  * captured text can never drift from what the program itself prints.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { baseEnv, runCli, type CliResult } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
 
 const ENTRY = fileURLToPath(new URL('../../dist/cli-entry.js', import.meta.url));
 const STATIC_DIR = fileURLToPath(new URL('../../dist/static/', import.meta.url));
@@ -55,6 +56,18 @@ describe('fast path of --version and --help', () => {
       expect(fast.code).toBe(full.code);
     });
   }
+
+  it('on a terminal the fast path is taken only at 80 columns, where the full path prints the same bytes', async () => {
+    const captured = readFileSync(`${STATIC_DIR}help.txt`, 'utf8');
+    const [at80, at60] = await Promise.all([
+      runMain(['--help'], { tty: true, columns: 80 }),
+      runMain(['--help'], { tty: true, columns: 60 }),
+    ]);
+    expect(at80.stdout).toBe(captured);
+    // At another width the help differs, so bin/petstore.js must not print the captured
+    // text there: first-contact.test.ts runs the shim in a 60-column terminal (tmux).
+    expect(at60.stdout).not.toBe(captured);
+  });
 
   it('--version prints the package version', async () => {
     const { version } = (await import('../../package.json', { with: { type: 'json' } })).default as { version: string };

@@ -26,6 +26,7 @@ import {
   type Handler,
   type TestServer,
 } from '../helpers/fault-server.js';
+import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool } from '../helpers/test-server.js';
@@ -135,8 +136,8 @@ describe.concurrent('GET retries', () => {
     const server = await start(apiError(503, 'unavailable', 'down'));
     const r = await run(['pets', 'list', '--retries', '0'], server.baseUrl);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('down');
-    expect(r.stderr).toContain('HTTP 503');
+    expect(unwrapped(r.stderr)).toContain('down');
+    expect(unwrapped(r.stderr)).toContain('HTTP 503');
     expectKeySent(server, 1);
   });
 
@@ -203,8 +204,8 @@ describe.concurrent('GET retries', () => {
     const r = await run(['pets', 'list', '--verbose'], base);
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('connection refused');
-    expect(r.stderr).toContain(new URL(base).host);
+    expect(unwrapped(r.stderr)).toContain('connection refused');
+    expect(unwrapped(r.stderr)).toContain(new URL(base).host);
     expect(r.stderr.match(/^> GET /gm)).toHaveLength(3);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
@@ -224,15 +225,15 @@ describe.concurrent('cut-off answers and DNS', () => {
     const r = await run(list('--verbose'), server.baseUrl);
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('failed while reading the answer: connection closed by the server');
-    expect(r.stderr).toContain('* the answer was cut off after its headers; not retried');
+    expect(unwrapped(r.stderr)).toContain('failed while reading the answer: connection closed by the server');
+    expect(unwrapped(r.stderr)).toContain('* the answer was cut off after its headers; not retried');
     expectKeySent(server, 1);
   });
 
   it('a host that does not resolve (.invalid, RFC 6761): retried, then exit 3 naming DNS', async () => {
     const r = await run(list('--verbose', '--timeout', '10'), 'https://petstore.invalid/v1');
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/cannot reach petstore\.invalid: (host not found|DNS lookup failed)/);
+    expect(unwrapped(r.stderr)).toMatch(/cannot reach petstore\.invalid: (host not found|DNS lookup failed)/);
     expect(r.stderr.match(/^> GET /gm)).toHaveLength(3);
   });
 });
@@ -254,7 +255,7 @@ describe.concurrent('one deadline', () => {
     const server = await start(slowBody(10_000));
     const r = await run(['pets', 'list', '--timeout', '0.5'], server.baseUrl);
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/within 0\.5 s/);
+    expect(unwrapped(r.stderr)).toMatch(/within 0\.5 s/);
     expect(r.ms).toBeGreaterThanOrEqual(450);
     expect(r.ms).toBeLessThan(3500);
     expectKeySent(server, 1);
@@ -339,8 +340,8 @@ describe.concurrent('redirects', () => {
     const r = await run(['pets', 'list'], server.baseUrl);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain(other.origin);
-    expect(r.stderr).toContain('not followed');
+    expect(unwrapped(r.stderr)).toContain(other.origin);
+    expect(unwrapped(r.stderr)).toContain('not followed');
     expectKeySent(server, 1);
     expect(other.requests).toHaveLength(0);
   });
@@ -397,7 +398,7 @@ describe.concurrent('off-contract answers: exit 1, a clear message, no stack tra
       const r = await run(['pets', 'list'], server.baseUrl);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(c.message);
+      expect(unwrapped(r.stderr)).toMatch(c.message);
       expect(r.stderr).not.toMatch(/\n\s+at /);
       expect(r.stderr).not.toContain('internal error');
       expectKeySent(server, 1);
@@ -443,8 +444,8 @@ describe.concurrent('--verbose', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('1\tpet-1\t1\tavailable\n');
     const url = `${server.baseUrl}/pets`;
-    expect(r.stderr).toContain(`> GET ${url}`);
-    expect(r.stderr).toContain('> authorization: Bearer ****');
+    expect(unwrapped(r.stderr)).toContain(`> GET ${url}`);
+    expect(unwrapped(r.stderr)).toContain('> authorization: Bearer ****');
     expect(r.stderr).toMatch(/^< 503 \(\d+ ms\)$/m);
     expect(r.stderr).toMatch(/^\* retry 1 of 2 after HTTP 503 in 0 s \(Retry-After\)$/m);
     expect(r.stderr).toMatch(/^< 200 \(\d+ ms\)$/m);

@@ -10,6 +10,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
+import { unwrapped } from '../helpers/run-cli.js';
 import { runMain, type MainOptions } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, serverPool, type Handler } from '../helpers/test-server.js';
@@ -45,7 +46,9 @@ describe('after the removal date (injected clock)', () => {
     const r = await runMain(['pets', 'get', '7'], { env: envOf(srv), now: at('2031-03-01T12:00:00Z') });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('7\tGoldie\t3\tavailable\n');
-    expect(r.stderr).toBe('warning: getPet was removed on 2030-12-05: finding pet 7 through listPets (GET /pets)\n');
+    expect(unwrapped(r.stderr)).toBe(
+      'warning: getPet was removed on 2030-12-05: finding pet 7 through listPets (GET /pets)\n',
+    );
     expect(srv.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /v1/pets?limit=100']);
   });
 
@@ -101,7 +104,7 @@ describe('getPet answers that it is gone', () => {
     const r = await runMain(['pets', 'get', '7'], { env: envOf(srv) });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('7\tGoldie\t3\tavailable\n');
-    expect(r.stderr).toBe(`warning: ${reason}: finding pet 7 through listPets (GET /pets)\n`);
+    expect(unwrapped(r.stderr)).toBe(`warning: ${reason}: finding pet 7 through listPets (GET /pets)\n`);
     expect(srv.requests.map((q) => q.url)).toEqual(['/v1/pets/7', '/v1/pets?limit=100']);
   });
 
@@ -126,7 +129,7 @@ describe('--fail-on-deprecated', () => {
     const r = await runMain(args, { env: envOf(srv, extra) });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('7\tGoldie\t3\tavailable\n');
-    expect(r.stderr).toBe(
+    expect(unwrapped(r.stderr)).toBe(
       `warning: getPet is deprecated and ${source} is set: finding pet 7 through listPets (GET /pets)\n`,
     );
     expect(srv.requests.map((q) => q.url)).toEqual(['/v1/pets?limit=100']);
@@ -248,8 +251,9 @@ describe('the deprecation warning of pets get', () => {
     });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
+      // The second line is indented: no word of a wrapped message starts a line of its own.
       'warning: `pets get` is deprecated and will be removed on 2030-12-05 (in 1474\n' +
-        'days); replaced by `pets list --status STATUS`: add --via-list to use it now\n',
+        '  days); replaced by `pets list --status STATUS`: add --via-list to use it now\n',
     );
   });
 

@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startPagingServer, type PagingServer } from '../helpers/paging-server.js';
+import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
@@ -47,7 +48,7 @@ describe('pets get --via-list', () => {
     const r = await runMain(['pets', 'get', '9999', '--via-list'], { env: env(server) });
     expect(r.code).toBe(5);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('error: pet 9999 not found in the list: 300 pets searched on 3 pages');
+    expect(unwrapped(r.stderr)).toContain('error: pet 9999 not found in the list: 300 pets searched on 3 pages');
     expect(server.urls).toHaveLength(3);
     const json = await runMain(['pets', 'get', '9999', '--via-list', '-o', 'ndjson'], { env: env(server) });
     expect(json.code).toBe(5);
@@ -84,9 +85,11 @@ describe('pets get --via-list', () => {
     server = await startPagingServer({ pages: 1 });
     const r = await runMain(['pets', 'get', '150', '--via-list'], { env: env(server) });
     expect(r.code).toBe(5);
-    expect(r.stderr).toContain('error: pet 150 is not among the first 100 pets, the only ones that could be searched');
-    expect(r.stderr).toContain('no Link rel="next" header');
-    expect(r.stderr).toContain('Narrow the search with --status');
+    expect(unwrapped(r.stderr)).toContain(
+      'error: pet 150 is not among the first 100 pets, the only ones that could be searched',
+    );
+    expect(unwrapped(r.stderr)).toContain('no Link rel="next" header');
+    expect(unwrapped(r.stderr)).toContain('Narrow the search with --status');
     expect(server.urls).toEqual(['/v1/pets?limit=100']);
     const json = await runMain(['pets', 'get', '150', '--via-list', '--json'], { env: env(server) });
     expect((JSON.parse(json.stderr) as { code: string }).code).toBe('not_in_first_page');
@@ -108,8 +111,8 @@ describe('pets get --via-list', () => {
     const r = await runMain(['pets', 'get', '99', '--via-list', '--status', 'sold'], { env: env(server) });
     expect(r.code).toBe(5);
     expect(server.urls[0]).toBe('/v1/pets?limit=100&status=sold');
-    expect(r.stderr).toContain('6 pets with status sold searched on 2 pages');
-    expect(r.stderr).toContain('Without --status the search covers every status.');
+    expect(unwrapped(r.stderr)).toContain('6 pets with status sold searched on 2 pages');
+    expect(unwrapped(r.stderr)).toContain('Without --status the search covers every status.');
   });
 
   it('does not follow a next link to another origin (exit 1), so the key stays home', async () => {
@@ -119,7 +122,7 @@ describe('pets get --via-list', () => {
     });
     const r = await runMain(['pets', 'get', '250', '--via-list'], { env: env(server) });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('Link rel="next" points to another origin, http://127.0.0.2:1; not followed');
+    expect(unwrapped(r.stderr)).toContain('Link rel="next" points to another origin, http://127.0.0.2:1; not followed');
     expect(server.urls).toHaveLength(1);
   });
 
@@ -147,7 +150,7 @@ describe('pets get --via-list', () => {
     server = await startPagingServer({ pages: 1 });
     const r = await runMain(args, { env: env(server) });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
+    expect(unwrapped(r.stderr)).toContain(message);
     expect(server.urls).toHaveLength(0);
   });
 });

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startPagingServer, type PagingOptions, type PagingServer } from '../helpers/paging-server.js';
-import { baseEnv, CLI } from '../helpers/run-cli.js';
+import { baseEnv, CLI, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
@@ -169,7 +169,7 @@ describe.concurrent('pets list --all', () => {
     const full = await runMain(['pets', 'list', '--limit', '20'], { env: env(server) });
     expect(full.code).toBe(0);
     expect(full.stdout.trimEnd().split('\n')).toHaveLength(20);
-    expect(full.stderr).toMatch(
+    expect(unwrapped(full.stderr)).toMatch(
       /^warning: the page is full \(20 pets\), so more may exist, but the server sent no Link rel="next" header/,
     );
     const all = await runMain(['pets', 'list', '--all', '--limit', '20'], { env: env(server) });

@@ -4,6 +4,7 @@
  * (cli-contract.md "Environments").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type Handler } from '../helpers/test-server.js';
@@ -132,7 +133,7 @@ describe.concurrent('requests as sent', () => {
     const r = await run(['pets', 'list'], { PETSTORE_BASE_URL: `${srv.origin}/api` });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(
+    expect(unwrapped(r.stderr)).toBe(
       `warning: base URL ${srv.origin}/api (from PETSTORE_BASE_URL) does not end with the version segment /v1\n`,
     );
     expect(srv.requests.map((q) => q.url)).toEqual(['/api/pets']);

@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI } from '../helpers/run-cli.js';
+import { CLI, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
@@ -35,8 +35,8 @@ function run(dir: string, args: string[]) {
 function expectConfigError(r: { code: number | null; stdout: string; stderr: string }, path: string, problem: RegExp) {
   expect(r.code, r.stderr).toBe(2);
   expect(r.stdout).toBe('');
-  expect(r.stderr).toContain(path);
-  expect(r.stderr).toMatch(problem);
+  expect(unwrapped(r.stderr)).toContain(path);
+  expect(unwrapped(r.stderr)).toMatch(problem);
   expect(r.stderr).not.toMatch(/looks like a bug|HTTP 500|internal_error|\n\s+at /);
 }
 

@@ -33,12 +33,12 @@ describe.concurrent('in a terminal', () => {
     const screen = await t.waitFor(/rc=\d+/);
     expect(screen).toMatch(/rc=0/);
     const lines = screen.split('\n');
-    const headerAt = lines.findIndex((l) => /^id\s+name\s+categoryId\s+status\s*$/.test(l));
+    const headerAt = lines.findIndex((l) => /^ID\s+NAME\s+CATEGORY\s+STATUS\s*$/.test(l));
     expect(headerAt, screen).toBeGreaterThanOrEqual(0);
     const header = lines[headerAt] ?? '';
     const rows = lines.slice(headerAt + 1, headerAt + 7);
     expect(rows.map((r) => r.split(/\s+/)[1])).toEqual(['Rex', 'Whiskers', 'Nibbles', 'Goldie', 'Kiwi', 'Atlas']);
-    for (const col of ['name', 'categoryId', 'status']) {
+    for (const col of ['NAME', 'CATEGORY', 'STATUS']) {
       const at = header.indexOf(col);
       for (const r of rows) expect(r.charAt(at - 1), `column ${col} in ${JSON.stringify(r)}`).toBe(' ');
       for (const r of rows) expect(r.charAt(at), `column ${col} in ${JSON.stringify(r)}`).not.toBe(' ');
@@ -59,8 +59,8 @@ describe.concurrent('in a terminal', () => {
     t.sendLine('NO_COLOR=1 petstore --env sandbox pets list --status available; echo "rc=$?"');
     const screen = await t.waitFor(/rc=\d+/, { escapes: true });
     expect(screen).toMatch(/rc=0/);
-    expect(screen.replace(SGR, '')).toMatch(/^id\s+name\s+categoryId\s+status\s*$/m);
-    const tableLines = screen.split('\n').filter((l) => !/^[$#] /.test(l) && /available|categoryId/.test(l));
+    expect(screen.replace(SGR, '')).toMatch(/^ID\s+NAME\s+CATEGORY\s+STATUS\s*$/m);
+    const tableLines = screen.split('\n').filter((l) => !/^[$#] /.test(l) && /available|CATEGORY/.test(l));
     expect(tableLines.length, screen).toBe(7);
     for (const l of tableLines) expect(l).not.toMatch(SGR);
   });
@@ -69,7 +69,7 @@ describe.concurrent('in a terminal', () => {
     const t = terminal();
     t.sendLine('petstore --env sandbox pets list --status sold --no-color; echo "rc=$?"');
     const screen = await t.waitFor(/rc=\d+/, { escapes: true });
-    const tableLines = screen.split('\n').filter((l) => !/^[$#] /.test(l) && /sold\s*$|categoryId/.test(l));
+    const tableLines = screen.split('\n').filter((l) => !/^[$#] /.test(l) && /sold\s*$|CATEGORY/.test(l));
     expect(tableLines.length, screen).toBe(3);
     for (const l of tableLines) expect(l).not.toMatch(SGR);
   });
@@ -82,7 +82,7 @@ describe.concurrent('in a terminal', () => {
     // cat -A shows tabs as ^I and line ends as $: no header, no padding, no escapes.
     expect(screen).toContain('1^IRex^I1^Iavailable$');
     expect(screen).toContain('9007199254740993^IAtlas^I9223372036854775807^Iavailable$');
-    expect(screen).not.toContain('categoryId');
+    expect(screen).not.toContain('CATEGORY');
     expect(screen).not.toContain('^[');
   });
 

@@ -12,7 +12,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/run-cli.js';
+import { runCli, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, serverPool } from '../helpers/test-server.js';
@@ -67,8 +67,8 @@ describe('TLS failures: exit 3, code tls, the reason in words', () => {
     const port = await httpsServer('self-signed');
     const r = await runMain(['pets', 'list'], { env: env(`https://127.0.0.1:${port}/v1`) });
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('its certificate is self-signed');
-    expect(r.stderr).toContain('NODE_EXTRA_CA_CERTS');
+    expect(unwrapped(r.stderr)).toContain('its certificate is self-signed');
+    expect(unwrapped(r.stderr)).toContain('NODE_EXTRA_CA_CERTS');
     expect(r.stderr).not.toContain('looks like a bug');
     const j = await runMain(['pets', 'list', '--json'], { env: env(`https://127.0.0.1:${port}/v1`) });
     expect(lastJson(j.stderr)).toMatchObject({ code: 'tls', status: 0 });
@@ -86,7 +86,7 @@ describe('TLS failures: exit 3, code tls, the reason in words', () => {
     const srv = await start(() => ({ status: 200, body: [PET] }));
     const r = await runMain(['pets', 'list'], { env: env(srv.baseUrl.replace('http://', 'https://')) });
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('does not speak TLS on this port');
+    expect(unwrapped(r.stderr)).toContain('does not speak TLS on this port');
     expect(srv.requests).toHaveLength(0);
   });
 
@@ -108,7 +108,7 @@ describe('TLS failures: exit 3, code tls, the reason in words', () => {
       runCli(['pets', 'list', '--json'], { env: caEnv(expired) }),
     ]);
     expect(m.code).toBe(3);
-    expect(m.stderr).toContain('hostname mismatch');
+    expect(unwrapped(m.stderr)).toContain('hostname mismatch');
     expect(e.code).toBe(3);
     expect(lastJson(e.stderr)).toMatchObject({ code: 'tls' });
     expect(lastJson(e.stderr).message).toContain('its certificate has expired');
@@ -131,7 +131,7 @@ describe('malformed HTTP answers: invalid_response, not a bug', () => {
     );
     const r = await runMain(['pets', 'list'], { env: env(`http://127.0.0.1:${port}/v1`) });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('malformed HTTP response');
+    expect(unwrapped(r.stderr)).toContain('malformed HTTP response');
     expect(r.stderr).not.toContain('looks like a bug');
   });
 });
@@ -186,7 +186,7 @@ describe('charsets, content codings and a byte-order mark', () => {
     }));
     const r = await runMain(['pets', 'list'], { env: env(srv.baseUrl) });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('content coding "zstd"');
+    expect(unwrapped(r.stderr)).toContain('content coding "zstd"');
   });
 });
 
@@ -243,7 +243,7 @@ describe('proxies from the environment', () => {
       expect(proxy.seen.length).toBeGreaterThanOrEqual(1);
       expect(proxy.seen.join(' ')).toContain(new URL(srv.baseUrl).host);
       expect(proxy.auth[0]).toBe(`Basic ${Buffer.from('proxyuser:pr0xy-s3cret').toString('base64')}`);
-      expect(r.stderr).toContain('HTTP_PROXY http://***@127.0.0.1:');
+      expect(unwrapped(r.stderr)).toContain('HTTP_PROXY http://***@127.0.0.1:');
       expect(r.stderr).not.toContain('pr0xy-s3cret');
       expect(r.stderr).not.toContain('proxyuser');
     },
@@ -287,14 +287,28 @@ describe('localhost', () => {
 describe('server text cannot drive the terminal', () => {
   const hostile = 'bad\u001b[2J\u001b]0;pwned\u0007\r\nerror: forged line\u009b31m\u202Etxt.exe';
 
+  it('a long Error message is wrapped at 80 columns, but none of its words can start a line', async () => {
+    const forged = `${'padding '.repeat(8)}error: forged line ${'more '.repeat(10)}`;
+    const srv = await start(() => errorReply(500, 'internal', forged));
+    const r = await runMain(['pets', 'list'], { env: env(srv.baseUrl) });
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.filter((l) => l.startsWith('error:'))).toHaveLength(1);
+    for (const line of lines.slice(1)) expect(line).toMatch(/^ {2}\S/);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
   it('an Error code and message: escaped on one line, as text and as JSON', async () => {
     const srv = await start(() => errorReply(500, `code\u001b[31m\u202E`, hostile));
     const r = await runMain(['pets', 'list'], { env: env(srv.baseUrl) });
     expect(r.code).toBe(1);
     const lines = r.stderr.split('\n').filter((l) => l !== '');
     expect(lines.filter((l) => l.startsWith('error:'))).toHaveLength(1);
-    expect(r.stderr).toContain('bad\\x1b[2J\\x1b]0;pwned\\x07\\x0d\\x0aerror: forged line\\x9b31m\\u{202e}txt.exe');
-    expect(r.stderr).toContain('code\\x1b[31m\\u{202e}');
+    expect(unwrapped(r.stderr)).toContain(
+      'bad\\x1b[2J\\x1b]0;pwned\\x07\\x0d\\x0aerror: forged line\\x9b31m\\u{202e}txt.exe',
+    );
+    expect(unwrapped(r.stderr)).toContain('code\\x1b[31m\\u{202e}');
     // eslint-disable-next-line no-control-regex -- no raw control or bidi character may remain
     expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
     const j = await runMain(['pets', 'list', '--json'], { env: env(srv.baseUrl) });

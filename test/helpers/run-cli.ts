@@ -43,6 +43,15 @@ export function registeredSecrets(): string[] {
   return [...secretSet];
 }
 
+/**
+ * Messages with their wrapping undone: every line break but the last, with the indentation
+ * around it, becomes one space. petstore wraps warnings, notes, errors and hints at 80
+ * columns, so a test looking for a phrase in stderr looks in `unwrapped(stderr)`.
+ */
+export function unwrapped(text: string): string {
+  return text.replace(/ *\n *(?!$)/g, ' ');
+}
+
 /** The environment a run starts from: PATH and HOME only, nothing that changes behaviour. */
 export function baseEnv(): Record<string, string> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' };

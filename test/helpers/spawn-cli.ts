@@ -4,7 +4,7 @@
  * For tests where the process is the point; `runCli` is simpler when nothing happens mid-run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { expect } from 'vitest';
 import { CLI, baseEnv } from './run-cli.js';
 
@@ -34,20 +34,39 @@ export interface Steered {
   /** Resolves once `cond` holds (checked every 10 ms); rejects after `ms`. */
   until(cond: () => boolean, ms?: number): Promise<void>;
   /**
-   * Resolves once the process has installed its own SIGINT and SIGTERM handlers (Linux:
-   * `SigCgt` in /proc/PID/status), so a signal sent then reaches petstore's handling, not
-   * Node's default of dying by it.
+   * Resolves once the process holds `path` open (Linux: /proc/PID/fd). petstore opens its
+   * input only after installing its signal handlers, so a signal sent then reaches them.
    */
-  handlesSignals(): Promise<void>;
+  opened(path: string): Promise<void>;
+  /** Resolves once one of its threads waits in the kernel for a FIFO's writer (wchan `wait_for_partner`). */
+  waitingForFifoWriter(): Promise<void>;
 }
 
-/** Whether process `pid` catches SIGINT (2) and SIGTERM (15), from /proc/PID/status. */
-function catchesStopSignals(pid: number): boolean {
+/** Whether process `pid` has `path` open. */
+function holdsOpen(pid: number, path: string): boolean {
   try {
-    const mask = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    if (mask === undefined) return false;
-    const bits = BigInt(`0x${mask}`);
-    return (bits & (1n << 1n)) !== 0n && (bits & (1n << 14n)) !== 0n;
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === path;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a thread of process `pid` sleeps in the kernel's FIFO open, waiting for a writer. */
+function blockedOnFifo(pid: number): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/task`).some((tid) => {
+      try {
+        return readFileSync(`/proc/${pid}/task/${tid}/wchan`, 'utf8').trim() === 'wait_for_partner';
+      } catch {
+        return false;
+      }
+    });
   } catch {
     return false;
   }
@@ -94,6 +113,14 @@ export function spawnCli(args: string[], opts: SpawnOptions): Steered {
       await new Promise((r) => setTimeout(r, 10));
     }
   };
-  const handlesSignals = (): Promise<void> => until(() => child.pid !== undefined && catchesStopSignals(child.pid));
-  return { child, stdout: () => stdout, stderr: () => stderr, exited, until, handlesSignals };
+  const pid = (): number => child.pid ?? -1;
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited,
+    until,
+    opened: (path) => until(() => holdsOpen(pid(), path)),
+    waitingForFifoWriter: () => until(() => blockedOnFifo(pid())),
+  };
 }

@@ -41,15 +41,19 @@ export interface TmuxSession {
   type(text: string): void;
   /** Types `text` literally and presses Enter. */
   sendLine(text: string): void;
-  /** The visible screen as text; with `escapes`, including SGR sequences. */
-  capture(opts?: { escapes?: boolean }): string;
+  /**
+   * The visible screen as text; with `escapes`, including SGR sequences; with `history`,
+   * everything that scrolled off the top too. Lines the terminal wrapped are joined (`-J`),
+   * so a line wider than the window shows as one long line.
+   */
+  capture(opts?: { escapes?: boolean; history?: boolean }): string;
   /**
    * Polls the screen (every 50 ms) until `pattern` matches (a RegExp, or a test of the
    * screen text); returns the screen. Throws after `timeoutMs` (default 10 s).
    */
   waitFor(
     pattern: RegExp | ((screen: string) => boolean),
-    opts?: { escapes?: boolean; timeoutMs?: number },
+    opts?: { escapes?: boolean; history?: boolean; timeoutMs?: number },
   ): Promise<string>;
   /** Ends the tmux server and everything running in it. */
   kill(): void;
@@ -88,8 +92,16 @@ export function startTmux(opts: TmuxOptions = {}): TmuxSession {
   const width = String(opts.width ?? 120);
   const height = String(opts.height ?? 40);
   tmux(['new-session', '-d', '-s', 'main', '-x', width, '-y', height, opts.command ?? 'sh']);
-  const capture = (o: { escapes?: boolean } = {}): string =>
-    tmux(['capture-pane', '-p', '-J', ...(o.escapes === true ? ['-e'] : []), '-t', 'main']);
+  const capture = (o: { escapes?: boolean; history?: boolean } = {}): string =>
+    tmux([
+      'capture-pane',
+      '-p',
+      '-J',
+      ...(o.escapes === true ? ['-e'] : []),
+      ...(o.history === true ? ['-S', '-'] : []),
+      '-t',
+      'main',
+    ]);
   if (opts.command === undefined) {
     // Wait for the shell's first prompt: keys sent before it would be echoed ahead of the
     // prompt and the prompt would land in the middle of the command's output.

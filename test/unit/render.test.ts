@@ -11,6 +11,7 @@ import {
   renderPetTsv,
 } from '../../src/render/pets.js';
 import { colorStatus, renderPetTable } from '../../src/render/table.js';
+import { displayWidth, truncateToWidth } from '../../src/render/width.js';
 
 const ESC = '\u001b';
 // eslint-disable-next-line no-control-regex -- matching terminal escape sequences is the point
@@ -75,10 +76,10 @@ describe('renderPetTable', () => {
     expect(out).not.toContain(ESC);
     const lines = out.trimEnd().split('\n');
     expect(lines).toHaveLength(PETS.length + 1);
-    expect(lines[0]).toMatch(/^id\s+name\s+categoryId\s+status$/);
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+CATEGORY\s+STATUS$/);
     // Each column starts at the same offset on every line.
     const header = lines[0] ?? '';
-    const starts = ['name', 'categoryId', 'status'].map((h) => header.indexOf(h));
+    const starts = ['NAME', 'CATEGORY', 'STATUS'].map((h) => header.indexOf(h));
     const rows = [
       ['1', 'Rex', '1', 'available'],
       ['9007199254740993', 'Atlas', '9223372036854775807', 'pending'],
@@ -92,13 +93,14 @@ describe('renderPetTable', () => {
     for (const l of lines) expect(l).toBe(l.trimEnd());
   });
 
-  it('colours the status (green, yellow, red) and bolds the header with chalk colours', async () => {
+  it('colours the status (green, yellow, dim: no red) and bolds the header with chalk colours', async () => {
     const c = await loadColors(true);
     const out = renderPetTable(PETS, c);
     expect(out).toContain(`${ESC}[32mavailable${ESC}[39m`);
     expect(out).toContain(`${ESC}[33mpending${ESC}[39m`);
-    expect(out).toContain(`${ESC}[31msold${ESC}[39m`);
-    expect(out).toContain(`${ESC}[1mid${ESC}[22m`);
+    expect(out).toContain(`${ESC}[2msold${ESC}[22m`);
+    expect(out).not.toContain(`${ESC}[31m`);
+    expect(out).toMatch(new RegExp(`^${ESC}\\[1mID +${ESC}\\[22m`));
     // Colour does not shift the columns.
     expect(out.replace(SGR, '')).toBe(renderPetTable(PETS, noColors));
   });
@@ -113,10 +115,10 @@ describe('renderPetTable', () => {
       noColors,
     );
     expect(out).toBe(
-      'id  name  categoryId  status\n' +
-        '1   Zoë   1           sold\n' +
-        '2   犬犬  1           sold\n' +
-        '3   e\u0301e    1           sold\n',
+      'ID  NAME  CATEGORY  STATUS\n' +
+        '1   Zoë   1         sold\n' +
+        '2   犬犬  1         sold\n' +
+        '3   e\u0301e    1         sold\n',
     );
   });
 
@@ -129,6 +131,69 @@ describe('renderPetTable', () => {
     expect(out).not.toContain('\u009b');
     expect(out.trimEnd().split('\n')).toHaveLength(2);
     expect(out).toContain('Evil\\x1b[2J\\x1b]0;title\\x07\\x0d\\x0aX\\x9b');
+  });
+});
+
+describe('renderPetTable at a terminal width', () => {
+  const LONG = 'A'.repeat(30) + ' the longest name in the shop, 60 chars';
+  const WIDE: Pet[] = [
+    { id: 9007199254740993n, name: LONG, categoryId: 9223372036854775807n, status: 'available' },
+    { id: 2, name: '犬'.repeat(30), categoryId: 1, status: 'pending' },
+    { id: 3, name: '🐶'.repeat(30), categoryId: -9223372036854775808n, status: 'sold' },
+    { id: 4, name: 'e\u0301'.repeat(40), categoryId: 1 },
+    { id: 5, name: 'Rex', categoryId: 1, status: 'available' },
+  ];
+
+  it.each([80, 60, 55])('is never wider than %i columns; ids, categories and statuses stay whole', (columns) => {
+    const out = renderPetTable(WIDE, noColors, columns);
+    const lines = out.trimEnd().split('\n');
+    for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(columns);
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+CATEGORY\s+STATUS$/);
+    for (const [i, pet] of WIDE.entries()) {
+      const line = lines[i + 1] ?? '';
+      expect(line.startsWith(`${String(pet.id)} `)).toBe(true);
+      expect(line).toMatch(new RegExp(`  ${String(pet.categoryId)}(  |$)`));
+      if (pet.status !== undefined) expect(line.endsWith(` ${pet.status}`)).toBe(true);
+    }
+    // Only the long names are shortened, with an ellipsis; short ones are whole.
+    expect(lines[1]).toContain('…');
+    expect(lines[5]).toMatch(/^5\s+Rex\s+1\s+available$/);
+  });
+
+  it('keeps the columns aligned by display width when names are cut', () => {
+    const out = renderPetTable(WIDE, noColors, 60);
+    const lines = out.trimEnd().split('\n');
+    const at = displayWidth((lines[0] ?? '').slice(0, (lines[0] ?? '').indexOf('CATEGORY')));
+    for (const [i, pet] of WIDE.entries()) {
+      const line = lines[i + 1] ?? '';
+      expect(displayWidth(line.slice(0, line.lastIndexOf(`  ${String(pet.categoryId)}`) + 2)), line).toBe(at);
+    }
+  });
+
+  it('narrower than the other columns allow, only the name shrinks, down to its header', () => {
+    const lines = renderPetTable(WIDE, noColors, 40).trimEnd().split('\n');
+    // 16 (id) + 4 (NAME) + 20 (category) + 9 (status) + 3 gaps of 2.
+    expect(lines[0]).toBe('ID                NAME  CATEGORY              STATUS');
+    expect(lines[1]).toBe('9007199254740993  AAA…  9223372036854775807   available');
+  });
+
+  it('cuts wide characters and emoji whole, never half', () => {
+    expect(truncateToWidth('犬犬犬犬', 5)).toBe('犬犬…');
+    expect(truncateToWidth('🐶🐶🐶🐶', 4)).toBe('🐶…');
+    expect(truncateToWidth('e\u0301e\u0301e\u0301', 2)).toBe('e\u0301…');
+    expect(truncateToWidth('Rex', 3)).toBe('Rex');
+    expect(displayWidth('🐶 Zoë 犬')).toBe(9);
+  });
+
+  it('without a width (stdout not a terminal), names stay whole', () => {
+    const out = renderPetTable(WIDE, noColors);
+    expect(out).toContain(LONG);
+    expect(out).not.toContain('…');
+  });
+
+  it('colour codes never count as columns', async () => {
+    const c = await loadColors(true);
+    expect(renderPetTable(WIDE, c, 60).replace(SGR, '')).toBe(renderPetTable(WIDE, noColors, 60));
   });
 });
 

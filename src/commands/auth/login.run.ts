@@ -117,17 +117,21 @@ async function readKeyFromStdin(ctx: Context): Promise<string> {
     }
     chunks.push(buf);
   }
-  return checkKeyText(Buffer.concat(chunks).toString('utf8'), '--with-token: the key read from stdin');
+  return checkKeyText(
+    Buffer.concat(chunks).toString('utf8'),
+    '--with-token: the key read from stdin',
+    ctx.suggest('auth login --with-token < key.txt'),
+  );
 }
 
-/** Trims the trailing newline (and other surrounding whitespace) and checks what is left. */
-function checkKeyText(raw: string, what: string): string {
+/**
+ * Trims the trailing newline (and other surrounding whitespace) and checks what is left;
+ * `pipeCommand` is the login from a file that an empty key's hint suggests.
+ */
+function checkKeyText(raw: string, what: string, pipeCommand: string): string {
   const key = raw.trim();
   if (key === '') {
-    throw new UsageError(
-      `${what} is empty; nothing was stored`,
-      'Pipe the key itself: `petstore auth login --with-token < key.txt`.',
-    );
+    throw new UsageError(`${what} is empty; nothing was stored`, `Pipe the key itself: \`${pipeCommand}\`.`);
   }
   // A key is one token: whitespace or control characters inside mean the wrong input was piped.
   if (/[\s\p{Cc}]/u.test(key)) {
@@ -153,7 +157,7 @@ async function promptForKey(ctx: Context, name: string, baseUrl: string): Promis
   if (!io.stdinIsTTY || !io.stderrIsTTY) {
     throw new UsageError(
       `no key to store: ${io.stdinIsTTY ? 'stderr (where the prompt is drawn)' : 'stdin'} is not a terminal, so petstore will not prompt for the ${name} key`,
-      'Pipe the key with `petstore auth login --with-token < key.txt`, or set PETSTORE_API_KEY for the command instead.',
+      `Pipe the key with \`${ctx.suggest('auth login --with-token < key.txt')}\`, or set PETSTORE_API_KEY for the command instead.`,
     );
   }
   const { default: password } = await import('@inquirer/password');
@@ -164,6 +168,8 @@ async function promptForKey(ctx: Context, name: string, baseUrl: string): Promis
         message: `API key for ${name} (${baseUrl}):`,
         // No ctrl+t "toggle visibility": the key is never drawn on the screen.
         toggleMask: false,
+        // No green tick once the key is typed: it has not been checked yet, and may be refused.
+        theme: { prefix: { idle: io.colorErr.cyan('?'), done: io.colorErr.cyan('?') } },
         validate: (value) => (value.trim() === '' ? 'The key cannot be empty.' : true),
       },
       { input: io.stdin, output: io.stderr, signal: ctx.signal },
@@ -175,5 +181,5 @@ async function promptForKey(ctx: Context, name: string, baseUrl: string): Promis
       throw InterruptedError.from(ctx.signal);
     throw err;
   }
-  return checkKeyText(answer, 'the key');
+  return checkKeyText(answer, 'the key', ctx.suggest('auth login --with-token < key.txt'));
 }

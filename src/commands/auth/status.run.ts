@@ -115,7 +115,7 @@ function renderText(selected: Resolved<string>, rows: Row[], c: Colors): string 
             : `invalid: ${baseUrl.error.message}`
       }`,
     );
-    lines.push(`  key       ${describeKey(remote)}`);
+    lines.push(`  key       ${describeKey(remote, selected)}`);
     if (check !== undefined) lines.push(`  check     ${describeCheck(check, c)}`);
   }
   lines.push(title('sandbox'));
@@ -137,9 +137,13 @@ function describeFrom(r: Resolved<unknown>): string {
   }
 }
 
-function describeKey(remote: RemoteSettings): string {
+function describeKey(remote: RemoteSettings, selected: Resolved<string>): string {
   const { key, baseUrl } = remote;
-  const login = loginCommand(remote.name);
+  // `--env` is spelled out where the shell's own selection could send the login elsewhere.
+  const login = loginCommand(remote.name, {
+    explicit: !remote.selected || selected.source === 'flag',
+    baseUrlFlag: baseUrl.ok && baseUrl.source === 'flag' ? baseUrl.value : undefined,
+  });
   if (key.source === 'env' && key.value !== undefined) {
     return `${maskKey(key.value)} (env PETSTORE_API_KEY)${key.stored === undefined ? '' : `; stored key ${maskKey(key.stored.key)} not used`}`;
   }

@@ -1,30 +1,62 @@
 /**
- * `petstore pets create --name NAME --category-id ID [--status S]` and
+ * `petstore pets create --name NAME --category-id ID [-s|--status S]` and
  * `petstore pets create --from-file FILE`: the declaration (flags, help, typed options).
  * The runs are in `create.run.ts` and `create-from-file.run.ts`, loaded only when they run.
  */
 import { Command, Option } from '@commander-js/extra-typings';
 import { PET_STATUSES, toJsonInt } from '../../api/constants.js';
-import type { NewPet } from '../../api/schemas.js';
 import { UsageError } from '../../errors.js';
 import { parseInt64, parseStatus } from '../../input.js';
+import type { Context } from '../../context.js';
 import type { Runner } from '../runner.js';
+import { missingFlags, type PetDraft } from './create.draft.js';
 
 /** Typed options of `pets create`: one pet from flags, or a file of records. */
-export type CreateOptions = { pet: NewPet; fromFile?: undefined } | { fromFile: string; pet?: undefined };
+export type CreateOptions = { draft: PetDraft; fromFile?: undefined } | { fromFile: string; draft?: undefined };
+
+/**
+ * The error for required flags that are missing and cannot be asked for: every one of
+ * them in one message (exit 2, nothing sent). `suggest` makes the example a command of
+ * this run (`ctx.suggest`: with its `--env`).
+ */
+export function missingFlagsError(
+  missing: readonly ('--name' | '--category-id')[],
+  suggest: (words: string) => string = (words) => `petstore ${words}`,
+): UsageError {
+  const why =
+    missing.length === 2
+      ? 'every pet needs a name and a category (an int64 id)'
+      : missing[0] === '--name'
+        ? 'every pet needs a name'
+        : 'every pet belongs to a category (an int64 id)';
+  return new UsageError(
+    `missing ${missing.join(' and ')}: ${why}`,
+    `Example: ${suggest('pets create --name Rex --category-id 1')}\nOn a terminal, petstore asks for what is missing.`,
+  );
+}
+
+/**
+ * Whether missing values may be asked for: stdin and stderr (where prompts are drawn) are
+ * terminals, and `PETSTORE_NO_PROMPT` is unset or empty. Never on a pipe: a prompt would
+ * read the piped data and write escape codes into it.
+ */
+export function canPrompt(ctx: Context): boolean {
+  const off = ctx.env.PETSTORE_NO_PROMPT;
+  return ctx.io.stdinIsTTY && ctx.io.stderrIsTTY && (off === undefined || off === '');
+}
 
 /** Declares `pets create`. */
 export function newCreateCommand(f: Runner) {
   return new Command('create')
     .description('add a pet (createPet: POST /pets); prints the created pet')
-    .option('--name <name>', "the animal's name (required)")
+    .option('--name <name>', "the animal's name (required; asked for on a terminal)")
     .addOption(
-      new Option('--category-id <id>', 'category id, an int64 (required)').argParser((v) =>
+      new Option('--category-id <id>', 'category id, an int64 (required; asked for on a terminal)').argParser((v) =>
         parseInt64(v, '--category-id'),
       ),
     )
     .addOption(
-      new Option('--status <status>', 'the availability of the new pet')
+      new Option('-s, --status <status>', 'the availability of the new pet')
         .choices(PET_STATUSES)
         .argParser((v) => parseStatus(v)),
     )
@@ -42,9 +74,7 @@ Examples:
   $ petstore pets create --name Kiwi --category-id 4 --status pending --json
   $ petstore pets create --from-file new-pets.ndjson --output ndjson
 
-With --from-file, every record is checked before the first is sent. On a failure the
-records not created are saved to FILE.remaining.ndjson (for stdin: a file in the temp
-directory) for a re-run; a record that may have been created is reported, not saved.`,
+With --from-file, every record is checked before the first is sent. On a failure the records not created are saved to FILE.remaining.ndjson (for stdin: a file in the temp directory) for a re-run; a record that may have been created is reported, not saved.`,
     )
     .action((flags) =>
       f.run(async (ctx) => {
@@ -53,8 +83,10 @@ directory) for a re-run; a record that may have been created is reported, not sa
           const { runCreateFromFile } = await import('./create-from-file.run.js');
           return runCreateFromFile(ctx, options.fromFile);
         }
+        const missing = missingFlags(options.draft);
+        if (missing.length > 0 && !canPrompt(ctx)) throw missingFlagsError(missing, (words) => ctx.suggest(words));
         const { runCreate } = await import('./create.run.js');
-        return runCreate(ctx, options.pet);
+        return runCreate(ctx, options.draft);
       }),
     );
 }
@@ -63,28 +95,19 @@ directory) for a re-run; a record that may have been created is reported, not sa
 export type CreateFlags = ReturnType<ReturnType<typeof newCreateCommand>['opts']>;
 
 /**
- * Turns the parsed flags into a NewPet, or a `--from-file` source (commander has already
- * refused `--from-file` together with the other flags).
- * @throws UsageError when `--name` or `--category-id` is missing, or `--from-file` is empty.
+ * Turns the parsed flags into a pet draft, or a `--from-file` source (commander has already
+ * refused `--from-file` together with the other flags). Missing required values are left
+ * for the caller (`missingFlags`): asked for on a terminal, refused all at once otherwise.
+ * @throws UsageError when `--from-file` is empty.
  */
 export function toCreateOptions(flags: CreateFlags): CreateOptions {
   if (flags.fromFile !== undefined) {
     if (flags.fromFile === '') throw new UsageError('invalid --from-file "": give a file path, or - for stdin');
     return { fromFile: flags.fromFile };
   }
-  if (flags.name === undefined) {
-    throw new UsageError(
-      'missing --name: every pet needs a name',
-      'Example: petstore pets create --name Rex --category-id 1',
-    );
-  }
-  if (flags.categoryId === undefined) {
-    throw new UsageError(
-      'missing --category-id: every pet belongs to a category (an int64 id)',
-      'Example: petstore pets create --name Rex --category-id 1',
-    );
-  }
-  const pet: NewPet = { name: flags.name, categoryId: toJsonInt(flags.categoryId) };
-  if (flags.status !== undefined) pet.status = flags.status;
-  return { pet };
+  const draft: PetDraft = {};
+  if (flags.name !== undefined) draft.name = flags.name;
+  if (flags.categoryId !== undefined) draft.categoryId = toJsonInt(flags.categoryId);
+  if (flags.status !== undefined) draft.status = flags.status;
+  return { draft };
 }

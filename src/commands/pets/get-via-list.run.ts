@@ -64,13 +64,16 @@ export async function runGetViaList(ctx: Context, options: ViaListOptions): Prom
   } finally {
     progress.clear();
   }
-  if (found === undefined) throw notFound(options, last);
+  if (found === undefined) throw notFound(options, last, ctx.suggest('pets list'));
   await writePet(ctx.io, ctx.output, found);
   return ExitCode.ok;
 }
 
-/** The exit-5 error after a walk that ended without the pet; `last` is its last page. */
-function notFound(options: ViaListOptions, last: PetPage | undefined): CliError {
+/**
+ * The exit-5 error after a walk that ended without the pet; `last` is its last page,
+ * `listCommand` the `pets list` its hint suggests.
+ */
+function notFound(options: ViaListOptions, last: PetPage | undefined, listCommand: string): CliError {
   const searched = (last?.before ?? 0) + (last?.data.length ?? 0);
   const pages = last?.number ?? 0;
   const within = options.status === undefined ? '' : ` with status ${options.status}`;
@@ -96,7 +99,7 @@ function notFound(options: ViaListOptions, last: PetPage | undefined): CliError 
       code: 'not_in_list',
       hint:
         options.status === undefined
-          ? 'List the pets that exist with `petstore pets list`.'
+          ? `List the pets that exist with \`${listCommand}\`.`
           : 'Without --status the search covers every status.',
     },
   );

@@ -17,7 +17,7 @@ export function newGetCommand(f: Runner) {
     .addArgument(new Argument('<id>', 'the pet id, an int64').argParser((v) => parseInt64(v, 'pet ID')))
     .option('--via-list', "find the pet through listPets (GET /pets, getPet's replacement), pages of 100")
     .addOption(
-      new Option('--status <status>', 'with --via-list: search only pets with this status')
+      new Option('-s, --status <status>', 'with --via-list: search only pets with this status')
         .choices(PET_STATUSES)
         .argParser((v) => parseStatus(v)),
     )
@@ -30,10 +30,7 @@ export function newGetCommand(f: Runner) {
     .addHelpText(
       'after',
       `
-Deprecated: the API removes getPet on ${GET_PET_REMOVAL_DATE}. Its replacement is
-\`${GET_PET_REPLACEMENT}\`; --via-list uses it now. From the removal
-date on, after a 410 Gone answer, and under --fail-on-deprecated, \`pets get\`
-uses it by itself.
+Deprecated: the API removes getPet on ${GET_PET_REMOVAL_DATE}. Its replacement is \`${GET_PET_REPLACEMENT}\`; --via-list uses it now. From the removal date on, after a 410 Gone answer, and under --fail-on-deprecated, \`pets get\` uses it by itself.
 
 Examples:
   $ petstore pets get 7
@@ -42,7 +39,7 @@ Examples:
     )
     .action((petId, flags) =>
       f.run(async (ctx) => {
-        const options = toGetOptions(petId, flags);
+        const options = toGetOptions(petId, flags, (words) => ctx.suggest(words));
         const { runGet } = await import('./get.run.js');
         return runGet(ctx, options);
       }),
@@ -53,17 +50,22 @@ Examples:
 export type GetFlags = ReturnType<ReturnType<typeof newGetCommand>['opts']>;
 
 /**
- * Turns the parsed id and flags into options.
+ * Turns the parsed id and flags into options. `suggest` makes the example of an error
+ * message a command of this run (`ctx.suggest`: with its `--env`).
  * @throws UsageError for `--status` or `--max-pages` without `--via-list` (getPet takes
  * neither, so they would be ignored silently).
  */
-export function toGetOptions(petId: bigint, flags: GetFlags): GetOptions {
+export function toGetOptions(
+  petId: bigint,
+  flags: GetFlags,
+  suggest: (words: string) => string = (words) => `petstore ${words}`,
+): GetOptions {
   const viaList = flags.viaList === true;
   if (!viaList && (flags.status !== undefined || flags.maxPages !== undefined)) {
     const flag = flags.status !== undefined ? '--status' : '--max-pages';
     throw new UsageError(
       `${flag} needs --via-list: it shapes the search through listPets, and getPet takes no such value`,
-      `Example: petstore pets get ${petId} --via-list${flag === '--status' ? ' --status available' : ' --max-pages 50'}`,
+      `Example: ${suggest(`pets get ${petId} --via-list${flag === '--status' ? ' --status available' : ' --max-pages 50'}`)}`,
     );
   }
   return {

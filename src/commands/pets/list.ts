@@ -1,5 +1,5 @@
 /**
- * `petstore pets list [--limit N] [--status S] [--all [--max-pages N]]`: the declaration
+ * `petstore pets list [-L|--limit N] [-s|--status S] [--all [--max-pages N]]`: the declaration
  * (flags, help, typed options). The run is in `list.run.ts`, loaded only when it runs.
  */
 import { Command, Option } from '@commander-js/extra-typings';
@@ -18,9 +18,13 @@ export { parseMaxPages } from '../../input.js';
 export function newListCommand(f: Runner) {
   return new Command('list')
     .description('list pets (listPets: GET /pets)')
-    .addOption(new Option('--limit <n>', 'at most N pets, 1-100 (default: 20)').argParser((v) => parseLimit(v)))
     .addOption(
-      new Option('--status <status>', 'only pets with this status')
+      new Option('-L, --limit <n>', 'at most N pets, 1-100 (default: 20; more with --all)').argParser((v) =>
+        parseLimit(v),
+      ),
+    )
+    .addOption(
+      new Option('-s, --status <status>', 'only pets with this status')
         .choices(PET_STATUSES)
         .argParser((v) => parseStatus(v)),
     )
@@ -37,13 +41,13 @@ export function newListCommand(f: Runner) {
       'after',
       `
 Examples:
-  $ petstore pets list --status available
+  $ petstore pets list -s available -L 50
   $ petstore pets list --all --output ndjson > pets.ndjson
   $ petstore --env staging pets list --all --json | jq length`,
     )
     .action((flags) =>
       f.run(async (ctx) => {
-        const options = toListOptions(flags);
+        const options = toListOptions(flags, (words) => ctx.suggest(words));
         const { runList } = await import('./list.run.js');
         return runList(ctx, options);
       }),
@@ -55,15 +59,19 @@ export type ListFlags = ReturnType<ReturnType<typeof newListCommand>['opts']>;
 
 /**
  * Turns the parsed flags into options. With `--all` and no `--limit`, pages of 100 are
- * asked for.
+ * asked for. `suggest` makes the example of an error message a command of this run
+ * (`ctx.suggest`: with its `--env`).
  * @throws UsageError for `--max-pages` without `--all`.
  */
-export function toListOptions(flags: ListFlags): ListOptions {
+export function toListOptions(
+  flags: ListFlags,
+  suggest: (words: string) => string = (words) => `petstore ${words}`,
+): ListOptions {
   const all = flags.all === true;
   if (flags.maxPages !== undefined && !all) {
     throw new UsageError(
       '--max-pages needs --all: it caps how many pages --all fetches',
-      'Example: petstore pets list --all --max-pages 50',
+      `Example: ${suggest('pets list --all --max-pages 50')}`,
     );
   }
   const limit = flags.limit ?? (all ? ALL_PAGE_SIZE_DEFAULT : undefined);

@@ -39,7 +39,7 @@ export function newServeCommand(f: Runner) {
       `
 Examples:
   $ petstore sandbox serve --port 8080
-  $ curl -H "Authorization: Bearer $KEY" http://127.0.0.1:8080/v1/pets`,
+  $ curl -H "Authorization: Bearer $PETSTORE_API_KEY" http://127.0.0.1:8080/v1/pets`,
     )
     .action((flags) =>
       f.run(async (ctx) => {

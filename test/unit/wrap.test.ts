@@ -1,0 +1,98 @@
+/**
+ * Wrapping for a terminal (src/render/wrap.ts): messages at 80 columns or a narrower
+ * terminal, help text at the terminal's width; never inside a word, a `quoted command`
+ * or a shell-quoted argument, and examples stay pasteable.
+ */
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { messageColumns, wrapHelpText, wrapMessage, wrapWords } from '../../src/render/wrap.js';
+import { displayWidth } from '../../src/render/width.js';
+
+const widest = (text: string): number => Math.max(...text.split('\n').map(displayWidth));
+
+describe('messageColumns', () => {
+  it('is 80, or the terminal when narrower', () => {
+    expect(messageColumns(undefined)).toBe(80);
+    expect(messageColumns(200)).toBe(80);
+    expect(messageColumns(60)).toBe(60);
+  });
+});
+
+describe('wrapWords', () => {
+  it('keeps a `backquoted command` on one line', () => {
+    const text = 'log in again with `petstore --env staging auth login` or set PETSTORE_API_KEY';
+    const lines = wrapWords(text, 40).split('\n');
+    expect(lines).toContain('`petstore --env staging auth login` or');
+    for (const line of lines) expect((line.match(/`/g) ?? []).length % 2).toBe(0);
+  });
+
+  it('measures wide characters by the columns they take', () => {
+    const lines = wrapWords('犬犬犬犬 犬犬犬犬 犬犬犬犬', 17).split('\n');
+    expect(lines).toEqual(['犬犬犬犬 犬犬犬犬', '犬犬犬犬']);
+  });
+});
+
+describe('wrapMessage', () => {
+  it('wraps each line, keeping a line’s indentation on its continuation', () => {
+    const text = 'invalid records:\n  line 3: name is required and the category id must be an integer';
+    const out = wrapMessage(text, 40);
+    expect(widest(out)).toBeLessThanOrEqual(40);
+    expect(out.split('\n').slice(1)).toEqual([
+      '  line 3: name is required and the',
+      '  category id must be an integer',
+    ]);
+  });
+
+  it('with a hang, no wrapped word starts a line: a server cannot forge an `error:` line', () => {
+    const forged = `${'x '.repeat(34)}error: your disk is full, run rm -rf ~ to fix it`;
+    const out = wrapMessage(forged, 80, 'error: '.length, 2);
+    const lines = out.split('\n');
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines.slice(1)) expect(line.startsWith('  ')).toBe(true);
+    expect(widest(`error: ${out}`)).toBeLessThanOrEqual(80);
+  });
+
+  it('keeps a command after a colon at the end of a line whole', () => {
+    const hint = 'Fix the cause, then run: petstore pets create --from-file /tmp/a/long/path/pets.remaining.ndjson';
+    expect(wrapMessage(hint, 60)).toBe(
+      'Fix the cause, then run:\npetstore pets create --from-file /tmp/a/long/path/pets.remaining.ndjson',
+    );
+  });
+
+  it('leaves a line that fits alone, and counts the prefix on the first line', () => {
+    expect(wrapMessage('short', 80, 7)).toBe('short');
+    expect(wrapMessage('aaa bbb ccc', 11, 7)).toBe('aaa\nbbb ccc');
+  });
+});
+
+describe('wrapHelpText', () => {
+  const help = `Examples:
+  $ petstore --env staging pets create --name Rex --category-id 1
+  $ petstore pets list --json | jq '.[] | select(.status == "sold") | .name'
+  $ curl -H "Authorization: Bearer $PETSTORE_API_KEY" http://127.0.0.1:8080/v1/pets
+  $ source <(petstore completion bash)                 # in ~/.bashrc
+
+Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not found, 6 rejected.`;
+
+  it.each([80, 60, 50])('at %i columns no line is wider, and no word is split', (width) => {
+    const out = wrapHelpText(help, width);
+    expect(widest(out)).toBeLessThanOrEqual(width);
+    const words = (s: string): string[] => s.split(/[\s\\]+/).filter((w) => w !== '' && w !== '$');
+    expect(words(out)).toEqual(words(help));
+  });
+
+  it('breaks an example with a line continuation, outside quotes, so it runs as written', () => {
+    const out = wrapHelpText(help, 60);
+    expect(out).toContain('  $ petstore pets list --json | jq \\\n      \'.[] | select(.status == "sold") | .name\'');
+    expect(out).toContain('  $ petstore --env staging pets create --name Rex \\\n      --category-id 1');
+    // A comment is never split: a continuation inside a comment would run its rest.
+    expect(wrapHelpText(help, 40)).toContain('\\\n      # in ~/.bashrc');
+  });
+
+  it('a wrapped example is the same command to the shell', () => {
+    const example = wrapHelpText('  $ printf "%s|" one "two  three" \'four five\' six seven eight nine', 30);
+    expect(example.split('\n').length).toBeGreaterThan(1);
+    const run = (script: string): string => execFileSync('sh', ['-c', script], { encoding: 'utf8' });
+    expect(run(example.replace(/^ *\$ /, ''))).toBe('one|two  three|four five|six|seven|eight|nine|');
+  });
+});
