@@ -3,6 +3,7 @@
  * `process.stdout` directly, so tests can hand in their own streams (a `PassThrough` with
  * TTY flags and a width) and the colour decision is made once.
  */
+import { accessSync, constants as fsConstants } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { InterruptedError } from './errors.js';
 
@@ -36,6 +37,11 @@ export interface Io {
    * disk, ...), or undefined. Writers learn of it through their write callbacks as well.
    */
   stdoutError: () => NodeJS.ErrnoException | undefined;
+  /**
+   * The pager for text longer than the screen (cli-contract.md "Output"), decided on first
+   * call: undefined when stdout is not a terminal or paging is turned off.
+   */
+  pager: () => PagerChoice | undefined;
   /** Colour for data on stdout. */
   colorOut: Colors;
   /** Colour for messages on stderr. */
@@ -43,6 +49,39 @@ export interface Io {
 }
 
 const identity = (s: string): string => s;
+
+/** A pager: a shell command line and the environment to run it with. */
+export interface PagerChoice {
+  command: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Picks the pager gh's way: `PETSTORE_PAGER`, else `PAGER`, else `less -FRX` when `less`
+ * is on PATH (`-F` quits at once when the text fits, `-R` passes colour, `-X` leaves it on
+ * the screen). Empty or `cat` turns paging off. `LESS=FRX` is set for a `less` the user
+ * named without options of their own. Undefined when stdout is not a terminal.
+ */
+export function choosePager(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean): PagerChoice | undefined {
+  if (!stdoutIsTTY) return undefined;
+  const named = env.PETSTORE_PAGER ?? env.PAGER;
+  if (named !== undefined) {
+    const command = named.trim();
+    if (command === '' || command === 'cat') return undefined;
+    return { command, env: { ...env, LESS: env.LESS ?? 'FRX' } };
+  }
+  const less = (env.PATH ?? '').split(':').some((dir) => dir !== '' && isExecutable(`${dir}/less`));
+  return less ? { command: 'less -FRX', env } : undefined;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, fsConstants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Colour functions that change nothing. */
 export const noColors: Colors = {
@@ -128,6 +167,7 @@ export async function createIo(
   // Failures of stdout are handled where it is written (write callbacks, `cli.ts`); the
   // listener keeps an 'error' event from becoming an uncaught exception and remembers it.
   let stdoutError: NodeJS.ErrnoException | undefined;
+  let pager: { choice: PagerChoice | undefined } | undefined;
   streams.stdout.on('error', (err: NodeJS.ErrnoException) => {
     stdoutError ??= err;
   });
@@ -143,6 +183,7 @@ export async function createIo(
     stderrColumns: sizeOf(streams.stderr, 'columns'),
     stdoutRows: sizeOf(streams.stdout, 'rows'),
     stdoutError: () => stdoutError,
+    pager: () => (pager ??= { choice: choosePager(env, stdoutIsTTY) }).choice,
     colorOut,
     colorErr,
   };

@@ -32,6 +32,18 @@ export async function writeOut(io: Io, text: string): Promise<void> {
 }
 
 /**
+ * Writes a rendered table: through the pager when it is longer than the terminal (only on
+ * a terminal; see pager.ts), else like any other output.
+ * @throws OutputError as `writeOut`.
+ */
+async function writeTable(io: Io, text: string): Promise<void> {
+  const { shouldPage, page } = await import('./pager.js');
+  const pager = io.pager();
+  if (pager !== undefined && shouldPage(io, text) && (await page(io, pager, text))) return;
+  await writeOut(io, text);
+}
+
+/**
  * Renders pets as the table (loaded only here), no wider than stdout's terminal; piped
  * (`-o table | cat`) it has no width to fit, so no name is shortened.
  */
@@ -50,7 +62,7 @@ export async function writePets(io: Io, mode: RenderMode, pets: readonly Pet[]):
     case 'tsv':
       return writeOut(io, pets.map((p) => renderPetTsv(p)).join(''));
     case 'table':
-      if (pets.length > 0) await writeOut(io, await renderTable(io, pets));
+      if (pets.length > 0) await writeTable(io, await renderTable(io, pets));
   }
 }
 
@@ -104,7 +116,7 @@ export class RecordStream {
   async end(): Promise<void> {
     if (this.mode === 'json') await writeOut(this.io, renderJsonArrayEnd(this.count));
     else if (this.mode === 'table' && this.held.length > 0)
-      await writeOut(this.io, await renderTable(this.io, this.held));
+      await writeTable(this.io, await renderTable(this.io, this.held));
     this.held.length = 0;
   }
 }

@@ -23,6 +23,8 @@ export interface MainOptions {
   tty?: boolean | { stdout?: boolean; stderr?: boolean; stdin?: boolean };
   /** The terminals' width in columns (default 80). */
   columns?: number;
+  /** The terminals' height in rows (default: none known, so nothing is paged). */
+  rows?: number;
   /** Aborts the run, as Ctrl-C does. */
   signal?: AbortSignal;
   /** Values that must never appear in stdout or stderr. `env.PETSTORE_API_KEY` is always added. */
@@ -33,13 +35,14 @@ export interface MainOptions {
   now?: () => Date;
 }
 
-type TtyStream<T> = T & { isTTY?: boolean; columns?: number };
+type TtyStream<T> = T & { isTTY?: boolean; columns?: number; rows?: number };
 
-function sink(tty: boolean, columns: number): TtyStream<PassThrough> {
+function sink(tty: boolean, columns: number, rows?: number): TtyStream<PassThrough> {
   const s: TtyStream<PassThrough> = new PassThrough();
   if (tty) {
     s.isTTY = true;
     s.columns = columns;
+    if (rows !== undefined) s.rows = rows;
   }
   return s;
 }
@@ -54,7 +57,7 @@ export async function runMain(args: string[], opts: MainOptions = {}): Promise<C
   env.HOME = env.HOME ?? env.PETSTORE_CONFIG_DIR ?? '/nonexistent';
   const tty = typeof opts.tty === 'object' ? opts.tty : { stdout: opts.tty, stderr: opts.tty, stdin: opts.tty };
   const columns = opts.columns ?? 80;
-  const stdout = sink(tty.stdout === true, columns);
+  const stdout = sink(tty.stdout === true, columns, opts.rows);
   const stderr = sink(tty.stderr === true, columns);
   const stdin: TtyStream<Readable> = opts.stdin ?? Readable.from(opts.input === undefined ? [] : [opts.input]);
   if (tty.stdin === true) stdin.isTTY = true;

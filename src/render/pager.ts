@@ -1,0 +1,48 @@
+/**
+ * Paging a table that is longer than the screen (cli-contract.md "Output"): on a terminal,
+ * the text goes through the pager `Io` chose (`PETSTORE_PAGER`, `PAGER`, `less -FRX`);
+ * never when stdout is not a terminal. A pager that exits before reading everything (the
+ * user pressed q) is not an error.
+ */
+import { spawn, type StdioOptions } from 'node:child_process';
+import type { Io, PagerChoice } from '../io.js';
+
+/** Lines of `text` (it ends with a newline). */
+function lineCount(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/**
+ * True when `text` should be paged: stdout is a terminal of known height, the text does
+ * not fit in it (one row is kept for the prompt), and a pager is chosen.
+ */
+export function shouldPage(io: Io, text: string): boolean {
+  const rows = io.stdoutRows;
+  return io.stdoutIsTTY && rows !== undefined && lineCount(text) > rows - 1 && io.pager() !== undefined;
+}
+
+/**
+ * Runs the pager with `text` on its stdin and waits for it to exit. Its stdout is the
+ * terminal itself when Io's stdout is the process's (the pager draws there); otherwise
+ * its output is copied to Io's stdout.
+ * @returns false when the pager could not be started (the caller writes the text itself).
+ */
+export async function page(io: Io, pager: PagerChoice, text: string): Promise<boolean> {
+  const fd = (io.stdout as { fd?: unknown }).fd;
+  const direct = fd === 1;
+  const stdio: StdioOptions = ['pipe', direct ? 'inherit' : 'pipe', 'inherit'];
+  const child = spawn(pager.command, { shell: true, stdio, env: pager.env });
+  if (!direct) child.stdout?.on('data', (d: Buffer) => io.stdout.write(d));
+  const started = new Promise<boolean>((resolve) => {
+    child.once('spawn', () => resolve(true));
+    child.once('error', () => resolve(false));
+  });
+  if (!(await started)) return false;
+  // The pager may quit before it has read everything: its closed stdin is not our error.
+  child.stdin?.on('error', () => undefined);
+  child.stdin?.end(text);
+  await new Promise<void>((resolve) => child.once('close', () => resolve()));
+  return true;
+}
