@@ -3,7 +3,7 @@
  * on node:http, over a `SandboxStore`. Used in-process by `--env sandbox` (so requests still
  * cross real HTTP through the same client), by `petstore sandbox serve`, and by tests.
  *
- * Choices where the spec is silent (documented in the README, "The sandbox"):
+ * Choices where the spec is silent (documented in docs/sandbox.md):
  * - `createPet` without `status` stores `available` (a new animal in a store is for sale);
  *   a `name` that is empty or only white space is refused with 400.
  * - Error `code` values: `unauthorized` (401), `invalid_request` (400), `not_found` (404),

@@ -70,9 +70,9 @@ describe('exitCodeFor', () => {
 });
 
 describe('ERROR_CODES', () => {
-  it('the README lists exactly the machine-readable codes petstore reports', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.split('### Error codes')[1]?.split('\n## ')[0] ?? '';
+  it('docs/errors.md lists exactly the machine-readable codes petstore reports', () => {
+    const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+    const section = doc.split('### Error codes')[1]?.split('\n## ')[0] ?? '';
     const listed = [...section.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]);
     expect(listed.length).toBeGreaterThan(0);
     expect([...listed].sort()).toEqual([...ERROR_CODES].sort());
