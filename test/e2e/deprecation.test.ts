@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startPagingServer, type PagingServer } from '../helpers/paging-server.js';
-import { runCli, unwrapped } from '../helpers/run-cli.js';
+import { unwrapped } from '../helpers/run-cli.js';
+import { runMain, TEST_NOW } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -22,16 +23,16 @@ function env(s: { baseUrl: string }, extra: Record<string, string> = {}): Record
   return { PETSTORE_BASE_URL: s.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir(), ...extra };
 }
 
-/** Whole UTC days from today to `iso`, as the CLI counts them. */
+/** Whole UTC days from the runs' date (TEST_NOW) to `iso`, as the CLI counts them. */
 function daysUntil(iso: string): number {
-  return Math.floor(Date.parse(iso) / 86_400_000) - Math.floor(Date.now() / 86_400_000);
+  return Math.floor(Date.parse(iso) / 86_400_000) - Math.floor(Date.parse(TEST_NOW) / 86_400_000);
 }
 
 const PET = { id: 7, name: 'Rex', categoryId: 1, status: 'available' };
 
 describe('deprecation signals', () => {
   it('pets get prints one merged warning: removal date, days remaining, replacement, --via-list', async () => {
-    const r = await runCli(['--env', 'sandbox', 'pets', 'get', '1', '--output', 'ndjson'], {
+    const r = await runMain(['--env', 'sandbox', 'pets', 'get', '1', '--output', 'ndjson'], {
       env: { PETSTORE_CONFIG_DIR: tempDir() },
     });
     expect(r.code).toBe(0);
@@ -47,7 +48,7 @@ describe('deprecation signals', () => {
 
   it('pets get still warns (from its metadata) when the answer carries no headers', async () => {
     server = await startTestServer(() => errorReply(404, 'not_found', 'pet 9 not found'));
-    const r = await runCli(['pets', 'get', '9'], { env: env(server) });
+    const r = await runMain(['pets', 'get', '9'], { env: env(server) });
     expect(r.code).toBe(5);
     expect(r.stderr.match(/warning:/g)).toHaveLength(1);
     // The warning wraps at 80 columns; where depends on the number of days left.
@@ -61,7 +62,7 @@ describe('deprecation signals', () => {
     [['pets', 'get', '7'], { PETSTORE_FAIL_ON_DEPRECATED: '1' }, 'PETSTORE_FAIL_ON_DEPRECATED'],
   ])('%j %j never calls getPet: it finds the pet through listPets, saying why', async (args, extra, source) => {
     server = await startTestServer((req) => ({ status: 200, body: req.url.startsWith('/v1/pets/') ? PET : [PET] }));
-    const r = await runCli(args, { env: env(server, extra) });
+    const r = await runMain(args, { env: env(server, extra) });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('7\tRex\t1\tavailable\n');
     expect(unwrapped(r.stderr)).toBe(
@@ -72,7 +73,7 @@ describe('deprecation signals', () => {
 
   it('PETSTORE_FAIL_ON_DEPRECATED=0 keeps getPet', async () => {
     server = await startTestServer(() => ({ status: 200, body: PET }));
-    const r = await runCli(['pets', 'get', '7'], { env: env(server, { PETSTORE_FAIL_ON_DEPRECATED: '0' }) });
+    const r = await runMain(['pets', 'get', '7'], { env: env(server, { PETSTORE_FAIL_ON_DEPRECATED: '0' }) });
     expect(r.code).toBe(0);
     expect(server.requests).toHaveLength(1);
   });
@@ -83,7 +84,7 @@ describe('deprecation signals', () => {
       perPage: 2,
       headers: { deprecation: '@1767225600', sunset: 'Wed, 01 Jan 2031 00:00:00 GMT' },
     });
-    const r = await runCli(['pets', 'list', '--all', '--output', 'ndjson'], { env: env(server) });
+    const r = await runMain(['pets', 'list', '--all', '--output', 'ndjson'], { env: env(server) });
     expect(r.code).toBe(0);
     expect(
       r.stdout
@@ -99,19 +100,19 @@ describe('deprecation signals', () => {
 
   it('tolerates the obsolete `Deprecation: true` as "deprecated, date unknown"', async () => {
     server = await startTestServer(() => ({ status: 200, body: [PET], headers: { deprecation: 'true' } }));
-    const r = await runCli(['pets', 'list'], { env: env(server) });
+    const r = await runMain(['pets', 'list'], { env: env(server) });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('warning: listPets (GET /pets) is deprecated\n');
   });
 
   it('says when a deprecation lies in the future, and ignores malformed values', async () => {
     server = await startTestServer(() => ({ status: 200, body: [PET], headers: { deprecation: '@4102444800' } }));
-    const r = await runCli(['pets', 'list'], { env: env(server) });
+    const r = await runMain(['pets', 'list'], { env: env(server) });
     expect(r.stderr).toBe(
       `warning: listPets (GET /pets) will be deprecated on 2100-01-01 (in ${daysUntil('2100-01-01T00:00:00Z')} days)\n`,
     );
     server.handle(() => ({ status: 200, body: [PET], headers: { deprecation: 'soon', sunset: 'not a date' } }));
-    const bad = await runCli(['pets', 'list'], { env: env(server) });
+    const bad = await runMain(['pets', 'list'], { env: env(server) });
     expect(bad.code).toBe(0);
     expect(bad.stderr).toBe('');
   });
@@ -122,7 +123,7 @@ describe('deprecation signals', () => {
       body: PET,
       headers: { sunset: 'Sat, 01 Jan 2050 00:00:00 GMT' },
     }));
-    const r = await runCli(['pets', 'create', '--name', 'Rex', '--category-id', '1', '--json'], { env: env(server) });
+    const r = await runMain(['pets', 'create', '--name', 'Rex', '--category-id', '1', '--json'], { env: env(server) });
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as { id: number }).id).toBe(7);
     expect(JSON.parse(r.stderr)).toEqual({
@@ -139,7 +140,7 @@ describe('deprecation signals', () => {
         headers: { deprecation: '@1388534400', sunset: 'Thu, 01 Jan 2015 00:00:00 GMT' },
       };
       server = await startTestServer((req) => (req.url.startsWith('/v1/pets/') ? gone : { status: 200, body: [PET] }));
-      const r = await runCli(['pets', 'get', '7'], { env: env(server) });
+      const r = await runMain(['pets', 'get', '7'], { env: env(server) });
       expect(r.code).toBe(0);
       expect(r.stdout).toBe('7\tRex\t1\tavailable\n');
       const reason = status === 410 ? '410 Gone' : '404 after its Sunset date, 2015-01-01';
@@ -148,7 +149,7 @@ describe('deprecation signals', () => {
       );
       expect(server.requests.map((q) => q.url)).toEqual(['/v1/pets/7', '/v1/pets?limit=100']);
       // Not in the list either: exit 5 with the count.
-      const missing = await runCli(['pets', 'get', '8'], { env: env(server) });
+      const missing = await runMain(['pets', 'get', '8'], { env: env(server) });
       expect(missing.code).toBe(5);
       expect(missing.stderr).toContain('error: pet 8 not found in the list: 1 pet searched on 1 page');
     },
@@ -159,7 +160,7 @@ describe('deprecation signals', () => {
       ...errorReply(404, 'not_found', 'pet 7 not found'),
       headers: { sunset: 'Thu, 05 Dec 2030 00:00:00 GMT' },
     }));
-    const r = await runCli(['pets', 'get', '7'], { env: env(server) });
+    const r = await runMain(['pets', 'get', '7'], { env: env(server) });
     expect(r.code).toBe(5);
     expect(r.stderr).toContain('error: pet 7 not found (not_found, HTTP 404)');
     expect(r.stderr).not.toContain('was removed');

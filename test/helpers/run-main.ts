@@ -31,9 +31,15 @@ export interface MainOptions {
   secrets?: string[];
   /** Called with stdout and stderr as they are written (for tests that react mid-run). */
   onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
-  /** The run's clock (`MainDeps.now`); the real one when omitted. */
+  /**
+   * The run's clock (`MainDeps.now`); TEST_NOW when omitted, so what depends on the date
+   * (getPet's removal on 2030-12-05, days remaining) gives the same result every year.
+   */
   now?: () => Date;
 }
+
+/** The date in-process runs see unless a test sets its own: before getPet's removal. */
+export const TEST_NOW = '2026-11-23T12:00:00Z';
 
 type TtyStream<T> = T & { isTTY?: boolean; columns?: number; rows?: number };
 
@@ -73,7 +79,7 @@ export async function runMain(args: string[], opts: MainOptions = {}): Promise<C
   });
   const io = await createIo({ stdout, stderr, stdin }, env, args.includes('--no-color'));
   const started = Date.now();
-  const code = await main(args, { env, io, signal: opts.signal, now: opts.now });
+  const code = await main(args, { env, io, signal: opts.signal, now: opts.now ?? (() => new Date(TEST_NOW)) });
   const secrets = [...registeredSecrets(), ...(opts.secrets ?? [])];
   if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY.length >= 6) secrets.push(env.PETSTORE_API_KEY);
   for (const s of secrets) {
