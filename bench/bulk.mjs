@@ -6,39 +6,13 @@
 //   (constant answers, so only the client is measured): wall time and the process's peak
 //   RSS (VmHWM, through bench/rss-probe.cjs).
 import { spawn } from 'node:child_process';
+import { median, runProcess } from './lib.mjs';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-
-/** Runs argv with fd 3 open for the RSS probe; resolves { ms, code, err, peakKiB }. */
-function run(argv, env) {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
-    let err = '';
-    let probe = '';
-    child.stderr.on('data', (d) => (err += d));
-    child.stdio[3].on('data', (d) => (probe += d));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
-        code,
-        err,
-        peakKiB: Number(probe.trim()) || undefined,
-      }),
-    );
-  });
-}
 
 /** Writes `count` records made by `line(i)` to `file`, in blocks (never the whole file in memory). */
 function writeRecords(file, count, line, { array = false } = {}) {
@@ -94,8 +68,8 @@ export async function benchBulk({ cli, env, runs, log }) {
       const times = [];
       for (let r = 0; r < runs; r++) {
         log(`bulk: validating ${records} records (${format}), run ${r + 1} of ${runs}`);
-        const res = await run([process.execPath, cli, 'pets', 'create', '--from-file', file], runEnv);
-        if (res.code !== 2 || !res.err.includes('1 invalid record'))
+        const res = await runProcess([process.execPath, cli, 'pets', 'create', '--from-file', file], runEnv);
+        if (res.code !== 2 || !res.err.replace(/\s+/g, ' ').includes('1 invalid record'))
           throw new Error(`unexpected: exit ${res.code}: ${res.err}`);
         times.push(res.ms);
       }
@@ -107,9 +81,10 @@ export async function benchBulk({ cli, env, runs, log }) {
     writeRecords(big, bigCount, (i) => `{"name":"${name}","categoryId":${(i % 7) + 1}}`);
     const bytes = readFileSync(big).length;
     log(`bulk: sending ${bigCount} records (${(bytes / 2 ** 20).toFixed(0)} MiB)`);
-    const sent = await run(
+    const sent = await runProcess(
       [process.execPath, '--require', probe, cli, 'pets', 'create', '--from-file', big, '--output', 'ndjson'],
       runEnv,
+      { rssProbe: true, quiet: true },
     );
     if (sent.code !== 0) throw new Error(`100 MB bulk create failed (exit ${sent.code}): ${sent.err.slice(0, 500)}`);
     return {

@@ -32,6 +32,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchBulk } from './bulk.mjs';
+import { median } from './lib.mjs';
 import { benchStore } from './store.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -294,11 +295,6 @@ if (GNU_TIME === undefined && process.platform === 'linux') {
 }
 
 // --- report ------------------------------------------------------------------------------
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const stats = new Map();
 for (const c of selected) {
   const { ms, rss } = samples.get(c.name);

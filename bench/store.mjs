@@ -7,32 +7,13 @@
 //   own, from its first attempt), and a whole `--env sandbox pets create` run right after
 //   the kill, against the same run with no stale lock.
 import { spawn } from 'node:child_process';
+import { median, runProcess as run } from './lib.mjs';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-
-/** Runs argv; resolves { ms, code, out, err } with the wall time of the whole process. */
-function run(argv, env) {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, code, out, err }));
-  });
-}
 
 /** Bundles the lock tool: `hold FILE` (prints "locked", holds until killed) and `take FILE` (prints ms to get the lock). */
 async function bundleLockTool(dir) {

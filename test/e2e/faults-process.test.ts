@@ -3,14 +3,14 @@
  * closes the pipe early (`| head -1`), and Ctrl-C (SIGINT) during a slow request and
  * during sandbox writes, which must leave no half-written or locked file behind.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answer, closedPortBaseUrl, slowHeaders, startTestServer, type TestServer } from '../helpers/fault-server.js';
-import { CLI, baseEnv, runCli } from '../helpers/run-cli.js';
+import { CLI, runCli } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { shell } from '../helpers/shell.js';
+import { spawnCli } from '../helpers/spawn-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 const KEY = 'pst_faults_proc_Wq82mZ4kLx7R';
@@ -62,42 +62,16 @@ describe('a closed stdout', () => {
   }
 });
 
-interface Spawned {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-/** Starts the CLI, sends SIGINT once `when` resolves, and resolves when it exits. */
-function runAndInterrupt(
+/** Starts the CLI, sends SIGINT once `when` resolves, and resolves with its result when it exits. */
+async function runAndInterrupt(
   args: string[],
   env: Record<string, string>,
   when: (stderr: () => string) => Promise<void>,
-): Promise<Spawned> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...baseEnv(), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(killer);
-      for (const secret of [KEY, env.PETSTORE_API_KEY ?? KEY]) {
-        expect(stdout, 'a secret reached stdout').not.toContain(secret);
-        expect(stderr, 'a secret reached stderr').not.toContain(secret);
-      }
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
-    });
-    void when(() => stderr).then(() => child.kill('SIGINT'));
-  });
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  const p = spawnCli(args, { env, secrets: [KEY, env.PETSTORE_API_KEY ?? KEY], timeoutMs: 15_000 });
+  void when(p.stderr).then(() => p.child.kill('SIGINT'));
+  const { code, signal } = await p.exited;
+  return { code, signal, stdout: p.stdout(), stderr: p.stderr() };
 }
 
 async function waitFor(cond: () => boolean, ms = 10_000): Promise<void> {

@@ -27,8 +27,8 @@ export interface SpawnOptions {
 /** A running CLI. */
 export interface Steered {
   child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
+  stdout: () => string;
+  stderr: () => string;
   /** Resolves once it exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; killed: boolean }>;
   /** Resolves once `cond` holds (checked every 10 ms); rejects after `ms`. */
