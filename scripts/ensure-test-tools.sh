@@ -4,7 +4,7 @@
 # otherwise says what to do.
 set -euo pipefail
 missing=()
-for tool in tmux jq; do
+for tool in tmux jq less; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 if [ "${#missing[@]}" -eq 0 ]; then exit 0; fi
