@@ -29,7 +29,7 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 /**
  * Every machine-readable code petstore itself reports (`{"code": …}` on stderr with
  * `--output json|ndjson`); scripts depend on them, so docs/errors.md lists exactly these
- * (checked by test/unit/error-codes-readme.test.ts). A server's own Error `code` passes through
+ * (checked by test/unit/errors.test.ts). A server's own Error `code` passes through
  * `ApiError` unchanged and is not in this list.
  */
 export const ERROR_CODES = [

@@ -27,7 +27,8 @@ export function shouldPage(io: Io, text: string): boolean {
  * Runs the pager with `text` on its stdin and waits for it to exit. Its stdout is the
  * terminal itself when Io's stdout is the process's (the pager draws there); otherwise
  * its output is copied to Io's stdout.
- * @returns false when the pager could not be started (the caller writes the text itself).
+ * @returns false when the pager could not be started, or the shell found no such command
+ * (exit 126/127, nothing read): the caller writes the text itself, so nothing is lost.
  */
 export async function page(io: Io, pager: PagerChoice, text: string): Promise<boolean> {
   const fd = (io.stdout as { fd?: unknown }).fd;
@@ -43,6 +44,6 @@ export async function page(io: Io, pager: PagerChoice, text: string): Promise<bo
   // The pager may quit before it has read everything: its closed stdin is not our error.
   child.stdin?.on('error', () => undefined);
   child.stdin?.end(text);
-  await new Promise<void>((resolve) => child.once('close', () => resolve()));
-  return true;
+  const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+  return code !== 126 && code !== 127;
 }

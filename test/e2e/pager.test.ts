@@ -100,6 +100,17 @@ describe.concurrent('a table longer than the screen', () => {
     expect(existsSync(paged)).toBe(false);
   });
 
+  it('a pager that does not exist: the shell says so, and the table is written as it is', async () => {
+    const { env } = await setup(2);
+    const r = await runMain(['pets', 'list', '--all'], {
+      env: { ...env, PETSTORE_PAGER: 'no-such-pager-here' },
+      tty: { stdout: true },
+      rows: 24,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(41);
+  });
+
   it('a pager that quits before reading everything is not an error (exit 0, nothing on stderr)', async () => {
     const { dir, env } = await setup(100);
     const paged = join(dir, 'paged.txt');
