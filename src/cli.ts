@@ -196,6 +196,9 @@ function reportError(thrown: unknown, state: RunState, translate: (err: Commande
     io.stderr.write('\n');
     return code;
   }
+  // The terminal echoed Ctrl-C as `^C` where the cursor was: start the report on a line of
+  // its own, or its first line would run two columns past the width.
+  if (state.signal.aborted && state.signal.reason !== 'SIGTERM' && io.stderrIsTTY) io.stderr.write('\n');
   if (!(err instanceof CliError)) {
     const e = err instanceof Error ? err : new Error(String(err));
     io.stderr.write(

@@ -47,7 +47,12 @@ export function addGlobalOptions(program: Command) {
       ).argParser((v) => parseRetries(v)),
     )
     .addOption(new Option('--verbose', 'print request and response lines on stderr (key redacted)'))
-    .addOption(new Option('--fail-on-deprecated', 'refuse deprecated operations (env PETSTORE_FAIL_ON_DEPRECATED=1)'));
+    .addOption(
+      new Option(
+        '--fail-on-deprecated',
+        'never call deprecated operations: pets get uses listPets (env PETSTORE_FAIL_ON_DEPRECATED=1)',
+      ),
+    );
 }
 
 /** The global flags as commander parsed them. */
@@ -67,7 +72,7 @@ export interface GlobalOptions {
   /** Retries of idempotent requests (`--retries`, default 2). */
   retries: number;
   verbose: boolean;
-  /** What asked to refuse deprecated operations: the flag, the variable, or nothing. */
+  /** What asked to keep off deprecated operations: the flag, the variable, or nothing. */
   failOnDeprecated: '--fail-on-deprecated' | 'PETSTORE_FAIL_ON_DEPRECATED' | undefined;
   noColor: boolean;
 }

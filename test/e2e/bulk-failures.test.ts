@@ -15,6 +15,7 @@ import { runMain } from '../helpers/run-main.js';
 import { shell } from '../helpers/shell.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { hasTmux, startTmux } from '../helpers/tmux.js';
 import { errorReply, serverPool } from '../helpers/test-server.js';
 import { CLI } from '../helpers/run-cli.js';
 
@@ -231,6 +232,31 @@ describe('signals', () => {
     await p.until(() => p.stderr().includes('listening'));
     p.child.kill(sig);
     expect((await p.exited).code).toBe(want);
+  });
+});
+
+describe.skipIf(!hasTmux())('Ctrl-C in a terminal', () => {
+  it('the account starts on a line of its own after the echoed ^C, and fits 80 columns', async () => {
+    const srv = await petServer(100);
+    const { dir, file } = ndjson(200);
+    const t = startTmux({
+      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      width: 80,
+      height: 24,
+    });
+    try {
+      t.sendLine(`petstore pets create --from-file '${file}' > /dev/null; echo "rc=$?"`);
+      await new Promise((r) => setTimeout(r, 200));
+      while (srv.requests.length < 3) await new Promise((r) => setTimeout(r, 20));
+      t.send('C-c');
+      const screen = await t.waitFor(/rc=\d+/);
+      expect(screen).toMatch(/rc=130/);
+      const lines = screen.split('\n');
+      expect(lines.some((l) => l.startsWith('error: stopped at record'))).toBe(true);
+      expect(lines.filter((l) => l.length > 80 && !l.includes('petstore pets create'))).toEqual([]);
+    } finally {
+      t.kill();
+    }
   });
 });
 
