@@ -8,6 +8,7 @@
  */
 import { main } from './cli.js';
 import { ExitCode } from './errors.js';
+import { runningPagers } from './io.js';
 
 /** How long a command may take to stop after the first signal, in ms. */
 const STOP_GRACE_MS = 1000;
@@ -16,7 +17,11 @@ const STOP_GRACE_MS = 1000;
 export async function run(argv: string[]): Promise<void> {
   const controller = new AbortController();
   const onSignal = (sig: NodeJS.Signals): void => {
+    // Ctrl-C while a pager shows the output is the pager's: it reached it too, and the
+    // command is done but for the pager (git's and gh's way).
+    if (sig === 'SIGINT' && runningPagers.size > 0) return;
     const code = sig === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
+    for (const pager of runningPagers) pager.kill('SIGTERM');
     if (controller.signal.aborted) process.exit(code);
     controller.abort(sig);
     setTimeout(() => process.exit(code), STOP_GRACE_MS).unref();

@@ -83,6 +83,13 @@ function isExecutable(path: string): boolean {
   }
 }
 
+/**
+ * Pagers running now (`render/pager.ts` adds and removes them). While one runs, Ctrl-C is
+ * the pager's (the terminal sends it to both, and petstore waits for the pager, as git and
+ * gh do); SIGTERM, sent to petstore alone, is passed on to it (`cli-entry.ts`).
+ */
+export const runningPagers = new Set<{ kill(signal: NodeJS.Signals): boolean }>();
+
 /** Colour functions that change nothing. */
 export const noColors: Colors = {
   enabled: false,

@@ -6,6 +6,7 @@
  */
 import { UsageError } from '../errors.js';
 import { quote } from '../input.js';
+import { suggestCommand } from '../suggest.js';
 import { checkBaseUrl, ENVIRONMENTS, lacksVersionSegment, parseEnvName } from './settings.js';
 
 /** One known setting. */
@@ -66,12 +67,14 @@ export function findSetting(key: string, verb: 'get' | 'set' | 'unset'): Setting
   const def = SETTINGS.find((s) => s.key === key);
   if (def !== undefined) return def;
   if (KEY_LIKE.test(key)) {
-    const env = key.startsWith('staging') ? ' --env staging' : '';
+    // The environment is named even for production: a PETSTORE_ENV in the shell must not
+    // send the pasted command elsewhere.
+    const reach = { env: key.startsWith('staging') ? 'staging' : 'production', envFlag: true };
     throw new UsageError(
       `API keys are not settings: \`petstore config ${verb}\` cannot ${verb === 'get' ? 'show' : 'change'} ${quote(key)}`,
       verb === 'get'
         ? 'Show the stored keys, masked, with `petstore auth status`.'
-        : `Store a key with \`petstore${env} auth login\` (prompt or --with-token); remove it with \`petstore${env} auth logout\`.`,
+        : `Store a key with \`${suggestCommand('auth login', reach)}\` (prompt or --with-token); remove it with \`${suggestCommand('auth logout', reach)}\`.`,
     );
   }
   throw new UsageError(

@@ -37,9 +37,11 @@ export async function writeOut(io: Io, text: string): Promise<void> {
  * @throws OutputError as `writeOut`.
  */
 async function writeTable(io: Io, text: string): Promise<void> {
-  const { shouldPage, page } = await import('./pager.js');
   const pager = io.pager();
-  if (pager !== undefined && shouldPage(io, text) && (await page(io, pager, text))) return;
+  if (pager !== undefined) {
+    const { shouldPage, page } = await import('./pager.js');
+    if (shouldPage(io, text) && (await page(io, pager, text))) return;
+  }
   await writeOut(io, text);
 }
 

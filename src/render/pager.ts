@@ -5,7 +5,7 @@
  * user pressed q) is not an error.
  */
 import { spawn, type StdioOptions } from 'node:child_process';
-import type { Io, PagerChoice } from '../io.js';
+import { runningPagers, type Io, type PagerChoice } from '../io.js';
 
 /** Lines of `text` (it ends with a newline). */
 function lineCount(text: string): number {
@@ -15,12 +15,12 @@ function lineCount(text: string): number {
 }
 
 /**
- * True when `text` should be paged: stdout is a terminal of known height, the text does
- * not fit in it (one row is kept for the prompt), and a pager is chosen.
+ * True when `text` should be paged (when a pager is chosen): stdout is a terminal of known
+ * height and the text does not fit in it (one row is kept for the prompt).
  */
 export function shouldPage(io: Io, text: string): boolean {
   const rows = io.stdoutRows;
-  return io.stdoutIsTTY && rows !== undefined && lineCount(text) > rows - 1 && io.pager() !== undefined;
+  return io.stdoutIsTTY && rows !== undefined && lineCount(text) > rows - 1;
 }
 
 /**
@@ -41,9 +41,14 @@ export async function page(io: Io, pager: PagerChoice, text: string): Promise<bo
     child.once('error', () => resolve(false));
   });
   if (!(await started)) return false;
-  // The pager may quit before it has read everything: its closed stdin is not our error.
-  child.stdin?.on('error', () => undefined);
-  child.stdin?.end(text);
-  const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
-  return code !== 126 && code !== 127;
+  runningPagers.add(child);
+  try {
+    // The pager may quit before it has read everything: its closed stdin is not our error.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(text);
+    const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+    return code !== 126 && code !== 127;
+  } finally {
+    runningPagers.delete(child);
+  }
 }

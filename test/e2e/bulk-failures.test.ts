@@ -144,6 +144,32 @@ describe('a full disk (/dev/full)', () => {
   );
 });
 
+describe('input that can be read only once (a pipe, /dev/stdin, a FIFO)', () => {
+  const two = `printf '{"name":"A","categoryId":1}\\n{"name":"B","categoryId":2}\\n'`;
+  it.each([
+    ['a process substitution', (cli: string) => `${cli} --from-file <(${two})`],
+    ['/dev/stdin on a pipe', (cli: string) => `${two} | ${cli} --from-file /dev/stdin`],
+    [
+      'a FIFO with a writer',
+      (cli: string, dir: string) => `mkfifo '${dir}/in'; ${two} > '${dir}/in' & ${cli} --from-file '${dir}/in'`,
+    ],
+  ])('%s: checked, then every record created (it is kept for the second pass)', async (_name, command) => {
+    const srv = await petServer();
+    const dir = tempDir();
+    const cli = `"${process.execPath}" "${CLI}" pets create --output ndjson`;
+    const r = await shell(`${command(cli, dir)}; echo "exit=$?"`, {
+      PETSTORE_CONFIG_DIR: dir,
+      PETSTORE_BASE_URL: srv.baseUrl,
+      PETSTORE_API_KEY: KEY,
+      TMPDIR: dir,
+    });
+    expect(r.stdout, r.stderr).toMatch(/"name":"A".*\n.*"name":"B".*\nexit=0\n$/);
+    expect(srv.requests).toHaveLength(2);
+    // The private copy is gone once the command ends.
+    expect(readdirSync(dir).filter((f) => f.startsWith('petstore-input-'))).toEqual([]);
+  });
+});
+
 describe('signals', () => {
   it('SIGTERM while reading a FIFO nobody writes to: exit 143 at once, nothing sent', async () => {
     const dir = tempDir();
@@ -170,7 +196,7 @@ describe('signals', () => {
       timeoutMs: 10_000,
     });
     // It is reading stdin once its private copy of it exists.
-    await p.until(() => readdirSync(dir).some((f) => f.startsWith('petstore-stdin-')));
+    await p.until(() => readdirSync(dir).some((f) => f.startsWith('petstore-input-')));
     p.child.kill(sig);
     const { code, killed } = await p.exited;
     expect(killed).toBe(false);
@@ -222,6 +248,26 @@ describe('signals', () => {
       expect(names(`${file}.remaining.ndjson`)).toEqual(range(created + unknown + 1, 20));
     },
   );
+
+  it('SIGINT early in a large file: the account and a complete remaining file, within the second', async () => {
+    const srv = await petServer(50);
+    const { dir, file } = ndjson(300_000);
+    const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
+      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      secrets: [KEY],
+    });
+    await p.until(() => srv.requests.length >= 2);
+    p.child.kill('SIGINT');
+    const { code } = await p.exited;
+    expect(code).toBe(130);
+    const err = JSON.parse(p.stderr().trim().split('\n').pop()!) as Record<string, unknown>;
+    const handled = (err.created as number) + (err.unknown === null ? 0 : 1);
+    expect(err.remainingFile).toBe(`${file}.remaining.ndjson`);
+    const rest = readFileSync(`${file}.remaining.ndjson`, 'utf8').split('\n');
+    expect(rest).toHaveLength(300_000 - handled + 1);
+    expect(rest[0]).toBe(`{"name":"P${handled + 1}","categoryId":${handled + 1}}`);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
 
   it.each([
     ['SIGINT', 130],

@@ -191,7 +191,7 @@ describe.concurrent('config set/get/unset', () => {
     });
     expect(r.code).toBe(2);
     expect(unwrapped(r.stderr)).toContain('API keys are not settings');
-    expect(unwrapped(r.stderr)).toContain('petstore auth login');
+    expect(unwrapped(r.stderr)).toContain('petstore --env production auth login');
     expect(existsSync(file)).toBe(false);
   });
 

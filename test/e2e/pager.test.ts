@@ -137,4 +137,18 @@ describe.skipIf(!hasTmux())('less in a real terminal', () => {
     t.send('q');
     expect(await t.waitFor(/rc=\d+/)).toMatch(/rc=0/);
   });
+
+  it("Ctrl-C while less shows the table is less's: petstore waits for it, q ends both with exit 0", async () => {
+    const { env } = await setup(3);
+    const t = startTmux({ env: { ...env, PAGER: '', PETSTORE_PAGER: 'less -FRX' }, width: 80, height: 24 });
+    sessions.push(t);
+    t.sendLine('petstore pets list --all; echo "rc=$?"');
+    await t.waitFor((s) => /^ID\s+NAME/m.test(s) && /^:\s*$/m.test(s));
+    t.send('C-c');
+    // Well past petstore's one-second stop: the pager is still there, no prompt came back.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(t.capture()).not.toContain('rc=');
+    t.send('q');
+    expect(await t.waitFor(/rc=\d+/)).toMatch(/rc=0/);
+  });
 });

@@ -12,15 +12,7 @@ import { PetstoreClient } from '../../api/client.js';
 import { requireBaseUrl, requireEnvironment } from '../../config/settings.js';
 import { withConfigWriter } from '../../config/store.js';
 import type { Context } from '../../context.js';
-import {
-  AuthError,
-  CliError,
-  ExitCode,
-  InterruptedError,
-  NetworkError,
-  TimeoutError,
-  UsageError,
-} from '../../errors.js';
+import { AuthError, CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import { abortable } from '../../io.js';
 import { isSendableKey, maskKey } from '../../mask.js';
 
@@ -40,7 +32,7 @@ const MAX_KEY_BYTES = 4096;
  * selected environment and its base URL.
  * @throws UsageError (exit 2) for the sandbox, an empty key, or no way to read one;
  * ConfigError (exit 2) without a base URL or with a broken config file; AuthError (exit 4)
- * when the server answers 401; NetworkError/TimeoutError (exit 3) when it cannot be
+ * when the server answers 401; CliError with the check's own code (network, timeout, tls: exit 3) when it cannot be
  * reached; InterruptedError (130) on Ctrl-C at the prompt. Nothing is stored on failure.
  */
 export async function runLogin(ctx: Context, options: LoginOptions): Promise<number> {
@@ -70,19 +62,16 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<num
         `Check the key for ${name}, or store it unchecked with --no-verify.`,
       );
     }
-    if (check.result === 'unreachable') {
-      const Err = check.error.code === 'timeout' ? TimeoutError : NetworkError;
-      throw new Err(
-        `could not verify the key: ${check.error.message}; nothing was stored`,
-        'Check the base URL and the network, or store the key unchecked with --no-verify.',
-      );
-    }
-    if (check.result === 'failed') {
+    if (check.result === 'unreachable' || check.result === 'failed') {
+      // The check's own failure (network, timeout, tls, a 5xx...) keeps its code and exit code.
       throw new CliError(`could not verify the key: ${check.error.message}; nothing was stored`, {
         exitCode: check.error.exitCode,
         code: check.error.code,
         status: check.error.status,
-        hint: 'Store the key unchecked with --no-verify if the server is known to be degraded.',
+        hint:
+          check.result === 'unreachable'
+            ? 'Check the base URL and the network, or store the key unchecked with --no-verify.'
+            : 'Store the key unchecked with --no-verify if the server is known to be degraded.',
       });
     }
   }

@@ -22,6 +22,8 @@ import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import type { Colors } from '../../io.js';
 import { maskKey } from '../../mask.js';
+import { escapeForTerminal } from '../../render/escape.js';
+import { renderJson, renderNdjson } from '../../render/pets.js';
 
 /** Typed options of `auth status`. */
 export interface StatusOptions {
@@ -77,7 +79,7 @@ export async function runStatus(ctx: Context, options: StatusOptions): Promise<n
   const code = options.check && selectedRow?.check !== undefined ? selectedRow.check.exitCode : ExitCode.ok;
   if (ctx.output === 'json' || ctx.output === 'ndjson') {
     const doc = toJson(settings, selected, rows);
-    ctx.io.stdout.write(ctx.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : `${JSON.stringify(doc)}\n`);
+    ctx.io.stdout.write(ctx.output === 'json' ? renderJson(doc) : renderNdjson(doc));
   } else {
     ctx.io.stdout.write(renderText(selected, rows, ctx.io.colorOut));
   }
@@ -158,12 +160,13 @@ function describeCheck(check: Check, c: Colors): string {
   switch (check.result) {
     case 'ok':
       return c.green('ok');
+    // The messages may quote the server: escaped, so they cannot drive the terminal.
     case 'rejected':
-      return `${c.red('rejected')} (401: ${check.message ?? ''})`;
+      return `${c.red('rejected')} (401: ${escapeForTerminal(check.message ?? '')})`;
     case 'unreachable':
-      return `${c.yellow('unreachable')} (${check.message ?? ''})`;
+      return `${c.yellow('unreachable')} (${escapeForTerminal(check.message ?? '')})`;
     case 'failed':
-      return `${c.red('failed')} (${check.message ?? ''})`;
+      return `${c.red('failed')} (${escapeForTerminal(check.message ?? '')})`;
     case 'no_key':
       return 'not checked: no usable key';
     case 'no_base_url':

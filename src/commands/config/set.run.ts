@@ -7,6 +7,7 @@
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { findSetting } from '../../config/keys.js';
+import { loginCommand } from '../../config/settings.js';
 import { withConfigWriter } from '../../config/store.js';
 
 /**
@@ -29,7 +30,7 @@ export async function runSet(ctx: Context, key: string, raw: string): Promise<nu
   // A stored key stays bound to the URL it was stored for; say so before it surprises anyone.
   if (env !== undefined && stored?.baseUrl !== undefined && stored.baseUrl !== value) {
     ctx.warn(
-      `the stored ${env} key was stored for ${stored.baseUrl} and will not be sent to ${value}; log in again with \`petstore${env === 'staging' ? ' --env staging' : ''} auth login\``,
+      `the stored ${env} key was stored for ${stored.baseUrl} and will not be sent to ${value}; log in again with \`${loginCommand(env)}\``,
     );
   }
   ctx.note(`Set ${def.key} to ${value} in ${path}`);

@@ -6,6 +6,7 @@
  * not created were saved. Rendered as a few lines for people, as fields for JSON.
  */
 import type { Int64 } from '../../api/schemas.js';
+import { shellQuote } from '../../suggest.js';
 
 /** A run of created records: consecutive records whose ids are consecutive too. */
 interface CreatedRange {
@@ -84,8 +85,11 @@ export class BulkAccount {
     return this.total - this.stop.index - (this.stop.kind === 'none' ? 0 : 1);
   }
 
-  /** The account for people: a few lines of counts and ranges. */
-  lines(): string[] {
+  /**
+   * The account for people: a few lines of counts and ranges. `suggest` turns command words
+   * into a command that goes where this run went (`ctx.suggest`: `--env` and `--base-url`).
+   */
+  lines(suggest: (words: string) => string): string[] {
     const out: string[] = [];
     const shown = this.ranges.slice(0, RANGES_SHOWN).map(describeRange);
     const more = this.ranges.length - shown.length;
@@ -98,7 +102,7 @@ export class BulkAccount {
     if (stop?.kind === 'failed') out.push(`failed 1: line ${stop.line}, not created`);
     if (stop?.kind === 'unknown') {
       out.push(
-        `unknown 1: line ${stop.line}: the request may have reached the server, so it may have been created; it is not retried and not in the remaining file (check with \`petstore pets list\`)`,
+        `unknown 1: line ${stop.line}: the request may have reached the server, so it may have been created; it is not retried and not in the remaining file (check with \`${suggest('pets list')}\`)`,
       );
     }
     if (this.notSentCount > 0) out.push(`not sent ${this.notSentCount}`);
@@ -107,7 +111,7 @@ export class BulkAccount {
       out.push(
         `the ${saved.count} record${saved.count === 1 ? '' : 's'} not created ${saved.count === 1 ? 'is' : 'are'} in ${saved.file}; after fixing the cause, run:`,
       );
-      out.push(`  petstore pets create --from-file ${shellQuote(saved.file)}`);
+      out.push(`  ${suggest(`pets create --from-file ${shellQuote(saved.file)}`)}`);
     } else if (saved !== undefined) {
       out.push(`the ${saved.count} records not created could not be saved: ${saved.error}`);
     }
@@ -137,9 +141,4 @@ function describeRange(r: CreatedRange): string {
   return r.count === 1
     ? `line ${r.firstLine} → id ${r.firstId}`
     : `lines ${r.firstLine}-${r.lastLine} → ids ${r.firstId}-${r.lastId}`;
-}
-
-/** Quotes a path for a POSIX shell when it needs it. */
-export function shellQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }

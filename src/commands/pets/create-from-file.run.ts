@@ -17,6 +17,7 @@ import {
   RecordSplitter,
   type NewPetRecord,
   type RecordProblem,
+  type RecordText,
 } from '../../api/records.js';
 import type { Pet } from '../../api/schemas.js';
 import { tempDirectory } from '../../config/paths.js';
@@ -38,7 +39,6 @@ import {
 } from '../../errors.js';
 import { findErrorCode, NOT_SENT_CODES } from '../../http/retry.js';
 import { RecordStream } from '../../render/output.js';
-import { renderNdjson } from '../../render/pets.js';
 import { BulkAccount, type StopPoint } from './create-account.js';
 import { openSource, streamToFile, type RecordSource } from './create-source.js';
 
@@ -74,7 +74,7 @@ const RECORDS_PER_TURN = 2000;
  * 130/143 (`interrupted`) for signals.
  */
 export async function runCreateFromFile(ctx: Context, file: string): Promise<number> {
-  const source = openSource(ctx, file);
+  const source = await openSource(ctx, file);
   const total = await interruptible(ctx, () => checkAll(source));
   // --timeout bounds each record's request: a long file must not run into one deadline.
   const { client } = await interruptible(ctx, () => ctx.connect({ deadlinePer: 'request' }));
@@ -187,6 +187,13 @@ async function checkAll(source: RecordSource): Promise<number> {
   );
 }
 
+/** The text of every record of a source, in order, unchecked. */
+async function* recordTexts(source: RecordSource, signal?: AbortSignal): AsyncGenerator<RecordText> {
+  const splitter = new RecordSplitter();
+  for await (const chunk of source.chunks(signal)) yield* splitter.push(chunk);
+  yield* splitter.end();
+}
+
 /** The records of a source that `checkAll` found valid, read again, in order. */
 async function* validRecords(source: RecordSource, signal?: AbortSignal): AsyncGenerator<NewPetRecord> {
   const splitter = new RecordSplitter();
@@ -240,7 +247,7 @@ async function report(ctx: Context, source: RecordSource, account: BulkAccount, 
       exitCode: stoppedBy?.exitCode ?? ExitCode.failure,
       code: stoppedBy?.code ?? 'internal',
       status: stoppedBy?.status ?? 0,
-      hint: account.lines().join('\n'),
+      hint: account.lines((words) => ctx.suggest(words)).join('\n'),
       cause: failure,
       details: account.details(),
     },
@@ -266,8 +273,11 @@ async function saveRemaining(ctx: Context, source: RecordSource, from: number): 
     try {
       let index = 0;
       // Read again without the run's signal: the account must be saved even after Ctrl-C.
-      for await (const record of validRecords(source, new AbortController().signal)) {
-        if (index++ >= from) await file.write(renderNdjson(record.pet));
+      // The records were all checked before the first was sent, so each is copied as it was
+      // written (one line; the line breaks of a multi-line array element are white space)
+      // instead of being parsed again: after a signal, this must finish within the second.
+      for await (const record of recordTexts(source, new AbortController().signal)) {
+        if (index++ >= from) await file.write(`${record.text.replace(/[\r\n]+/g, ' ')}\n`);
       }
       await file.commit();
       return target;

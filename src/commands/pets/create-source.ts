@@ -6,7 +6,7 @@
  * at once when the run is interrupted, even while waiting for a writer (a FIFO, a slow pipe).
  */
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDirectory } from '../../config/paths.js';
 import type { Context } from '../../context.js';
@@ -28,31 +28,46 @@ export interface RecordSource {
 }
 
 /**
- * Opens `file` (or stdin for `-`). A spool of stdin is removed when the command ends.
- * @throws UsageError when stdin is a terminal (the records must be piped in).
+ * Opens `file`, or stdin for `-`. A regular file is read again for each pass; anything else
+ * (stdin, a pipe such as `<(...)` or `/dev/stdin`, a FIFO, a device) can be read only once,
+ * so its first pass also copies it to a private spool file that later passes read. The
+ * spool is removed when the command ends.
+ * @throws UsageError when stdin is a terminal (the records must be piped in), or the file
+ * cannot be found or read.
  */
-export function openSource(ctx: Context, file: string): RecordSource {
-  if (file !== '-') {
-    return {
-      file,
-      label: quote(file),
-      chunks: (signal = ctx.signal) => abortable(readFile(file, signal), signal),
-    };
-  }
-  if (ctx.io.stdinIsTTY) {
+export async function openSource(ctx: Context, file: string): Promise<RecordSource> {
+  if (file === '-' && ctx.io.stdinIsTTY) {
     throw new UsageError(
       '--from-file -: stdin is a terminal; pipe the records in',
       'Example: petstore pets create --from-file - < pets.ndjson',
     );
   }
-  const spool = join(tempDirectory(ctx.env), `petstore-stdin-${process.pid}-${Date.now().toString(36)}.tmp`);
+  const label = file === '-' ? 'stdin' : quote(file);
+  if (file !== '-') {
+    let regular: boolean;
+    try {
+      regular = (await stat(file)).isFile();
+    } catch (err) {
+      throw new UsageError(`cannot read --from-file ${label}: ${describeFileError(err)}`);
+    }
+    if (regular) return { file, label, chunks: (signal = ctx.signal) => abortable(readFile(file, signal), signal) };
+  }
+  const spool = join(tempDirectory(ctx.env), `petstore-input-${process.pid}-${Date.now().toString(36)}.tmp`);
   ctx.defer(() => rm(spool, { force: true }));
   let passes = 0;
+  const once = (signal: AbortSignal): AsyncIterable<string> => (file === '-' ? stdinText(ctx) : readFile(file, signal));
   return {
     file,
-    label: 'stdin',
-    chunks: (signal = ctx.signal) => abortable(passes++ === 0 ? teeStdin(ctx, spool) : readFile(spool, signal), signal),
+    label,
+    chunks: (signal = ctx.signal) =>
+      abortable(passes++ === 0 ? tee(once(signal), spool) : readFile(spool, signal), signal),
   };
+}
+
+/** stdin's text in chunks. */
+async function* stdinText(ctx: Context): AsyncGenerator<string> {
+  ctx.io.stdin.setEncoding('utf8');
+  for await (const chunk of ctx.io.stdin) yield chunk as string;
 }
 
 /** A file's text in chunks. @throws UsageError naming the file and the problem. */
@@ -94,14 +109,14 @@ async function unblockFifoOnAbort(file: string, signal: AbortSignal): Promise<()
   };
 }
 
-/** stdin's text in chunks, each also appended to `spool` (mode 0600) for the next pass. */
-async function* teeStdin(ctx: Context, spool: string): AsyncGenerator<string> {
+/** The chunks of `source`, each also appended to `spool` (mode 0600) for the next passes. */
+async function* tee(source: AsyncIterable<string>, spool: string): AsyncGenerator<string> {
   const out = createWriteStream(spool, { mode: 0o600, flags: 'wx' });
   let failed: Error | undefined;
   out.on('error', (err) => (failed ??= err));
   const check = (): void => {
     if (failed !== undefined) {
-      throw new UsageError(`cannot keep a copy of stdin in ${spool}: ${describeFileError(failed)}`);
+      throw new UsageError(`cannot keep a copy of the input in ${spool}: ${describeFileError(failed)}`);
     }
   };
   // Settles on 'drain' or 'finish', or on the stream's error.
@@ -115,16 +130,17 @@ async function* teeStdin(ctx: Context, spool: string): AsyncGenerator<string> {
       out.on(event, done);
       out.on('error', done);
     });
-  ctx.io.stdin.setEncoding('utf8');
-  for await (const chunk of ctx.io.stdin) {
-    const text = chunk as string;
-    if (!out.write(text)) await settled('drain');
-    check();
-    yield text;
+  try {
+    for await (const text of source) {
+      if (!out.write(text)) await settled('drain');
+      check();
+      yield text;
+    }
+  } finally {
+    const finished = settled('finish');
+    out.end();
+    await finished;
   }
-  const finished = settled('finish');
-  out.end();
-  await finished;
   check();
 }
 

@@ -37,7 +37,7 @@ export async function runCreate(ctx: Context, draft: PetDraft): Promise<number> 
     throw new CliError(`pet ${String(data.id)} was created, but it could not be printed: ${err.message}`, {
       exitCode: ExitCode.failure,
       code: 'output',
-      hint: `It exists: \`petstore pets get ${String(data.id)}\` shows it. Do not create it again.`,
+      hint: `It exists: \`${ctx.suggest(`pets get ${String(data.id)}`)}\` shows it. Do not create it again.`,
       details: { created: { id: String(data.id) } },
     });
   }
