@@ -29,6 +29,8 @@ export interface TransportChoices extends ConnectOptions {
   direct?: boolean;
   /** The line shown under "cannot reach": where the base URL came from. */
   unreachableHint?: string;
+  /** The embedded sandbox's own failure during the request just answered (see TransportOptions). */
+  serverFailure?: (() => unknown) | undefined;
 }
 
 /** Everything a command may use. */

@@ -4,7 +4,7 @@
  * starts the embedded sandbox when it is selected and builds the API client. Everything
  * heavy is imported on first use, so `--help` and usage errors load none of it.
  */
-import type { ClientHints, PetstoreClient } from './api/client.js';
+import type { ClientHints } from './api/client.js';
 import type { Api, ConnectOptions, Context } from './context.js';
 import type { ConfigReader, Connection, LoadConfig } from './config/settings.js';
 import { UsageError } from './errors.js';
@@ -81,6 +81,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
         deadlinePer: choices.deadlinePer,
         proxy: choices.direct === true ? undefined : proxyFromEnv(env),
         unreachableHint: choices.unreachableHint,
+        serverFailure: choices.serverFailure,
       });
       state.cleanups.push(() => transport.close());
       return transport;
@@ -139,33 +140,11 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
       ...options,
       direct: sandbox,
       unreachableHint: sandbox ? undefined : unreachableHint(connection),
+      serverFailure: sandboxFailure,
     }),
     import('./api/client.js'),
   ]);
-  const client = new PetstoreClient(transport, connection.baseUrl.value, clientHints(ctx, connection));
-  if (sandboxFailure !== undefined) surfaceFailures(client, sandboxFailure);
-  return { client, connection };
-}
-
-/**
- * Makes the client's calls fail with what failed inside the embedded sandbox, when
- * something did: a ConfigError naming the data file that could not be read or written
- * (exit 2), or the unexpected error itself (a bug), rather than the HTTP 500 that the
- * sandbox answered with.
- */
-function surfaceFailures(client: PetstoreClient, failure: () => unknown): void {
-  const wrap =
-    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await fn(...args);
-      } catch (err) {
-        throw failure() ?? err;
-      }
-    };
-  client.listPets = wrap(client.listPets.bind(client));
-  client.createPet = wrap(client.createPet.bind(client));
-  client.getPet = wrap(client.getPet.bind(client));
+  return { client: new PetstoreClient(transport, connection.baseUrl.value, clientHints(ctx, connection)), connection };
 }
 
 /**
@@ -231,6 +210,8 @@ async function startEmbeddedSandbox(
     await store.close();
     throw asCliError(err);
   }
+  // What made the embedded server answer a request with 500, taken (and forgotten) by the
+  // transport as that request's answer arrives: one request at a time goes to it.
   let failure: unknown;
   const sandbox = await startSandbox({
     store,
@@ -241,7 +222,11 @@ async function startEmbeddedSandbox(
   return {
     baseUrl: { ok: true, value: sandbox.baseUrl, source: 'sandbox', from: 'sandbox' },
     apiKey: { ok: true, value: sandbox.apiKey, source: 'sandbox', from: 'sandbox' },
-    failure: () => failure,
+    failure: () => {
+      const taken = failure;
+      failure = undefined;
+      return taken;
+    },
   };
 }
 

@@ -49,7 +49,14 @@ export interface TransportOptions {
   /** Proxies (from HTTP_PROXY, HTTPS_PROXY, NO_PROXY; either case). None: connect directly. */
   proxy?: ProxySettings;
   /** What to say when the server cannot be reached, e.g. where the base URL came from. */
-  unreachableHint?: string;
+  unreachableHint?: string | undefined;
+  /**
+   * For a server inside this process (the embedded sandbox): what made it fail the request
+   * just answered, if anything did — taken and forgotten. It is thrown instead of the answer
+   * (a ConfigError naming a data file it could not use, or a bug), since the HTTP 500 that
+   * stands for it would say less.
+   */
+  serverFailure?: (() => unknown) | undefined;
 }
 
 /** The proxy variables' values (cli-contract.md "Network behaviour"). */
@@ -304,6 +311,11 @@ export class HttpTransport {
     let url = req.url;
     for (let hop = 0; ; hop++) {
       const res = await this.sendOnce(req.method, url, req.body);
+      const failure = this.opts.serverFailure?.();
+      if (failure !== undefined) {
+        await res.body.dump().catch(() => undefined);
+        throw failure instanceof Error ? failure : new Error(String(failure));
+      }
       if (res.statusCode < 300 || res.statusCode >= 400 || res.statusCode === 304) {
         return this.readJson(res, url);
       }
