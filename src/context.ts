@@ -30,7 +30,7 @@ export interface TransportChoices extends ConnectOptions {
   /** The line shown under "cannot reach": where the base URL came from. */
   unreachableHint?: string;
   /** The embedded sandbox's own failure during the request just answered (see TransportOptions). */
-  serverFailure?: (() => unknown) | undefined;
+  serverFailure?: (() => Error | undefined) | undefined;
 }
 
 /** Everything a command may use. */

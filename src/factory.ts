@@ -119,7 +119,7 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
   const settings = await ctx.settings('selected');
   const environment = requireEnvironment(settings);
   let connection: Connection;
-  let sandboxFailure: (() => unknown) | undefined;
+  let sandboxFailure: (() => Error | undefined) | undefined;
   if (environment.value === 'sandbox') {
     const { baseUrl, apiKey, failure } = await startEmbeddedSandbox(ctx);
     connection = { environment, baseUrl, apiKey };
@@ -190,7 +190,7 @@ function clientHints(ctx: Context, connection: Connection): Partial<ClientHints>
  */
 async function startEmbeddedSandbox(
   ctx: Context,
-): Promise<Omit<Connection, 'environment'> & { failure: () => unknown }> {
+): Promise<Omit<Connection, 'environment'> & { failure: () => Error | undefined }> {
   if (ctx.globals.baseUrl !== undefined) {
     throw new UsageError('--base-url cannot be used with the sandbox environment: the sandbox runs inside petstore');
   }
@@ -212,11 +212,11 @@ async function startEmbeddedSandbox(
   }
   // What made the embedded server answer a request with 500, taken (and forgotten) by the
   // transport as that request's answer arrives: one request at a time goes to it.
-  let failure: unknown;
+  let failure: Error | undefined;
   const sandbox = await startSandbox({
     store,
     withoutGetPet: isSet(ctx.env.PETSTORE_SANDBOX_WITHOUT_GET_PET),
-    onError: (err) => (failure ??= err),
+    onError: (err) => (failure ??= err instanceof Error ? err : new Error('internal error in the sandbox server')),
   });
   ctx.defer(() => sandbox.close());
   return {

@@ -56,7 +56,7 @@ export interface TransportOptions {
    * (a ConfigError naming a data file it could not use, or a bug), since the HTTP 500 that
    * stands for it would say less.
    */
-  serverFailure?: (() => unknown) | undefined;
+  serverFailure?: (() => Error | undefined) | undefined;
 }
 
 /** The proxy variables' values (cli-contract.md "Network behaviour"). */
@@ -314,7 +314,7 @@ export class HttpTransport {
       const failure = this.opts.serverFailure?.();
       if (failure !== undefined) {
         await res.body.dump().catch(() => undefined);
-        throw failure instanceof Error ? failure : new Error(String(failure));
+        throw failure;
       }
       if (res.statusCode < 300 || res.statusCode >= 400 || res.statusCode === 304) {
         return this.readJson(res, url);
