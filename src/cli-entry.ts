@@ -8,7 +8,7 @@
  */
 import { main } from './cli.js';
 import { ExitCode } from './errors.js';
-import { runningPagers } from './io.js';
+import { flushed, runningPagers } from './io.js';
 
 /** How long a command may take to stop after the first signal, in ms. */
 const STOP_GRACE_MS = 1000;
@@ -30,18 +30,6 @@ export async function run(argv: string[]): Promise<void> {
   process.on('SIGTERM', onSignal);
   const code = await main(argv, { env: process.env, signal: controller.signal });
   process.exitCode = code;
-  await Promise.all([flush(process.stdout), flush(process.stderr)]);
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
-}
-
-function flush(stream: NodeJS.WriteStream): Promise<void> {
-  return new Promise((resolve) => {
-    if (stream.destroyed || stream.writableEnded) {
-      resolve();
-      return;
-    }
-    stream.write('', () => {
-      resolve();
-    });
-  });
 }

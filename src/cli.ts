@@ -6,7 +6,7 @@
 import { ApiError, CliError, ExitCode, InterruptedError, OutputError, UsageError, exitCodeFor } from './errors.js';
 import { createContext, type RunState } from './factory.js';
 import { toGlobalOptions } from './global-options.js';
-import { processIo, type Io } from './io.js';
+import { flushed, processIo, type Io } from './io.js';
 import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from './render/escape.js';
 import { messageColumns, wrapMessage } from './render/wrap.js';
 import { shellQuote } from './suggest.js';
@@ -60,7 +60,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     await built.program.parseAsync(argv, { from: 'user' });
     code = built.exitCode() ?? ExitCode.ok;
     // What was written last may fail only once it is flushed (a full disk, a closed pipe).
-    await flushed(io);
+    await flushed(io.stdout);
     const failed = io.stdoutError();
     if (failed !== undefined) throw new OutputError(failed);
   } catch (err) {
@@ -75,19 +75,6 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     }
   }
   return code;
-}
-
-/** Waits until stdout has taken everything written so far (errors are read from `io.stdoutError`). */
-function flushed(io: Io): Promise<void> {
-  return new Promise((resolve) => {
-    if (io.stdout.destroyed || io.stdout.writableEnded) {
-      resolve();
-      return;
-    }
-    io.stdout.write('', () => {
-      resolve();
-    });
-  });
 }
 
 /** `--output json|ndjson` or `--json` anywhere in argv (before `--`). */

@@ -66,6 +66,12 @@ export class CliError extends Error {
   /** Fields added to the JSON error object (`--output json|ndjson`), e.g. a bulk create's account. */
   readonly details: Record<string, unknown> | undefined;
 
+  /**
+   * @param message one line for people (what failed and why).
+   * @param opts `exitCode` (the contract's table), `code` (one of ERROR_CODES), `status` (the
+   * HTTP status, 0 when none), `hint` (a line on how to fix it), `cause`, and `details`
+   * (extra fields of the JSON error object).
+   */
   constructor(
     message: string,
     opts: {

@@ -87,31 +87,40 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
       return transport;
     },
     defer: (fn) => state.cleanups.push(fn),
-    // With --output json|ndjson every stderr line is one JSON object, so a script can parse
-    // stderr line by line; the error, when there is one, is the last line.
     warn: (message, opts) => {
       if (state.warned.has(message)) return;
       state.warned.add(message);
-      if (state.jsonErrors) io.stderr.write(escapeJsonText(JSON.stringify({ level: 'warning', message })) + '\n');
-      else {
-        // `warning: ` takes 9 columns of the first line.
-        const width = Math.min(opts?.wrap ?? Infinity, messageColumns(io.stderrColumns));
-        const text = wrapMessage(escapeKeepingLines(message), width, 'warning: '.length, 2);
-        io.stderr.write(`${io.colorErr.yellow('warning:')} ${text}\n`);
-      }
+      writeMessage(state, 'warning', message, opts?.wrap);
     },
     note: (message) => {
-      if (!io.stderrIsTTY) return;
-      if (state.jsonErrors) io.stderr.write(escapeJsonText(JSON.stringify({ level: 'note', message })) + '\n');
-      else {
-        const text = wrapMessage(escapeKeepingLines(message), messageColumns(io.stderrColumns));
-        io.stderr.write(`${io.colorErr.dim(text)}\n`);
-      }
+      if (io.stderrIsTTY) writeMessage(state, 'note', message);
     },
     // Said once, honoured always: only when no format was asked for does the terminal decide.
     output: globals.outputExplicit ? globals.output : io.stdoutIsTTY ? 'table' : 'tsv',
   };
   return ctx;
+}
+
+/**
+ * Writes a warning (`warning: ...`, wrapped with a hanging indent) or a note (dim) on
+ * stderr, escaped. With --output json|ndjson every stderr line is one JSON object instead,
+ * so a script can parse stderr line by line; the error, when there is one, is the last.
+ * `wrap` narrows the width below the usual 80 columns (or the terminal's, when narrower).
+ */
+function writeMessage(state: RunState, level: 'warning' | 'note', message: string, wrap?: number): void {
+  const { io } = state;
+  if (state.jsonErrors) {
+    io.stderr.write(escapeJsonText(JSON.stringify({ level, message })) + '\n');
+    return;
+  }
+  const width = Math.min(wrap ?? Infinity, messageColumns(io.stderrColumns));
+  if (level === 'note') {
+    io.stderr.write(`${io.colorErr.dim(wrapMessage(escapeKeepingLines(message), width))}\n`);
+    return;
+  }
+  // `warning: ` takes 9 columns of the first line.
+  const text = wrapMessage(escapeKeepingLines(message), width, 'warning: '.length, 2);
+  io.stderr.write(`${io.colorErr.yellow('warning:')} ${text}\n`);
 }
 
 async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {

@@ -10,9 +10,9 @@ import { UsageError } from './errors.js';
 import { OUTPUT_FORMATS, parseOutput, parseRetries, parseTimeoutSeconds, type OutputFormat } from './input.js';
 
 /** Default `--timeout`, in seconds (cli-contract.md "Network behaviour"). */
-export const DEFAULT_TIMEOUT_SECONDS = 30;
+const DEFAULT_TIMEOUT_SECONDS = 30;
 /** Default `--retries`. */
-export const DEFAULT_RETRIES = 2;
+const DEFAULT_RETRIES = 2;
 
 /** Declares the global flags on `program` (the root command). */
 export function addGlobalOptions(program: Command) {

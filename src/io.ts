@@ -62,7 +62,7 @@ export interface PagerChoice {
  * the screen). Empty or `cat` turns paging off. `LESS=FRX` is set for a `less` the user
  * named without options of their own. Undefined when stdout is not a terminal.
  */
-export function choosePager(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean): PagerChoice | undefined {
+function choosePager(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean): PagerChoice | undefined {
   if (!stdoutIsTTY) return undefined;
   const named = env.PETSTORE_PAGER ?? env.PAGER;
   if (named !== undefined) {
@@ -89,6 +89,22 @@ function isExecutable(path: string): boolean {
  * gh do); SIGTERM, sent to petstore alone, is passed on to it (`cli-entry.ts`).
  */
 export const runningPagers = new Set<{ kill(signal: NodeJS.Signals): boolean }>();
+
+/**
+ * Waits until `stream` has taken everything written to it so far (a write's callback runs
+ * once the data before it is flushed); errors are left to the stream's own handlers.
+ */
+export function flushed(stream: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || stream.writableEnded) {
+      resolve();
+      return;
+    }
+    stream.write('', () => {
+      resolve();
+    });
+  });
+}
 
 /** Colour functions that change nothing. */
 export const noColors: Colors = {
@@ -225,7 +241,7 @@ export async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSigna
  * removed each time: racing against one long-lived promise instead would keep every value
  * ever raced (each race leaves a reaction on it), a chunk of input per read.
  */
-export function settleOrAbort<T>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
+function settleOrAbort<T>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(InterruptedError.from(signal));
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => {

@@ -20,7 +20,7 @@ import { wrapHelpText } from './render/wrap.js';
 
 declare const __PETSTORE_VERSION__: string | undefined;
 /** The version, injected at build time. */
-export const VERSION = typeof __PETSTORE_VERSION__ === 'string' ? __PETSTORE_VERSION__ : '0.0.0-dev';
+const VERSION = typeof __PETSTORE_VERSION__ === 'string' ? __PETSTORE_VERSION__ : '0.0.0-dev';
 
 /** The program and the exit code of the command that ran (undefined until one has). */
 export interface Program {

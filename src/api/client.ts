@@ -55,6 +55,12 @@ export function joinUrl(baseUrl: string, path: string): URL {
 export class PetstoreClient {
   private readonly hints: ClientHints;
 
+  /**
+   * @param transport sends the requests (key, deadline, retries, proxies).
+   * @param baseUrl ends with the version segment, e.g. `https://api.example.com/v1` (spec
+   * §9); paths are joined after it.
+   * @param hints the lines shown under a 401 or a 404, with the commands of this run.
+   */
   constructor(
     private readonly transport: HttpTransport,
     readonly baseUrl: string,

@@ -9,9 +9,11 @@ export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 /** A PetStatus value. */
 export type PetStatus = (typeof PET_STATUSES)[number];
 
-/** `limit` bounds and default for `listPets`, spec §4.1 and §8. */
+/** Smallest `limit` of `listPets` (spec §4.1, §8). */
 export const LIMIT_MIN = 1;
+/** Largest `limit` of `listPets`: the most pets one page holds (spec §4.1, §8). */
 export const LIMIT_MAX = 100;
+/** The server's `limit` when none is sent (spec §4.1). */
 export const LIMIT_DEFAULT = 20;
 
 /** Default `--max-pages` (`pets list --all`, `pets get --via-list`): 1000 pages of 100 = 100 000 pets. */
@@ -19,8 +21,9 @@ export const MAX_PAGES_DEFAULT = 1000;
 /** Largest `--max-pages`. */
 export const MAX_PAGES_LIMIT = 10_000;
 
-/** int64 range, spec §2 ("integer, format int64"). */
+/** Smallest int64 (spec §2, "integer, format int64"). */
 export const INT64_MIN = -(2n ** 63n);
+/** Largest int64 (spec §2, "integer, format int64"). */
 export const INT64_MAX = 2n ** 63n - 1n;
 
 /** Removal date of the deprecated `getPet`, spec §4.3 and §9. */

@@ -34,7 +34,7 @@ export interface RecordProblem {
 export type RecordFormat = 'json' | 'ndjson';
 
 /** The fields NewPet defines (spec §2). Others are refused: a typo such as `categoryid` must not pass unnoticed. */
-export const NEW_PET_FIELDS = ['name', 'categoryId', 'status'] as const;
+const NEW_PET_FIELDS = ['name', 'categoryId', 'status'] as const;
 
 /**
  * Longest record accepted, in characters (1 MiB): a NewPet is tens of bytes, and a server

@@ -62,7 +62,7 @@ function flagsOf(cmd: CommandUnknownOpts): CompletionFlag[] {
 }
 
 /** Walks the commander tree into a completion model. */
-export function completionModel(program: CommandUnknownOpts): CompletionModel {
+function completionModel(program: CommandUnknownOpts): CompletionModel {
   const nodes: CompletionNode[] = [];
   const visit = (cmd: CommandUnknownOpts, path: string[]): void => {
     const subs = cmd.commands;
@@ -152,7 +152,7 @@ complete -F ${fn} ${model.name}
 }
 
 /** The zsh script: zsh's bashcompinit runs the bash completion function. */
-export function zshScript(model: CompletionModel): string {
+function zshScript(model: CompletionModel): string {
   return `# ${model.name} completion for zsh. Load it with: source <(${model.name} completion zsh)
 autoload -U +X compinit && { (( \${+_comps} )) || compinit; }
 autoload -U +X bashcompinit && bashcompinit
@@ -174,7 +174,7 @@ function fishFlag(f: CompletionFlag): string {
 }
 
 /** The fish script: `petstore completion fish > ~/.config/fish/completions/petstore.fish`. */
-export function fishScript(model: CompletionModel): string {
+function fishScript(model: CompletionModel): string {
   const c = model.name;
   const out = [
     `# ${c} completion for fish. Install: ${c} completion fish > ~/.config/fish/completions/${c}.fish`,

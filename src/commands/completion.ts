@@ -3,7 +3,7 @@ import { Argument, Command } from '@commander-js/extra-typings';
 import { rootOf, type Runner } from './runner.js';
 
 /** The shells `completion` writes scripts for. */
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 /** Declares `completion`. */
 export function newCompletionCommand(f: Runner) {

@@ -24,7 +24,7 @@ Examples:
  * Finds the command named by `words` under `root`.
  * @throws UsageError naming the unknown word and listing the commands known at that level.
  */
-export function findCommand(root: CommandUnknownOpts, words: readonly string[]): CommandUnknownOpts {
+function findCommand(root: CommandUnknownOpts, words: readonly string[]): CommandUnknownOpts {
   let cmd = root;
   for (const [i, word] of words.entries()) {
     const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));

@@ -25,12 +25,12 @@ export const ENVIRONMENTS = ['production', 'staging', 'sandbox'] as const;
 export type EnvName = (typeof ENVIRONMENTS)[number];
 
 /** Environments that take a stored key and a configured base URL. */
-export const REMOTE_ENVIRONMENTS = ['production', 'staging'] as const;
+const REMOTE_ENVIRONMENTS = ['production', 'staging'] as const;
 /** A remote environment. */
 export type RemoteEnvName = (typeof REMOTE_ENVIRONMENTS)[number];
 
 /** True for `production` and `staging`. */
-export function isRemote(name: EnvName): name is RemoteEnvName {
+function isRemote(name: EnvName): name is RemoteEnvName {
   return name !== 'sandbox';
 }
 

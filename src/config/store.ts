@@ -42,7 +42,7 @@ const StoredKeySchema = z.object({
 const EnvSettingsSchema = z.looseObject({ baseUrl: z.string().optional() });
 
 /** The shape of `config.json`; unknown keys are allowed and preserved. */
-export const ConfigFileSchema = z.looseObject({
+const ConfigFileSchema = z.looseObject({
   environment: z.enum(ENVIRONMENTS).optional(),
   production: EnvSettingsSchema.optional(),
   staging: EnvSettingsSchema.optional(),
@@ -163,7 +163,7 @@ export interface ConfigWriter {
 }
 
 /** How long a writer waits for another writer's lock before giving up, in ms. */
-export const CONFIG_LOCK_WAIT_MS = 5000;
+const CONFIG_LOCK_WAIT_MS = 5000;
 /**
  * A lock whose holder has not refreshed it for this long (ms) is stale: its process died
  * (kill -9) and the lock is taken over. proper-lockfile's minimum; the holder refreshes it

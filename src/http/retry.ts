@@ -7,7 +7,7 @@
 import { createRetryInterceptor, type Dispatcher, type RetryHandler } from './undici.js';
 
 /** Statuses a GET is retried on (cli-contract.md "Network behaviour"); 500 is not one. */
-export const RETRY_STATUSES: readonly number[] = [429, 502, 503, 504];
+const RETRY_STATUSES: readonly number[] = [429, 502, 503, 504];
 
 /**
  * Connection failures that happen before a byte of the request is written: refused, DNS,

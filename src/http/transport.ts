@@ -25,7 +25,7 @@ import { Agent, loadEnvHttpProxyAgent, request, type Dispatcher } from './undici
 /** Largest response body read, in bytes (10 MiB); a page of 100 pets is ~10 KiB. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** Same-origin redirects followed at most (cli-contract.md "Network behaviour"). */
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 
 /** Options of one transport (one CLI run). */
 export interface TransportOptions {
@@ -33,14 +33,12 @@ export interface TransportOptions {
   apiKey: string | undefined;
   /** The whole command's deadline, in ms, retries and waits included. */
   timeoutMs: number;
-  /** Retries of a GET (default 2; 0 = none); a POST only when the connection was refused. */
-  retries?: number;
+  /** Retries of a GET (`--retries`; 0 = none); a POST only when the request was never sent. */
+  retries: number;
   /** `--verbose` sink: one line per call, key redacted. */
   log?: (line: string) => void;
   /** Aborts everything (Ctrl-C). */
   signal?: AbortSignal;
-  /** Response body cap in bytes (default MAX_BODY_BYTES). */
-  maxBodyBytes?: number;
   /**
    * What `timeoutMs` bounds: the whole command (default), or each `send` on its own
    * (`pets create --from-file`: the deadline bounds each record's request).
@@ -357,7 +355,7 @@ export class HttpTransport {
     const { log, apiKey } = this.opts;
     const dispatcher = withRetries(this.agent, {
       method,
-      maxRetries: this.opts.retries ?? 2,
+      maxRetries: this.opts.retries,
       signal: this.signal,
       remainingMs: () => this.remainingMs(),
       log,
@@ -381,7 +379,7 @@ export class HttpTransport {
   }
 
   private async readJson(res: Dispatcher.ResponseData, url: URL): Promise<JsonResponse> {
-    const max = this.opts.maxBodyBytes ?? MAX_BODY_BYTES;
+    const max = MAX_BODY_BYTES;
     const declared = Number(headerValue(res.headers['content-length']) ?? NaN);
     if (declared > max) {
       res.body.destroy();

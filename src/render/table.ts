@@ -11,7 +11,7 @@ import { escapeForTerminal } from './escape.js';
 import { displayWidth, padToWidth, truncateToWidth } from './width.js';
 
 /** The table's column headers, in order. */
-export const TABLE_HEADERS = ['ID', 'NAME', 'CATEGORY', 'STATUS'] as const;
+const TABLE_HEADERS = ['ID', 'NAME', 'CATEGORY', 'STATUS'] as const;
 
 /** Columns between two columns. */
 const GAP = '  ';

@@ -43,7 +43,7 @@ const ZERO_WIDTH = /^[\p{M}\p{Cf}\p{Cc}]+$/u;
 let segmenter: Intl.Segmenter | undefined;
 
 /** The grapheme clusters of `s` (what a reader sees as one character each). */
-export function graphemes(s: string): string[] {
+function graphemes(s: string): string[] {
   segmenter ??= new Intl.Segmenter('en', { granularity: 'grapheme' });
   return Array.from(segmenter.segment(s), (g) => g.segment);
 }
@@ -58,7 +58,7 @@ function isWide(cp: number): boolean {
 }
 
 /** Columns taken by one grapheme cluster: 0, 1 or 2. */
-export function clusterWidth(cluster: string): number {
+function clusterWidth(cluster: string): number {
   if (cluster.length === 1 && cluster >= ' ' && cluster <= '~') return 1;
   if (ZERO_WIDTH.test(cluster)) return 0;
   if (EMOJI_PRESENTATION.test(cluster) || REGIONAL_INDICATOR.test(cluster)) return 2;

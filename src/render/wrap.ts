@@ -7,7 +7,7 @@
 import { displayWidth } from './width.js';
 
 /** The widest a message line gets, even on a wider terminal (gh's and git's habit). */
-export const MESSAGE_COLUMNS = 80;
+const MESSAGE_COLUMNS = 80;
 
 /** The width messages wrap at: 80 columns, or the terminal's width when it is narrower. */
 export function messageColumns(terminalColumns: number | undefined): number {

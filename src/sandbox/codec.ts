@@ -59,7 +59,7 @@ function isInt64(v: unknown): v is number | bigint {
 }
 
 /** The pet in `v` (only the spec's fields), or undefined when `v` is not a Pet. */
-export function toPet(v: unknown): Pet | undefined {
+function toPet(v: unknown): Pet | undefined {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
   const { id, name, categoryId, status } = v as Record<string, unknown>;
   if (!isInt64(id) || typeof name !== 'string' || !isInt64(categoryId)) return undefined;

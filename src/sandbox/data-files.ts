@@ -40,7 +40,7 @@ export function seedData(): SandboxData {
 /** A journal smaller than this is never compacted (bytes). */
 export const COMPACT_MIN_BYTES = 256 * 1024;
 /** The hint under every message about data that is not what it should be. */
-export const RESET_HINT = 'Restore the seed data with `petstore sandbox reset`.';
+const RESET_HINT = 'Restore the seed data with `petstore sandbox reset`.';
 
 /** What this process knows of the journal. */
 interface JournalState {
@@ -78,7 +78,7 @@ function errnoCode(err: unknown): string | undefined {
 }
 
 /** A hint that says what to do about a file-system error. */
-export function fileHint(err: unknown): string | undefined {
+function fileHint(err: unknown): string | undefined {
   switch (errnoCode(err)) {
     case 'ENOSPC':
     case 'EDQUOT':

@@ -24,13 +24,13 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 
 /** proper-lockfile's staleness threshold (ms): a lock not refreshed for this long is taken over. */
-export const LOCK_STALE_MS = 5_000;
+const LOCK_STALE_MS = 5_000;
 /** How often a holder refreshes the lock's mtime (ms; proper-lockfile's minimum). */
-export const LOCK_UPDATE_MS = 1_000;
+const LOCK_UPDATE_MS = 1_000;
 /** How long an idle holder keeps the lock for more work (ms). */
-export const LINGER_MS = 5;
+const LINGER_MS = 5;
 /** How long a holder that released for a waiter stays away (ms): longer than a poll. */
-export const YIELD_MS = 15;
+const YIELD_MS = 15;
 const POLL_MAX_MS = 10;
 const OWNER = 'owner';
 
@@ -48,7 +48,7 @@ export class LockBusyError extends Error {
 }
 
 /** Every waiter of a batch gave up (see `WaitOptions.stillWanted`). */
-export class LockNotWantedError extends Error {
+class LockNotWantedError extends Error {
   constructor() {
     super('nobody waits for the lock any more');
     this.name = 'LockNotWantedError';
@@ -111,7 +111,7 @@ function describeOwner(text: string | undefined): string | undefined {
 }
 
 /** Whether `pid` names a live process (a zombie counts as dead; EPERM: alive, not ours). */
-export function processAlive(pid: number): boolean {
+function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (err) {

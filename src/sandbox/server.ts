@@ -36,11 +36,11 @@ import { parseJson, stringifyJson } from '../json.js';
 import { LockBusyError, type SandboxStore } from './store.js';
 
 /** `Deprecation` header of `getPet` (RFC 9745 sf-date: 2025-12-05T00:00:00Z). */
-export const DEPRECATION_HEADER = '@1764892800';
+const DEPRECATION_HEADER = '@1764892800';
 /** `Sunset` header of `getPet` (RFC 8594 HTTP-date of the spec's removal date). */
-export const SUNSET_HEADER = 'Thu, 05 Dec 2030 00:00:00 GMT';
+const SUNSET_HEADER = 'Thu, 05 Dec 2030 00:00:00 GMT';
 /** Largest request body accepted, in bytes. */
-export const MAX_REQUEST_BYTES = 1024 * 1024;
+const MAX_REQUEST_BYTES = 1024 * 1024;
 
 /** Options of a sandbox server. */
 export interface SandboxOptions {
@@ -80,7 +80,7 @@ class HttpProblem extends Error {
 }
 
 /** Creates a key in the shape of a real one (`sbx_` + 32 hex digits). */
-export function newSandboxKey(): string {
+function newSandboxKey(): string {
   return `sbx_${randomBytes(16).toString('hex')}`;
 }
 

@@ -80,6 +80,11 @@ export class SandboxStore {
   private pending: PendingCreate[] = [];
   private flushing = false;
 
+  /**
+   * @param file the snapshot's path (`sandbox.json`); the journal and the lock sit beside it.
+   * @param opts how long writers wait for the lock, what is said while they wait, and the
+   * run's abort signal.
+   */
   constructor(
     readonly file: string,
     private readonly opts: SandboxStoreOptions = {},

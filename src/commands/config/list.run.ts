@@ -30,7 +30,7 @@ export interface SettingRow {
  * Collects the effective settings.
  * @throws UsageError for a bad `--env`/`--base-url`/variable, ConfigError for a broken file.
  */
-export async function collectSettings(ctx: Context): Promise<SettingRow[]> {
+async function collectSettings(ctx: Context): Promise<SettingRow[]> {
   // A broken config file is this command's error, not a detail of each row.
   await ctx.loadConfig();
   const settings = await ctx.settings('all');

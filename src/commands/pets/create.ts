@@ -19,7 +19,7 @@ export type CreateOptions = { draft: PetDraft; fromFile?: undefined } | { fromFi
  * them in one message (exit 2, nothing sent). `suggest` makes the example a command of
  * this run (`ctx.suggest`: with its `--env`).
  */
-export function missingFlagsError(
+function missingFlagsError(
   missing: readonly ('--name' | '--category-id')[],
   suggest: (words: string) => string = (words) => `petstore ${words}`,
 ): UsageError {
@@ -100,7 +100,7 @@ export type CreateFlags = ReturnType<ReturnType<typeof newCreateCommand>['opts']
  * for the caller (`missingFlags`): asked for on a terminal, refused all at once otherwise.
  * @throws UsageError when `--from-file` is empty.
  */
-export function toCreateOptions(flags: CreateFlags): CreateOptions {
+function toCreateOptions(flags: CreateFlags): CreateOptions {
   if (flags.fromFile !== undefined) {
     if (flags.fromFile === '') throw new UsageError('invalid --from-file "": give a file path, or - for stdin');
     return { fromFile: flags.fromFile };

@@ -26,7 +26,7 @@ export interface ListOptions {
  * The warning for a full page without a `Link: rel="next"` header: more pets may exist,
  * and the API gives no way to reach them (spec §4.1 defines no paging parameter).
  */
-export function fullPageWithoutLinkWarning(size: number): string {
+function fullPageWithoutLinkWarning(size: number): string {
   return `the page is full (${size} pets), so more may exist, but the server sent no Link rel="next" header and the API offers no other way to fetch them`;
 }
 

@@ -10,7 +10,7 @@ import type { Runner } from '../runner.js';
 import type { ListOptions } from './list.run.js';
 
 /** Page size asked for with `--all` when `--limit` is not given: the largest the API allows. */
-export const ALL_PAGE_SIZE_DEFAULT = LIMIT_MAX;
+const ALL_PAGE_SIZE_DEFAULT = LIMIT_MAX;
 // Shared with `pets get --via-list` now; re-exported where callers found it.
 export { parseMaxPages } from '../../input.js';
 

@@ -11,7 +11,7 @@ import type { Runner } from '../runner.js';
  * Parses `--port`: a whole number 0-65535 (0 = any free port).
  * @throws UsageError otherwise.
  */
-export function parsePort(raw: string): number {
+function parsePort(raw: string): number {
   if (!/^[0-9]{1,5}$/.test(raw) || Number(raw) > 65535) {
     throw new UsageError(`invalid --port ${quote(raw)}: must be a whole number from 0 to 65535`);
   }
@@ -22,7 +22,7 @@ export function parsePort(raw: string): number {
  * Parses `--host`: any non-empty address or host name.
  * @throws UsageError for an empty one.
  */
-export function parseHost(raw: string): string {
+function parseHost(raw: string): string {
   if (raw === '') throw new UsageError('invalid --host "": must be an address or host name');
   return raw;
 }
