@@ -7,6 +7,7 @@ import { ApiError, CliError, ExitCode, InterruptedError, OutputError, UsageError
 import { createContext, type RunState } from './factory.js';
 import { toGlobalOptions } from './global-options.js';
 import { flushed, processIo, type Io } from './io.js';
+import { buildProgram } from './program.js';
 import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from './render/escape.js';
 import { messageColumns, wrapMessage } from './render/wrap.js';
 import { shellQuote } from './suggest.js';
@@ -26,11 +27,21 @@ export interface MainDeps {
 }
 
 /**
+ * True when `argv` carries `--no-color` as an option (before any `--`, after which words are
+ * operands). Io, and with it colour, is built before commander parses, so the flag is looked
+ * for here (cli-contract.md "Output": `--no-color`).
+ */
+export function hasNoColorFlag(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--no-color');
+}
+
+/**
  * Runs the CLI with `argv` (without `node` and the script). Returns the exit code;
  * never throws, never calls `process.exit`.
  */
 export async function main(argv: string[], deps: MainDeps): Promise<number> {
-  const io = deps.io ?? (await processIo(deps.env, argv.includes('--no-color')));
+  const io = deps.io ?? (await processIo(deps.env, hasNoColorFlag(argv)));
   const state: RunState = {
     io,
     env: deps.env,
@@ -44,7 +55,6 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   let code: number;
   let failedCommand: () => string[] | undefined = () => undefined;
   try {
-    const { buildProgram } = await import('./program.js');
     // With --output json|ndjson, stderr carries only the one JSON error object, so the
     // help commander prints for a missing command word is left out (cli-contract.md "Errors").
     const built = buildProgram(

@@ -6,7 +6,15 @@
  */
 import type { ClientHints } from './api/client.js';
 import type { Api, ConnectOptions, Context } from './context.js';
-import type { ConfigReader, Connection, LoadConfig } from './config/settings.js';
+import {
+  lacksVersionSegment,
+  requireEnvironment,
+  requireRemote,
+  resolveSettings,
+  type ConfigReader,
+  type Connection,
+  type LoadConfig,
+} from './config/settings.js';
 import { UsageError } from './errors.js';
 import type { GlobalOptions } from './global-options.js';
 import type { Io } from './io.js';
@@ -52,7 +60,6 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     now: state.now,
     loadConfig,
     settings: async (scope) => {
-      const { resolveSettings } = await import('./config/settings.js');
       const settings = await resolveSettings(
         { envFlag: globals.env, baseUrlFlag: globals.baseUrl, env, loadConfig },
         scope,
@@ -124,7 +131,6 @@ function writeMessage(state: RunState, level: 'warning' | 'note', message: strin
 }
 
 async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
-  const { requireEnvironment, requireRemote, lacksVersionSegment } = await import('./config/settings.js');
   const settings = await ctx.settings('selected');
   const environment = requireEnvironment(settings);
   let connection: Connection;

@@ -122,12 +122,20 @@ describe.concurrent('output', () => {
   it.each([
     ['NO_COLOR=1', ['pets', 'get', '1'], { FORCE_COLOR: '1', NO_COLOR: '1' }],
     ['--no-color', ['--no-color', 'pets', 'get', '1'], { FORCE_COLOR: '1' }],
+    ['--no-color after the command', ['pets', 'get', '1', '--no-color'], { FORCE_COLOR: '1' }],
     ['TERM=dumb', ['pets', 'get', '1'], { TERM: 'dumb' }],
   ])('%s keeps every stream free of colour', async (_name, args, env) => {
     const r = await run(pets, args, env);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('warning:');
     expect(r.stdout + r.stderr).not.toContain(ESC);
+  });
+
+  it('--no-color after -- is an operand, not the flag: the refusal keeps its colour', async () => {
+    const r = await run(pets, ['pets', 'get', '--', '--no-color'], { FORCE_COLOR: '1' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(ESC);
+    expect(r.stderr).toContain('--no-color');
   });
 
   it('an API error under FORCE_COLOR=1 is red on stderr, and plain with NO_COLOR', async () => {

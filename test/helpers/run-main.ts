@@ -7,7 +7,7 @@
  */
 import { PassThrough, Readable } from 'node:stream';
 import { expect } from 'vitest';
-import { main } from '../../src/cli.js';
+import { hasNoColorFlag, main } from '../../src/cli.js';
 import { createIo } from '../../src/io.js';
 import { baseEnv, registeredSecrets, type CliResult } from './run-cli.js';
 
@@ -77,7 +77,7 @@ export async function runMain(args: string[], opts: MainOptions = {}): Promise<C
     err += d;
     opts.onOutput?.('stderr', d);
   });
-  const io = await createIo({ stdout, stderr, stdin }, env, args.includes('--no-color'));
+  const io = await createIo({ stdout, stderr, stdin }, env, hasNoColorFlag(args));
   const started = Date.now();
   const code = await main(args, { env, io, signal: opts.signal, now: opts.now ?? (() => new Date(TEST_NOW)) });
   const secrets = [...registeredSecrets(), ...(opts.secrets ?? [])];
