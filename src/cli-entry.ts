@@ -3,12 +3,13 @@
  * names the signal; exit 130 or 143), a second signal exits at once, and a command that has
  * not finished a second after the first (blocked opening a FIFO with no writer, say) is
  * ended then with the signal's code (cli-contract.md "Errors and exit codes": honoured
- * within a second, whatever the command is doing). stdout's failures (a closed pipe, a full
+ * within a second, whatever the command is doing), after printing what the command set to
+ * report in that case (`Context.ifCutShort`: a bulk create's account). stdout's failures (a closed pipe, a full
  * disk) are `main`'s to report. The process exits only after stdout and stderr are flushed.
  */
 import { main } from './cli.js';
 import { ExitCode } from './errors.js';
-import { flushed, runningPagers } from './io.js';
+import { cutShortRuns, flushed, runningPagers } from './io.js';
 
 /** How long a command may take to stop after the first signal, in ms. */
 const STOP_GRACE_MS = 1000;
@@ -22,9 +23,14 @@ export async function run(argv: string[]): Promise<void> {
     if (sig === 'SIGINT' && runningPagers.size > 0) return;
     const code = sig === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
     for (const pager of runningPagers) pager.kill('SIGTERM');
-    if (controller.signal.aborted) process.exit(code);
+    const end = (): never => {
+      // stderr is written synchronously here (a file, pipe or terminal on Linux).
+      for (const report of cutShortRuns) report();
+      process.exit(code);
+    };
+    if (controller.signal.aborted) end();
     controller.abort(sig);
-    setTimeout(() => process.exit(code), STOP_GRACE_MS).unref();
+    setTimeout(end, STOP_GRACE_MS).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

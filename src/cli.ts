@@ -6,7 +6,7 @@
 import { ApiError, CliError, ExitCode, InterruptedError, OutputError, UsageError, exitCodeFor } from './errors.js';
 import { createContext, type RunState } from './factory.js';
 import { toGlobalOptions } from './global-options.js';
-import { flushed, processIo, type Io } from './io.js';
+import { cutShortRuns, flushed, processIo, type Io } from './io.js';
 import { buildProgram } from './program.js';
 import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from './render/escape.js';
 import { messageColumns, wrapMessage } from './render/wrap.js';
@@ -54,6 +54,11 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   };
   let code: number;
   let failedCommand: () => string[] | undefined = () => undefined;
+  const cutShort = (): void => {
+    const err = state.cutShort?.();
+    if (err !== undefined) reportError(err, state, (e) => fromCommander(e, argv, failedCommand()));
+  };
+  cutShortRuns.add(cutShort);
   try {
     // With --output json|ndjson, stderr carries only the one JSON error object, so the
     // help commander prints for a missing command word is left out (cli-contract.md "Errors").
@@ -76,6 +81,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   } catch (err) {
     code = reportError(err, state, (e) => fromCommander(e, argv, failedCommand()));
   } finally {
+    cutShortRuns.delete(cutShort);
     for (const fn of state.cleanups.reverse()) {
       try {
         await fn();

@@ -64,6 +64,12 @@ export interface Context {
   /** Registers work to run when the command ends (close servers, sockets). */
   defer(fn: () => Promise<void> | void): void;
   /**
+   * Sets what to do if the process is ended before the command finishes (a second after
+   * SIGINT or SIGTERM, `cli-entry.ts`): `fn` runs synchronously, tidies what it must, and
+   * returns the error to report in the command's place (`undefined` for none).
+   */
+  ifCutShort(fn: (() => unknown) | undefined): void;
+  /**
    * Writes `warning: message` on stderr (once per message). The text form is wrapped at
    * word boundaries so that no line, the `warning: ` prefix included, is wider than 80
    * columns, the terminal's width when narrower, or `wrap` when given and narrower still;

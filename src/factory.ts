@@ -37,6 +37,8 @@ export interface RunState {
   warned: Set<string>;
   /** Whether `--verbose` was given (for the stack of an unexpected error). */
   verbose: boolean;
+  /** What to report if the process is ended before the command finishes (`Context.ifCutShort`). */
+  cutShort?: () => unknown;
 }
 
 /** Builds the Context of a command from the run's state and its global options. */
@@ -94,6 +96,9 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
       return transport;
     },
     defer: (fn) => state.cleanups.push(fn),
+    ifCutShort: (fn) => {
+      state.cutShort = fn;
+    },
     warn: (message, opts) => {
       if (state.warned.has(message)) return;
       state.warned.add(message);

@@ -91,6 +91,14 @@ function isExecutable(path: string): boolean {
 export const runningPagers = new Set<{ kill(signal: NodeJS.Signals): boolean }>();
 
 /**
+ * Runs in progress (`main` adds and removes one each): called synchronously by
+ * `cli-entry.ts` just before it ends a command that did not stop within the second after a
+ * signal, each prints what its command set with `Context.ifCutShort` (the account of a bulk
+ * create whose remaining file could not be finished in time, say).
+ */
+export const cutShortRuns = new Set<() => void>();
+
+/**
  * Waits until `stream` has taken everything written to it so far (a write's callback runs
  * once the data before it is flushed); errors are left to the stream's own handlers.
  */

@@ -7,7 +7,7 @@
  * validating a large array). Processes, because pipes and signals are the point.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, unwrapped } from '../helpers/run-cli.js';
@@ -251,7 +251,7 @@ describe('signals', () => {
 
   it('SIGINT early in a large file: the account and a complete remaining file, within the second', async () => {
     const srv = await petServer(50);
-    const { dir, file } = ndjson(300_000);
+    const { dir, file } = ndjson(150_000);
     const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
       env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
       secrets: [KEY],
@@ -264,10 +264,57 @@ describe('signals', () => {
     const handled = (err.created as number) + (err.unknown === null ? 0 : 1);
     expect(err.remainingFile).toBe(`${file}.remaining.ndjson`);
     const rest = readFileSync(`${file}.remaining.ndjson`, 'utf8').split('\n');
-    expect(rest).toHaveLength(300_000 - handled + 1);
+    expect(rest).toHaveLength(150_000 - handled + 1);
     expect(rest[0]).toBe(`{"name":"P${handled + 1}","categoryId":${handled + 1}}`);
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
+
+  it.each(['ndjson', 'human'] as const)(
+    'a remaining file that cannot be written within the second (%s): the account all the same, at the second, exit 130',
+    async (form) => {
+      const srv = await petServer(50);
+      // More than a pipe holds (64 KiB), so the copy cannot finish into the FIFO's buffer.
+      const { dir, file } = ndjson(50_000);
+      const p = spawnCli(
+        ['pets', 'create', '--from-file', file, ...(form === 'ndjson' ? ['--output', 'ndjson'] : [])],
+        {
+          env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+          secrets: [KEY],
+        },
+      );
+      // The temporary file the remaining records are written to, made a FIFO whose reader
+      // never reads: the copy stalls once the pipe is full, as a slow disk or a huge input would.
+      const temp = `${file}.remaining.ndjson.${p.child.pid}.tmp`;
+      execFileSync('mkfifo', [temp]);
+      const reader = openSync(temp, constants.O_RDONLY | constants.O_NONBLOCK);
+      try {
+        await p.until(() => srv.requests.length >= 2);
+        p.child.kill('SIGINT');
+        const signalled = Date.now();
+        await p.until(() => p.stderr().includes(form === 'ndjson' ? '"remaining":' : 'could not be saved'));
+        // Reported by the forced end of the run, a second after the signal, not before.
+        expect(Date.now() - signalled).toBeGreaterThanOrEqual(900);
+        expect(existsSync(temp)).toBe(false);
+      } finally {
+        // The process has called exit; a write still blocked on the FIFO holds it until then.
+        closeSync(reader);
+      }
+      expect((await p.exited).code).toBe(130);
+      expect(existsSync(`${file}.remaining.ndjson`)).toBe(false);
+      if (form === 'human') {
+        expect(unwrapped(p.stderr())).toMatch(
+          /not sent \d+ the \d+ records not created could not be saved: the run was ended before they could be written\n$/,
+        );
+        return;
+      }
+      const err = JSON.parse(p.stderr().trim()) as Record<string, unknown>;
+      expect(err).toMatchObject({ code: 'interrupted', remainingFile: null, status: 0 });
+      expect(err.message).toMatch(/; not saved: the run was ended before they could be written$/);
+      const handled = (err.created as number) + (err.unknown === null ? 0 : 1);
+      expect(handled + (err.remaining as number)).toBe(50_000);
+      expect(srv.requests.length).toBe(handled);
+    },
+  );
 
   it.each([
     ['SIGINT', 130],

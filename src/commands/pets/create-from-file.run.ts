@@ -40,7 +40,7 @@ import {
 import { findErrorCode, NOT_SENT_CODES } from '../../http/retry.js';
 import { RecordStream } from '../../render/output.js';
 import { BulkAccount, type StopPoint } from './create-account.js';
-import { openSource, streamToFile, type RecordSource } from './create-source.js';
+import { openSource, streamToFile, type RecordSource, type StreamedFile } from './create-source.js';
 
 /** What happened to one record whose `createPet` failed. */
 export type FailureKind = 'not_created' | 'unknown';
@@ -74,10 +74,13 @@ const RECORDS_PER_TURN = 2000;
  * 130/143 (`interrupted`) for signals.
  */
 export async function runCreateFromFile(ctx: Context, file: string): Promise<number> {
+  // Ended while a FIFO is waited for or a file is checked: say that nothing was sent.
+  ctx.ifCutShort(() => nothingSent(ctx));
   const source = await openSource(ctx, file);
   const total = await interruptible(ctx, () => checkAll(source));
   // --timeout bounds each record's request: a long file must not run into one deadline.
   const { client } = await interruptible(ctx, () => ctx.connect({ deadlinePer: 'request' }));
+  ctx.ifCutShort(undefined);
   const out = new RecordStream(ctx.io, ctx.output);
   const deprecation = new DeprecationReporter(
     (m) => ctx.warn(m),
@@ -132,12 +135,17 @@ async function interruptible<T>(ctx: Context, fn: () => Promise<T>): Promise<T> 
     return await fn();
   } catch (err) {
     if (!(err instanceof InterruptedError) && !ctx.signal.aborted) throw err;
-    const stopped = InterruptedError.from(ctx.signal);
-    throw new CliError(`${stopped.message} before anything was sent; nothing was created`, {
-      exitCode: stopped.exitCode,
-      code: 'interrupted',
-    });
+    throw nothingSent(ctx);
   }
+}
+
+/** The error of a run interrupted before its first request (exit 130/143). */
+function nothingSent(ctx: Context): CliError {
+  const stopped = InterruptedError.from(ctx.signal);
+  return new CliError(`${stopped.message} before anything was sent; nothing was created`, {
+    exitCode: stopped.exitCode,
+    code: 'interrupted',
+  });
 }
 
 /**
@@ -187,13 +195,6 @@ async function checkAll(source: RecordSource): Promise<number> {
   );
 }
 
-/** The text of every record of a source, in order, unchecked. */
-async function* recordTexts(source: RecordSource, signal?: AbortSignal): AsyncGenerator<RecordText> {
-  const splitter = new RecordSplitter();
-  for await (const chunk of source.chunks(signal)) yield* splitter.push(chunk);
-  yield* splitter.end();
-}
-
 /** The records of a source that `checkAll` found valid, read again, in order. */
 async function* validRecords(source: RecordSource, signal?: AbortSignal): AsyncGenerator<NewPetRecord> {
   const splitter = new RecordSplitter();
@@ -220,16 +221,31 @@ function describeCause(err: unknown): string {
  * what stopped the run.
  */
 async function report(ctx: Context, source: RecordSource, account: BulkAccount, failure: unknown): Promise<never> {
-  const stop = account.stop as StopPoint;
   const count = account.notCreatedCount;
-  const interrupted = failure instanceof InterruptedError || ctx.signal.aborted;
   if (count > 0) {
+    const saving: { file?: StreamedFile } = {};
+    // A large input may take longer to copy than the second a signal leaves: the account is
+    // printed all the same, saying the records were not saved.
+    ctx.ifCutShort(() => {
+      saving.file?.discardNow();
+      account.saved = { error: 'the run was ended before they could be written', count };
+      return accountError(ctx, account, failure);
+    });
     try {
-      account.saved = { file: await saveRemaining(ctx, source, account.firstNotCreated), count };
+      account.saved = { file: await saveRemaining(ctx, source, account.firstNotCreated, saving), count };
     } catch (err) {
       account.saved = { error: err instanceof CliError ? err.message : describeFileError(err), count };
     }
+    ctx.ifCutShort(undefined);
   }
+  throw accountError(ctx, account, failure);
+}
+
+/** The account as the error a stopped run ends with, exit code and code from what stopped it. */
+function accountError(ctx: Context, account: BulkAccount, failure: unknown): CliError {
+  const stop = account.stop as StopPoint;
+  const count = account.notCreatedCount;
+  const interrupted = failure instanceof InterruptedError || ctx.signal.aborted;
   const at = `stopped at record ${stop.index + 1} of ${account.total} (line ${stop.line})`;
   const what =
     stop.kind === 'none'
@@ -240,8 +256,13 @@ async function report(ctx: Context, source: RecordSource, account: BulkAccount, 
   const stoppedBy = interrupted ? InterruptedError.from(ctx.signal) : failure instanceof CliError ? failure : undefined;
   const jsonErrors = ctx.output === 'json' || ctx.output === 'ndjson';
   const summary = `${what}: ${stop.cause}`;
-  const saved = account.saved !== undefined && 'file' in account.saved ? `; saved to ${account.saved.file}` : '';
-  throw new CliError(
+  const saved =
+    account.saved === undefined
+      ? ''
+      : 'file' in account.saved
+        ? `; saved to ${account.saved.file}`
+        : `; not saved: ${account.saved.error}`;
+  return new CliError(
     jsonErrors ? `${summary}; ${account.createdTotal} created; ${count} not created${saved}` : summary,
     {
       exitCode: stoppedBy?.exitCode ?? ExitCode.failure,
@@ -259,7 +280,12 @@ async function report(ctx: Context, source: RecordSource, account: BulkAccount, 
  * renamed into place) beside the input as `FILE.remaining.ndjson`, or in the temporary
  * directory for stdin or when the input's folder cannot be written. Returns the path.
  */
-async function saveRemaining(ctx: Context, source: RecordSource, from: number): Promise<string> {
+async function saveRemaining(
+  ctx: Context,
+  source: RecordSource,
+  from: number,
+  saving: { file?: StreamedFile },
+): Promise<string> {
   const stamp = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${process.pid}`;
   const path = await import('node:path');
   const fallback = path.join(
@@ -270,15 +296,22 @@ async function saveRemaining(ctx: Context, source: RecordSource, from: number): 
   let lastErr: unknown;
   for (const target of targets) {
     const file = streamToFile(target);
+    saving.file = file;
     try {
       let index = 0;
-      // Read again without the run's signal: the account must be saved even after Ctrl-C.
+      const splitter = new RecordSplitter();
       // The records were all checked before the first was sent, so each is copied as it was
       // written (one line; the line breaks of a multi-line array element are white space)
-      // instead of being parsed again: after a signal, this must finish within the second.
-      for await (const record of recordTexts(source, new AbortController().signal)) {
-        if (index++ >= from) await file.write(`${record.text.replace(/[\r\n]+/g, ' ')}\n`);
-      }
+      // instead of being parsed again, one write per chunk read: after a signal, this must
+      // finish within the second.
+      const copy = async (texts: RecordText[]): Promise<void> => {
+        let out = '';
+        for (const record of texts) if (index++ >= from) out += `${record.text.replace(/[\r\n]+/g, ' ')}\n`;
+        if (out !== '') await file.write(out);
+      };
+      // Read again without the run's signal: the account must be saved even after Ctrl-C.
+      for await (const chunk of source.chunks(new AbortController().signal)) await copy(splitter.push(chunk));
+      await copy(splitter.end());
       await file.commit();
       return target;
     } catch (err) {

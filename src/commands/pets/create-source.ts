@@ -5,7 +5,7 @@
  * (mode 0600, removed when the command ends) that the second pass reads. Every read stops
  * at once when the run is interrupted, even while waiting for a writer (a FIFO, a slow pipe).
  */
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, rmSync, type WriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDirectory } from '../../config/paths.js';
@@ -151,6 +151,8 @@ export interface StreamedFile {
   commit(): Promise<void>;
   /** Removes what was written. */
   discard(): Promise<void>;
+  /** Removes what was written, synchronously (for a process about to exit). */
+  discardNow(): void;
 }
 
 /**
@@ -182,6 +184,10 @@ export function streamToFile(target: string): StreamedFile {
     discard: async () => {
       out.destroy();
       await rm(temp, { force: true });
+    },
+    discardNow: () => {
+      out.destroy();
+      rmSync(temp, { force: true });
     },
   };
 }
