@@ -93,11 +93,27 @@ export interface RunningPrism {
 
 /**
  * Starts `prism mock|proxy openapi.yaml [upstream] --errors` on a free loopback port, in
- * its own process group, and resolves once it answers HTTP.
- * @throws when Prism exits or does not answer within `timeoutMs`.
+ * its own process group, and resolves once it says it listens there. A port found free may
+ * be taken by another test's server before Prism binds it: then Prism is started again on
+ * another (three tries).
+ * @throws when Prism exits or does not listen within `timeoutMs`.
  */
 export async function startPrism(mode: 'mock' | 'proxy', upstream?: string, timeoutMs = 30_000): Promise<RunningPrism> {
-  const port = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startPrismOn(await freePort(), mode, upstream, timeoutMs);
+    } catch (err) {
+      if (attempt === 3 || !(err instanceof Error) || !err.message.includes('EADDRINUSE')) throw err;
+    }
+  }
+}
+
+async function startPrismOn(
+  port: number,
+  mode: 'mock' | 'proxy',
+  upstream: string | undefined,
+  timeoutMs: number,
+): Promise<RunningPrism> {
   const args = [PRISM_BIN, mode, OPENAPI_FILE, ...(upstream === undefined ? [] : [upstream])];
   args.push('--errors', '--host', '127.0.0.1', '--port', String(port));
   const child: ChildProcess = spawn(process.execPath, args, {
@@ -130,19 +146,14 @@ export async function startPrism(mode: 'mock' | 'proxy', upstream?: string, time
   };
 
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`Prism exited before answering:\n${log}`);
-    try {
-      // Any HTTP answer (a 404 problem for `/`) means Prism is listening.
-      await fetch(`${origin}/`, { signal: AbortSignal.timeout(1_000) });
-      break;
-    } catch {
-      if (Date.now() > deadline) {
-        await stop();
-        throw new Error(`Prism did not answer within ${timeoutMs} ms:\n${log}`);
-      }
-      await new Promise((r) => setTimeout(r, 100));
+  // Its own line, not any HTTP answer on the port: that could come from another server.
+  while (!log.includes(`Prism is listening on ${origin}`)) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`Prism exited before listening:\n${log}`);
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`Prism did not listen within ${timeoutMs} ms:\n${log}`);
     }
+    await new Promise((r) => setTimeout(r, 50));
   }
   return { origin, pid: pgid, output: () => log, stop };
 }

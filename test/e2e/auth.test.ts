@@ -8,6 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { closedPortBaseUrl } from '../helpers/fault-server.js';
 import { registerSecret, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -205,9 +206,7 @@ describe('auth login', () => {
 
   it('a server that cannot be reached during verification: exit 3, nothing stored', async () => {
     const { file, env } = freshConfig();
-    const gone = await startTestServer();
-    const url = gone.baseUrl;
-    await gone.close();
+    const url = await closedPortBaseUrl();
     await runMain(['config', 'set', 'production.baseUrl', url], { env });
     const before = readFileSync(file);
     const r = await runMain(['auth', 'login', '--with-token'], { env, input: PROD_KEY });

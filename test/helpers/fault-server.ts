@@ -4,8 +4,7 @@
  * `sequence` plays several in order (e.g. 503 then 200). The server still records
  * exactly what it received, so tests can count requests and inspect headers.
  */
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { errorReply, type Handler, type RecordedRequest, type Reply } from './test-server.js';
 
@@ -141,13 +140,29 @@ export function count(requests: RecordedRequest[], method: string): number {
 }
 
 /**
- * A base URL on 127.0.0.1 where nothing listens: a port taken from the OS and released,
- * so connecting gives ECONNREFUSED.
+ * A port on 127.0.0.1 where nothing listens (connecting gives ECONNREFUSED). It is taken
+ * below 1024: a port the OS hands out for `listen(0)` and then released could be handed to
+ * another test's server a moment later (the ephemeral range starts far above 1024), and no
+ * test binds a fixed port.
+ * @throws Error when every port below 1024 accepts connections.
  */
+export async function closedPort(): Promise<number> {
+  for (let port = 1; port < 1024; port++) if (await refuses(port)) return port;
+  throw new Error('every port below 1024 on 127.0.0.1 accepts connections');
+}
+
+function refuses(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+  });
+}
+
+/** `closedPort()` as a base URL. */
 export async function closedPortBaseUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}/v1`;
+  return `http://127.0.0.1:${await closedPort()}/v1`;
 }
