@@ -245,12 +245,17 @@ export async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSigna
 }
 
 /**
- * `pending`'s outcome, or InterruptedError as soon as `signal` aborts. The abort listener is
- * removed each time: racing against one long-lived promise instead would keep every value
- * ever raced (each race leaves a reaction on it), a chunk of input per read.
+ * `pending`'s outcome, or InterruptedError as soon as `signal` aborts (a read from a FIFO
+ * nobody writes to, a write to a stdout nobody reads: neither ends on its own). A rejection
+ * of `pending` after the abort is ignored. The abort listener is removed each time: racing
+ * against one long-lived promise instead would keep every value ever raced (each race
+ * leaves a reaction on it), a chunk of input per read.
  */
-function settleOrAbort<T>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(InterruptedError.from(signal));
+export function settleOrAbort<T>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    pending.catch(() => undefined);
+    return Promise.reject(InterruptedError.from(signal));
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => {
       reject(InterruptedError.from(signal));

@@ -17,6 +17,7 @@ import { spawnCli } from '../helpers/spawn-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { hasTmux, startTmux } from '../helpers/tmux.js';
 import { errorReply, serverPool } from '../helpers/test-server.js';
+import { cutShortRuns } from '../../src/io.js';
 import { CLI } from '../helpers/run-cli.js';
 
 const KEY = 'pk_test_bulkfail_0123456789';
@@ -267,6 +268,60 @@ describe('signals', () => {
     expect(rest).toHaveLength(150_000 - handled + 1);
     expect(rest[0]).toBe(`{"name":"P${handled + 1}","categoryId":${handled + 1}}`);
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it("SIGINT while stdout's reader has stopped reading: the account and the remaining file, within the second", async () => {
+    const srv = await petServer();
+    const { dir, file } = ndjson(5_000);
+    const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
+      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      secrets: [KEY],
+      stallStdoutAfterLines: 1,
+    });
+    // Sending stops once the pipe is full (some 1,000 records of ndjson) and the run waits for it.
+    await p.until(() => srv.requests.length > 0);
+    let seen = -1;
+    while (srv.requests.length !== seen) {
+      seen = srv.requests.length;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    expect(seen).toBeLessThan(5_000);
+    const exit = new Promise<number | null>((r) => p.child.once('exit', (c) => r(c)));
+    p.child.kill('SIGINT');
+    expect(await exit).toBe(130);
+    // Read the rest now, so that the pipe closes.
+    p.child.stdout?.resume();
+    await p.exited;
+    const err = JSON.parse(p.stderr().trim()) as Record<string, unknown>;
+    expect(err).toMatchObject({ code: 'interrupted', created: seen, unknown: null, remaining: 5_000 - seen });
+    expect(err.remainingFile).toBe(`${file}.remaining.ndjson`);
+    expect(names(`${file}.remaining.ndjson`)).toEqual(range(seen + 1, 5_000));
+  });
+
+  it('ended by force while a request is under way (a second Ctrl-C): the account as it stands, that record unknown, nothing saved', async () => {
+    let n = 0;
+    const srv = await start(async (req) => {
+      if (++n === 3) await new Promise((r) => setTimeout(r, 1_000));
+      return { status: 201, body: { id: 1000 + n, ...(JSON.parse(req.body) as object) } };
+    });
+    const { dir, file } = ndjson(20);
+    const controller = new AbortController();
+    let stderr = '';
+    const run = runMain(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
+      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      signal: controller.signal,
+      onOutput: (stream, text) => (stream === 'stderr' ? (stderr += text) : undefined),
+    });
+    while (srv.requests.length < 3) await new Promise((r) => setTimeout(r, 10));
+    // What cli-entry.ts does when it ends the process: print each run's cut-short report.
+    for (const report of cutShortRuns) report();
+    const forced = JSON.parse(stderr.trim()) as Record<string, unknown>;
+    controller.abort('SIGINT');
+    await run;
+    expect(forced).toMatchObject({ code: 'interrupted', created: 2, unknown: { line: 3 }, notSent: 17 });
+    expect(forced).toMatchObject({ remaining: 17, remainingFile: null });
+    expect(forced.message).toMatch(/^stopped at record 3 of 20 \(line 3\), which may have been created: interrupted; /);
+    expect(forced.message).toMatch(/; not saved: the run was ended before they could be written$/);
   });
 
   it.each(['ndjson', 'human'] as const)(

@@ -18,6 +18,8 @@ export interface SpawnOptions {
   keepStdinOpen?: boolean;
   /** Close the read end of stdout after this many lines, as `| head -N` does. */
   closeStdoutAfterLines?: number;
+  /** Stop reading stdout after this many lines, leaving it open (a reader that hangs); `child.stdout.resume()` reads on. */
+  stallStdoutAfterLines?: number;
   /** Values that must never appear in the output. */
   secrets?: string[];
   /** SIGKILL after this many ms (default 20 s); `killed` is then true. */
@@ -81,10 +83,15 @@ export function spawnCli(args: string[], opts: SpawnOptions): Steered {
   let stdout = '';
   let stderr = '';
   let lines = 0;
+  let stalled = false;
   child.stdout.setEncoding('utf8').on('data', (d: string) => {
     stdout += d;
     lines += d.split('\n').length - 1;
     if (opts.closeStdoutAfterLines !== undefined && lines >= opts.closeStdoutAfterLines) child.stdout.destroy();
+    if (!stalled && opts.stallStdoutAfterLines !== undefined && lines >= opts.stallStdoutAfterLines) {
+      stalled = true;
+      child.stdout.pause();
+    }
   });
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   child.stdin.on('error', () => undefined);

@@ -38,6 +38,7 @@ import {
   UsageError,
 } from '../../errors.js';
 import { findErrorCode, NOT_SENT_CODES } from '../../http/retry.js';
+import { settleOrAbort } from '../../io.js';
 import { RecordStream } from '../../render/output.js';
 import { BulkAccount, type StopPoint } from './create-account.js';
 import { openSource, streamToFile, type RecordSource, type StreamedFile } from './create-source.js';
@@ -80,7 +81,6 @@ export async function runCreateFromFile(ctx: Context, file: string): Promise<num
   const total = await interruptible(ctx, () => checkAll(source));
   // --timeout bounds each record's request: a long file must not run into one deadline.
   const { client } = await interruptible(ctx, () => ctx.connect({ deadlinePer: 'request' }));
-  ctx.ifCutShort(undefined);
   const out = new RecordStream(ctx.io, ctx.output);
   const deprecation = new DeprecationReporter(
     (m) => ctx.warn(m),
@@ -94,6 +94,22 @@ export async function runCreateFromFile(ctx: Context, file: string): Promise<num
     return err;
   };
   let failure: unknown;
+  let inFlight: number | undefined;
+  // Ended before the loop sees the signal (a second Ctrl-C): the account as it stands, the
+  // record whose request was under way unknown, nothing saved.
+  ctx.ifCutShort(() => {
+    const cause = InterruptedError.from(ctx.signal);
+    account.stop ??= {
+      index,
+      line: inFlight ?? 0,
+      kind: inFlight === undefined ? 'none' : 'unknown',
+      cause: cause.message,
+    };
+    if (account.notCreatedCount > 0) {
+      account.saved = { error: 'the run was ended before they could be written', count: account.notCreatedCount };
+    }
+    return accountError(ctx, account, cause);
+  });
   try {
     for await (const record of validRecords(source)) {
       if (ctx.signal.aborted) {
@@ -102,7 +118,9 @@ export async function runCreateFromFile(ctx: Context, file: string): Promise<num
       }
       let pet: Pet;
       try {
+        inFlight = record.line;
         const res = await client.createPet(record.pet);
+        inFlight = undefined;
         deprecation.observeAndFlush(res.headers, 'createPet (POST /pets)');
         pet = res.data;
       } catch (err) {
@@ -112,9 +130,11 @@ export async function runCreateFromFile(ctx: Context, file: string): Promise<num
       account.created(record.line, pet.id);
       index++;
       try {
-        await out.push([pet]);
+        // Not waited for past a signal: a reader that stopped reading would hold the run.
+        await settleOrAbort(out.push([pet]), ctx.signal);
       } catch (err) {
-        // Created, but stdout cannot take it: the pet is in the account, the rest is not sent.
+        // Created, but stdout cannot take it (or a signal came first): the pet is in the
+        // account, the rest is not sent.
         failure = stop('none', index, record.line, err);
         break;
       }
@@ -123,9 +143,12 @@ export async function runCreateFromFile(ctx: Context, file: string): Promise<num
     // Reading the input again failed (Ctrl-C while waiting for it, a file changed meanwhile).
     failure = stop('none', index, 0, err);
   } finally {
-    if (!(failure instanceof OutputError)) await out.end().catch(() => undefined);
+    if (!(failure instanceof OutputError)) await settleOrAbort(out.end(), ctx.signal).catch(() => undefined);
   }
-  if (failure === undefined) return ExitCode.ok;
+  if (failure === undefined) {
+    ctx.ifCutShort(undefined);
+    return ExitCode.ok;
+  }
   return report(ctx, source, account, failure);
 }
 
