@@ -4,8 +4,9 @@
  * not finished a second after the first (blocked opening a FIFO with no writer, say) is
  * ended then with the signal's code (cli-contract.md "Errors and exit codes": honoured
  * within a second, whatever the command is doing), after printing what the command set to
- * report in that case (`Context.ifCutShort`: a bulk create's account). stdout's failures (a closed pipe, a full
- * disk) are `main`'s to report. The process exits only after stdout and stderr are flushed.
+ * report in that case (`Context.ifCutShort`: a bulk create's account). stdout's failures (a
+ * closed pipe, a full disk) are `main`'s to report. The process exits only after stdout and
+ * stderr are flushed.
  */
 import { main } from './cli.js';
 import { ExitCode } from './errors.js';
