@@ -65,6 +65,8 @@ export function classifyCreateFailure(err: unknown): FailureKind {
 
 /** Most problems listed when records are refused; the rest are counted. */
 const PROBLEMS_SHOWN = 20;
+/** Why the records not created were not saved, when the process is ended before they are. */
+const ENDED_BEFORE_SAVED = 'the run was ended before they could be written';
 /** Records checked between two turns of the event loop (signals are seen then). */
 const RECORDS_PER_TURN = 2000;
 
@@ -106,7 +108,7 @@ export async function runCreateFromFile(ctx: Context, file: string): Promise<num
       cause: cause.message,
     };
     if (account.notCreatedCount > 0) {
-      account.saved = { error: 'the run was ended before they could be written', count: account.notCreatedCount };
+      account.saved = { error: ENDED_BEFORE_SAVED, count: account.notCreatedCount };
     }
     return accountError(ctx, account, cause);
   });
@@ -251,7 +253,7 @@ async function report(ctx: Context, source: RecordSource, account: BulkAccount, 
     // printed all the same, saying the records were not saved.
     ctx.ifCutShort(() => {
       saving.file?.discardNow();
-      account.saved = { error: 'the run was ended before they could be written', count };
+      account.saved = { error: ENDED_BEFORE_SAVED, count };
       return accountError(ctx, account, failure);
     });
     try {
