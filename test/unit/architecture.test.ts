@@ -20,6 +20,37 @@ const text = (file: string): string => readFileSync(join(src, file), 'utf8');
 const parse = (file: string): ts.SourceFile =>
   ts.createSourceFile(file, text(file), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
 
+/** The first word of a command file's name: its verb (`create-source.ts` → `create`). */
+const verbOf = (file: string): string => posix.basename(file).replace(/[.-].*$/, '');
+
+/**
+ * Whether a file under `commands/` may import `dep` (docs/architecture.md "Layers"): lower
+ * layers and the runner always; in its noun's folder, the files of its own verb
+ * (`list.ts` → `list.run.ts`), a group file its verbs, config's `key-argument.ts`; the
+ * noun's `shared/` folder from anywhere in the noun; a verb's own subfolder
+ * (`pets/create/`) from that verb's files. Imports point down only: `shared/` and a verb's
+ * subfolder import nothing above them in the noun.
+ */
+function commandImportAllowed(file: string, dep: string): boolean {
+  if (!dep.startsWith('commands/') || dep === 'commands/runner.ts') return true;
+  // `commands/completion.ts` sits in no noun's folder: its noun is ''.
+  const place = (path: string): { noun: string; sub: string | undefined } => {
+    const parts = path.split('/').slice(1, -1);
+    return { noun: parts[0] ?? '', sub: parts[1] };
+  };
+  const from = place(file);
+  const to = place(dep);
+  if (from.noun !== to.noun) return false;
+  if (to.sub === 'shared') return true;
+  if (from.sub !== undefined) return to.sub === from.sub;
+  if (to.sub !== undefined) return verbOf(file) === to.sub;
+  return (
+    verbOf(file) === from.noun ||
+    verbOf(file) === verbOf(dep) ||
+    (!dep.endsWith('.run.ts') && posix.basename(dep) === 'key-argument.ts')
+  );
+}
+
 /** Every import of `file` (static, type-only and dynamic), as src-relative paths or package names. */
 let graph: Record<string, string[]>;
 beforeAll(async () => {
@@ -58,26 +89,36 @@ describe('imports', () => {
     expect(bad).toEqual([]);
   });
 
-  it('commands import no other verb: only their own run modules, the runner and lower layers', () => {
-    const verb = (file: string): string => posix.basename(file).replace(/[.-].*$/, '');
+  it("commands import no other verb: only their own files, their noun's shared/ folder, the runner and lower layers", () => {
     const bad: string[] = [];
     for (const [file, deps] of Object.entries(graph)) {
       if (!file.startsWith('commands/')) continue;
-      const group = posix.basename(posix.dirname(file));
-      for (const dep of deps) {
-        if (!dep.startsWith('commands/') || dep === 'commands/runner.ts') continue;
-        const sameFolder = posix.dirname(dep) === posix.dirname(file);
-        // A group file (pets/pets.ts) composes its verbs; a verb's files share its name
-        // (list.ts → list.run.ts); key-argument.ts is a declaration part of config's verbs.
-        const ok =
-          sameFolder &&
-          (verb(file) === group ||
-            verb(file) === verb(dep) ||
-            (!dep.endsWith('.run.ts') && posix.basename(dep) === 'key-argument.ts'));
-        if (!ok) bad.push(`${file} → ${dep}`);
-      }
+      for (const dep of deps) if (!commandImportAllowed(file, dep)) bad.push(`${file} → ${dep}`);
     }
     expect(bad).toEqual([]);
+  });
+
+  it.each([
+    ['commands/pets/list.ts', 'commands/pets/list.run.ts', true],
+    ['commands/pets/pets.ts', 'commands/pets/create.ts', true],
+    ['commands/config/set.ts', 'commands/config/key-argument.ts', true],
+    ['commands/pets/create.run.ts', 'commands/pets/shared/deprecation.ts', true],
+    ['commands/pets/create-from-file.run.ts', 'commands/pets/create/sender.ts', true],
+    ['commands/pets/create/sender.ts', 'commands/pets/create/account.ts', true],
+    ['commands/pets/create/sender.ts', 'commands/pets/shared/deprecation.ts', true],
+    ['commands/pets/shared/a.ts', 'commands/pets/shared/b.ts', true],
+    ['commands/pets/create.ts', 'commands/runner.ts', true],
+    ['commands/pets/create.run.ts', 'commands/pets/list.run.ts', false],
+    ['commands/pets/list.run.ts', 'commands/pets/create/sender.ts', false],
+    ['commands/pets/create/sender.ts', 'commands/pets/create.run.ts', false],
+    ['commands/pets/shared/a.ts', 'commands/pets/create.run.ts', false],
+    ['commands/pets/shared/a.ts', 'commands/pets/create/sender.ts', false],
+    ['commands/auth/login.run.ts', 'commands/pets/shared/deprecation.ts', false],
+    ['commands/pets/create/sender.ts', 'commands/pets/list/page.ts', false],
+    ['commands/completion.ts', 'commands/completion.run.ts', true],
+    ['commands/completion.ts', 'commands/pets/shared/a.ts', false],
+  ])('the rule itself: %s → %s allowed: %s', (file, dep, ok) => {
+    expect(commandImportAllowed(file, dep)).toBe(ok);
   });
 
   it('nothing below commands imports the command layer, the factory or the program', () => {
