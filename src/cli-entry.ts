@@ -1,42 +1,61 @@
 /**
- * Process glue around `main`: SIGINT and SIGTERM abort the command (the AbortSignal's reason
- * names the signal; exit 130 or 143), a second signal exits at once, and a command that has
- * not finished a second after the first (blocked opening a FIFO with no writer, say) is
- * ended then with the signal's code (cli-contract.md "Errors and exit codes": honoured
- * within a second, whatever the command is doing), after printing what the command set to
- * report in that case (`Context.ifCutShort`: a bulk create's account). stdout's failures (a
- * closed pipe, a full disk) are `main`'s to report. The process exits only after stdout and
- * stderr are flushed.
+ * Process glue around `main`, and the one place that ends the process. SIGINT, SIGTERM,
+ * SIGHUP and SIGQUIT abort the command (the AbortSignal's reason names the signal; exit
+ * 130, 143, 129, 131), unless a part takes the signal as its own (Ctrl-C while a pager
+ * runs). A second signal ends the process at once, and a command that has not finished a
+ * second after the first (blocked opening a FIFO with no writer, say) is ended then
+ * (cli-contract.md "Errors and exit codes": honoured within a second, whatever the command
+ * is doing). A run whose event loop drains before its command returned — nothing is left
+ * that could finish it, which Node would end with exit 0 — is ended with exit 1, code
+ * `internal` (the contract: a run never exits 0 unless its command finished). Either way
+ * the shutdown registry (`shutdown.ts`) lets the run's parts tidy up and report first.
+ * stdout's failures (a closed pipe, a full disk) are `main`'s to report. The process exits
+ * only after stdout and stderr are flushed.
  */
-import { main } from './cli.js';
+import { main as cliMain, type MainDeps } from './cli.js';
 import { ExitCode } from './errors.js';
-import { cutShortRuns, flushed, runningPagers } from './io.js';
+import { flushed } from './io.js';
+import { ENDING_SIGNALS, ShutdownRegistry, type EndingSignal, type ForcedEnd } from './shutdown.js';
 
 /** How long a command may take to stop after the first signal, in ms. */
 const STOP_GRACE_MS = 1000;
 
-/** Runs the CLI for this process and exits with its code. */
-export async function run(argv: string[]): Promise<void> {
+/**
+ * Runs the CLI for this process and exits with its code. `main` is the CLI's own; another
+ * one shows the glue alone (a test of a command that never returns).
+ */
+export async function run(
+  argv: string[],
+  main: (argv: string[], deps: MainDeps) => Promise<number> = cliMain,
+): Promise<void> {
+  const shutdown = new ShutdownRegistry();
   const controller = new AbortController();
-  const onSignal = (sig: NodeJS.Signals): void => {
-    // Ctrl-C while a pager shows the output is the pager's: it reached it too, and the
-    // command is done but for the pager (git's and gh's way).
-    if (sig === 'SIGINT' && runningPagers.size > 0) return;
-    const code = sig === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
-    for (const pager of runningPagers) pager.kill('SIGTERM');
-    const end = (): never => {
-      // stderr is written synchronously here (a file, pipe or terminal on Linux).
-      for (const report of cutShortRuns) report();
-      process.exit(code);
-    };
-    if (controller.signal.aborted) end();
-    controller.abort(sig);
-    setTimeout(end, STOP_GRACE_MS).unref();
+  let returned = false;
+  const end = (code: number, how: ForcedEnd): never => {
+    // stderr is written synchronously by the hooks (a file, pipe or terminal on Linux).
+    const told = shutdown.forceEnd(how);
+    if (how.kind === 'stalled' && !told) process.stderr.write(`error: ${stalledMessage(how.doing)}\n`);
+    process.exit(code);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  const code = await main(argv, { env: process.env, signal: controller.signal });
+  const onSignal = (signal: EndingSignal): void => {
+    if (shutdown.signal(signal)) return;
+    const code = ENDING_SIGNALS[signal];
+    if (controller.signal.aborted) end(code, { kind: 'signal', signal });
+    controller.abort(signal);
+    setTimeout(() => end(code, { kind: 'signal', signal }), STOP_GRACE_MS).unref();
+  };
+  for (const signal of Object.keys(ENDING_SIGNALS) as EndingSignal[]) process.on(signal, onSignal);
+  process.on('beforeExit', () => {
+    if (!returned) end(ExitCode.failure, { kind: 'stalled', doing: shutdown.doing() });
+  });
+  const code = await main(argv, { env: process.env, signal: controller.signal, shutdown });
+  returned = true;
   process.exitCode = code;
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
+}
+
+/** The message of a run that stalled when nothing of it said why (`main` normally does). */
+export function stalledMessage(doing: string | undefined): string {
+  return `internal error: petstore ended without a result${doing === undefined ? '' : ` while ${doing}`} (nothing was left for it to wait for); this looks like a bug in petstore, please report it`;
 }

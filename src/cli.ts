@@ -6,10 +6,11 @@
 import { ApiError, CliError, ExitCode, InterruptedError, OutputError, UsageError, exitCodeFor } from './errors.js';
 import { createContext, type RunState } from './factory.js';
 import { toGlobalOptions } from './global-options.js';
-import { cutShortRuns, flushed, processIo, type Io } from './io.js';
+import { flushed, processIo, type Io } from './io.js';
 import { buildProgram } from './program.js';
 import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from './render/escape.js';
 import { messageColumns, wrapMessage } from './render/wrap.js';
+import type { ForcedEnd, Shutdown } from './shutdown.js';
 import { shellQuote } from './suggest.js';
 
 /** Inputs of one run; tests pass their own. */
@@ -24,6 +25,13 @@ export interface MainDeps {
    * to the real one; tests pass another to run on a given day.
    */
   now?: () => Date;
+  /**
+   * The process's shutdown registry (`cli-entry.ts` drives it); given `io`, the Io's own
+   * is used instead.
+   */
+  shutdown?: Shutdown;
+  /** The current directory (where files without a place of their own go); the process's by default. */
+  cwd?: string;
 }
 
 /**
@@ -41,12 +49,13 @@ export function hasNoColorFlag(argv: readonly string[]): boolean {
  * never throws, never calls `process.exit`.
  */
 export async function main(argv: string[], deps: MainDeps): Promise<number> {
-  const io = deps.io ?? (await processIo(deps.env, hasNoColorFlag(argv)));
+  const io = deps.io ?? (await processIo(deps.env, hasNoColorFlag(argv), deps.shutdown));
   const state: RunState = {
     io,
     env: deps.env,
     signal: deps.signal ?? new AbortController().signal,
     now: deps.now ?? (() => new Date()),
+    cwd: deps.cwd ?? process.cwd(),
     cleanups: [],
     jsonErrors: guessJsonErrors(argv),
     warned: new Set(),
@@ -54,11 +63,15 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   };
   let code: number;
   let failedCommand: () => string[] | undefined = () => undefined;
-  const cutShort = (): void => {
-    const err = state.cutShort?.();
-    if (err !== undefined) reportError(err, state, (e) => fromCommander(e, argv, failedCommand()));
-  };
-  cutShortRuns.add(cutShort);
+  let running: () => string[] | undefined = () => undefined;
+  const report = (err: unknown): number => reportError(err, state, (e) => fromCommander(e, argv, failedCommand()));
+  const unregister = io.shutdown.add({
+    onForcedEnd: (end) => reportForcedEnd(end, state, report),
+    doing: () => {
+      const words = running();
+      return words === undefined ? undefined : `running \`petstore ${words.join(' ')}\``;
+    },
+  });
   try {
     // With --output json|ndjson, stderr carries only the one JSON error object, so the
     // help commander prints for a missing command word is left out (cli-contract.md "Errors").
@@ -68,6 +81,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
       () => state.jsonErrors,
     );
     failedCommand = built.failedCommand;
+    running = built.running;
     const inline = argv
       .slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length)
       .find((a) => a.startsWith('--json='));
@@ -79,9 +93,9 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     const failed = io.stdoutError();
     if (failed !== undefined) throw new OutputError(failed);
   } catch (err) {
-    code = reportError(err, state, (e) => fromCommander(e, argv, failedCommand()));
+    code = report(err);
   } finally {
-    cutShortRuns.delete(cutShort);
+    unregister();
     for (const fn of state.cleanups.reverse()) {
       try {
         await fn();
@@ -91,6 +105,36 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     }
   }
   return code;
+}
+
+/**
+ * What the run says when the process is ended before its command returned (`cli-entry.ts`):
+ * after a signal, what the command set to report then (`Context.atForcedEnd`: a bulk
+ * create's account), if anything; when nothing was left that could finish it, an internal
+ * error naming what it was doing, with that report's account. True when it said something.
+ */
+function reportForcedEnd(end: ForcedEnd, state: RunState, report: (err: unknown) => number): boolean {
+  const last = state.lastWords?.();
+  if (end.kind === 'signal') {
+    if (last === undefined) return false;
+    report(last);
+    return true;
+  }
+  const account = last instanceof CliError ? last : undefined;
+  report(
+    new CliError(
+      `internal error: petstore ended without a result${end.doing === undefined ? '' : ` while ${end.doing}`} (nothing was left for it to wait for)`,
+      {
+        exitCode: ExitCode.failure,
+        code: 'internal',
+        hint: [account?.message, account?.hint, 'This looks like a bug in petstore; please report it.']
+          .filter((line) => line !== undefined)
+          .join('\n'),
+        details: account?.details,
+      },
+    ),
+  );
+  return true;
 }
 
 /** `--output json|ndjson` or `--json` anywhere in argv (before `--`). */

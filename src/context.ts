@@ -10,6 +10,7 @@ import type { GlobalOptions } from './global-options.js';
 import type { HttpTransport } from './http/transport.js';
 import type { Io } from './io.js';
 import type { RenderMode } from './render/pets.js';
+import type { Shutdown } from './shutdown.js';
 
 /** What `connect()` gives a command. */
 export interface Api {
@@ -38,10 +39,12 @@ export interface Context {
   io: Io;
   env: NodeJS.ProcessEnv;
   globals: GlobalOptions;
-  /** Aborted on Ctrl-C (or SIGTERM). */
+  /** Aborted on Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT); its reason names the signal. */
   signal: AbortSignal;
   /** The current time (the real clock unless `main` was given another). */
   now: () => Date;
+  /** The current directory (where a file with no place of its own goes: a remaining file of stdin). */
+  cwd: string;
   /** The config store, loaded on first call. */
   loadConfig: LoadConfig;
   /**
@@ -64,11 +67,18 @@ export interface Context {
   /** Registers work to run when the command ends (close servers, sockets). */
   defer(fn: () => Promise<void> | void): void;
   /**
-   * Sets what to do if the process is ended before the command finishes (a second after
-   * SIGINT or SIGTERM, `cli-entry.ts`): `fn` runs synchronously, tidies what it must, and
-   * returns the error to report in the command's place (`undefined` for none).
+   * The process's shutdown registry (`shutdown.ts`, `Io.shutdown`): parts register what to
+   * do at a signal or when the process is ended before the command returns (remove a temp
+   * file, kill a pager).
    */
-  ifCutShort(fn: (() => unknown) | undefined): void;
+  shutdown: Shutdown;
+  /**
+   * Sets what the command reports if the process is ended before it returns (a second after
+   * a signal, a second signal, or a run with nothing left to wait for; `cli-entry.ts`):
+   * `report` runs synchronously and returns the error to report in the command's place
+   * (`undefined` for none). Returns the function that clears it again.
+   */
+  atForcedEnd(report: () => unknown): () => void;
   /**
    * Writes `warning: message` on stderr (once per message). The text form is wrapped at
    * word boundaries so that no line, the `warning: ` prefix included, is wider than 80
@@ -82,8 +92,12 @@ export interface Context {
    * `words`, e.g. `ctx.suggest('pets list')` → `petstore --env staging pets list`.
    */
   suggest(words: string): string;
-  /** Writes a note on stderr (wrapped as warnings are), only when stderr is a terminal (notes are for people). */
-  note(message: string): void;
+  /**
+   * Writes a note on stderr (wrapped as warnings are), only when stderr is a terminal (notes
+   * are for people), or always with `always` (what a script must learn too, such as a file
+   * petstore removed).
+   */
+  note(message: string, opts?: { always?: boolean }): void;
   /** The render mode: the `--output` asked for; without one, `table` on a terminal and `tsv` otherwise. */
   output: RenderMode;
 }

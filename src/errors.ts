@@ -7,6 +7,7 @@
  * when no HTTP answer was involved) and an optional hint printed on its own line. Anything
  * else reaching `cli.ts` is a bug (exit 1, code `internal`).
  */
+import { ENDING_SIGNALS, type EndingSignal } from './shutdown.js';
 
 /** Exit codes of the contract's table. */
 export const ExitCode = {
@@ -42,6 +43,8 @@ export const ERROR_CODES = [
   'invalid_response',
   'output',
   'interrupted',
+  'input_changed',
+  'already_sent',
   'max_pages',
   'not_in_list',
   'not_in_first_page',
@@ -184,28 +187,37 @@ export class InvalidResponseError extends CliError {
   }
 }
 
-/** The signals petstore stops on, and the exit code of each (128 + its number). */
-export type StopSignal = 'SIGINT' | 'SIGTERM';
+/** The signals petstore stops on. */
+export type StopSignal = EndingSignal;
+
+/** What each signal is called in messages. */
+const SIGNAL_WORDS: Record<StopSignal, string> = {
+  SIGINT: 'interrupted',
+  SIGTERM: 'terminated',
+  SIGHUP: 'hung up',
+  SIGQUIT: 'quit',
+};
 
 /**
- * The run was stopped by a signal: Ctrl-C (SIGINT, exit 130) or SIGTERM (exit 143).
+ * The run was stopped by a signal: Ctrl-C (SIGINT, exit 130), SIGTERM (143), SIGHUP (129,
+ * a terminal or ssh session that went away) or SIGQUIT (131); code `interrupted` for all.
  * `cli-entry.ts` aborts the run's AbortSignal with the signal's name as its reason.
  */
 export class InterruptedError extends CliError {
   readonly signal: StopSignal;
 
   constructor(signal: StopSignal = 'SIGINT') {
-    super(signal === 'SIGTERM' ? 'terminated' : 'interrupted', {
-      exitCode: signal === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted,
-      code: 'interrupted',
-    });
+    super(SIGNAL_WORDS[signal], { exitCode: ENDING_SIGNALS[signal], code: 'interrupted' });
     this.name = 'InterruptedError';
     this.signal = signal;
   }
 
-  /** The interruption an aborted run's signal stands for (its reason names the signal). */
+  /** The interruption an aborted run's signal stands for (its reason names the signal; SIGINT otherwise). */
   static from(signal: AbortSignal | undefined): InterruptedError {
-    return new InterruptedError(signal?.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT');
+    const reason: unknown = signal?.reason;
+    return new InterruptedError(
+      typeof reason === 'string' && reason in SIGNAL_WORDS ? (reason as StopSignal) : 'SIGINT',
+    );
   }
 }
 

@@ -29,6 +29,8 @@ export interface RunState {
   signal: AbortSignal;
   /** The clock (`MainDeps.now`). */
   now: () => Date;
+  /** The current directory (`MainDeps.cwd`). */
+  cwd: string;
   /** Run in reverse order when the command ends. */
   cleanups: (() => Promise<void> | void)[];
   /** Whether stderr carries JSON objects (`--output json|ndjson`). */
@@ -37,8 +39,8 @@ export interface RunState {
   warned: Set<string>;
   /** Whether `--verbose` was given (for the stack of an unexpected error). */
   verbose: boolean;
-  /** What to report if the process is ended before the command finishes (`Context.ifCutShort`). */
-  cutShort?: () => unknown;
+  /** What to report if the process is ended before the command returns (`Context.atForcedEnd`). */
+  lastWords?: () => unknown;
 }
 
 /** Builds the Context of a command from the run's state and its global options. */
@@ -60,6 +62,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     globals,
     signal: state.signal,
     now: state.now,
+    cwd: state.cwd,
     loadConfig,
     settings: async (scope) => {
       const settings = await resolveSettings(
@@ -96,16 +99,20 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
       return transport;
     },
     defer: (fn) => state.cleanups.push(fn),
-    ifCutShort: (fn) => {
-      state.cutShort = fn;
+    shutdown: io.shutdown,
+    atForcedEnd: (report) => {
+      state.lastWords = report;
+      return () => {
+        if (state.lastWords === report) state.lastWords = undefined;
+      };
     },
     warn: (message, opts) => {
       if (state.warned.has(message)) return;
       state.warned.add(message);
       writeMessage(state, 'warning', message, opts?.wrap);
     },
-    note: (message) => {
-      if (io.stderrIsTTY) writeMessage(state, 'note', message);
+    note: (message, opts) => {
+      if (io.stderrIsTTY || opts?.always === true) writeMessage(state, 'note', message);
     },
     // Said once, honoured always: only when no format was asked for does the terminal decide.
     output: globals.outputExplicit ? globals.output : io.stdoutIsTTY ? 'table' : 'tsv',

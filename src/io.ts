@@ -6,6 +6,7 @@
 import { accessSync, constants as fsConstants } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { InterruptedError } from './errors.js';
+import { ShutdownRegistry, type Shutdown } from './shutdown.js';
 
 /** Colour functions; identity functions when colour is off. */
 export interface Colors {
@@ -46,6 +47,11 @@ export interface Io {
   colorOut: Colors;
   /** Colour for messages on stderr. */
   colorErr: Colors;
+  /**
+   * The process's shutdown registry (`shutdown.ts`, driven by `cli-entry.ts`): what a
+   * pager, a temp file or a command's account does at a signal or a forced end.
+   */
+  shutdown: Shutdown;
 }
 
 const identity = (s: string): string => s;
@@ -82,21 +88,6 @@ function isExecutable(path: string): boolean {
     return false;
   }
 }
-
-/**
- * Pagers running now (`render/pager.ts` adds and removes them). While one runs, Ctrl-C is
- * the pager's (the terminal sends it to both, and petstore waits for the pager, as git and
- * gh do); SIGTERM, sent to petstore alone, is passed on to it (`cli-entry.ts`).
- */
-export const runningPagers = new Set<{ kill(signal: NodeJS.Signals): boolean }>();
-
-/**
- * Runs in progress (`main` adds and removes one each): called synchronously by
- * `cli-entry.ts` just before it ends a command that did not stop within the second after a
- * signal, each prints what its command set with `Context.ifCutShort` (the account of a bulk
- * create whose remaining file could not be finished in time, say).
- */
-export const cutShortRuns = new Set<() => void>();
 
 /**
  * Waits until `stream` has taken everything written to it so far (a write's callback runs
@@ -179,6 +170,7 @@ function sizeOf(
 /**
  * Builds an Io over any three streams; a stream's `isTTY` and `columns` say whether it is
  * a terminal and how wide (as on `process.stdout`). `env` and `noColorFlag` decide colour.
+ * `shutdown` is the process's registry (a fresh one, which nothing drives, by default).
  */
 export async function createIo(
   streams: {
@@ -188,6 +180,7 @@ export async function createIo(
   },
   env: NodeJS.ProcessEnv,
   noColorFlag: boolean,
+  shutdown: Shutdown = new ShutdownRegistry(),
 ): Promise<Io> {
   const stdoutIsTTY = streams.stdout.isTTY === true;
   const stderrIsTTY = streams.stderr.isTTY === true;
@@ -217,12 +210,13 @@ export async function createIo(
     pager: () => (pager ??= { choice: choosePager(env, stdoutIsTTY) }).choice,
     colorOut,
     colorErr,
+    shutdown,
   };
 }
 
-/** Builds the Io of the real process from its streams and environment. */
-export function processIo(env: NodeJS.ProcessEnv, noColorFlag: boolean): Promise<Io> {
-  return createIo({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, env, noColorFlag);
+/** Builds the Io of the real process from its streams, environment and shutdown registry. */
+export function processIo(env: NodeJS.ProcessEnv, noColorFlag: boolean, shutdown?: Shutdown): Promise<Io> {
+  return createIo({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, env, noColorFlag, shutdown);
 }
 
 /**

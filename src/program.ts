@@ -31,6 +31,8 @@ export interface Program {
    * command on which commander raised its own error, for pointing at the nearest help.
    */
   failedCommand: () => string[] | undefined;
+  /** The command words of the command whose action is running (`['pets', 'create']`), once one is. */
+  running: () => string[] | undefined;
 }
 
 /** Help width when stdout (or stderr, for help after an error) is not a terminal. */
@@ -49,6 +51,7 @@ export function buildProgram(
 ): Program {
   let exitCode: number | undefined;
   let failedCommand: string[] | undefined;
+  let running: string[] | undefined;
   const outWidth = (): number => io.stdoutColumns ?? HELP_COLUMNS;
   const errWidth = (): number => io.stderrColumns ?? HELP_COLUMNS;
   const root = addGlobalOptions(new Command('petstore'));
@@ -81,6 +84,9 @@ export function buildProgram(
       // is every description after a long flag.
       minWidthToWrap: 16,
     })
+    .hook('preAction', (_root, action) => {
+      running = commandPath(action);
+    })
     .showSuggestionAfterError(true)
     // Our own `help` command takes a command path (`petstore help pets list`).
     .helpCommand(false)
@@ -104,7 +110,14 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
     .addCommand(newVersionCommand(VERSION, (s) => io.stdout.write(s)))
     .addCommand(newHelpCommand());
   inheritSettings(root, [], (words) => (failedCommand ??= words));
-  return { program: root, exitCode: () => exitCode, failedCommand: () => failedCommand };
+  return { program: root, exitCode: () => exitCode, failedCommand: () => failedCommand, running: () => running };
+}
+
+/** The words of `cmd` below the root (`['pets', 'create']`). */
+function commandPath(cmd: CommandUnknownOpts): string[] {
+  const words: string[] = [];
+  for (let node = cmd; node.parent !== null; node = node.parent) words.unshift(node.name());
+  return words;
 }
 
 /**

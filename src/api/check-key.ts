@@ -3,7 +3,7 @@
  * spec §4.1), sent through the normal client, so it honours `--timeout`, `--retries`,
  * `--verbose` (key redacted) and the redirect policy.
  */
-import { ApiError, CliError, ExitCode } from '../errors.js';
+import { ApiError, CliError, ExitCode, InterruptedError } from '../errors.js';
 import type { PetstoreClient } from './client.js';
 
 /** Outcome of a key check. */
@@ -24,7 +24,7 @@ export async function checkKey(client: PetstoreClient): Promise<KeyCheck> {
     await client.listPets({ limit: 1 });
     return { result: 'ok' };
   } catch (err) {
-    if (!(err instanceof CliError) || err.exitCode === ExitCode.interrupted) throw err;
+    if (!(err instanceof CliError) || err instanceof InterruptedError) throw err;
     if (err instanceof ApiError && err.status === 401) return { result: 'rejected', error: err };
     if (err.exitCode === ExitCode.network) return { result: 'unreachable', error: err };
     return { result: 'failed', error: err };

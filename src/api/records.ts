@@ -6,6 +6,7 @@
  * is validated and sent without holding it. Every record is checked strictly (`checkRecord`)
  * before anything is sent, and every problem is reported with its line. Pure: no I/O.
  */
+import { isUtf8 } from 'node:buffer';
 import { INT64_MAX, INT64_MIN, PET_STATUSES } from './constants.js';
 import type { NewPet } from './schemas.js';
 import { isInteger, isSafeNumber, parse } from 'lossless-json';
@@ -28,6 +29,76 @@ export interface NewPetRecord {
 export interface RecordProblem {
   line: number;
   message: string;
+}
+
+/** Input that is not UTF-8 text: the first place where it is not, as a problem on its line. */
+export class NotTextError extends Error {
+  constructor(readonly problem: RecordProblem) {
+    super(`line ${problem.line}: ${problem.message}`);
+    this.name = 'NotTextError';
+  }
+}
+
+/**
+ * Decodes bulk input from bytes, refusing anything but UTF-8 text (RFC 8259 §8.1: JSON
+ * exchanged between systems is UTF-8): an invalid or truncated sequence, or a NUL byte
+ * (no JSON text holds one; it means a binary file such as /dev/zero), stops it with a
+ * NotTextError on the line where it is. Nothing is replaced by U+FFFD, so what is sent is
+ * what was written. A sequence cut by a chunk boundary is carried to the next chunk.
+ */
+export class Utf8Text {
+  /** Line of the first byte not decoded yet (1-based). */
+  private line = 1;
+  private carry: Buffer = Buffer.alloc(0);
+
+  /** The text of the next chunk (up to its last complete character). @throws NotTextError */
+  push(chunk: Buffer): string {
+    const bytes = this.carry.length === 0 ? chunk : Buffer.concat([this.carry, chunk]);
+    const cut = completeLength(bytes);
+    const body = bytes.subarray(0, cut);
+    this.carry = Buffer.from(bytes.subarray(cut));
+    if (!isUtf8(body)) this.refuse(body, firstInvalidUtf8(body), 'not valid UTF-8');
+    const nul = body.indexOf(0);
+    if (nul !== -1) this.refuse(body, nul, 'not text: a NUL byte (is it a binary file?)');
+    for (let i = body.indexOf(10); i !== -1; i = body.indexOf(10, i + 1)) this.line++;
+    return body.toString('utf8');
+  }
+
+  /** Ends the input. @throws NotTextError when it ends inside a character. */
+  end(): void {
+    if (this.carry.length > 0) this.refuse(this.carry, 0, 'not valid UTF-8');
+  }
+
+  private refuse(body: Buffer, at: number, what: string): never {
+    let line = this.line;
+    for (let i = body.indexOf(10); i !== -1 && i < at; i = body.indexOf(10, i + 1)) line++;
+    const byte = body[at];
+    const shown = byte === undefined ? '' : ` (the byte 0x${byte.toString(16).toUpperCase().padStart(2, '0')})`;
+    throw new NotTextError({ line, message: `${what}${what.startsWith('not valid') ? shown : ''}` });
+  }
+}
+
+/** Bytes of `bytes` up to the end of its last complete UTF-8 sequence (a cut one is left out). */
+function completeLength(bytes: Buffer): number {
+  for (let back = 1; back <= Math.min(4, bytes.length); back++) {
+    const b = bytes[bytes.length - back] ?? 0;
+    if ((b & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    const needs = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return needs > back ? bytes.length - back : bytes.length;
+  }
+  return bytes.length;
+}
+
+/** Offset of the first byte of `bytes` that starts no valid UTF-8 sequence (RFC 3629 §4). */
+function firstInvalidUtf8(bytes: Buffer): number {
+  for (let i = 0; i < bytes.length;) {
+    const b = bytes[i] ?? 0;
+    const needs =
+      b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (needs === 0 || !isUtf8(bytes.subarray(i, i + needs))) return i;
+    i += needs;
+  }
+  return bytes.length;
 }
 
 /** The two input formats. */

@@ -27,10 +27,42 @@ export function sandboxDataFile(env: NodeJS.ProcessEnv): string {
 }
 
 /**
- * The directory for temporary files: `TMPDIR` of the run's environment when it is an
- * absolute path, else the system's (as `os.tmpdir()` decides for the process).
+ * petstore's state directory, for what it remembers between runs (records of bulk runs):
+ * `PETSTORE_STATE_DIR`, else `$XDG_STATE_HOME/petstore` (when absolute), else
+ * `~/.local/state/petstore` (XDG Base Directory spec: "state data that should persist
+ * between restarts", not important or portable enough for the config directory).
  */
-export function tempDirectory(env: NodeJS.ProcessEnv): string {
+export function stateDirectory(env: NodeJS.ProcessEnv): string {
+  if (env.PETSTORE_STATE_DIR !== undefined && env.PETSTORE_STATE_DIR !== '') return env.PETSTORE_STATE_DIR;
+  const xdg = env.XDG_STATE_HOME;
+  return xdg !== undefined && xdg.startsWith('/')
+    ? join(xdg, 'petstore')
+    : join(env.HOME ?? homedir(), '.local', 'state', 'petstore');
+}
+
+/**
+ * The directory for temporary files: `TMPDIR` of the run's environment when it is an
+ * absolute path, else the system's (as `os.tmpdir()` decides for the process); with the
+ * words that say where it came from, for messages.
+ */
+export function tempDirectory(env: NodeJS.ProcessEnv): { path: string; from: string } {
   const dir = env.TMPDIR;
-  return dir !== undefined && dir.startsWith('/') ? dir.replace(/(.)\/+$/, '$1') : tmpdir();
+  return dir !== undefined && dir.startsWith('/')
+    ? { path: dir.replace(/(.)\/+$/, '$1'), from: 'TMPDIR' }
+    : { path: tmpdir(), from: "the system's temporary directory" };
+}
+
+/** Where a bulk create keeps its files (`placesOf`). */
+export interface BulkPlaces {
+  /** The directory of the spool of input read once (`tempDirectory`). */
+  temp: { path: string; from: string };
+  /** The directory of the records of bulk runs (`stateDirectory`). */
+  state: string;
+  /** The sandbox's data file, which names the sandbox a run sends to (`sandboxDataFile`). */
+  sandboxData: string;
+}
+
+/** The places of a bulk create's files, resolved once from the run's environment. */
+export function bulkPlaces(env: NodeJS.ProcessEnv): BulkPlaces {
+  return { temp: tempDirectory(env), state: stateDirectory(env), sandboxData: sandboxDataFile(env) };
 }

@@ -3,7 +3,6 @@
  * one pet, a list, or a stream of records (pages of `pets list --all`, results of bulk
  * create) whose lines are written as records arrive.
  */
-import type { Pet } from '../api/schemas.js';
 import { OutputError } from '../errors.js';
 import type { Io } from '../io.js';
 import {
@@ -12,6 +11,7 @@ import {
   renderJsonArrayItem,
   renderNdjson,
   renderPetTsv,
+  type PetRow,
   type RenderMode,
 } from './pets.js';
 
@@ -49,13 +49,13 @@ async function writeTable(io: Io, text: string): Promise<void> {
  * Renders pets as the table (loaded only here), no wider than stdout's terminal; piped
  * (`-o table | cat`) it has no width to fit, so no name is shortened.
  */
-async function renderTable(io: Io, pets: readonly Pet[]): Promise<string> {
+async function renderTable(io: Io, pets: readonly PetRow[]): Promise<string> {
   const { renderPetTable } = await import('./table.js');
   return renderPetTable(pets, io.colorOut, io.stdoutColumns);
 }
 
 /** Writes pets in `mode`; an empty list prints `[]` in json and nothing otherwise. */
-export async function writePets(io: Io, mode: RenderMode, pets: readonly Pet[]): Promise<void> {
+export async function writePets(io: Io, mode: RenderMode, pets: readonly PetRow[]): Promise<void> {
   switch (mode) {
     case 'json':
       return writeOut(io, renderJson(pets));
@@ -69,7 +69,7 @@ export async function writePets(io: Io, mode: RenderMode, pets: readonly Pet[]):
 }
 
 /** Writes one pet: an object in json, one line in ndjson/tsv, a one-row table on a TTY. */
-export async function writePet(io: Io, mode: RenderMode, pet: Pet): Promise<void> {
+export async function writePet(io: Io, mode: RenderMode, pet: PetRow): Promise<void> {
   if (mode === 'json') return writeOut(io, renderJson(pet));
   return writePets(io, mode, [pet]);
 }
@@ -80,7 +80,7 @@ export async function writePet(io: Io, mode: RenderMode, pet: Pet): Promise<void
  * (column widths need every row) all at `end`.
  */
 export class RecordStream {
-  private readonly held: Pet[] = [];
+  private readonly held: PetRow[] = [];
   private count = 0;
 
   constructor(
@@ -94,7 +94,7 @@ export class RecordStream {
   }
 
   /** Adds records: printed at once (ndjson, tsv, json array elements), or held for `end` (table). */
-  async push(records: readonly Pet[]): Promise<void> {
+  async push(records: readonly PetRow[]): Promise<void> {
     const before = this.count;
     this.count += records.length;
     if (records.length === 0) return;

@@ -5,7 +5,7 @@
  * user pressed q) is not an error.
  */
 import { spawn, type StdioOptions } from 'node:child_process';
-import { runningPagers, type Io, type PagerChoice } from '../io.js';
+import type { Io, PagerChoice } from '../io.js';
 
 /** Lines of `text` (it ends with a newline). */
 function lineCount(text: string): number {
@@ -41,7 +41,21 @@ export async function page(io: Io, pager: PagerChoice, text: string): Promise<bo
     child.once('error', () => resolve(false));
   });
   if (!(await started)) return false;
-  runningPagers.add(child);
+  // While it runs, Ctrl-C is the pager's: the terminal sends it to both, and petstore waits
+  // for the pager (git's and gh's way). Any other signal, or a forced end, is passed on to
+  // it, so it is never left behind on the terminal.
+  const unregister = io.shutdown.add({
+    onSignal: (signal) => {
+      if (signal === 'SIGINT') return true;
+      child.kill('SIGTERM');
+      return false;
+    },
+    onForcedEnd: () => {
+      child.kill('SIGTERM');
+      return false;
+    },
+    doing: () => 'waiting for the pager to exit',
+  });
   try {
     // The pager may quit before it has read everything: its closed stdin is not our error.
     child.stdin?.on('error', () => undefined);
@@ -49,6 +63,6 @@ export async function page(io: Io, pager: PagerChoice, text: string): Promise<bo
     const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
     return code !== 126 && code !== 127;
   } finally {
-    runningPagers.delete(child);
+    unregister();
   }
 }

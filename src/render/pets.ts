@@ -2,7 +2,7 @@
  * Pure renderers of pets (cli-contract.md "Output"): the tab-separated machine form,
  * JSON and NDJSON. The table is in `table.ts`, loaded only when a table is printed.
  */
-import type { Pet } from '../api/schemas.js';
+import type { Int64, NewPet } from '../api/schemas.js';
 import { stringifyJson } from '../json.js';
 import { escapeJsonText, escapeTsvField } from './escape.js';
 
@@ -12,9 +12,15 @@ import { escapeJsonText, escapeTsvField } from './escape.js';
  */
 export type RenderMode = 'table' | 'tsv' | 'json' | 'ndjson';
 
+/**
+ * What the renderers print: a Pet, or a NewPet not created yet (`pets create --from-file
+ * --dry-run`), whose id is left empty.
+ */
+export type PetRow = NewPet & { id?: Int64 };
+
 /** One pet as a machine-form (`tsv`) line: id, name, categoryId, status, tab-separated, ending in `\n`. */
-export function renderPetTsv(pet: Pet): string {
-  return `${String(pet.id)}\t${escapeTsvField(pet.name)}\t${String(pet.categoryId)}\t${pet.status ?? ''}\n`;
+export function renderPetTsv(pet: PetRow): string {
+  return `${String(pet.id ?? '')}\t${escapeTsvField(pet.name)}\t${String(pet.categoryId)}\t${pet.status ?? ''}\n`;
 }
 
 /**

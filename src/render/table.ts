@@ -5,9 +5,9 @@
  * the name is shortened, with `…`; ids, categories and statuses are never cut, since a
  * shortened id would be a wrong id. The machine forms (tsv, json, ndjson) are never shortened.
  */
-import type { Pet } from '../api/schemas.js';
 import type { Colors } from '../io.js';
 import { escapeForTerminal } from './escape.js';
+import type { PetRow } from './pets.js';
 import { displayWidth, padToWidth, truncateToWidth } from './width.js';
 
 /** The table's column headers, in order. */
@@ -34,8 +34,8 @@ export function colorStatus(status: string | undefined, c: Colors): string {
  * narrowed (never below its header) and longer names end in `…`. Without `columns` (stdout
  * is not a terminal) names are never shortened.
  */
-export function renderPetTable(pets: readonly Pet[], c: Colors, columns?: number): string {
-  const rows = pets.map((p) => [String(p.id), escapeForTerminal(p.name), String(p.categoryId), p.status ?? '']);
+export function renderPetTable(pets: readonly PetRow[], c: Colors, columns?: number): string {
+  const rows = pets.map((p) => [String(p.id ?? ''), escapeForTerminal(p.name), String(p.categoryId), p.status ?? '']);
   // Each column is as wide as its widest cell or its header, whichever is wider.
   const widths = TABLE_HEADERS.map((h, i) => Math.max(h.length, ...rows.map((r) => displayWidth(r[i] ?? ''))));
   const [idWidth = 0, fullNameWidth = 0, categoryWidth = 0, statusWidth = 0] = widths;

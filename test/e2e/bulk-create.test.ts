@@ -3,10 +3,10 @@
  * in order with streamed output, and a resumable stop at the first failure that never
  * creates a pet twice. In-process (`runMain`), each test with a server of its own.
  */
-import { readFileSync, statSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, unwrapped } from '../helpers/run-cli.js';
+import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -96,7 +96,7 @@ describe.concurrent('pets create --from-file', () => {
     expect(posts(fresh).map((b) => (JSON.parse(b) as { name: string }).name)).toEqual(['Shadow', 'Nibbles', 'Bubbles']);
   });
 
-  it('reports created ids, the failed record and the remaining file in plain text', async () => {
+  it('reports the created lines, the failed record and the remaining file in plain text', async () => {
     const server = await petServer({ at: 3, reply: 'error400' });
     const dir = tempDir();
     const file = join(dir, 'p.ndjson');
@@ -107,7 +107,7 @@ describe.concurrent('pets create --from-file', () => {
     expect(unwrapped(r.stderr)).toContain(
       'error: stopped at record 3 of 6 (line 3), not created: invalid name (invalid_request, HTTP 400)',
     );
-    expect(unwrapped(r.stderr)).toContain('created 2: lines 1-2 → ids 101-102');
+    expect(unwrapped(r.stderr)).toContain('created 2: lines 1-2 failed 1');
     expect(unwrapped(r.stderr)).toContain('failed 1: line 3, not created');
     expect(unwrapped(r.stderr)).toContain('not sent 3');
     expect(unwrapped(r.stderr)).toContain(`the 4 records not created are in ${file}.remaining.ndjson`);
@@ -165,19 +165,17 @@ describe.concurrent('pets create --from-file', () => {
     ]);
   });
 
-  it('saves what remains of stdin input in the temp directory, mode 0600', async () => {
+  it('saves what remains of stdin input in the current directory, mode 0600, never over a file', async () => {
     const server = await petServer({ at: 2, reply: 'error500' });
-    const tmp = tempDir();
-    // Spawned: the temp directory comes from os.tmpdir(), which reads the process's own
-    // TMPDIR, not the environment main() is given, so in-process it would be the test's.
-    const r = await runCli(['pets', 'create', '--from-file', '-'], { env: env(server, { TMPDIR: tmp }), input: SIX });
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'stdin.remaining.ndjson'), 'mine\n');
+    const r = await runMain(['pets', 'create', '--from-file', '-'], { env: env(server), input: SIX, cwd });
     expect(r.code).toBe(1);
-    const files = readdirSync(tmp).filter((f) => f.startsWith('petstore-remaining-'));
-    expect(files).toHaveLength(1);
-    const path = join(tmp, files[0] as string);
-    expect(unwrapped(r.stderr)).toContain(path);
+    const path = join(cwd, 'stdin.remaining-2.ndjson');
+    expect(unwrapped(r.stderr)).toContain(`are in ${path}`);
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect(readFileSync(path, 'utf8').trimEnd().split('\n')).toHaveLength(5);
+    expect(readFileSync(path, 'utf8')).toBe(SIX.split('\n').slice(1).join('\n'));
+    expect(readFileSync(join(cwd, 'stdin.remaining.ndjson'), 'utf8')).toBe('mine\n');
   });
 
   it('refuses invalid records with every problem and its line, and sends nothing', async () => {

@@ -3,6 +3,7 @@
  * and checks on every run that no secret reached stdout or stderr.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 
@@ -29,6 +30,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Values that must never appear in stdout or stderr (API keys). `env.PETSTORE_API_KEY` is always added. */
   secrets?: string[];
+  /** The working directory (default: `PETSTORE_CONFIG_DIR` when given, else the test's). */
+  cwd?: string;
 }
 
 const secretSet = new Set<string>();
@@ -52,6 +55,11 @@ export function unwrapped(text: string): string {
   return text.replace(/ *\n *(?!$)/g, ' ');
 }
 
+/** `dir` when it is an existing folder (a run's working directory), else undefined: the test's own. */
+export function folderOrNone(dir: string | undefined): string | undefined {
+  return dir !== undefined && existsSync(dir) ? dir : undefined;
+}
+
 /** The environment a run starts from: PATH and HOME only, nothing that changes behaviour. */
 export function baseEnv(): Record<string, string> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' };
@@ -71,7 +79,11 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult
   if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY.length >= 6) secrets.push(env.PETSTORE_API_KEY);
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env,
+      cwd: opts.cwd ?? folderOrNone(opts.env?.PETSTORE_CONFIG_DIR),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -9,7 +9,9 @@ import { PassThrough, Readable } from 'node:stream';
 import { expect } from 'vitest';
 import { hasNoColorFlag, main } from '../../src/cli.js';
 import { createIo } from '../../src/io.js';
+import type { Shutdown } from '../../src/shutdown.js';
 import { baseEnv, registeredSecrets, type CliResult } from './run-cli.js';
+import { tempDir } from './temp-config.js';
 
 /** Options of one in-process run. */
 export interface MainOptions {
@@ -36,6 +38,13 @@ export interface MainOptions {
    * (getPet's removal on 2030-12-05, days remaining) gives the same result every year.
    */
   now?: () => Date;
+  /**
+   * The shutdown registry the run's parts register with (`src/shutdown.ts`); a test that
+   * passes a `ShutdownRegistry` can play `cli-entry.ts` and end the run by force.
+   */
+  shutdown?: Shutdown;
+  /** The run's current directory (where a remaining file of stdin goes); default: the config dir, else a new temp dir. */
+  cwd?: string;
 }
 
 /** The date in-process runs see unless a test sets its own: before getPet's removal. */
@@ -77,9 +86,15 @@ export async function runMain(args: string[], opts: MainOptions = {}): Promise<C
     err += d;
     opts.onOutput?.('stderr', d);
   });
-  const io = await createIo({ stdout, stderr, stdin }, env, hasNoColorFlag(args));
+  const io = await createIo({ stdout, stderr, stdin }, env, hasNoColorFlag(args), opts.shutdown);
   const started = Date.now();
-  const code = await main(args, { env, io, signal: opts.signal, now: opts.now ?? (() => new Date(TEST_NOW)) });
+  const code = await main(args, {
+    env,
+    io,
+    signal: opts.signal,
+    now: opts.now ?? (() => new Date(TEST_NOW)),
+    cwd: opts.cwd ?? env.PETSTORE_CONFIG_DIR ?? tempDir('petstore-cwd-'),
+  });
   const secrets = [...registeredSecrets(), ...(opts.secrets ?? [])];
   if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY.length >= 6) secrets.push(env.PETSTORE_API_KEY);
   for (const s of secrets) {

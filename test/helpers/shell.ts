@@ -1,6 +1,6 @@
 /** Runs a bash script (no rc files) in the background and collects its output. */
 import { spawn } from 'node:child_process';
-import { baseEnv } from './run-cli.js';
+import { baseEnv, folderOrNone } from './run-cli.js';
 
 /** Output and exit code of a script. */
 export interface ShellResult {
@@ -10,14 +10,16 @@ export interface ShellResult {
 }
 
 /**
- * Runs `script` with bash and the given environment (on top of PATH and LANG); killed after
- * `timeoutMs` (default 20 s). Asynchronous, so servers living in the test process keep
+ * Runs `script` with bash and the given environment (on top of PATH and LANG), in
+ * `PETSTORE_CONFIG_DIR` when it is given; killed after `timeoutMs` (default 20 s). Asynchronous, so servers living in the test process keep
  * answering while it runs.
  */
 export function shell(script: string, env: Record<string, string>, timeoutMs = 20_000): Promise<ShellResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['--norc', '--noprofile', '-c', script], {
       env: { ...baseEnv(), ...env },
+      // Files a run leaves where it stands (a remaining file of stdin) go to the test's folder.
+      cwd: folderOrNone(env.PETSTORE_CONFIG_DIR),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

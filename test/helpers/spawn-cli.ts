@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { expect } from 'vitest';
-import { CLI, baseEnv } from './run-cli.js';
+import { CLI, baseEnv, folderOrNone } from './run-cli.js';
 
 /** Options of a steered run. */
 export interface SpawnOptions {
@@ -78,6 +78,8 @@ function blockedOnFifo(pid: number): boolean {
 export function spawnCli(args: string[], opts: SpawnOptions): Steered {
   const child = spawn(process.execPath, [CLI, ...args], {
     env: { ...baseEnv(), HOME: opts.env.PETSTORE_CONFIG_DIR ?? '/nonexistent', ...opts.env },
+    // Files a run leaves where it stands (a remaining file of stdin) go to the test's folder.
+    cwd: folderOrNone(opts.env.PETSTORE_CONFIG_DIR),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';

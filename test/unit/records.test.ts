@@ -8,7 +8,7 @@ import {
   RecordSplitter,
   type RecordText,
 } from '../../src/api/records.js';
-import { classifyCreateFailure } from '../../src/commands/pets/create-from-file.run.js';
+import { classifyCreateFailure } from '../../src/commands/pets/create/sender.js';
 import { parseMaxPages, toListOptions } from '../../src/commands/pets/list.js';
 import {
   ApiError,

@@ -12,7 +12,9 @@ import type { Runner } from '../runner.js';
 import { missingFlags, type PetDraft } from './create.draft.js';
 
 /** Typed options of `pets create`: one pet from flags, or a file of records. */
-export type CreateOptions = { draft: PetDraft; fromFile?: undefined } | { fromFile: string; draft?: undefined };
+export type CreateOptions =
+  | { draft: PetDraft; fromFile?: undefined }
+  | { fromFile: { file: string; dryRun: boolean; force: boolean }; draft?: undefined };
 
 /**
  * The error for required flags that are missing and cannot be asked for: every one of
@@ -66,6 +68,11 @@ export function newCreateCommand(f: Runner) {
         'create every NewPet of a JSON array or NDJSON file, in order (- = stdin)',
       ).conflicts(['name', 'categoryId', 'status']),
     )
+    .option('--dry-run', 'with --from-file: check every record and print what would be sent; send nothing')
+    .option(
+      '--force',
+      'with --from-file: send an input whose earlier run stopped partway (its created records are created again)',
+    )
     .addHelpText(
       'after',
       `
@@ -74,7 +81,7 @@ Examples:
   $ petstore pets create --name Kiwi --category-id 4 --status pending --json
   $ petstore pets create --from-file new-pets.ndjson --output ndjson
 
-With --from-file, every record is checked before the first is sent. On a failure the records not created are saved to FILE.remaining.ndjson (for stdin: a file in the temp directory) for a re-run; a record that may have been created is reported, not saved.`,
+With --from-file, every record is checked before the first is sent. On a failure the records not created are saved for a re-run to FILE.remaining.ndjson beside the file (else, and for stdin, in the current directory; never over an existing file); a record that may have been created is reported, not saved. Sending again a file whose run stopped partway is refused: send its remaining file, or add --force.`,
     )
     .action((flags) =>
       f.run(async (ctx) => {
@@ -98,12 +105,19 @@ export type CreateFlags = ReturnType<ReturnType<typeof newCreateCommand>['opts']
  * Turns the parsed flags into a pet draft, or a `--from-file` source (commander has already
  * refused `--from-file` together with the other flags). Missing required values are left
  * for the caller (`missingFlags`): asked for on a terminal, refused all at once otherwise.
- * @throws UsageError when `--from-file` is empty.
+ * @throws UsageError when `--from-file` is empty, or `--dry-run`/`--force` come without it.
  */
 function toCreateOptions(flags: CreateFlags): CreateOptions {
   if (flags.fromFile !== undefined) {
     if (flags.fromFile === '') throw new UsageError('invalid --from-file "": give a file path, or - for stdin');
-    return { fromFile: flags.fromFile };
+    return { fromFile: { file: flags.fromFile, dryRun: flags.dryRun === true, force: flags.force === true } };
+  }
+  const alone = flags.dryRun === true ? '--dry-run' : flags.force === true ? '--force' : undefined;
+  if (alone !== undefined) {
+    throw new UsageError(
+      `${alone} works with --from-file only`,
+      'Example: petstore pets create --from-file new-pets.ndjson --dry-run',
+    );
   }
   const draft: PetDraft = {};
   if (flags.name !== undefined) draft.name = flags.name;

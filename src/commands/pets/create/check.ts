@@ -1,0 +1,147 @@
+/**
+ * The records of a bulk input, read from its bytes (source.ts): pass 1 checks every record
+ * before anything is sent and takes the input's fingerprint (cli-contract.md "Bulk
+ * create"); later passes read the records again, trusting no more than pass 1 checked.
+ */
+import { createHash } from 'node:crypto';
+import {
+  checkRecord,
+  emptyInputProblem,
+  isProblem,
+  NotTextError,
+  RecordSplitter,
+  Utf8Text,
+  type NewPetRecord,
+  type RecordFormat,
+  type RecordProblem,
+  type RecordText,
+} from '../../../api/records.js';
+import { UsageError } from '../../../errors.js';
+
+/** Most problems listed when records are refused; the rest are counted. */
+const PROBLEMS_SHOWN = 20;
+
+/** What pass 1 found: a fingerprint of the input and where its records are. */
+export interface CheckedInput {
+  /** How many records it holds (at least 1). */
+  records: number;
+  /** The line of its last record (the end of a range of records not sent). */
+  lastLine: number;
+  format: RecordFormat;
+  /** Its size in bytes and their SHA-256 (hex): what a later run recognises it by. */
+  size: number;
+  sha256: string;
+}
+
+/** A record with its 0-based place in the input. */
+export interface IndexedRecord extends NewPetRecord {
+  index: number;
+}
+
+/** A record's text with its 0-based place in the input. */
+export interface IndexedText extends RecordText {
+  index: number;
+}
+
+/**
+ * Pass 1: decodes `bytes` (UTF-8 only), cuts them into records and checks each one.
+ * @throws UsageError (exit 2, nothing sent) listing the problems by line (the first
+ * PROBLEMS_SHOWN, then how many more), naming the line where the input stops being UTF-8
+ * text, or for an input with no record at all; whatever reading `bytes` throws.
+ */
+export async function checkInput(bytes: AsyncIterable<Buffer>, label: string): Promise<CheckedInput> {
+  const hash = createHash('sha256');
+  const splitter = new RecordSplitter();
+  const problems: RecordProblem[] = [];
+  let bad = 0;
+  let size = 0;
+  let lastLine = 0;
+  const check = (texts: RecordText[]): void => {
+    for (const text of texts) {
+      lastLine = text.line;
+      const r = checkRecord(text);
+      if (!isProblem(r)) continue;
+      bad++;
+      if (problems.length < PROBLEMS_SHOWN) problems.push(r);
+    }
+  };
+  const seen = (chunk: Buffer): void => {
+    hash.update(chunk);
+    size += chunk.length;
+  };
+  try {
+    for await (const text of decoded(bytes, seen)) check(splitter.push(text));
+  } catch (err) {
+    if (err instanceof NotTextError) throw refused(label, [err.problem], 1, true);
+    throw err;
+  }
+  check(splitter.end());
+  const empty = emptyInputProblem(splitter);
+  const all = [...splitter.problems, ...problems, ...(empty === undefined ? [] : [empty])].sort(
+    (a, b) => a.line - b.line,
+  );
+  const count = bad + splitter.problems.length + (empty === undefined ? 0 : 1);
+  if (count > 0) throw refused(label, all, count, empty !== undefined);
+  return { records: splitter.count, lastLine, format: splitter.format ?? 'ndjson', size, sha256: hash.digest('hex') };
+}
+
+/** The usage error listing `problems` (`count` in all); `alone`: one problem said in one line. */
+function refused(label: string, problems: RecordProblem[], count: number, alone: boolean): UsageError {
+  const hint =
+    'Each record is a NewPet: {"name": string, "categoryId": int64, "status"?: "available"|"pending"|"sold"}.';
+  const [first] = problems;
+  if (alone && first !== undefined) {
+    const where = first.message.startsWith('no records') ? '' : `line ${first.line}: `;
+    return new UsageError(`--from-file ${label}: ${where}${first.message}; nothing was sent`, hint);
+  }
+  const list = problems
+    .slice(0, PROBLEMS_SHOWN)
+    .map((p) => `  line ${p.line}: ${p.message}`)
+    .join('\n');
+  const more = count - Math.min(problems.length, PROBLEMS_SHOWN);
+  return new UsageError(
+    `--from-file ${label}: ${count} invalid record${count === 1 ? '' : 's'}; nothing was sent\n${list}${more > 0 ? `\n  … and ${more} more` : ''}`,
+    hint,
+  );
+}
+
+/** `bytes` as text (Utf8Text), `seen` told of each chunk first. */
+async function* decoded(
+  bytes: AsyncIterable<Buffer>,
+  seen: (chunk: Buffer) => void = () => undefined,
+): AsyncGenerator<string> {
+  const text = new Utf8Text();
+  for await (const chunk of bytes) {
+    seen(chunk);
+    yield text.push(chunk);
+  }
+  text.end();
+}
+
+/** The record texts of `bytes`, in order, with their places. */
+export async function* recordTexts(bytes: AsyncIterable<Buffer>): AsyncGenerator<IndexedText> {
+  const splitter = new RecordSplitter();
+  let index = 0;
+  for await (const text of decoded(bytes)) {
+    for (const record of splitter.push(text)) yield { ...record, index: index++ };
+  }
+  for (const record of splitter.end()) yield { ...record, index: index++ };
+}
+
+/**
+ * Pass 2: the records of `bytes`, which pass 1 found valid, read again in order. A record
+ * that is no longer valid, or one more than pass 1 counted, means the input changed
+ * (source.ts normally says so first): `changed` makes the error that stops the run then.
+ */
+export async function* checkedRecords(
+  bytes: AsyncIterable<Buffer>,
+  checked: CheckedInput,
+  changed: (what: string) => Error,
+): AsyncGenerator<IndexedRecord> {
+  for await (const text of recordTexts(bytes)) {
+    if (text.index >= checked.records) throw changed(`it holds more than the ${checked.records} records checked`);
+    const r = checkRecord(text);
+    if (isProblem(r)) throw changed(`line ${r.line} is no longer valid: ${r.message}`);
+    yield { ...r, index: text.index };
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * The remaining file of a bulk create: the records not created, one NDJSON line each, for
+ * a re-run (cli-contract.md "Bulk create"). It goes beside the input when that is a
+ * regular file in a writable directory, else in the current directory; never beside a
+ * device or FIFO. It never replaces a file: it takes the first free name of
+ * `x.remaining.ndjson`, `x.remaining-2.ndjson`, ... It is written to a private temp file
+ * in that directory (created exclusively, no symlink followed, mode 0600, an unpredictable
+ * name) and then linked to its name, which fails rather than replace anything that is
+ * there, a planted symlink included; the temp file is removed on every path, a forced end
+ * of the process included.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { constants, rmSync } from 'node:fs';
+import { copyFile, link, open, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { describeFileError } from '../../../errors.js';
+import type { Shutdown } from '../../../shutdown.js';
+import type { BulkAccount } from './account.js';
+import type { IndexedText } from './check.js';
+
+/** Where a remaining file may go, in order, and the name it starts with. */
+export interface RemainingPlace {
+  /** Directories to try in turn (beside the input, then the current directory). */
+  dirs: string[];
+  /** `x` of `x.remaining.ndjson`: the input's name, or `stdin`. */
+  stem: string;
+}
+
+/** A remaining file as written: what a later run recognises it by. */
+export interface WrittenFile {
+  path: string;
+  size: number;
+  sha256: string;
+  dev: number;
+  ino: number;
+}
+
+/** Most names tried in one directory (`x.remaining-999.ndjson`). */
+const MAX_NAMES = 999;
+
+/**
+ * The directories a remaining file may go to: beside `regularPath` (a regular input file's
+ * real path), then `cwd`.
+ */
+export function remainingPlace(regularPath: string | undefined, stem: string, cwd: string): RemainingPlace {
+  const beside = regularPath === undefined ? [] : [dirname(regularPath)];
+  return { dirs: [...new Set([...beside, cwd])], stem };
+}
+
+/**
+ * Saves the records that `account` did not create to a remaining file in `place`, and
+ * records in the account where they went, or why they could not be saved. `texts` reads
+ * the input's records once more (each time it is called), which must go on after Ctrl-C:
+ * the account must be saved. Never rejects.
+ * @returns the file as written, when it was.
+ */
+export async function saveRemaining(
+  texts: () => AsyncIterable<IndexedText>,
+  account: BulkAccount,
+  place: RemainingPlace,
+  shutdown: Shutdown,
+): Promise<WrittenFile | undefined> {
+  const lines = async function* (): AsyncGenerator<string> {
+    let batch = '';
+    for await (const record of texts()) {
+      if (!account.isRemaining(record.index)) continue;
+      // Checked before the first was sent, each record is copied as it was written, on one
+      // line (the line breaks of a multi-line array element are white space).
+      batch += `${record.text.replace(/[\r\n]+/g, ' ')}\n`;
+      if (batch.length >= 64 * 1024) {
+        yield batch;
+        batch = '';
+      }
+    }
+    if (batch !== '') yield batch;
+  };
+  try {
+    const file = await writeRemaining(lines, place, shutdown);
+    account.saved = { file: file.path };
+    return file;
+  } catch (err) {
+    account.saved = { error: err instanceof Error ? err.message : String(err) };
+    return undefined;
+  }
+}
+
+/**
+ * Writes the lines `lines()` yields (each ending in `\n`) to a new remaining file, in the
+ * first directory of `place` where that succeeds (`lines` is called again for each).
+ * @returns the file as written.
+ * @throws Error whose message says, for each directory tried, why it failed (a full disk,
+ * no permission, a read-only file system), or what reading the lines threw.
+ */
+export async function writeRemaining(
+  lines: () => AsyncIterable<string>,
+  place: RemainingPlace,
+  shutdown: Shutdown,
+): Promise<WrittenFile> {
+  const reasons: string[] = [];
+  for (const dir of place.dirs) {
+    try {
+      return await writeIn(dir, place.stem, lines, shutdown);
+    } catch (err) {
+      if (!isFileSystemError(err)) throw err;
+      reasons.push(`${dir}: ${describeFileError(err)}`);
+    }
+  }
+  throw new Error(reasons.join('; '));
+}
+
+/** A failure of the file system (errno code), as opposed to one of reading the input. */
+function isFileSystemError(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
+}
+
+/** Writes the remaining file in `dir` through a private temp file there. */
+async function writeIn(
+  dir: string,
+  stem: string,
+  lines: () => AsyncIterable<string>,
+  shutdown: Shutdown,
+): Promise<WrittenFile> {
+  const temp = join(dir, `.${stem}.remaining-${randomBytes(12).toString('hex')}.tmp`);
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+  const handle = await open(temp, flags, 0o600);
+  const unregister = shutdown.add({
+    onForcedEnd: () => {
+      rmSync(temp, { force: true });
+      return false;
+    },
+    doing: () => 'writing the remaining file',
+  });
+  try {
+    const hash = createHash('sha256');
+    let size = 0;
+    const hashed = async function* (): AsyncGenerator<Buffer> {
+      for await (const text of lines()) {
+        const bytes = Buffer.from(text);
+        hash.update(bytes);
+        size += bytes.length;
+        yield bytes;
+      }
+    };
+    // One promise for the whole copy: a failed read or write (a full disk) rejects it.
+    await writeFile(handle, hashed());
+    await handle.datasync();
+    const { dev, ino } = await handle.stat();
+    await handle.close();
+    const path = await linkToFreeName(temp, dir, stem);
+    return { path, size, sha256: hash.digest('hex'), dev, ino };
+  } finally {
+    await handle.close().catch(() => undefined);
+    await unlink(temp).catch(() => undefined);
+    unregister();
+  }
+}
+
+/**
+ * Gives `temp` the first free name of `stem.remaining.ndjson`, `stem.remaining-2.ndjson`,
+ * ... in `dir`: a hard link fails with EEXIST rather than replace anything, a symlink
+ * included. Where hard links are not supported, an exclusive copy does the same.
+ */
+async function linkToFreeName(temp: string, dir: string, stem: string): Promise<string> {
+  for (let n = 1; n <= MAX_NAMES; n++) {
+    const path = join(dir, `${stem}.remaining${n === 1 ? '' : `-${n}`}.ndjson`);
+    try {
+      await link(temp, path).catch(async (err: unknown) => {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EMLINK') throw err;
+        await copyFile(temp, path, constants.COPYFILE_EXCL);
+      });
+      return path;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  throw Object.assign(new Error(`every name up to ${stem}.remaining-${MAX_NAMES}.ndjson is taken`), { code: 'EEXIST' });
+}

@@ -1,0 +1,413 @@
+/**
+ * Bulk run records: what petstore remembers of each bulk create, in its own state directory
+ * (`config/paths.ts` `stateDirectory`), so that sending an input again does not create its
+ * pets twice (cli-contract.md "Bulk create"; the API cannot delete a pet, so a duplicate
+ * cannot be undone). One small JSON file per input and target, named by a hash of both;
+ * the input is known by its SHA-256, so a copy or a pipe of it is the same input. A record
+ * says which lines were created, which may have been, and where the records not created
+ * were saved. A remaining file petstore wrote gets a record of its own that points back
+ * at its run; once every record of it is created, the file is removed if it is still as
+ * written (same device, inode and size), and the runs it came from count as complete. A
+ * file of the user's is never removed or renamed.
+ */
+import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { mkdir, open, readFile, rm, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { z } from 'zod';
+import type { Connection } from '../../../config/settings.js';
+import { CliError, describeFileError, ExitCode } from '../../../errors.js';
+import { shellQuote } from '../../../suggest.js';
+import { describeLines, type BulkAccount, type LineRange } from './account.js';
+import type { WrittenFile } from './remaining.js';
+
+/** Where records are sent: the environment's name, and its base URL or sandbox data file. */
+export interface RunTarget {
+  environment: string;
+  where: string;
+}
+
+/** The target of a run through `connection`; the embedded sandbox is named by its data file. */
+export function runTarget(connection: Connection, sandboxData: string): RunTarget {
+  const environment = connection.environment.value;
+  return { environment, where: environment === 'sandbox' ? sandboxData : connection.baseUrl.value };
+}
+
+/** The input of a run, as pass 1 saw it. */
+export interface RunInput {
+  label: string;
+  sha256: string;
+  /** Its size in bytes. */
+  size: number;
+  /** A regular file's real path, device and inode (a remaining file is recognised by them). */
+  file: { path: string; dev: number; ino: number } | undefined;
+}
+
+/** Least time between two records written while records are sent, in ms. */
+const CHECKPOINT_MS = 1000;
+/** Longest chain of remaining files followed. */
+const MAX_CHAIN = 20;
+
+const Range = z.tuple([z.number(), z.number()]);
+const FileSchema = z.object({
+  path: z.string(),
+  size: z.number(),
+  sha256: z.string(),
+  dev: z.number(),
+  ino: z.number(),
+});
+const RunRecordSchema = z.object({
+  version: z.literal(1),
+  /** `unsent`: a remaining file petstore wrote, not sent yet. */
+  state: z.enum(['running', 'stopped', 'complete', 'unsent']),
+  pid: z.number(),
+  environment: z.string(),
+  input: z.string(),
+  sha256: z.string(),
+  records: z.number(),
+  created: z.number(),
+  createdRanges: z.array(Range),
+  unknownLines: z.array(z.number()),
+  remainingRanges: z.array(Range),
+  /** The remaining file this run wrote. */
+  remainingFile: FileSchema.nullable(),
+  /** This input as petstore wrote it, when it is a remaining file, and the record of its run. */
+  written: FileSchema.nullable(),
+  from: z.string().nullable(),
+  updatedAt: z.string(),
+});
+type RunRecord = z.infer<typeof RunRecordSchema>;
+
+/**
+ * Where an input came from when it is a remaining file petstore wrote: the file as written,
+ * the record of the run that wrote it, the content it had then, and whether it was edited
+ * since (a record fixed by hand before sending it again: found by its path).
+ */
+interface Origin {
+  written: WrittenFile;
+  from: string | null;
+  sha256: string;
+  edited: boolean;
+}
+
+/**
+ * The records of one run: the earlier run of the same input into the same target, and
+ * this run's own, written as it goes. Failing to keep them never stops a run: `warn` is
+ * told once, and the run goes on unrecorded.
+ */
+export class RunHistory {
+  private lockHeld = false;
+  private checkpointAt = -Infinity;
+  private disabled = false;
+  private readonly key: string;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly target: RunTarget,
+    private readonly input: RunInput,
+    private readonly previous: RunRecord | undefined,
+    private readonly origin: Origin | undefined,
+    private readonly opts: { now: () => Date; warn: (message: string) => void },
+  ) {
+    this.key = keyOf(target, input.sha256);
+  }
+
+  /**
+   * Reads the earlier record of `input` sent to `target` from `dir` (none when unreadable),
+   * and, when the input is a remaining file petstore wrote, where it came from.
+   */
+  static async open(
+    dir: string,
+    target: RunTarget,
+    input: RunInput,
+    opts: { now: () => Date; warn: (message: string) => void },
+  ): Promise<RunHistory> {
+    const previous = await readRecord(dir, keyOf(target, input.sha256));
+    let origin: Origin | undefined =
+      previous?.written != null
+        ? { written: previous.written, from: previous.from, sha256: previous.sha256, edited: false }
+        : undefined;
+    if (origin === undefined && input.file !== undefined) {
+      const key = await readFile(join(dir, `${pathKeyOf(target, input.file.path)}.path`), 'utf8').catch(() => '');
+      const wrote = /^[0-9a-f]{40}$/.test(key) ? await readRecord(dir, key) : undefined;
+      if (wrote?.written?.path === input.file.path) {
+        origin = { written: wrote.written, from: wrote.from, sha256: wrote.sha256, edited: true };
+      }
+    }
+    return new RunHistory(dir, target, input, previous, origin, opts);
+  }
+
+  /**
+   * Judges this run by the earlier one: an input whose earlier run is under way, or stopped
+   * partway (some records created, or maybe created), is refused unless `force`; one
+   * created in full before gets a warning.
+   * @throws CliError `already_sent` (exit 2) naming the remaining file to send instead.
+   */
+  async judge(force: boolean, suggest: (words: string) => string): Promise<void> {
+    const prev = this.previous;
+    if (prev === undefined || prev.state === 'unsent') return;
+    const when = `${prev.updatedAt.slice(0, 16).replace('T', ' ')} UTC`;
+    if (prev.state === 'complete') {
+      this.opts.warn(
+        `every record of ${this.input.label} was created before (in ${prev.environment}, ${when}); sending it again creates them again`,
+      );
+      return;
+    }
+    if (force) return;
+    if (prev.state === 'running' && isAlive(prev.pid)) {
+      throw alreadySent(`${this.input.label} is being sent to ${prev.environment} now (process ${prev.pid})`);
+    }
+    if (prev.created + prev.unknownLines.length === 0) return;
+    const rest = await this.newestRemaining(prev);
+    const unknown =
+      prev.unknownLines.length > 0
+        ? `, and ${describeLines(prev.unknownLines.map((l): LineRange => [l, l]))} may have been`
+        : '';
+    const instead =
+      rest !== undefined
+        ? `Send the records not created instead: \`${suggest(`pets create --from-file ${shellQuote(rest)}`)}\`.`
+        : `The records not created (${describeLines(prev.remainingRanges)}) were not saved: send those lines.`;
+    throw alreadySent(
+      `${this.input.label} was sent to ${prev.environment} before (${when}), and that run stopped partway: ${prev.created} of ${prev.records} records were created (${describeLines(prev.createdRanges)}${unknown}); sending it again would create them twice`,
+      `${instead} Or add --force to send every record again (a pet cannot be deleted, so a duplicate cannot be undone).`,
+    );
+  }
+
+  /** The newest remaining file of the chain from `record` that still exists. */
+  private async newestRemaining(record: RunRecord): Promise<string | undefined> {
+    let found: string | undefined;
+    let at: RunRecord | undefined = record;
+    for (let i = 0; i < MAX_CHAIN && at?.remainingFile != null; i++) {
+      const file: WrittenFile = at.remainingFile;
+      if (await exists(file.path)) found = file.path;
+      const next = await readRecord(this.dir, keyOf(this.target, file.sha256));
+      at = next?.state === 'stopped' ? next : undefined;
+    }
+    return found;
+  }
+
+  /**
+   * Marks the run as under way: a lock file only this process holds, and a record. Another
+   * run of the same input to the same target meanwhile is refused.
+   * @throws CliError `already_sent` when one is under way (unless `force`).
+   */
+  async begin(account: BulkAccount, force: boolean): Promise<void> {
+    try {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      this.lockHeld = await takeLock(join(this.dir, `${this.key}.lock`));
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    if (!this.lockHeld && !force) {
+      throw alreadySent(`${this.input.label} is being sent to ${this.target.environment} now, by another petstore`);
+    }
+    await this.checkpoint(account);
+  }
+
+  /** Writes the run's state at most every CHECKPOINT_MS while records are sent (what a killed run leaves). */
+  async checkpoint(account: BulkAccount): Promise<void> {
+    const t = this.opts.now().getTime();
+    if (t - this.checkpointAt < CHECKPOINT_MS) return;
+    this.checkpointAt = t;
+    await this.save(this.key, this.record('running', account, null));
+  }
+
+  /**
+   * Records how the run ended and the remaining file it wrote. When every record was
+   * created and the input is a remaining file petstore wrote, still as written, removes it
+   * and counts the runs it came from as complete.
+   * @returns notes to print (the files removed).
+   */
+  async finish(account: BulkAccount, written: WrittenFile | undefined): Promise<string[]> {
+    const complete = account.stop === undefined;
+    await this.save(this.key, this.record(complete ? 'complete' : 'stopped', account, written ?? null));
+    if (written !== undefined) {
+      const key = keyOf(this.target, written.sha256);
+      await this.save(key, this.unsent(written, account.notCreated));
+      // Found by its path too, should it be edited before it is sent (a record fixed by hand).
+      await writeFileAtomic(join(this.dir, `${pathKeyOf(this.target, written.path)}.path`), key, { mode: 0o600 }).catch(
+        (err: unknown) => this.fail(err),
+      );
+    }
+    const notes = complete ? await this.completeChain() : [];
+    if (this.lockHeld) await rm(join(this.dir, `${this.key}.lock`), { force: true }).catch(() => undefined);
+    this.lockHeld = false;
+    return notes;
+  }
+
+  /** As `finish` for a run that stopped, synchronously (the process is about to end). */
+  finishNow(account: BulkAccount): void {
+    if (this.disabled) return;
+    try {
+      const record = JSON.stringify(this.record('stopped', account, null));
+      writeFileAtomic.sync(join(this.dir, `${this.key}.json`), record, { mode: 0o600 });
+      if (this.lockHeld) rmSync(join(this.dir, `${this.key}.lock`), { force: true });
+    } catch {
+      // The account on stderr still says what happened.
+    }
+  }
+
+  /**
+   * This input was created in full: if it is a remaining file petstore wrote (at its place,
+   * edited or not), removes it, and so up the chain of runs it came from, each now complete
+   * (their remaining files only when still as written).
+   */
+  private async completeChain(): Promise<string[]> {
+    const notes: string[] = [];
+    const self = this.input.file;
+    // The input itself must be the very file petstore wrote, not a copy of it elsewhere.
+    if (this.origin === undefined || self?.path !== this.origin.written.path) return notes;
+    let written: WrittenFile | null = this.origin.written;
+    let from = this.origin.from;
+    let sha = this.origin.sha256;
+    // An edited file is removed when it is still what this run read.
+    let removable: WrittenFile | null = this.origin.edited ? { ...self, size: this.input.size, sha256: sha } : written;
+    for (let i = 0; i < MAX_CHAIN && written !== null && removable !== null; i++) {
+      if (await removeIfAsWritten(removable)) {
+        notes.push(`removed ${written.path}: every record of it was created (petstore wrote it)`);
+      }
+      if (from === null) break;
+      const parent = await readRecord(this.dir, from);
+      if (parent?.remainingFile?.sha256 !== sha) break;
+      await this.save(from, { ...parent, state: 'complete', remainingFile: null, remainingRanges: [] });
+      written = parent.written;
+      removable = parent.written;
+      from = parent.from;
+      sha = parent.sha256;
+    }
+    return notes;
+  }
+
+  private record(state: RunRecord['state'], account: BulkAccount, remainingFile: WrittenFile | null): RunRecord {
+    return {
+      version: 1,
+      state,
+      pid: process.pid,
+      environment: this.target.environment,
+      input: this.input.label,
+      sha256: this.input.sha256,
+      records: account.records,
+      created: account.createdTotal,
+      createdRanges: account.createdRanges(),
+      unknownLines: account.unknownLines(),
+      remainingRanges: state === 'complete' ? [] : account.remainingRanges(),
+      remainingFile,
+      written: this.origin?.written ?? null,
+      from: this.origin?.from ?? null,
+      updatedAt: this.opts.now().toISOString(),
+    };
+  }
+
+  /** The record of a remaining file this run wrote, holding `records` records. */
+  private unsent(file: WrittenFile, records: number): RunRecord {
+    return {
+      version: 1,
+      state: 'unsent',
+      pid: process.pid,
+      environment: this.target.environment,
+      input: file.path,
+      sha256: file.sha256,
+      records,
+      created: 0,
+      createdRanges: [],
+      unknownLines: [],
+      remainingRanges: [],
+      remainingFile: null,
+      written: file,
+      from: this.key,
+      updatedAt: this.opts.now().toISOString(),
+    };
+  }
+
+  private async save(key: string, record: RunRecord): Promise<void> {
+    if (this.disabled) return;
+    try {
+      await writeFileAtomic(join(this.dir, `${key}.json`), JSON.stringify(record), { mode: 0o600 });
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private fail(err: unknown): void {
+    if (this.disabled) return;
+    this.disabled = true;
+    this.opts.warn(
+      `cannot keep a record of this run in ${this.dir}: ${describeFileError(err)}; a later run of the same input will not know what this one created`,
+    );
+  }
+}
+
+/** The file name (without `.path`) that finds the record of the remaining file at `path` written for `target`. */
+function pathKeyOf(target: RunTarget, path: string): string {
+  return createHash('sha256')
+    .update(`${target.environment}\n${target.where}\npath\n${path}`)
+    .digest('hex')
+    .slice(0, 40);
+}
+
+/** The file name (without `.json`) of the record of the input `sha256` sent to `target`. */
+function keyOf(target: RunTarget, sha256: string): string {
+  return createHash('sha256').update(`${target.environment}\n${target.where}\n${sha256}`).digest('hex').slice(0, 40);
+}
+
+async function readRecord(dir: string, key: string): Promise<RunRecord | undefined> {
+  try {
+    const parsed = RunRecordSchema.safeParse(JSON.parse(await readFile(join(dir, `${key}.json`), 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Whether process `pid` runs (a signal 0 reaches it, or it exists and is not ours). */
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes the lock file (created exclusively, holding our pid); one left by a process that
+ * no longer runs is taken over. False when a live process holds it.
+ */
+async function takeLock(path: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(path, 'wx', 0o600);
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number(await readFile(path, 'utf8').catch(() => ''));
+      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) return false;
+      await unlink(path).catch(() => undefined);
+    }
+  }
+  return false;
+}
+
+/** Removes a file petstore wrote if it is still as written (same device, inode and size). */
+async function removeIfAsWritten(file: WrittenFile): Promise<boolean> {
+  const now = await stat(file.path).catch(() => undefined);
+  if (now?.isFile() !== true || now.dev !== file.dev || now.ino !== file.ino || now.size !== file.size) return false;
+  await unlink(file.path);
+  return true;
+}
+
+function alreadySent(message: string, hint?: string): CliError {
+  return new CliError(message, { exitCode: ExitCode.usage, code: 'already_sent', hint });
+}

@@ -1,0 +1,104 @@
+/**
+ * Pass 2 of a bulk create: each checked record becomes one `createPet` (spec §4.2), and its
+ * outcome is settled into the account in input order — created (then printed), failed, or
+ * unknown. The first record not created stops the run; so do a signal and a stdout that
+ * cannot take the output. A record is "unknown" only if its request may have left the
+ * process, and such a request is never sent twice (cli-contract.md "Network behaviour").
+ *
+ * One request is in flight at a time. The steps are kept apart (dispatch, attempt, settle
+ * in input order, yield) so that several in flight only change how attempts are scheduled
+ * (a window of attempts and a reorder buffer before `settle`).
+ */
+import type { Pet } from '../../../api/schemas.js';
+import {
+  ApiError,
+  AuthError,
+  ConfigError,
+  InterruptedError,
+  InvalidResponseError,
+  NetworkError,
+  TlsError,
+} from '../../../errors.js';
+import { findErrorCode, NOT_SENT_CODES } from '../../../http/retry.js';
+import type { BulkAccount } from './account.js';
+import type { IndexedRecord } from './check.js';
+
+/** What happened to one record whose `createPet` failed. */
+export type FailureKind = 'not_created' | 'unknown';
+
+/**
+ * Decides whether a failed `createPet` surely did not create the pet. The server answering
+ * with an error status means it did not; a connection that was never made (NOT_SENT_CODES)
+ * or a TLS handshake that failed means nothing was sent. A timeout, a reset connection, an
+ * interruption, or a success status with a broken body leave it unknown: the POST may have
+ * reached the server (cli-contract.md "Network behaviour").
+ */
+export function classifyCreateFailure(err: unknown): FailureKind {
+  // A ConfigError comes from the embedded sandbox's own store: it refused the write.
+  if (err instanceof ApiError || err instanceof AuthError || err instanceof TlsError || err instanceof ConfigError)
+    return 'not_created';
+  if (err instanceof InvalidResponseError) return err.status >= 400 ? 'not_created' : 'unknown';
+  if (err instanceof NetworkError)
+    return findErrorCode(err.cause, NOT_SENT_CODES) !== undefined ? 'not_created' : 'unknown';
+  return 'unknown';
+}
+
+/** The outcome of one record's request. */
+export type Outcome = { kind: 'created'; pet: Pet } | { kind: 'failed' | 'unknown'; error: unknown };
+
+/** What the sender works with. */
+export interface SenderDeps {
+  /** Sends one record (`createPet`); resolves with the created pet. */
+  create(record: IndexedRecord): Promise<Pet>;
+  account: BulkAccount;
+  /** Aborted by a signal: no record is sent after it. */
+  signal: AbortSignal;
+}
+
+/**
+ * Pass 2, as a step of a pipeline: sends every record of `records` in order, settles each
+ * into `deps.account`, and yields the created pets in input order (to be printed). The
+ * step after it stops the run by not asking for more (stdout cannot take the output).
+ * @throws what stopped the run, once the account says where (`account.stop`): the failed
+ * request's error, InterruptedError, or what reading `records` threw (the input changed).
+ */
+export async function* sendRecords(records: AsyncIterable<IndexedRecord>, deps: SenderDeps): AsyncGenerator<Pet> {
+  const { account, signal } = deps;
+  try {
+    for await (const record of records) {
+      if (signal.aborted) {
+        account.notSentFrom(record);
+        throw InterruptedError.from(signal);
+      }
+      account.dispatch(record);
+      yield settle(record, await attempt(record, deps), account);
+    }
+  } catch (err) {
+    account.stopped(err);
+    throw err;
+  }
+}
+
+/** One record's request and its outcome; never rejects. */
+async function attempt(record: IndexedRecord, deps: SenderDeps): Promise<Outcome> {
+  try {
+    return { kind: 'created', pet: await deps.create(record) };
+  } catch (error) {
+    return { kind: classifyCreateFailure(error) === 'not_created' ? 'failed' : 'unknown', error };
+  }
+}
+
+/**
+ * Settles one outcome into the account, in input order: returns a created pet; a record
+ * not created stops the run.
+ * @throws the failure of a record not created.
+ */
+function settle(record: IndexedRecord, outcome: Outcome, account: BulkAccount): Pet {
+  if (outcome.kind === 'created') {
+    account.settleCreated(record);
+    return outcome.pet;
+  }
+  account.settleNotCreated(record, outcome.kind, outcome.error);
+  account.stop = { at: record, kind: outcome.kind, cause: outcome.error };
+  throw outcome.error;
+}

@@ -1,0 +1,271 @@
+/**
+ * The input of `pets create --from-file`, read once per pass (check, send, save what
+ * remains) as chunks of bytes, so memory does not grow with it.
+ *
+ * A regular file is opened once and read again through that one file handle, so a file
+ * renamed over it meanwhile is never read instead; a later pass stops with
+ * InputChangedError before it hands over bytes read after the file changed (its size or
+ * modification time differ from the check's). Anything that can be read only once (stdin
+ * `-`, a pipe such as `<(...)` or `/dev/stdin`, a FIFO, a device) is copied by its first
+ * pass to a private spool file that later passes read: created exclusively (O_EXCL, no
+ * symlink followed, mode 0600) under an unpredictable name in the temp directory, and
+ * unlinked at once, so nothing of it outlives the process, however it ends.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { open, realpath, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { on } from 'node:events';
+import { ConfigError, CliError, describeFileError, ExitCode, InterruptedError, UsageError } from '../../../errors.js';
+import { quote } from '../../../input.js';
+
+/** Bytes read per chunk. */
+const CHUNK_BYTES = 64 * 1024;
+
+/** The input changed after it was checked: what is read now was not checked (exit 1). */
+export class InputChangedError extends CliError {
+  constructor(label: string, what: string) {
+    super(`${label} changed after it was checked (${what}); records read after that are not sent`, {
+      exitCode: ExitCode.failure,
+      code: 'input_changed',
+    });
+    this.name = 'InputChangedError';
+  }
+}
+
+/** Where the input comes from. */
+export interface SourceOptions {
+  /** The `--from-file` value (`-` for stdin). */
+  file: string;
+  stdin: Readable;
+  stdinIsTTY: boolean;
+  /** The directory for the spool, and the words that say where it came from ("TMPDIR"). */
+  tempDir: { path: string; from: string };
+  /** Stops a wait for a FIFO's writer. */
+  signal: AbortSignal;
+}
+
+/** The input, readable once per pass. */
+export interface BulkSource {
+  /** For messages: the quoted path, or `stdin`. */
+  readonly label: string;
+  /**
+   * A regular file's real path (symlinks resolved: beside it a remaining file may go),
+   * device and inode (to recognise it later); undefined for input read only once.
+   */
+  readonly file: { path: string; dev: number; ino: number } | undefined;
+  /** The name a remaining file starts with: the file's name, or `stdin`. */
+  readonly stem: string;
+  /**
+   * The input's bytes from the start. The first pass reads the input itself (and, for one
+   * that can be read only once, copies it to the spool); it stops at once when `signal`
+   * aborts, even while a read is pending. Later passes read the file again, or the spool.
+   * @throws UsageError when the input cannot be read; ConfigError when the spool cannot be
+   * written; InputChangedError (later passes of a regular file); InterruptedError.
+   */
+  pass(signal: AbortSignal): AsyncIterable<Buffer>;
+  /** Closes the file handles (the spool's space is freed then). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens `opts.file`, or stdin for `-`.
+ * @throws UsageError when stdin is a terminal (the records must be piped in), or the file
+ * cannot be found or read; InterruptedError when `opts.signal` aborts the wait for a FIFO.
+ */
+export async function openSource(opts: SourceOptions): Promise<BulkSource> {
+  if (opts.file === '-' && opts.stdinIsTTY) {
+    throw new UsageError(
+      '--from-file -: stdin is a terminal; pipe the records in',
+      'Example: petstore pets create --from-file - < pets.ndjson',
+    );
+  }
+  const label = opts.file === '-' ? 'stdin' : quote(opts.file);
+  const unreadable = (err: unknown): UsageError =>
+    new UsageError(`cannot read --from-file ${label}: ${describeFileError(err)}`);
+  if (opts.file === '-') return openOnce(opts, label, unreadable, false);
+  const info = await stat(opts.file).catch((err: unknown) => {
+    throw unreadable(err);
+  });
+  if (info.isDirectory()) throw unreadable(Object.assign(new Error('EISDIR'), { code: 'EISDIR' }));
+  return info.isFile() ? openRegular(opts.file, label, unreadable) : openOnce(opts, label, unreadable, info.isFIFO());
+}
+
+/** A regular file: one handle, read again for each pass, watched for changes. */
+async function openRegular(file: string, label: string, unreadable: (err: unknown) => UsageError): Promise<BulkSource> {
+  const [handle, real] = await Promise.all([open(file, 'r'), realpath(file)]).catch((err: unknown) => {
+    throw unreadable(err);
+  });
+  const first = await handle.stat({ bigint: true });
+  const seen = { size: first.size, mtimeNs: first.mtimeNs };
+  let passes = 0;
+  const changed = async (): Promise<string | undefined> => {
+    const now = await handle.stat({ bigint: true });
+    if (now.size !== seen.size) return `its size went from ${seen.size} to ${now.size} bytes`;
+    return now.mtimeNs === seen.mtimeNs ? undefined : 'it was modified';
+  };
+  return {
+    label,
+    file: { path: real, dev: Number(first.dev), ino: Number(first.ino) },
+    stem: basename(real),
+    pass: (signal) => watched(readAll(handle, signal, unreadable), changed, passes++ === 0, label),
+    close: () => handle.close(),
+  };
+}
+
+/**
+ * `chunks`, with the file compared to what the check saw before each chunk is handed on:
+ * the check itself fails at its end if the file changed while it was read (nothing was
+ * sent yet, exit 2); a later pass fails before the first chunk read after a change.
+ */
+async function* watched(
+  chunks: AsyncIterable<Buffer>,
+  changed: () => Promise<string | undefined>,
+  checking: boolean,
+  label: string,
+): AsyncGenerator<Buffer> {
+  for await (const chunk of chunks) {
+    const what = checking ? undefined : await changed();
+    if (what !== undefined) throw new InputChangedError(label, what);
+    yield chunk;
+  }
+  const what = await changed();
+  if (what === undefined) return;
+  if (checking) throw new UsageError(`--from-file ${label} changed while it was checked (${what}); nothing was sent`);
+  throw new InputChangedError(label, what);
+}
+
+/** The whole content of `handle` from its start, in chunks, until `signal` aborts. */
+async function* readAll(
+  handle: FileHandle,
+  signal: AbortSignal,
+  unreadable: (err: unknown) => UsageError,
+): AsyncGenerator<Buffer> {
+  for (let position = 0; ;) {
+    if (signal.aborted) throw InterruptedError.from(signal);
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position).catch((err: unknown) => {
+      throw unreadable(err);
+    });
+    if (bytesRead === 0) return;
+    position += bytesRead;
+    yield buffer.subarray(0, bytesRead);
+  }
+}
+
+/** Input that can be read only once: the first pass copies it to the spool, later ones read that. */
+async function openOnce(
+  opts: SourceOptions,
+  label: string,
+  unreadable: (err: unknown) => UsageError,
+  fifo: boolean,
+): Promise<BulkSource> {
+  const spool = await openSpool(opts.tempDir, label);
+  const input = opts.file === '-' ? opts.stdin : await openOnceReadable(opts.file, fifo, opts.signal, unreadable);
+  let passes = 0;
+  return {
+    label,
+    file: undefined,
+    stem: opts.file === '-' ? 'stdin' : basename(opts.file),
+    pass: (signal) =>
+      passes++ === 0 ? spool.copy(bytesOf(input, signal, unreadable)) : readAll(spool.handle, signal, unreadable),
+    close: async () => {
+      await spool.handle.close();
+      if (input !== opts.stdin) input.destroy();
+    },
+  };
+}
+
+/** A read stream of a FIFO, device or pipe path; a FIFO's open ends when `signal` aborts. */
+async function openOnceReadable(
+  file: string,
+  fifo: boolean,
+  signal: AbortSignal,
+  unreadable: (err: unknown) => UsageError,
+): Promise<Readable> {
+  const release = fifo ? unblockFifoOnAbort(file, signal) : () => undefined;
+  try {
+    const handle = await open(file, 'r');
+    return handle.createReadStream({ highWaterMark: CHUNK_BYTES });
+  } catch (err) {
+    throw unreadable(err);
+  } finally {
+    release();
+  }
+}
+
+/**
+ * A stream's chunks as bytes (a test's stdin may hand over strings), ending at once when
+ * `signal` aborts, even while a read is pending (a pipe or FIFO nobody writes to): its
+ * events are taken with `events.on`, which pauses the stream while chunks wait.
+ */
+async function* bytesOf(
+  input: Readable,
+  signal: AbortSignal,
+  unreadable: (err: unknown) => UsageError,
+): AsyncGenerator<Buffer> {
+  try {
+    for await (const [chunk] of on(input, 'data', { signal, close: ['end'], highWaterMark: 16 })) {
+      yield typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    }
+  } catch (err) {
+    if (signal.aborted) throw InterruptedError.from(signal);
+    throw unreadable(err);
+  }
+}
+
+/** The spool: an unlinked private file, and the copy of the first pass into it. */
+async function openSpool(
+  tempDir: SourceOptions['tempDir'],
+  label: string,
+): Promise<{ handle: FileHandle; copy: (chunks: AsyncIterable<Buffer>) => AsyncGenerator<Buffer> }> {
+  const path = join(tempDir.path, `petstore-input-${randomBytes(12).toString('hex')}.tmp`);
+  const cannot = (err: unknown): ConfigError =>
+    new ConfigError(
+      `cannot keep a copy of ${label} in ${tempDir.path} (${tempDir.from}): ${describeFileError(err)}; nothing was sent`,
+      `Input that can be read only once is copied there to be read again (once to check every record, once to send them): point TMPDIR at a writable directory with room for it.`,
+    );
+  const flags = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+  const handle = await open(path, flags, 0o600).catch((err: unknown) => {
+    throw cannot(err);
+  });
+  // Unlinked at once: the data stays reachable through the handle alone, and nothing is
+  // left behind whatever ends the process (a signal, a crash, SIGKILL).
+  await unlink(path).catch(() => undefined);
+  async function* copy(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    let position = 0;
+    for await (const chunk of chunks) {
+      for (let done = 0; done < chunk.length;) {
+        const { bytesWritten } = await handle
+          .write(chunk, done, chunk.length - done, position + done)
+          .catch((err: unknown) => {
+            throw cannot(err);
+          });
+        done += bytesWritten;
+      }
+      position += chunk.length;
+      yield chunk;
+    }
+  }
+  return { handle, copy };
+}
+
+/**
+ * Opening a FIFO for reading waits, in Node's thread pool, until a writer opens it; an
+ * abandoned wait would also keep the process from exiting. For a FIFO, abort opens its
+ * writing end without blocking and closes it again, which ends the wait (the read sees an
+ * empty end). Returns the function that removes the abort listener.
+ */
+function unblockFifoOnAbort(file: string, signal: AbortSignal): () => void {
+  const unblock = (): void => {
+    open(file, constants.O_WRONLY | constants.O_NONBLOCK).then(
+      (handle) => void handle.close(),
+      () => undefined,
+    );
+  };
+  signal.addEventListener('abort', unblock, { once: true });
+  return () => {
+    signal.removeEventListener('abort', unblock);
+  };
+}

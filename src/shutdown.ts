@@ -1,0 +1,106 @@
+/**
+ * The one shutdown registry of a run: what its parts do when the process is told to stop
+ * or is about to be ended before the command returned (cli-contract.md "Errors and exit
+ * codes": signals honoured within a second; never exit 0 unfinished). `cli-entry.ts` owns
+ * the process glue and drives it; parts register with it through `Io.shutdown` (a pager,
+ * a temp file, a bulk create's account) and unregister when their work is done.
+ */
+
+/** The signals that end a run, each with its exit code (128 + its number). */
+export const ENDING_SIGNALS = { SIGHUP: 129, SIGINT: 130, SIGQUIT: 131, SIGTERM: 143 } as const;
+
+/** A signal that ends a run. */
+export type EndingSignal = keyof typeof ENDING_SIGNALS;
+
+/** Why the process is being ended before its command returned. */
+export type ForcedEnd =
+  /** A second after a signal, or at a second signal. */
+  | { kind: 'signal'; signal: EndingSignal }
+  /**
+   * The event loop drained: nothing is left that could finish the command (a bug); `doing`
+   * is what the newest part that says so was doing.
+   */
+  | { kind: 'stalled'; doing: string | undefined };
+
+/** What one part does at a signal or a forced end; every member is optional. */
+export interface ShutdownHook {
+  /**
+   * A signal arrived, before the run is aborted. Returning true keeps the run going: the
+   * signal is this part's (Ctrl-C reaches a pager petstore waits for, as in git and gh).
+   */
+  onSignal?: (signal: EndingSignal) => boolean;
+  /**
+   * The process is about to exit without waiting for the command: synchronous, it removes
+   * what must not be left behind (temp files) and prints what must be said (an account).
+   * Returns true when it told the user why the run ended.
+   */
+  onForcedEnd?: (end: ForcedEnd) => boolean;
+  /** What the part is doing now, in a few words ("copying stdin to a temporary file"). */
+  doing?: () => string | undefined;
+}
+
+/** Where parts register. */
+export interface Shutdown {
+  /** Registers `hook`; returns the function that removes it again (safe to call twice). */
+  add(hook: ShutdownHook): () => void;
+}
+
+/**
+ * The registry the process glue drives. Hooks run newest first, so a part registered
+ * inside another's work (a temp file inside a bulk create) tidies before the outer part
+ * reports. A hook that throws does not keep the others from running.
+ */
+export class ShutdownRegistry implements Shutdown {
+  private readonly hooks: ShutdownHook[] = [];
+
+  add(hook: ShutdownHook): () => void {
+    this.hooks.push(hook);
+    return () => {
+      const at = this.hooks.lastIndexOf(hook);
+      if (at !== -1) this.hooks.splice(at, 1);
+    };
+  }
+
+  /** Tells every hook of `signal`; true when one of them took it (the run goes on). */
+  signal(signal: EndingSignal): boolean {
+    let taken = false;
+    for (const hook of this.newestFirst()) {
+      if (attempt(() => hook.onSignal?.(signal)) === true) taken = true;
+    }
+    return taken;
+  }
+
+  /**
+   * Runs every hook's `onForcedEnd`, newest first, each once (they are removed). True when
+   * one of them told the user why the run ended.
+   */
+  forceEnd(end: ForcedEnd): boolean {
+    const hooks = this.newestFirst();
+    this.hooks.length = 0;
+    let told = false;
+    for (const hook of hooks) if (attempt(() => hook.onForcedEnd?.(end)) === true) told = true;
+    return told;
+  }
+
+  /** What the newest part that says so is doing, if any. */
+  doing(): string | undefined {
+    for (const hook of this.newestFirst()) {
+      const what = attempt(() => hook.doing?.());
+      if (typeof what === 'string') return what;
+    }
+    return undefined;
+  }
+
+  private newestFirst(): ShutdownHook[] {
+    return [...this.hooks].reverse();
+  }
+}
+
+/** `fn()`, or undefined when it throws: one part's failure must not stop the others' tidying. */
+function attempt<T>(fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch {
+    return undefined;
+  }
+}

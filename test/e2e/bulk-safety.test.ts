@@ -1,0 +1,534 @@
+/**
+ * A bulk create loses nothing and endangers no file (cli-contract.md "Bulk create"): every
+ * way a run can end is accounted for and never exit 0 unfinished; temp files are created
+ * exclusively under unpredictable names and removed on every path; the remaining file never
+ * replaces a file nor follows a planted symlink; input that changes after it was checked is
+ * never sent; re-runs do not duplicate. Processes where a process is the point (signals,
+ * TMPDIR, full disks, symlinks), in-process otherwise.
+ */
+import { spawnSync } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLI, unwrapped } from '../helpers/run-cli.js';
+import { runMain } from '../helpers/run-main.js';
+import { shell } from '../helpers/shell.js';
+import { canMountSmallDisks, onSmallDisks } from '../helpers/small-disk.js';
+import { spawnCli } from '../helpers/spawn-cli.js';
+import { hasTmux, startTmux } from '../helpers/tmux.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { errorReply, serverPool, type TestServer } from '../helpers/test-server.js';
+
+const KEY = 'pk_test_bulksafe_0123456789';
+const { start, closeAll } = serverPool();
+
+afterAll(async () => {
+  await closeAll();
+  removeTempDirs();
+});
+
+/** NDJSON text of records P{from}..P{to}, each padded to about `width` characters. */
+function records(from: number, to: number, width = 0): string {
+  let out = '';
+  for (let i = from; i <= to; i++) {
+    const name = `P${i}`.padEnd(Math.max(0, width - 30), '.');
+    out += `{"name":"${name}","categoryId":${i}}\n`;
+  }
+  return out;
+}
+
+/** `n` NDJSON records in `dir/pets.ndjson`. */
+function inputFile(n: number, dir = tempDir(), width = 0): { dir: string; file: string } {
+  const file = join(dir, 'pets.ndjson');
+  writeFileSync(file, records(1, n, width));
+  return { dir, file };
+}
+
+/** The `name`s of the records of an NDJSON text. */
+function namesOf(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => (JSON.parse(l) as { name: string }).name.replace(/\.+$/, ''));
+}
+
+const range = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => `P${from + i}`);
+
+/**
+ * A server that creates pets (ids from 1000), each answer after `delayMs`; `failAt`
+ * (1-based POST count) answers 503 instead.
+ */
+async function petServer(opts: { delayMs?: number; failAt?: number } = {}): Promise<TestServer> {
+  let next = 1000;
+  let posts = 0;
+  return start(async (req) => {
+    posts++;
+    if (opts.delayMs !== undefined) await new Promise((r) => setTimeout(r, opts.delayMs));
+    if (posts === opts.failAt) return errorReply(503, 'unavailable', 'try later');
+    return { status: 201, body: { id: next++, ...(JSON.parse(req.body) as object) } };
+  });
+}
+
+function serverEnv(srv: TestServer, dir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY, ...extra };
+}
+
+/** The last line of stderr as the JSON error object. */
+function lastJson(stderr: string): Record<string, unknown> {
+  return JSON.parse(stderr.trim().split('\n').pop()!) as Record<string, unknown>;
+}
+
+const node = `"${process.execPath}" "${CLI}"`;
+
+describe('1. a copy of the input that cannot be kept: a clear non-zero exit, nothing sent, nothing left', () => {
+  it.each([
+    ['stdin, TMPDIR missing', '--from-file - < "$D/in.ndjson"', 'MISSING'],
+    ['a process substitution, TMPDIR missing', '--from-file <(cat "$D/in.ndjson")', 'MISSING'],
+    ['stdin, TMPDIR a file', '--from-file - < "$D/in.ndjson"', 'FILE'],
+  ])('%s: exit 2 naming TMPDIR', async (_name, args, tmp) => {
+    const srv = await petServer();
+    const dir = tempDir();
+    writeFileSync(join(dir, 'in.ndjson'), records(1, 10));
+    writeFileSync(join(dir, 'a-file'), 'x');
+    const tmpdir = join(dir, tmp === 'FILE' ? 'a-file' : 'missing');
+    const r = await shell(`D='${dir}'; ${node} pets create ${args}`, serverEnv(srv, dir, { TMPDIR: tmpdir }));
+    expect(r.code, r.stderr).toBe(2);
+    expect(unwrapped(r.stderr)).toContain(tmpdir);
+    expect(unwrapped(r.stderr)).toContain('TMPDIR');
+    expect(unwrapped(r.stderr)).toContain('nothing was sent');
+    expect(srv.requests).toHaveLength(0);
+  });
+
+  it.skipIf(!canMountSmallDisks())('a read-only TMPDIR: exit 2, nothing sent', async () => {
+    const srv = await petServer();
+    const dir = tempDir();
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp);
+    writeFileSync(join(dir, 'in.ndjson'), records(1, 10));
+    const r = await onSmallDisks(
+      [{ path: tmp, kib: 64, readOnly: true }],
+      `${node} pets create --from-file - < '${dir}/in.ndjson'`,
+      serverEnv(srv, dir, { TMPDIR: tmp }),
+    );
+    expect(r.code, r.stderr).toBe(2);
+    expect(unwrapped(r.stderr)).toContain('read-only file system');
+    expect(srv.requests).toHaveLength(0);
+  });
+
+  it.skipIf(!canMountSmallDisks())('a full TMPDIR: exit 2, nothing sent, no partial copy left', async () => {
+    const srv = await petServer();
+    const dir = tempDir();
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp);
+    writeFileSync(join(dir, 'in.ndjson'), records(1, 4000, 60));
+    const r = await onSmallDisks(
+      [{ path: tmp, kib: 64 }],
+      `${node} pets create --from-file - < '${dir}/in.ndjson'; echo "exit=$?"; echo "left=$(ls -A '${tmp}' | wc -l)"`,
+      serverEnv(srv, dir, { TMPDIR: tmp }),
+    );
+    expect(r.stdout, r.stderr).toContain('exit=2\n');
+    expect(r.stdout).toContain('left=0\n');
+    expect(unwrapped(r.stderr)).toContain('no space left on the device');
+    expect(srv.requests).toHaveLength(0);
+  });
+
+  it.skipIf(!canMountSmallDisks())('--from-file /dev/zero: exit 2 at once, nothing sent, no copy left', async () => {
+    const srv = await petServer();
+    const dir = tempDir();
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp);
+    const r = await onSmallDisks(
+      [{ path: tmp, kib: 1024 }],
+      `${node} pets create --from-file /dev/zero; echo "exit=$?"; echo "left=$(ls -A '${tmp}' | wc -l)"`,
+      serverEnv(srv, dir, { TMPDIR: tmp }),
+    );
+    expect(r.stdout, r.stderr).toContain('exit=2\n');
+    expect(r.stdout).toContain('left=0\n');
+    expect(unwrapped(r.stderr)).toMatch(/line 1: .*NUL/);
+    expect(srv.requests).toHaveLength(0);
+  });
+});
+
+describe('never exit 0 unfinished', () => {
+  it('a command whose work ends without a result: exit 1, code internal, naming what it was doing', () => {
+    const entry = join(CLI, '..', '..', 'dist', 'cli-entry.js');
+    // A command that awaits a promise nothing will ever settle: the event loop drains.
+    const script = `const { run } = await import(${JSON.stringify(entry)});
+await run(['pets', 'list', '--json'], async () => new Promise(() => {}));`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toContain('internal');
+    expect(r.stderr).toMatch(/ended without a result/);
+  });
+});
+
+describe('2. a full disk while the remaining file is written', () => {
+  it.skipIf(!canMountSmallDisks())(
+    'beside the input is full: written in the current directory instead, and the account names it',
+    async () => {
+      const srv = await petServer({ failAt: 2 });
+      const dir = tempDir();
+      const disk = join(dir, 'disk');
+      const cwd = join(dir, 'cwd');
+      mkdirSync(disk);
+      mkdirSync(cwd);
+      const text = records(1, 1500, 100);
+      writeFileSync(join(dir, 'pets.ndjson'), text);
+      // The input fills most of a small disk: its remaining records (more than 16 KiB) cannot fit beside it.
+      const r = await onSmallDisks(
+        [{ path: disk, kib: Math.ceil(text.length / 1024) + 40 }],
+        `cp '${dir}/pets.ndjson' '${disk}/pets.ndjson' && cd '${cwd}' &&
+        ${node} pets create --from-file '${disk}/pets.ndjson' --output ndjson >/dev/null; echo "exit=$?"
+        echo "disk=$(ls -A '${disk}' | tr '\\n' ' ')"`,
+        serverEnv(srv, dir),
+      );
+      expect(r.stdout, r.stderr).toContain('exit=1\n');
+      // Nothing of petstore's is left on the full disk.
+      expect(r.stdout).toContain('disk=pets.ndjson \n');
+      const account = lastJson(r.stderr);
+      expect(account).toMatchObject({ code: 'unavailable', created: 1, remaining: 1499 });
+      expect(account.remainingFile).toBe(join(cwd, 'pets.ndjson.remaining.ndjson'));
+      expect(namesOf(readFileSync(join(cwd, 'pets.ndjson.remaining.ndjson'), 'utf8'))).toEqual(range(2, 1500));
+    },
+  );
+
+  it.skipIf(!canMountSmallDisks())(
+    'nowhere to write it: exit 1 all the same, the account says it was not saved and which lines to rebuild it from',
+    async () => {
+      const srv = await petServer({ failAt: 3 });
+      const dir = tempDir();
+      const disk = join(dir, 'disk');
+      mkdirSync(disk);
+      const text = records(1, 1500, 100);
+      writeFileSync(join(dir, 'pets.ndjson'), text);
+      const r = await onSmallDisks(
+        [{ path: disk, kib: Math.ceil(text.length / 1024) + 40 }],
+        `cp '${dir}/pets.ndjson' '${disk}/pets.ndjson' && cd '${disk}' &&
+        ${node} pets create --from-file pets.ndjson >/dev/null; echo "exit=$?"
+        echo "disk=$(ls -A '${disk}' | tr '\\n' ' ')"`,
+        serverEnv(srv, dir),
+      );
+      expect(r.stdout, r.stderr).toContain('exit=1\n');
+      expect(r.stdout).toContain('disk=pets.ndjson \n');
+      const err = unwrapped(r.stderr);
+      expect(err).toContain('created 2: lines 1-2');
+      expect(err).toMatch(/the 1498 records not created could not be saved: .*no space left on the device/);
+      expect(err).toContain('lines 3-1500 of "pets.ndjson"');
+    },
+  );
+});
+
+describe('3. a planted symlink is never followed', () => {
+  it('symlinks at the remaining name and at the old temp names: the victim is untouched, the next free name is used', async () => {
+    const srv = await petServer({ delayMs: 30, failAt: 5 });
+    const { dir, file } = inputFile(20);
+    const victim = join(dir, 'victim');
+    writeFileSync(victim, 'precious\n');
+    symlinkSync(victim, `${file}.remaining.ndjson`);
+    const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
+      env: serverEnv(srv, dir),
+      secrets: [KEY],
+    });
+    // The temp names an earlier version used (name.PID.tmp), planted before they are needed.
+    symlinkSync(victim, `${file}.remaining.ndjson.${p.child.pid}.tmp`);
+    const { code } = await p.exited;
+    expect(code).toBe(1);
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+    expect(readlinkSync(`${file}.remaining.ndjson`)).toBe(victim);
+    const next = `${file}.remaining-2.ndjson`;
+    expect(lastJson(p.stderr())).toMatchObject({ remainingFile: next, remaining: 16 });
+    expect(lstatSync(next).isFile()).toBe(true);
+    expect(statSync(next).mode & 0o777).toBe(0o600);
+    expect(namesOf(readFileSync(next, 'utf8'))).toEqual(range(5, 20));
+  });
+});
+
+describe('4. the remaining file never replaces a file, nor lands beside a device', () => {
+  it("a user's file and an earlier remaining file keep their content; the first free name is used", async () => {
+    const srv = await petServer({ failAt: 2 });
+    const { dir, file } = inputFile(4);
+    writeFileSync(`${file}.remaining.ndjson`, 'mine\n');
+    writeFileSync(`${file}.remaining-2.ndjson`, 'earlier\n');
+    const r = await runMain(['pets', 'create', '--from-file', file], { env: serverEnv(srv, dir) });
+    expect(r.code).toBe(1);
+    expect(readFileSync(`${file}.remaining.ndjson`, 'utf8')).toBe('mine\n');
+    expect(readFileSync(`${file}.remaining-2.ndjson`, 'utf8')).toBe('earlier\n');
+    expect(namesOf(readFileSync(`${file}.remaining-3.ndjson`, 'utf8'))).toEqual(range(2, 4));
+    expect(unwrapped(r.stderr)).toContain(`are in ${file}.remaining-3.ndjson`);
+  });
+
+  it('--from-file /dev/stdin on a pipe: the remaining file goes to the current directory, never into /dev', async () => {
+    const srv = await petServer({ failAt: 2 });
+    const { dir, file } = inputFile(4);
+    const cwd = join(dir, 'cwd');
+    mkdirSync(cwd);
+    const r = await shell(
+      `cd '${cwd}' && cat '${file}' | ${node} pets create --from-file /dev/stdin --output ndjson`,
+      serverEnv(srv, dir, { TMPDIR: dir }),
+    );
+    try {
+      expect(r.code).toBe(1);
+      expect(existsSync('/dev/stdin.remaining.ndjson')).toBe(false);
+      expect(lastJson(r.stderr).remainingFile).toBe(join(cwd, 'stdin.remaining.ndjson'));
+      expect(namesOf(readFileSync(join(cwd, 'stdin.remaining.ndjson'), 'utf8'))).toEqual(range(2, 4));
+    } finally {
+      spawnSync('rm', ['-f', '/dev/stdin.remaining.ndjson']);
+    }
+  });
+});
+
+describe('5. SIGHUP and SIGQUIT end a run like SIGTERM: the account and the remaining file', () => {
+  it.each([
+    ['SIGHUP', 129],
+    ['SIGQUIT', 131],
+  ] as const)('%s while records are sent from a file: exit %d', async (sig, want) => {
+    const srv = await petServer({ delayMs: 100 });
+    const { dir, file } = inputFile(20);
+    const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
+      env: serverEnv(srv, dir),
+      secrets: [KEY],
+    });
+    await p.until(() => p.stdout().split('\n').length > 3);
+    p.child.kill(sig);
+    const { code } = await p.exited;
+    expect(code).toBe(want);
+    const err = lastJson(p.stderr());
+    expect(err.code).toBe('interrupted');
+    const created = err.created as number;
+    const unknown = (err.unknown as unknown[]).length;
+    expect(created + unknown + (err.remaining as number)).toBe(20);
+    expect(err.remainingFile).toBe(`${file}.remaining.ndjson`);
+    expect(namesOf(readFileSync(`${file}.remaining.ndjson`, 'utf8'))).toEqual(range(created + unknown + 1, 20));
+  });
+
+  it('SIGHUP with --from-file -: the account, the remaining file in the current directory, no copy of stdin left', async () => {
+    const srv = await petServer({ delayMs: 100 });
+    const dir = tempDir();
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp);
+    const p = spawnCli(['pets', 'create', '--from-file', '-', '--output', 'ndjson'], {
+      env: serverEnv(srv, dir, { TMPDIR: tmp }),
+      input: records(1, 20),
+      secrets: [KEY],
+    });
+    await p.until(() => p.stdout().split('\n').length > 3);
+    p.child.kill('SIGHUP');
+    const { code } = await p.exited;
+    expect(code).toBe(129);
+    expect(readdirSync(tmp)).toEqual([]);
+    const err = lastJson(p.stderr());
+    expect(err.code).toBe('interrupted');
+    expect(typeof err.remainingFile).toBe('string');
+    expect(existsSync(err.remainingFile as string)).toBe(true);
+  });
+});
+
+describe('6. input checked is input sent', () => {
+  it('a file that grows while records are sent: stops before any unchecked record is sent, exit 1, the account', async () => {
+    const srv = await petServer({ delayMs: 5 });
+    const { dir, file } = inputFile(3000, tempDir(), 100);
+    const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
+      env: serverEnv(srv, dir),
+      secrets: [KEY],
+      timeoutMs: 60_000,
+    });
+    await p.until(() => srv.requests.length >= 20);
+    appendFileSync(file, `${records(3001, 3025)}{"name":"Bad","categoryId":1.5}\n`);
+    const { code } = await p.exited;
+    expect(code).toBe(1);
+    const sent = srv.requests.map((r) => (JSON.parse(r.body) as { name: string }).name.replace(/\.+$/, ''));
+    expect(sent.length).toBeLessThan(3000);
+    expect(sent).toEqual(range(1, sent.length));
+    const err = lastJson(p.stderr());
+    expect(err.code).toBe('input_changed');
+    expect(err).toMatchObject({ records: 3000, remainingFile: null });
+    const created = err.created as number;
+    expect(created + (err.unknown as unknown[]).length + (err.remaining as number)).toBe(3000);
+    expect(err.remainingRanges).toEqual([{ lines: [created + 1, 3000] }]);
+  });
+
+  it('invalid UTF-8 is refused with exit 2 naming the line, nothing sent', async () => {
+    const srv = await petServer();
+    const dir = tempDir();
+    const file = join(dir, 'latin1.ndjson');
+    writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from('{"name":"Rex","categoryId":1}\n{"name":"Caf'),
+        Buffer.from([0xe9]),
+        Buffer.from('","categoryId":1}\n'),
+      ]),
+    );
+    const r = await runMain(['pets', 'create', '--from-file', file], { env: serverEnv(srv, dir) });
+    expect(r.code).toBe(2);
+    expect(unwrapped(r.stderr)).toMatch(/line 2: not valid UTF-8/);
+    expect(unwrapped(r.stderr)).toContain('nothing was sent');
+    expect(srv.requests).toHaveLength(0);
+  });
+});
+
+describe('8. re-runs do not duplicate', () => {
+  it('a remaining file is removed once all its records are created; the original is refused until then, or with --force', async () => {
+    const srv = await petServer({ failAt: 4 });
+    const { dir, file } = inputFile(6);
+    const env = serverEnv(srv, dir);
+    const names = (): string[] => srv.requests.map((r) => (JSON.parse(r.body) as { name: string }).name);
+
+    const first = await runMain(['pets', 'create', '--from-file', file], { env });
+    expect(first.code).toBe(1);
+    const remaining = `${file}.remaining.ndjson`;
+    expect(names()).toEqual(range(1, 4));
+
+    // The original again: refused, naming the file to send instead.
+    const again = await runMain(['pets', 'create', '--from-file', file], { env });
+    expect(again.code).toBe(2);
+    expect(unwrapped(again.stderr)).toContain(remaining);
+    expect(unwrapped(again.stderr)).toContain('--force');
+    expect(names()).toHaveLength(4);
+
+    // The printed re-run command: every record created, and the file removed.
+    const rest = await runMain(['pets', 'create', '--from-file', remaining], { env });
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(names()).toEqual([...range(1, 4), ...range(4, 6)]);
+    expect(existsSync(remaining)).toBe(false);
+    expect(unwrapped(rest.stderr)).toContain(`removed ${remaining}`);
+
+    // The same command again, from the shell's history: nothing is created twice.
+    const twice = await runMain(['pets', 'create', '--from-file', remaining], { env });
+    expect(twice.code).toBe(2);
+    expect(names()).toHaveLength(7);
+
+    // The original, now created in full: a warning, not a refusal.
+    const full = await runMain(['pets', 'create', '--from-file', file], { env });
+    expect(full.code).toBe(0);
+    expect(unwrapped(full.stderr)).toMatch(/every record of .* was created before/);
+    expect(names()).toHaveLength(13);
+  });
+
+  it('a remaining file whose failed record was fixed by hand is known by its place: removed once created', async () => {
+    const srv = await start((req) => {
+      const pet = JSON.parse(req.body) as { name: string };
+      if (pet.name === ' ') return errorReply(400, 'invalid_request', 'invalid name: must not be empty');
+      return { status: 201, body: { id: 1, ...pet } };
+    });
+    const dir = tempDir();
+    const file = join(dir, 'pets.ndjson');
+    writeFileSync(file, `${records(1, 2)}{"name":" ","categoryId":3}\n${records(4, 5)}`);
+    const env = serverEnv(srv, dir);
+    expect((await runMain(['pets', 'create', '--from-file', file], { env })).code).toBe(6);
+    const remaining = `${file}.remaining.ndjson`;
+    // Fixed as an editor does it: a new file renamed over the old one.
+    writeFileSync(`${remaining}.new`, readFileSync(remaining, 'utf8').replace('" "', '"P3"'));
+    renameSync(`${remaining}.new`, remaining);
+    const rest = await runMain(['pets', 'create', '--from-file', remaining], { env });
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(existsSync(remaining)).toBe(false);
+    const full = await runMain(['pets', 'create', '--from-file', file], { env });
+    expect(unwrapped(full.stderr)).toMatch(/every record of .* was created before/);
+  });
+
+  it('--force sends an input whose earlier run stopped partway', async () => {
+    const srv = await petServer({ failAt: 2 });
+    const { dir, file } = inputFile(3);
+    const env = serverEnv(srv, dir);
+    expect((await runMain(['pets', 'create', '--from-file', file], { env })).code).toBe(1);
+    expect((await runMain(['pets', 'create', '--from-file', file], { env })).code).toBe(2);
+    const forced = await runMain(['pets', 'create', '--from-file', file, '--force'], { env });
+    expect(forced.code).toBe(0);
+    expect(srv.requests).toHaveLength(5);
+    // A file of the user's is never removed.
+    expect(existsSync(file)).toBe(true);
+  });
+});
+
+describe('9. progress on a terminal', () => {
+  it('one progress line while sending, one summary line at the end; nothing extra when stderr is not a terminal', async () => {
+    const srv = await petServer();
+    const { dir, file } = inputFile(300);
+    const tty = await runMain(['pets', 'create', '--from-file', file], {
+      env: serverEnv(srv, dir),
+      tty: { stderr: true },
+    });
+    expect(tty.code).toBe(0);
+    // The progress line is redrawn in place (`\r`, erase in line) and erased before the summary.
+    const plain = stripVTControlCharacters(tty.stderr);
+    expect(plain).toMatch(/^\rcreated [\d,]+ of 300/);
+    expect(plain).toMatch(/\rcreated 300 pets in \d+\.\d s\n$/);
+    expect(plain.split('\n')).toHaveLength(2);
+    const piped = await runMain(['pets', 'create', '--from-file', inputFile(3).file], { env: serverEnv(srv, dir) });
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).toBe('');
+  });
+});
+
+describe.skipIf(!hasTmux())('9. progress in a real terminal', () => {
+  it.each([80, 60])('%d columns: 5,000 records show a progress line, then one summary line', async (width) => {
+    const srv = await petServer();
+    const { dir, file } = inputFile(5000);
+    const t = startTmux({ env: serverEnv(srv, dir), width, height: 20 });
+    try {
+      t.sendLine(`petstore pets create --from-file '${file}' > /dev/null; echo "rc=$?"`);
+      const during = await t.waitFor(/created [\d,]+ of 5,000 \([\d,]+\/s\)/, { timeoutMs: 60_000 });
+      expect(during).not.toMatch(/rc=\d/);
+      const screen = await t.waitFor(/rc=\d+/, { timeoutMs: 60_000 });
+      expect(screen).toMatch(/\ncreated 5,000 pets in \d+\.\d s\nrc=0\n/);
+      expect(screen).not.toMatch(/of 5,000/);
+      expect(screen.split('\n').filter((l) => l.length > width && !l.includes('petstore pets create'))).toEqual([]);
+    } finally {
+      t.kill();
+    }
+  });
+});
+
+describe('--dry-run', () => {
+  it('checks everything, prints the records as they would be sent, sends nothing', async () => {
+    const srv = await petServer();
+    const { dir, file } = inputFile(3);
+    const r = await runMain(['pets', 'create', '--from-file', file, '--dry-run', '--output', 'ndjson'], {
+      env: serverEnv(srv, dir),
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(records(1, 3));
+    expect(unwrapped(r.stderr)).toContain('3 records');
+    expect(srv.requests).toHaveLength(0);
+    const bad = join(dir, 'bad.ndjson');
+    writeFileSync(bad, '{"name":"A"}\n');
+    const refused = await runMain(['pets', 'create', '--from-file', bad, '--dry-run'], { env: serverEnv(srv, dir) });
+    expect(refused.code).toBe(2);
+    expect(srv.requests).toHaveLength(0);
+  });
+});
+
+describe('the account in JSON', () => {
+  it('failed and unknown are arrays of {line, ...}; createdRanges are line ranges', async () => {
+    const srv = await petServer({ failAt: 3 });
+    const { dir, file } = inputFile(5);
+    const r = await runMain(['pets', 'create', '--from-file', file, '--json'], { env: serverEnv(srv, dir) });
+    expect(r.code).toBe(1);
+    expect(lastJson(r.stderr)).toMatchObject({
+      code: 'unavailable',
+      records: 5,
+      created: 2,
+      createdRanges: [{ lines: [1, 2] }],
+      failed: [{ line: 3, code: 'unavailable', message: 'try later', status: 503 }],
+      unknown: [],
+      notSent: 2,
+      remaining: 3,
+      remainingFile: `${file}.remaining.ndjson`,
+      remainingRanges: [{ lines: [3, 5] }],
+    });
+  });
+});

@@ -1,0 +1,265 @@
+/**
+ * The parts of a bulk create (`src/commands/pets/create/`), each driven without a process:
+ * UTF-8 decoding, the account, the progress line, the shutdown registry, the remaining file
+ * (real files in temp directories).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NotTextError, Utf8Text } from '../../src/api/records.js';
+import { BulkAccount, describeLines } from '../../src/commands/pets/create/account.js';
+import { checkedRecords, checkInput } from '../../src/commands/pets/create/check.js';
+import { progressLine, sendingProgress, sendingSummary } from '../../src/commands/pets/create/progress.js';
+import { remainingPlace, writeRemaining } from '../../src/commands/pets/create/remaining.js';
+import { ApiError, InterruptedError, UsageError } from '../../src/errors.js';
+import { ShutdownRegistry } from '../../src/shutdown.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+
+afterAll(() => removeTempDirs());
+
+/** `parts` as an async iterable of byte chunks. */
+function chunks(...parts: (string | number[])[]): AsyncIterable<Buffer> {
+  return Readable.from(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+}
+
+describe('Utf8Text', () => {
+  const decode = (...parts: (string | number[])[]): string => {
+    const t = new Utf8Text();
+    let out = '';
+    for (const p of parts) out += t.push(typeof p === 'string' ? Buffer.from(p) : Buffer.from(p));
+    t.end();
+    return out;
+  };
+  const problem = (...parts: (string | number[])[]): string => {
+    try {
+      decode(...parts);
+    } catch (err) {
+      if (err instanceof NotTextError) return `line ${err.problem.line}: ${err.problem.message}`;
+      throw err;
+    }
+    return 'none';
+  };
+
+  it.each([
+    ['a character cut by a chunk boundary', ['{"name":"Caf', [0xc3], [0xa9], '"}\n'], '{"name":"Café"}\n'],
+    ['a 4-byte character cut twice', [[0xf0, 0x9f], [0x90], [0xb6, 0x0a]], '🐶\n'],
+    ['plain ASCII', ['a\nb\n'], 'a\nb\n'],
+  ])('decodes %s', (_name, parts, want) => {
+    expect(decode(...parts)).toBe(want);
+  });
+
+  it.each([
+    ['a Latin-1 byte on line 2', ['{"a":1}\n{"name":"Caf', [0xe9], '"}\n'], 'line 2: not valid UTF-8 (the byte 0xE9)'],
+    ['a surrogate encoded in UTF-8', ['x\ny\nz', [0xed, 0xa0, 0x80]], 'line 3: not valid UTF-8 (the byte 0xED)'],
+    ['an overlong encoding', [[0xc0, 0x80]], 'line 1: not valid UTF-8 (the byte 0xC0)'],
+    ['input that ends inside a character', ['ok\n', [0xe2, 0x82]], 'line 2: not valid UTF-8 (the byte 0xE2)'],
+    ['a NUL byte (a binary file)', ['a\nb\n', [0]], 'line 3: not text: a NUL byte (is it a binary file?)'],
+  ])('refuses %s, naming the line', (_name, parts, want) => {
+    expect(problem(...parts)).toBe(want);
+  });
+});
+
+describe('checkInput and checkedRecords', () => {
+  it('counts the records, finds the last line, hashes the bytes', async () => {
+    const text = '{"name":"A","categoryId":1}\n\n{"name":"B","categoryId":2}\n';
+    const checked = await checkInput(chunks(text.slice(0, 10), text.slice(10)), 'stdin');
+    expect(checked).toEqual({
+      records: 2,
+      lastLine: 3,
+      format: 'ndjson',
+      size: text.length,
+      sha256: createHash('sha256').update(text).digest('hex'),
+    });
+  });
+
+  it('refuses invalid UTF-8 as a usage error naming the line', async () => {
+    const refused = checkInput(chunks('{"name":"A","categoryId":1}\n', [0xff]), 'stdin');
+    await expect(refused).rejects.toBeInstanceOf(UsageError);
+    await expect(refused).rejects.toThrow(
+      '--from-file stdin: line 2: not valid UTF-8 (the byte 0xFF); nothing was sent',
+    );
+  });
+
+  it('a second pass that holds more records than the first stops before yielding the extra one', async () => {
+    const one = '{"name":"A","categoryId":1}\n';
+    const checked = await checkInput(chunks(one), 'stdin');
+    const seen: number[] = [];
+    const read = async (): Promise<void> => {
+      for await (const r of checkedRecords(chunks(one + one), checked, (what) => new Error(what))) seen.push(r.index);
+    };
+    await expect(read()).rejects.toThrow('it holds more than the 1 records checked');
+    expect(seen).toEqual([0]);
+  });
+});
+
+describe('BulkAccount', () => {
+  const place = (index: number, line = index + 1) => ({ index, line });
+
+  it('keeps created lines as ranges, failed and unknown as lists, and the lines to rebuild the rest from', () => {
+    const a = new BulkAccount(10, 12);
+    for (const i of [0, 1, 2]) {
+      a.dispatch(place(i));
+      a.settleCreated(place(i));
+    }
+    a.dispatch(place(3, 5));
+    a.settleNotCreated(place(3, 5), 'failed', new ApiError({ code: 'bad', message: 'no', status: 400 }, 400));
+    expect(a.createdRanges()).toEqual([[1, 3]]);
+    expect(a.notSent).toBe(6);
+    expect(a.notCreated).toBe(7);
+    expect(a.isRemaining(2)).toBe(false);
+    expect(a.isRemaining(3)).toBe(true);
+    expect(a.isRemaining(9)).toBe(true);
+    expect(a.remainingRanges()).toEqual([[5, 12]]);
+    expect(a.details()).toMatchObject({
+      failed: [{ line: 5, code: 'bad', message: 'no', status: 400 }],
+      unknown: [],
+      createdRanges: [{ lines: [1, 3] }],
+    });
+  });
+
+  it('ended by force: the request under way becomes unknown, the rest not saved', () => {
+    const a = new BulkAccount(3, 3);
+    a.dispatch(place(0));
+    a.settleCreated(place(0));
+    a.dispatch(place(1));
+    a.endedByForce(new InterruptedError('SIGHUP'));
+    expect(a.unknownLines()).toEqual([2]);
+    expect(a.saved).toEqual({ error: 'the run was ended before they could be written' });
+    const signal = AbortSignal.abort('SIGHUP');
+    const err = a.toError({ signal, suggest: (w) => `petstore ${w}`, label: 'stdin', output: 'tsv' });
+    expect(err).toMatchObject({ exitCode: 129, code: 'interrupted' });
+    expect(err.message).toBe('stopped at record 2 of 3 (line 2), which may have been created: hung up');
+  });
+
+  it.each([
+    [[[3, 3]], 'line 3'],
+    [[[1, 4]], 'lines 1-4'],
+    [
+      [
+        [3, 3],
+        [5, 7],
+      ],
+      'lines 3, 5-7',
+    ],
+    [
+      [
+        [1, 1],
+        [3, 3],
+        [5, 5],
+        [7, 7],
+        [9, 9],
+        [11, 12],
+      ],
+      'lines 1, 3, 5, 7, 9, and 1 more range',
+    ],
+  ] as [[number, number][], string][])('describeLines(%j) is %j', (ranges, want) => {
+    expect(describeLines(ranges)).toBe(want);
+  });
+});
+
+describe('the progress line', () => {
+  it('draws at most every 100 ms, never wider than the terminal, and erases itself', () => {
+    let t = 0;
+    let screen = '';
+    const line = progressLine({ write: (s) => (screen += s) }, 12, () => t);
+    line.update('created 1 of 5,000');
+    t = 50;
+    line.update('created 2 of 5,000');
+    t = 150;
+    line.update('created 3 of 5,000');
+    line.clear();
+    line.clear();
+    expect(screen).toBe('\rcreated 1 o\x1b[K\rcreated 3 o\x1b[K\r\x1b[K');
+  });
+
+  it('writes nothing without a terminal', () => {
+    const line = progressLine(undefined, 80, () => 0);
+    line.update('x');
+    line.clear();
+  });
+
+  it.each([
+    [1234, 5000, 5365, 'created 1,234 of 5,000 (230/s)'],
+    [0, 3, 0, 'created 0 of 3'],
+  ])('sendingProgress(%d, %d, %d ms) is %j', (created, records, ms, want) => {
+    expect(sendingProgress(created, records, ms)).toBe(want);
+  });
+
+  it('sums up', () => {
+    expect(sendingSummary(5000, 21_730)).toBe('created 5,000 pets in 21.7 s');
+    expect(sendingSummary(1, 300)).toBe('created 1 pet in 0.3 s');
+  });
+});
+
+describe('ShutdownRegistry', () => {
+  it('asks hooks newest first, lets one take a signal, ends each once, and survives a hook that throws', () => {
+    const r = new ShutdownRegistry();
+    const order: string[] = [];
+    r.add({ onForcedEnd: () => (order.push('outer'), true), doing: () => 'sending records' });
+    const remove = r.add({
+      onSignal: (s) => s === 'SIGINT',
+      onForcedEnd: () => {
+        order.push('inner');
+        throw new Error('boom');
+      },
+      doing: () => 'writing the remaining file',
+    });
+    expect(r.doing()).toBe('writing the remaining file');
+    expect(r.signal('SIGINT')).toBe(true);
+    expect(r.signal('SIGTERM')).toBe(false);
+    expect(r.forceEnd({ kind: 'signal', signal: 'SIGTERM' })).toBe(true);
+    expect(order).toEqual(['inner', 'outer']);
+    expect(r.forceEnd({ kind: 'stalled', doing: undefined })).toBe(false);
+    remove();
+    expect(r.doing()).toBeUndefined();
+  });
+});
+
+describe('writeRemaining', () => {
+  const lines = (...texts: string[]): AsyncIterable<string> => Readable.from(texts);
+
+  it('takes the first free name, replacing neither a file nor a symlink, mode 0600, no temp file left', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'p.remaining.ndjson'), 'mine\n');
+    symlinkSync(join(dir, 'elsewhere'), join(dir, 'p.remaining-2.ndjson'));
+    const file = await writeRemaining(
+      () => lines('a\n', 'b\n'),
+      remainingPlace(undefined, 'p', dir),
+      new ShutdownRegistry(),
+    );
+    expect(file.path).toBe(join(dir, 'p.remaining-3.ndjson'));
+    expect(readFileSync(file.path, 'utf8')).toBe('a\nb\n');
+    expect(file).toMatchObject({ size: 4, sha256: createHash('sha256').update('a\nb\n').digest('hex') });
+    expect(lstatSync(file.path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dir, 'p.remaining.ndjson'), 'utf8')).toBe('mine\n');
+    expect(existsSync(join(dir, 'elsewhere'))).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('goes to the next directory when one cannot be written, and says why for each when none can', async () => {
+    const cwd = tempDir();
+    const place = remainingPlace('/proc/version', 'version', cwd);
+    expect(place.dirs).toEqual(['/proc', cwd]);
+    const file = await writeRemaining(() => lines('x\n'), place, new ShutdownRegistry());
+    expect(file.path).toBe(join(cwd, 'version.remaining.ndjson'));
+    await expect(
+      writeRemaining(() => lines('x\n'), remainingPlace(undefined, 'x', '/proc'), new ShutdownRegistry()),
+    ).rejects.toThrow(/^\/proc: /);
+  });
+
+  it('a forced end while it is written removes the temp file at once', async () => {
+    const dir = tempDir();
+    const shutdown = new ShutdownRegistry();
+    const stalled = async function* (): AsyncGenerator<string> {
+      yield 'a\n';
+      await new Promise(() => undefined);
+    };
+    void writeRemaining(stalled, remainingPlace(undefined, 'p', dir), shutdown);
+    while (shutdown.doing() !== 'writing the remaining file') await new Promise((r) => setImmediate(r));
+    while (readdirSync(dir).length === 0) await new Promise((r) => setImmediate(r));
+    shutdown.forceEnd({ kind: 'signal', signal: 'SIGINT' });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
