@@ -2,7 +2,7 @@
  * Process glue around `main`, and the one place that ends the process. SIGINT, SIGTERM,
  * SIGHUP and SIGQUIT abort the command (the AbortSignal's reason names the signal; exit
  * 130, 143, 129, 131), unless a part takes the signal as its own (Ctrl-C while a pager
- * runs). A second signal ends the process at once, and a command that has not finished a
+ * runs). A second signal (but SIGHUP) ends the process at once, and a command that has not finished a
  * second after the first (blocked opening a FIFO with no writer, say) is ended then
  * (cli-contract.md "Errors and exit codes": honoured within a second, whatever the command
  * is doing). A run whose event loop drains before its command returned — nothing is left
@@ -40,7 +40,9 @@ export async function run(
   const onSignal = (signal: EndingSignal): void => {
     if (shutdown.signal(signal)) return;
     const code = ENDING_SIGNALS[signal];
-    if (controller.signal.aborted) end(code, { kind: 'signal', signal });
+    // A second signal ends the run at once (Ctrl-C twice), except a second SIGHUP: a hang-up
+    // comes twice by itself (from the terminal and from the shell passing it to its jobs).
+    if (controller.signal.aborted && signal !== 'SIGHUP') end(code, { kind: 'signal', signal });
     controller.abort(signal);
     setTimeout(() => end(code, { kind: 'signal', signal }), STOP_GRACE_MS).unref();
   };

@@ -314,6 +314,25 @@ describe('5. SIGHUP and SIGQUIT end a run like SIGTERM: the account and the rema
     expect(namesOf(readFileSync(`${file}.remaining.ndjson`, 'utf8'))).toEqual(range(created + unknown + 1, 20));
   });
 
+  it('a hang-up comes twice (the terminal, then the shell): the second does not cut the remaining file short', async () => {
+    const srv = await petServer({ delayMs: 20 });
+    const { dir, file } = inputFile(200_000);
+    const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
+      env: serverEnv(srv, dir),
+      secrets: [KEY],
+    });
+    await p.until(() => p.stdout().split('\n').length > 3);
+    p.child.kill('SIGHUP');
+    // The second one while the remaining file is being written.
+    await p.until(() => readdirSync(dir).some((f) => f.endsWith('.tmp')));
+    p.child.kill('SIGHUP');
+    expect((await p.exited).code).toBe(129);
+    const err = lastJson(p.stderr());
+    expect(err.remainingFile).toBe(`${file}.remaining.ndjson`);
+    const handled = (err.created as number) + (err.unknown as unknown[]).length;
+    expect(namesOf(readFileSync(`${file}.remaining.ndjson`, 'utf8'))).toEqual(range(handled + 1, 200_000));
+  });
+
   it('SIGHUP with --from-file -: the account, the remaining file in the current directory, no copy of stdin left', async () => {
     const srv = await petServer({ delayMs: 100 });
     const dir = tempDir();

@@ -63,13 +63,12 @@ export async function runCreateFromFile(ctx: Context, options: FromFileOptions):
   let lastWords = beforeSending;
   const clearLastWords = ctx.atForcedEnd(() => lastWords());
   try {
-    const { file, dryRun, force } = options;
-    const source = await openSource({ file, stdin: io.stdin, stdinIsTTY: io.stdinIsTTY, tempDir: places.temp, signal });
+    const source = await openSource({ file: options.file, io, tempDir: places.temp, signal });
     ctx.defer(() => source.close());
     const checked = await pipeline(source.pass(signal), (bytes) => checkInput(bytes, source.label));
     const records = () =>
       checkedRecords(source.pass(signal), checked, (what) => new InputChangedError(source.label, what));
-    if (dryRun) {
+    if (options.dryRun) {
       const n = await printUnsent(records(), out);
       ctx.note(`${n} record${n === 1 ? '' : 's'} checked; nothing was sent (--dry-run)`, { always: true });
       return ExitCode.ok;
@@ -80,9 +79,9 @@ export async function runCreateFromFile(ctx: Context, options: FromFileOptions):
       now: () => ctx.now(),
       warn,
     });
-    await history.judge(force, (words) => ctx.suggest(words));
+    await history.judge(options.force, (words) => ctx.suggest(words));
     const account = new BulkAccount(checked.records, checked.lastLine);
-    await history.begin(account, force);
+    await history.begin(account, options.force);
     const report = () =>
       account.toError({ signal, suggest: (w) => ctx.suggest(w), label: source.label, output: ctx.output });
     lastWords = () => {

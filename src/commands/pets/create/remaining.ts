@@ -10,8 +10,8 @@
  * of the process included.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { constants, rmSync } from 'node:fs';
-import { copyFile, link, open, unlink, writeFile } from 'node:fs/promises';
+import { closeSync, constants, fdatasync, fstatSync, openSync, rmSync, write } from 'node:fs';
+import { copyFile, link, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describeFileError } from '../../../errors.js';
 import type { Shutdown } from '../../../shutdown.js';
@@ -122,8 +122,10 @@ async function writeIn(
   shutdown: Shutdown,
 ): Promise<WrittenFile> {
   const temp = join(dir, `.${stem}.remaining-${randomBytes(12).toString('hex')}.tmp`);
-  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-  const handle = await open(temp, flags, 0o600);
+  // Created synchronously, its removal registered before the next turn of the event loop:
+  // no open is in flight in the thread pool should the process end (it would create the
+  // file after the exit).
+  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   const unregister = shutdown.add({
     onForcedEnd: () => {
       rmSync(temp, { force: true });
@@ -134,26 +136,30 @@ async function writeIn(
   try {
     const hash = createHash('sha256');
     let size = 0;
-    const hashed = async function* (): AsyncGenerator<Buffer> {
-      for await (const text of lines()) {
-        const bytes = Buffer.from(text);
-        hash.update(bytes);
-        size += bytes.length;
-        yield bytes;
-      }
-    };
-    // One promise for the whole copy: a failed read or write (a full disk) rejects it.
-    await writeFile(handle, hashed());
-    await handle.datasync();
-    const { dev, ino } = await handle.stat();
-    await handle.close();
+    for await (const text of lines()) {
+      const bytes = Buffer.from(text);
+      hash.update(bytes);
+      for (let done = 0; done < bytes.length;) done += await writeAt(fd, bytes.subarray(done), size + done);
+      size += bytes.length;
+    }
+    await new Promise<void>((resolve, reject) => {
+      fdatasync(fd, (err) => (err ? reject(err) : resolve()));
+    });
+    const { dev, ino } = fstatSync(fd);
     const path = await linkToFreeName(temp, dir, stem);
     return { path, size, sha256: hash.digest('hex'), dev, ino };
   } finally {
-    await handle.close().catch(() => undefined);
+    closeSync(fd);
     await unlink(temp).catch(() => undefined);
     unregister();
   }
+}
+
+/** Writes `bytes` at `position` of `fd`; resolves with how many were written (a full disk: fewer, then ENOSPC). */
+function writeAt(fd: number, bytes: Buffer, position: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    write(fd, bytes, 0, bytes.length, position, (err, written) => (err ? reject(err) : resolve(written)));
+  });
 }
 
 /**

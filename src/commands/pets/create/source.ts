@@ -9,11 +9,11 @@
  * `-`, a pipe such as `<(...)` or `/dev/stdin`, a FIFO, a device) is copied by its first
  * pass to a private spool file that later passes read: created exclusively (O_EXCL, no
  * symlink followed, mode 0600) under an unpredictable name in the temp directory, and
- * unlinked at once, so nothing of it outlives the process, however it ends.
+ * removed at once, so nothing of it outlives the process, however it ends.
  */
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { open, realpath, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { close, constants, openSync, read, unlinkSync, write } from 'node:fs';
+import { open, realpath, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { on } from 'node:events';
@@ -38,8 +38,8 @@ export class InputChangedError extends CliError {
 export interface SourceOptions {
   /** The `--from-file` value (`-` for stdin). */
   file: string;
-  stdin: Readable;
-  stdinIsTTY: boolean;
+  /** stdin, and whether it is a terminal (`Io`). */
+  io: { stdin: Readable; stdinIsTTY: boolean };
   /** The directory for the spool, and the words that say where it came from ("TMPDIR"). */
   tempDir: { path: string; from: string };
   /** Stops a wait for a FIFO's writer. */
@@ -75,7 +75,7 @@ export interface BulkSource {
  * cannot be found or read; InterruptedError when `opts.signal` aborts the wait for a FIFO.
  */
 export async function openSource(opts: SourceOptions): Promise<BulkSource> {
-  if (opts.file === '-' && opts.stdinIsTTY) {
+  if (opts.file === '-' && opts.io.stdinIsTTY) {
     throw new UsageError(
       '--from-file -: stdin is a terminal; pipe the records in',
       'Example: petstore pets create --from-file - < pets.ndjson',
@@ -136,9 +136,14 @@ async function* watched(
   throw new InputChangedError(label, what);
 }
 
+/** What `readAll` reads from: a FileHandle, or the spool's descriptor (`fdFile`). */
+interface PositionalFile {
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+}
+
 /** The whole content of `handle` from its start, in chunks, until `signal` aborts. */
 async function* readAll(
-  handle: FileHandle,
+  handle: PositionalFile,
   signal: AbortSignal,
   unreadable: (err: unknown) => UsageError,
 ): AsyncGenerator<Buffer> {
@@ -161,8 +166,8 @@ async function openOnce(
   unreadable: (err: unknown) => UsageError,
   fifo: boolean,
 ): Promise<BulkSource> {
-  const spool = await openSpool(opts.tempDir, label);
-  const input = opts.file === '-' ? opts.stdin : await openOnceReadable(opts.file, fifo, opts.signal, unreadable);
+  const spool = openSpool(opts.tempDir, label);
+  const input = opts.file === '-' ? opts.io.stdin : await openOnceReadable(opts.file, fifo, opts.signal, unreadable);
   let passes = 0;
   return {
     label,
@@ -172,7 +177,7 @@ async function openOnce(
       passes++ === 0 ? spool.copy(bytesOf(input, signal, unreadable)) : readAll(spool.handle, signal, unreadable),
     close: async () => {
       await spool.handle.close();
-      if (input !== opts.stdin) input.destroy();
+      if (input !== opts.io.stdin) input.destroy();
     },
   };
 }
@@ -216,23 +221,29 @@ async function* bytesOf(
 }
 
 /** The spool: an unlinked private file, and the copy of the first pass into it. */
-async function openSpool(
+function openSpool(
   tempDir: SourceOptions['tempDir'],
   label: string,
-): Promise<{ handle: FileHandle; copy: (chunks: AsyncIterable<Buffer>) => AsyncGenerator<Buffer> }> {
-  const path = join(tempDir.path, `petstore-input-${randomBytes(12).toString('hex')}.tmp`);
+): { handle: ReturnType<typeof fdFile>; copy: (chunks: AsyncIterable<Buffer>) => AsyncGenerator<Buffer> } {
   const cannot = (err: unknown): ConfigError =>
     new ConfigError(
       `cannot keep a copy of ${label} in ${tempDir.path} (${tempDir.from}): ${describeFileError(err)}; nothing was sent`,
       `Input that can be read only once is copied there to be read again (once to check every record, once to send them): point TMPDIR at a writable directory with room for it.`,
     );
-  const flags = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-  const handle = await open(path, flags, 0o600).catch((err: unknown) => {
-    throw cannot(err);
-  });
-  // Unlinked at once: the data stays reachable through the handle alone, and nothing is
+  const path = join(tempDir.path, `petstore-input-${randomBytes(12).toString('hex')}`);
+  // Created and removed synchronously, between two turns of the event loop: no open is in
+  // flight in the thread pool should the process end now (it would create the file after
+  // the exit), and the data stays reachable through the descriptor alone, so nothing is
   // left behind whatever ends the process (a signal, a crash, SIGKILL).
-  await unlink(path).catch(() => undefined);
+  let handle: ReturnType<typeof fdFile>;
+  try {
+    handle = fdFile(
+      openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600),
+    );
+    unlinkSync(path);
+  } catch (err) {
+    throw cannot(err);
+  }
   async function* copy(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
     let position = 0;
     for await (const chunk of chunks) {
@@ -249,6 +260,30 @@ async function openSpool(
     }
   }
   return { handle, copy };
+}
+
+/** A file descriptor with FileHandle's positional `read` and `write`, and `close`. */
+function fdFile(fd: number): {
+  read: (buffer: Buffer, offset: number, length: number, position: number) => Promise<{ bytesRead: number }>;
+  write: (buffer: Buffer, offset: number, length: number, position: number) => Promise<{ bytesWritten: number }>;
+  close: () => Promise<void>;
+} {
+  return {
+    read: (buffer, offset, length, position) =>
+      new Promise((resolve, reject) => {
+        read(fd, buffer, offset, length, position, (err, bytesRead) => (err ? reject(err) : resolve({ bytesRead })));
+      }),
+    write: (buffer, offset, length, position) =>
+      new Promise((resolve, reject) => {
+        write(fd, buffer, offset, length, position, (err, bytesWritten) =>
+          err ? reject(err) : resolve({ bytesWritten }),
+        );
+      }),
+    close: () =>
+      new Promise((resolve, reject) => {
+        close(fd, (err) => (err ? reject(err) : resolve()));
+      }),
+  };
 }
 
 /**
