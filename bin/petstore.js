@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Shim: run the built CLI, which exits with its code once stdout and stderr are flushed.
-// CommonJS (bin/package.json), because Node starts a CommonJS entry faster than an ES module
-// one; the CLI itself is ESM and is loaded with import().
+// Shim: run the built CLI (dist/petstore.cjs, one CommonJS file), which exits with its code
+// once stdout and stderr are flushed. CommonJS (bin/package.json), because Node starts a
+// CommonJS entry faster than an ES module one. The standalone executable
+// (scripts/build-exe.mjs) is this file with the bundle inside it.
 //
 // Fast path: `--version`, `-V`, `--help` and `-h` alone print text captured from the full
 // path at build time (dist/static/, see scripts/build.mjs), so they cost little more than
@@ -12,6 +13,11 @@
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 
+/** Set by scripts/build-exe.mjs in the executable: the fast path's texts, and `true`. */
+/* global __PETSTORE_STATIC__, __PETSTORE_SEA__ */
+const EMBEDDED = typeof __PETSTORE_STATIC__ === 'object' ? __PETSTORE_STATIC__ : undefined;
+const IN_EXECUTABLE = typeof __PETSTORE_SEA__ === 'boolean';
+
 const argv = process.argv.slice(2);
 const STATIC = { '--version': 'version.txt', '-V': 'version.txt', '--help': 'help.txt', '-h': 'help.txt' };
 const HELP_COLUMNS = 80;
@@ -19,7 +25,8 @@ const fits = (file) => file !== 'help.txt' || !process.stdout.isTTY || process.s
 let text;
 if (argv.length === 1 && Object.hasOwn(STATIC, argv[0]) && fits(STATIC[argv[0]])) {
   try {
-    text = readFileSync(join(__dirname, '..', 'dist', 'static', STATIC[argv[0]]), 'utf8');
+    text =
+      EMBEDDED?.[STATIC[argv[0]]] ?? readFileSync(join(__dirname, '..', 'dist', 'static', STATIC[argv[0]]), 'utf8');
   } catch {
     // Built without static outputs: the full path prints the same.
   }
@@ -47,19 +54,38 @@ if (text !== undefined) {
     if (typeof warning === 'string' && warning.includes("'NO_COLOR' env is ignored")) return;
     return emitWarning.call(process, warning, ...rest);
   };
-  // Node >= 22.1 can keep V8's compiled code of the bundle on disk (in the OS temp dir by
-  // default) and skip compiling it again on the next run; Node 20 has no such cache.
-  require('node:module').enableCompileCache?.();
-  import('../dist/cli-entry.js').then(
-    ({ run }) => run(argv),
-    (err) => {
-      // A clone where `npm install` (which builds through `prepare`) has not run yet.
-      if (err && err.code === 'ERR_MODULE_NOT_FOUND' && !require('node:fs').existsSync(join(__dirname, '..', 'dist'))) {
-        process.stderr.write('petstore is not built: run npm install (or npm run build) in its folder\n');
-      } else {
-        process.stderr.write(`petstore cannot start: ${err && err.stack ? err.stack : err}\n`);
-      }
-      process.exitCode = 1;
-    },
-  );
+  if (!IN_EXECUTABLE) enableCompileCache();
+  let cli;
+  try {
+    cli = require('../dist/petstore.cjs');
+  } catch (err) {
+    // A clone where `npm install` (which builds through `prepare`) has not run yet.
+    if (err && err.code === 'MODULE_NOT_FOUND' && !require('node:fs').existsSync(join(__dirname, '..', 'dist'))) {
+      process.stderr.write('petstore is not built: run npm install (or npm run build) in its folder\n');
+    } else {
+      process.stderr.write(`petstore cannot start: ${err && err.stack ? err.stack : err}\n`);
+    }
+    process.exitCode = 1;
+  }
+  if (cli !== undefined) cli.run(argv);
+}
+
+/**
+ * Node >= 22.1 keeps V8's compiled code of the bundle on disk and skips compiling it again
+ * on the next run (Node 20 has no such cache). The cache goes in petstore's own cache
+ * directory (XDG Base Directory: $XDG_CACHE_HOME/petstore when that is an absolute path,
+ * else ~/.cache/petstore), not the system's temp directory. Node turns it off by itself
+ * under NODE_DISABLE_COMPILE_CACHE, and a directory it cannot create only costs the cache.
+ */
+function enableCompileCache() {
+  const { enableCompileCache: enable } = require('node:module');
+  if (typeof enable !== 'function') return;
+  const xdg = process.env.XDG_CACHE_HOME;
+  try {
+    enable(
+      join(xdg !== undefined && xdg.startsWith('/') ? xdg : join(require('node:os').homedir(), '.cache'), 'petstore'),
+    );
+  } catch {
+    // A cache is an optimisation: no cache, same result.
+  }
 }

@@ -1,17 +1,27 @@
-// Builds dist/ with esbuild: one ESM entry plus lazily loaded chunks (code splitting), so
-// start-up loads only what the command runs. CJS dependencies need `require` in ESM,
-// hence the createRequire banner (esbuild issues #1921, #1944).
+// Builds dist/ with esbuild: the whole CLI as one CommonJS file, dist/petstore.cjs, which
+// bin/petstore.js requires. One file starts faster than ES module chunks (no module loader
+// walking some thirty files), Node's compile cache can keep it whole, and a standalone
+// executable (scripts/build-exe.mjs) can carry it as it is. What a command runs only when
+// it runs (its run module, the HTTP client, zod, the prompts) stays lazy inside the file:
+// esbuild wraps each module in an initialiser called on first import.
+//
+// Beside it: dist/static/ (the --version and --help texts of the shim's fast path),
+// dist/man/petstore.1 (from the command tree), dist/THIRD_PARTY_NOTICES (from the bundle's
+// inputs), dist/assets/ (the optional files of src/assets.json). The build stops, leaving
+// the previous dist/ in place, when one of its checks fails.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { checkBundle } from './build/checks.mjs';
+import { thirdPartyNotices } from './build/notices.mjs';
 
 // zod's `z` namespace re-exports `z.locales`, so bundling keeps all 60-odd message locales,
 // about half of zod's bundled bytes, parsed at every start-up that validates a response.
 // petstore speaks English only (zod's default, `en`, which zod imports by itself), so the
 // locale index is replaced by one that exports `en` alone: `pets list` starts about 6%
-// faster and 3 MiB smaller. The check after the build (on esbuild's metafile) keeps that true.
+// faster and 3 MiB smaller. checkBundle (on esbuild's metafile) keeps that true.
 const zodEnglishOnly = {
   name: 'zod-english-only',
   setup(b) {
@@ -27,76 +37,119 @@ const zodEnglishOnly = {
     }));
   },
 };
+
 const root = join(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+/** The bundle's file name in dist/ (bin/petstore.js and scripts/build-exe.mjs require it). */
+export const BUNDLE = 'petstore.cjs';
 // Build beside dist/ and swap it in, so a CLI run during a rebuild never sees half a tree.
 const dist = join(root, 'dist');
 const fresh = join(root, `dist.build-${process.pid}`);
 const stale = join(root, `dist.old-${process.pid}`);
-const result = await build({
-  absWorkingDir: root,
-  entryPoints: { 'cli-entry': 'src/cli-entry.ts' },
-  outdir: fresh,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20.19',
-  sourcemap: 'linked',
-  legalComments: 'none',
-  // Less text for V8 to scan at every start-up (about 3% of a `pets list`, 4 MiB of RSS);
-  // identifiers are kept, so stack traces (`--verbose`) still name our functions.
-  minifyWhitespace: true,
-  minifySyntax: true,
-  define: { __PETSTORE_VERSION__: JSON.stringify(pkg.version) },
-  // Bundled CJS code may also read __filename/__dirname (graceful-fs, signal-exit);
-  // import.meta.filename and .dirname exist from Node 20.11 (engines asks for 20.19).
-  banner: {
-    js: [
-      "import { createRequire as __petstoreCreateRequire } from 'node:module';",
-      'const require = __petstoreCreateRequire(import.meta.url);',
-      'const __filename = import.meta.filename;',
-      'const __dirname = import.meta.dirname;',
-    ].join(' '),
-  },
-  plugins: [zodEnglishOnly],
-  metafile: true,
-  logLevel: 'warning',
-});
 
-// What went into the bundle: zod's English locale and no other.
-const locales = Object.keys(result.metafile.inputs).filter((input) => /[\\/]zod[\\/].*[\\/]locales[\\/]/.test(input));
-const strays = locales.filter((input) => !/[\\/]locales[\\/]en\.js$/.test(input));
-if (strays.length > 0 || locales.length === 0) {
-  rmSync(fresh, { recursive: true, force: true });
-  throw new Error(
-    `the bundle should hold zod's English locale alone (see zodEnglishOnly in scripts/build.mjs), but holds: ${locales.join(', ') || 'none'}`,
-  );
+/** Runs `fn`; on failure removes the half-built tree and rethrows. */
+async function step(what, fn) {
+  try {
+    return await fn();
+  } catch (err) {
+    rmSync(fresh, { recursive: true, force: true });
+    throw new Error(`build: ${what}: ${err.message}`, { cause: err });
+  }
 }
+
+const result = await step('bundling', () =>
+  build({
+    absWorkingDir: root,
+    entryPoints: { petstore: 'src/cli-entry.ts' },
+    outdir: fresh,
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20.19',
+    // `import()` of a built-in module becomes `require()`: a standalone executable's code
+    // cache cannot run `import()` on Node 20 (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), and a
+    // bundled module's `import()` is lowered to its initialiser anyway. checkBundle makes
+    // sure none is left.
+    supported: { 'dynamic-import': false },
+    sourcemap: 'linked',
+    legalComments: 'none', // the licences are in THIRD_PARTY_NOTICES instead
+    // Less text for V8 to scan at every start-up (about 3% of a `pets list`, 4 MiB of RSS);
+    // identifiers are kept, so stack traces (`--verbose`) still name our functions.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    define: {
+      __PETSTORE_VERSION__: JSON.stringify(pkg.version),
+      __PETSTORE_BUNDLED__: 'true',
+      // ES module code that asks where it is gets the bundle's own place.
+      'import.meta.url': '__petstoreImportMetaUrl',
+      'import.meta.dirname': '__dirname',
+      'import.meta.filename': '__filename',
+    },
+    banner: { js: "var __petstoreImportMetaUrl=require('node:url').pathToFileURL(__filename).href;" },
+    plugins: [zodEnglishOnly],
+    metafile: true,
+    logLevel: 'warning',
+  }),
+);
+const bundleFile = join(fresh, BUNDLE);
+const inputs = Object.keys(result.metafile.outputs[`dist.build-${process.pid}/${BUNDLE}`].inputs);
+await step('checking the bundle', () => checkBundle(result.metafile, bundleFile));
 
 // Outputs that depend on nothing but the build, printed by bin/petstore.js without loading
 // the CLI (a start-up fast path). Each is captured from the full path of this very build,
 // and test/e2e/fast-path.test.ts checks that the two stay byte-identical.
 const STATIC_OUTPUTS = { 'version.txt': ['--version'], 'help.txt': ['--help'] };
-mkdirSync(join(fresh, 'static'));
-for (const [file, argv] of Object.entries(STATIC_OUTPUTS)) {
-  const r = spawnSync(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      'const { run } = await import(process.argv[1]); run(process.argv.slice(2));',
-      pathToFileURL(join(fresh, 'cli-entry.js')).href,
-      ...argv,
-    ],
-    { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', LANG: 'C.UTF-8', NO_COLOR: '1' } },
-  );
-  if (r.status !== 0 || r.stderr !== '' || r.stdout === '') {
-    rmSync(fresh, { recursive: true, force: true });
-    throw new Error(`capturing \`petstore ${argv.join(' ')}\` failed (exit ${r.status}): ${r.stderr}`);
+await step('capturing the fast path texts', () => {
+  mkdirSync(join(fresh, 'static'));
+  for (const [file, argv] of Object.entries(STATIC_OUTPUTS)) {
+    const r = spawnSync(
+      process.execPath,
+      ['-e', 'require(process.argv[1]).run(process.argv.slice(2));', bundleFile, ...argv],
+      { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', LANG: 'C.UTF-8', NO_COLOR: '1' } },
+    );
+    if (r.status !== 0 || r.stderr !== '' || r.stdout === '') {
+      throw new Error(`\`petstore ${argv.join(' ')}\` failed (exit ${r.status}): ${r.stderr}`);
+    }
+    writeFileSync(join(fresh, 'static', file), r.stdout);
   }
-  writeFileSync(join(fresh, 'static', file), r.stdout);
-}
+});
+
+// The man page, from the command tree of the sources this bundle was built from.
+await step('generating the man page', async () => {
+  const generator = join(fresh, 'man-generate.cjs');
+  await build({
+    absWorkingDir: root,
+    entryPoints: ['scripts/man/generate.ts'],
+    outfile: generator,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20.19',
+    supported: { 'dynamic-import': false },
+    define: { __PETSTORE_VERSION__: JSON.stringify(pkg.version) },
+    logLevel: 'warning',
+  });
+  mkdirSync(join(fresh, 'man'));
+  const r = spawnSync(process.execPath, [generator, join(fresh, 'man', 'petstore.1'), root, pkg.version], {
+    encoding: 'utf8',
+  });
+  rmSync(generator);
+  if (r.status !== 0) throw new Error(r.stderr);
+});
+
+await step('writing THIRD_PARTY_NOTICES', () =>
+  writeFileSync(join(fresh, 'THIRD_PARTY_NOTICES'), thirdPartyNotices(root, `${pkg.name} ${pkg.version}`, inputs)),
+);
+
+// Optional large files (src/assets.json), each from its package, kept out of the bundle.
+await step('copying the assets', () => {
+  const assets = JSON.parse(readFileSync(join(root, 'src', 'assets.json'), 'utf8'));
+  const require = createRequire(join(root, 'package.json'));
+  mkdirSync(join(fresh, 'assets'));
+  for (const [name, source] of Object.entries(assets))
+    copyFileSync(require.resolve(source), join(fresh, 'assets', name));
+});
 
 try {
   renameSync(dist, stale);

@@ -1,0 +1,61 @@
+// THIRD_PARTY_NOTICES: the licence of every package whose code went into a bundle, found
+// from esbuild's metafile (the bundle's inputs), so the list follows the code: a library
+// added or dropped changes the file at the next build. Each package is named with its
+// version, its licence (SPDX, from its package.json) and the full text of its licence file.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The package folders (`node_modules/a`, `node_modules/a/node_modules/@s/b`) of the inputs. */
+export function bundledPackageDirs(inputs) {
+  const dirs = new Set();
+  for (const input of inputs) {
+    const m = /^(.*node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(input);
+    if (m !== null) dirs.add(m[1]);
+  }
+  return [...dirs];
+}
+
+const LICENSE_FILE = /^(licen[cs]e|copying)(\.(md|txt|markdown))?$/i;
+
+/**
+ * One package's entry, read from `dir` (relative to `root`).
+ * @throws Error when the package ships no licence file: its code cannot be passed on
+ *   without its notice, so the build stops.
+ */
+function packageNotice(root, dir) {
+  const pkg = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
+  const files = readdirSync(join(root, dir)).filter((f) => LICENSE_FILE.test(f));
+  if (files.length === 0) throw new Error(`${pkg.name}@${pkg.version} (${dir}) has no licence file to pass on`);
+  const repo = typeof pkg.repository === 'string' ? pkg.repository : pkg.repository?.url;
+  return {
+    name: pkg.name,
+    version: pkg.version,
+    license: typeof pkg.license === 'string' ? pkg.license : (pkg.license?.type ?? 'see below'),
+    source: repo?.replace(/^git\+/, '').replace(/\.git$/, ''),
+    text: files.map((f) => readFileSync(join(root, dir, f), 'utf8').trim()).join('\n\n'),
+  };
+}
+
+/**
+ * The text of THIRD_PARTY_NOTICES for `product` (e.g. `petstore-cli 0.1.0`) from the
+ * metafile inputs of its bundle; `extra` entries (`{name, version, license, source, text}`,
+ * e.g. the Node.js runtime of the standalone executable) are listed as well.
+ */
+export function thirdPartyNotices(root, product, inputs, extra = []) {
+  const seen = new Map();
+  for (const entry of [...bundledPackageDirs(inputs).map((dir) => packageNotice(root, dir)), ...extra]) {
+    seen.set(`${entry.name}@${entry.version}`, entry);
+  }
+  const entries = [...seen.values()].sort((a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version));
+  const rule = '='.repeat(80);
+  const parts = [
+    `${product} includes the third-party software listed below (${entries.length} packages),`,
+    'each with its version, its licence and the text of its licence.',
+    '',
+    ...entries.map((e) => `  ${e.name} ${e.version} (${e.license})`),
+  ];
+  for (const e of entries) {
+    parts.push('', rule, `${e.name} ${e.version} (${e.license})`, ...(e.source ? [e.source] : []), rule, '', e.text);
+  }
+  return parts.join('\n') + '\n';
+}
