@@ -1,7 +1,7 @@
 // Builds dist/ with esbuild: the whole CLI as one CommonJS file, dist/petstore.cjs, which
 // bin/petstore.js requires. One file starts faster than ES module chunks (no module loader
-// walking some thirty files), Node's compile cache can keep it whole, and a standalone
-// executable (scripts/build-exe.mjs) can carry it as it is. What a command runs only when
+// walking some thirty files), Node's compile cache can keep it whole, and the standalone
+// executable (scripts/build-exe.mjs, same options: build/bundle.mjs) needs one. What a command runs only when
 // it runs (its run module, the HTTP client, zod, the prompts) stays lazy inside the file:
 // esbuild wraps each module in an initialiser called on first import.
 //
@@ -14,34 +14,14 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { productOptions } from './build/bundle.mjs';
 import { checkBundle } from './build/checks.mjs';
 import { thirdPartyNotices } from './build/notices.mjs';
 
-// zod's `z` namespace re-exports `z.locales`, so bundling keeps all 60-odd message locales,
-// about half of zod's bundled bytes, parsed at every start-up that validates a response.
-// petstore speaks English only (zod's default, `en`, which zod imports by itself), so the
-// locale index is replaced by one that exports `en` alone: `pets list` starts about 6%
-// faster and 3 MiB smaller. checkBundle (on esbuild's metafile) keeps that true.
-const zodEnglishOnly = {
-  name: 'zod-english-only',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
-        ? { path: 'zod-locales-index', namespace: 'zod-english-only', pluginData: args.resolveDir }
-        : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
-      contents: "export { default as en } from '../locales/en.js';",
-      resolveDir: args.pluginData,
-      loader: 'js',
-    }));
-  },
-};
-
 const root = join(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-/** The bundle's file name in dist/ (bin/petstore.js and scripts/build-exe.mjs require it). */
-export const BUNDLE = 'petstore.cjs';
+/** The bundle's file name in dist/ (bin/petstore.js requires it). */
+const BUNDLE = 'petstore.cjs';
 // Build beside dist/ and swap it in, so a CLI run during a rebuild never sees half a tree.
 const dist = join(root, 'dist');
 const fresh = join(root, `dist.build-${process.pid}`);
@@ -59,37 +39,11 @@ async function step(what, fn) {
 
 const result = await step('bundling', () =>
   build({
-    absWorkingDir: root,
+    ...productOptions(root, pkg.version),
     entryPoints: { petstore: 'src/cli-entry.ts' },
     outdir: fresh,
     outExtension: { '.js': '.cjs' },
-    bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20.19',
-    // `import()` of a built-in module becomes `require()`: a standalone executable's code
-    // cache cannot run `import()` on Node 20 (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), and a
-    // bundled module's `import()` is lowered to its initialiser anyway. checkBundle makes
-    // sure none is left.
-    supported: { 'dynamic-import': false },
     sourcemap: 'linked',
-    legalComments: 'none', // the licences are in THIRD_PARTY_NOTICES instead
-    // Less text for V8 to scan at every start-up (about 3% of a `pets list`, 4 MiB of RSS);
-    // identifiers are kept, so stack traces (`--verbose`) still name our functions.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    define: {
-      __PETSTORE_VERSION__: JSON.stringify(pkg.version),
-      __PETSTORE_BUNDLED__: 'true',
-      // ES module code that asks where it is gets the bundle's own place.
-      'import.meta.url': '__petstoreImportMetaUrl',
-      'import.meta.dirname': '__dirname',
-      'import.meta.filename': '__filename',
-    },
-    banner: { js: "var __petstoreImportMetaUrl=require('node:url').pathToFileURL(__filename).href;" },
-    plugins: [zodEnglishOnly],
-    metafile: true,
-    logLevel: 'warning',
   }),
 );
 const bundleFile = join(fresh, BUNDLE);

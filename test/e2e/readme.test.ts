@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI } from '../helpers/run-cli.js';
+import { CLI_PROGRAM } from '../helpers/run-cli.js';
 import { shell } from '../helpers/shell.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
@@ -35,7 +35,7 @@ describe('README', () => {
     const home = tempDir();
     const bin = join(home, 'bin');
     mkdirSync(bin);
-    symlinkSync(CLI, join(bin, 'petstore'));
+    symlinkSync(CLI_PROGRAM, join(bin, 'petstore'));
     const work = join(home, 'work');
     mkdirSync(work);
     // One shell, as a person pasting block after block would have; stop at the first failure.
