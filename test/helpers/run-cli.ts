@@ -8,7 +8,8 @@
  * helper's `petstore` and scripts that use `CLI_SHELL` then run the executable.
  */
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 
@@ -72,9 +73,20 @@ export function unwrapped(text: string): string {
   return text.replace(/ *\n *(?!$)/g, ' ');
 }
 
-/** The environment a run starts from: PATH and HOME only, nothing that changes behaviour. */
+/**
+ * Where spawned runs keep petstore's code cache (bin/petstore.js): one directory beside the
+ * temp dirs, shared by every run, as a user's ~/.cache is, so that the config directories
+ * the tests inspect (HOME defaults to one) hold only what petstore stores there.
+ */
+export const TEST_CACHE_HOME = join(tmpdir(), 'petstore-test-cache');
+
+/** The environment a run starts from: PATH, LANG and the cache home, nothing that changes behaviour. */
 export function baseEnv(): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    XDG_CACHE_HOME: TEST_CACHE_HOME,
+  };
   if (process.env.SYSTEMROOT !== undefined) env.SYSTEMROOT = process.env.SYSTEMROOT;
   return env;
 }

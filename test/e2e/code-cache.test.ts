@@ -1,0 +1,71 @@
+/**
+ * The shim's code cache (bin/petstore.js `loadWithCodeCache`): V8's compiled code of what a
+ * run used, kept in petstore's cache directory ($XDG_CACHE_HOME/petstore, else
+ * ~/.cache/petstore) for the next run. A cache never changes what a run prints: not when
+ * it is written, used, damaged, out of reach or turned off.
+ */
+import { chmodSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+
+afterAll(() => removeTempDirs());
+
+/** `pets list --json` against the sandbox with the cache in `cacheHome`. */
+function list(config: string, cacheHome: string, extra: Record<string, string> = {}) {
+  return runCli(['--env', 'sandbox', 'pets', 'list', '--json'], {
+    env: { PETSTORE_CONFIG_DIR: config, XDG_CACHE_HOME: cacheHome, ...extra },
+  });
+}
+
+const cacheFiles = (cacheHome: string): string[] => readdirSync(join(cacheHome, 'petstore'));
+
+describe('the code cache', () => {
+  it('is written by the first run, private to the user, and read by the next, which prints the same', async () => {
+    const config = tempDir();
+    const cacheHome = tempDir('petstore-cache-');
+    const first = await list(config, cacheHome);
+    expect(first.code).toBe(0);
+    const files = cacheFiles(cacheHome);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(new RegExp(`^code-${process.version}-${process.arch}-\\d+-\\d+\\.v8$`));
+    const file = join(cacheHome, 'petstore', files[0]!);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(cacheHome, 'petstore')).mode & 0o777).toBe(0o700);
+    const written = statSync(file).mtimeMs;
+    const second = await list(config, cacheHome);
+    expect(second).toMatchObject({ code: 0, stdout: first.stdout, stderr: first.stderr });
+    // Accepted, so not written again.
+    expect(statSync(file).mtimeMs).toBe(written);
+  });
+
+  it('a damaged cache is rejected by V8 and written anew; the run prints what it would have', async () => {
+    const config = tempDir();
+    const cacheHome = tempDir('petstore-cache-');
+    const clean = await list(config, cacheHome);
+    const file = join(cacheHome, 'petstore', cacheFiles(cacheHome)[0]!);
+    writeFileSync(file, Buffer.alloc(4096, 0x5a));
+    const r = await list(config, cacheHome);
+    expect(r).toMatchObject({ code: 0, stdout: clean.stdout, stderr: '' });
+    expect(statSync(file).size).not.toBe(4096);
+  });
+
+  it('a cache directory that cannot be written costs only the cache', async () => {
+    const cacheHome = tempDir('petstore-cache-');
+    chmodSync(cacheHome, 0o500);
+    // Root writes anyway; a file where the directory should be stops everyone.
+    writeFileSync(join(cacheHome, 'petstore'), 'not a directory');
+    const r = await list(tempDir(), cacheHome);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual(expect.any(Array));
+  });
+
+  it('NODE_DISABLE_COMPILE_CACHE (Node’s own switch) turns it off', async () => {
+    const cacheHome = tempDir('petstore-cache-');
+    const r = await list(tempDir(), cacheHome, { NODE_DISABLE_COMPILE_CACHE: '1' });
+    expect(r.code).toBe(0);
+    expect(readdirSync(cacheHome)).toEqual([]);
+  });
+});
