@@ -64,6 +64,16 @@ describe('README', () => {
     for (const link of links) expect(existsSync(join(root, link)), link).toBe(true);
   });
 
+  it('Install: each block stands alone in a fresh clone, and names the tarball npm pack makes', () => {
+    const install = readme.slice(readme.indexOf('\n## Install\n'), readme.indexOf('\n## First-time setup'));
+    const blocks = [...install.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    // A fresh clone has no dist/ and no dev dependencies: every block installs first.
+    for (const block of blocks) expect(block).toMatch(/^npm install && /);
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+    expect(install).toContain(`./${pkg.name}-${pkg.version}.tgz`);
+  });
+
   it('every docs/ file links back only to files that exist', () => {
     for (const doc of [
       'commands',
@@ -75,6 +85,7 @@ describe('README', () => {
       'performance',
       'development',
       'architecture',
+      'install',
     ]) {
       const file = join(root, 'docs', `${doc}.md`);
       const text = readFileSync(file, 'utf8');
