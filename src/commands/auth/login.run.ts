@@ -36,7 +36,8 @@ const MAX_KEY_BYTES = 4096;
  * reached; InterruptedError (130) on Ctrl-C at the prompt. Nothing is stored on failure.
  */
 export async function runLogin(ctx: Context, options: LoginOptions): Promise<number> {
-  const settings = await ctx.settings('selected');
+  // No key is resolved: an apiKeyCommand must not run just to be told it is set.
+  const settings = await ctx.settings('selected', { keys: false });
   const name = requireEnvironment(settings).value;
   if (name === 'sandbox') {
     throw new UsageError(
@@ -48,7 +49,14 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<num
   if (remote === undefined) throw new Error(`no settings resolved for ${name}`);
   const baseUrl = requireBaseUrl(remote);
   // Fail on a broken config file before asking for a key the user would then have to type again.
-  await ctx.loadConfig();
+  const store = await ctx.loadConfig();
+  const command = store.getSetting(`${name}.apiKeyCommand`);
+  if (command !== undefined) {
+    // Said before the key is typed: it will be stored, but not used while the command is set.
+    ctx.warn(
+      `${name}.apiKeyCommand is set (\`${command}\`): the key it prints wins over a stored key until you remove it with \`petstore config unset ${name}.apiKeyCommand\``,
+    );
+  }
 
   // `--with-token` on a terminal would echo the key as it is typed: ask with the hidden prompt instead.
   const fromStdin = options.withToken && !ctx.io.stdinIsTTY;
@@ -87,7 +95,7 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<num
   ctx.io.stderr.write(
     `Logged in to ${name} (${baseUrl.value}): key ${maskKey(apiKey)} ${options.verify ? 'checked and ' : ''}stored in ${path}\n`,
   );
-  if (ctx.env.PETSTORE_API_KEY !== undefined && ctx.env.PETSTORE_API_KEY !== '') {
+  if (ctx.env.isSet('PETSTORE_API_KEY')) {
     ctx.warn('PETSTORE_API_KEY is set and wins over the stored key until you unset it');
   }
   return ExitCode.ok;

@@ -53,7 +53,16 @@ export interface StatusDocument {
     name: string;
     selected: boolean;
     baseUrl: { value: string | null; source: string; from: string | null };
-    key: { source: string; masked: string | null; storedFor: string | null; usable: boolean };
+    key: {
+      source: string;
+      masked: string | null;
+      storedFor: string | null;
+      usable: boolean;
+      /** The environment's apiKeyCommand, when it has one. */
+      command: string | null;
+      /** Why the key would not be sent, when it would not. */
+      error: string | null;
+    };
     check?: CheckResult;
     checkMessage?: string;
   }[];
@@ -88,7 +97,7 @@ export async function runStatus(ctx: Context, options: StatusOptions): Promise<n
 
 async function runCheck(ctx: Context, remote: RemoteSettings): Promise<Check> {
   if (!remote.baseUrl.ok) return { result: 'no_base_url', exitCode: ExitCode.usage };
-  if (!isUsable(remote) || remote.key.value === undefined) return { result: 'no_key', exitCode: ExitCode.auth };
+  if (!isUsable(remote) || remote.key?.ok !== true) return { result: 'no_key', exitCode: ExitCode.auth };
   const transport = await ctx.createTransport(remote.key.value);
   const r = await checkKey(new PetstoreClient(transport, remote.baseUrl.value));
   switch (r.result) {
@@ -139,21 +148,37 @@ function describeFrom(r: Resolved<unknown>): string {
   }
 }
 
+/**
+ * The key's line: masked, with its source (`env PETSTORE_API_KEY`, `command: op read …`,
+ * `config file`), what it shadows, or why there is none (a key command that failed says so).
+ */
 function describeKey(remote: RemoteSettings, selected: Resolved<string>): string {
-  const { key, baseUrl } = remote;
+  const { key, baseUrl, stored, command } = remote;
   // `--env` is spelled out where the shell's own selection could send the login elsewhere.
   const login = loginCommand(remote.name, {
     explicit: !remote.selected || selected.source === 'flag',
     baseUrlFlag: baseUrl.ok && baseUrl.source === 'flag' ? baseUrl.value : undefined,
   });
-  if (key.source === 'env' && key.value !== undefined) {
-    return `${maskKey(key.value)} (env PETSTORE_API_KEY)${key.stored === undefined ? '' : `; stored key ${maskKey(key.stored.key)} not used`}`;
+  const source = command === undefined ? undefined : `command: ${escapeForTerminal(command)}`;
+  if (key === undefined) return 'not resolved';
+  if (key.ok) {
+    if (key.source === 'command') return `${maskKey(key.value)} (${source ?? 'command'})`;
+    if (key.source === 'file') return `${maskKey(key.value)} (config file)`;
+    const shadowed = [
+      ...(source === undefined ? [] : [`${source} not run`]),
+      ...(stored === undefined ? [] : [`stored key ${maskKey(stored.key)} not used`]),
+    ];
+    return `${maskKey(key.value)} (env PETSTORE_API_KEY)${shadowed.map((s) => `; ${s}`).join('')}`;
   }
-  if (key.stored === undefined) return `none (log in with \`${login}\`)`;
-  if (baseUrl.ok && key.stored.baseUrl !== baseUrl.value) {
-    return `${maskKey(key.stored.key)} (config file), stored for ${key.stored.baseUrl}: not sent to ${baseUrl.value} (log in again with \`${login}\`)`;
+  if (key.source === 'command') {
+    const reason = key.error.details?.reason;
+    return `failed (${source ?? 'command'}): ${typeof reason === 'string' ? reason : escapeForTerminal(key.error.message)}`;
   }
-  return `${maskKey(key.stored.key)} (config file)`;
+  if (key.source === 'file' && stored !== undefined && baseUrl.ok && stored.baseUrl !== baseUrl.value) {
+    return `${maskKey(stored.key)} (config file), stored for ${stored.baseUrl}: not sent to ${baseUrl.value} (log in again with \`${login}\`)`;
+  }
+  if (key.missing) return `none (log in with \`${login}\`)`;
+  return `invalid: ${escapeForTerminal(key.error.message)}`;
 }
 
 function describeCheck(check: Check, c: Colors): string {
@@ -182,12 +207,7 @@ function toJson(settings: Settings, selected: Resolved<string>, rows: Row[]): St
       baseUrl: remote.baseUrl.ok
         ? { value: remote.baseUrl.value, source: remote.baseUrl.source, from: remote.baseUrl.from }
         : { value: null, source: 'none', from: null },
-      key: {
-        source: remote.key.source,
-        masked: remote.key.value === undefined ? null : maskKey(remote.key.value),
-        storedFor: remote.key.stored?.baseUrl ?? null,
-        usable: isUsable(remote),
-      },
+      key: keyJson(remote),
       ...(check === undefined
         ? {}
         : { check: check.result, ...(check.message === undefined ? {} : { checkMessage: check.message }) }),
@@ -196,8 +216,22 @@ function toJson(settings: Settings, selected: Resolved<string>, rows: Row[]): St
       name: 'sandbox',
       selected: selected.value === 'sandbox',
       baseUrl: { value: null, source: 'sandbox', from: 'sandbox' },
-      key: { source: 'sandbox', masked: null, storedFor: null, usable: true },
+      key: { source: 'sandbox', masked: null, storedFor: null, usable: true, command: null, error: null },
     },
   ];
   return { selected: selected.value, selectedFrom: selected.from, configFile: settings.configPath, environments };
+}
+
+/** The `key` of an environment in `auth status --json`. */
+function keyJson(remote: RemoteSettings): StatusDocument['environments'][number]['key'] {
+  const { key, stored } = remote;
+  const masked = key?.ok === true ? maskKey(key.value) : stored === undefined ? null : maskKey(stored.key);
+  return {
+    source: key === undefined ? 'none' : key.ok ? key.source : (key.source ?? 'none'),
+    masked,
+    storedFor: stored?.baseUrl ?? null,
+    usable: isUsable(remote),
+    command: remote.command ?? null,
+    error: key === undefined || key.ok ? null : key.error.message,
+  };
 }
