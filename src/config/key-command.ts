@@ -167,7 +167,7 @@ function collect(cmd: KeyCommand, run: KeyCommandRun, program: string, args: str
       stop(
         keyCommandError(
           cmd,
-          `did not finish within ${timeoutMs / 1000} s and was ended, with the processes it started`,
+          `did not finish within ${timeoutMs / 1000} s (it was ended, with every process it started)`,
           UNLOCK_HINT,
         ),
       );

@@ -264,7 +264,7 @@ describe('apiKeyCommand that gives no key: exit 4 naming the command, its stdout
       expect(r?.code, r?.stderr).toBe(4);
       expect(r?.stdout).toBe('');
       expect(unwrapped(r?.stderr ?? '')).toContain(
-        'did not finish within 10 s and was ended, with the processes it started',
+        'did not finish within 10 s (it was ended, with every process it started)',
       );
     }
     expect(a?.stderr).toContain('waiting for unlock');
@@ -328,5 +328,36 @@ describe('config set production.apiKeyCommand', () => {
     });
     expect(r.code).toBe(0);
     expect(unwrapped(r.stderr)).toContain('production.apiKeyCommand is run without a shell, so "|" reach the program');
+  });
+});
+
+describe('on a narrow terminal', () => {
+  it.each([80, 60])('config list and auth status fit %i columns', async (columns) => {
+    const printer = script('print-key', `printf '%s\\n' '${COMMAND_KEY}'`);
+    const { env } = await withCommand(`${q(printer)} --vault store --account support-engineering.example.com`);
+    await runMain(['config', 'set', 'staging.baseUrl', 'https://staging.petstore.example/v1'], { env });
+    for (const args of [
+      ['config', 'list'],
+      ['--env', 'staging', '--base-url', server.baseUrl, 'config', 'list'],
+      ['auth', 'status'],
+    ]) {
+      const r = await runMain(args, { env, tty: true, columns });
+      expect(r.code, r.stderr).toBe(0);
+      // Measured without the colour escapes (a terminal shows none of them).
+      // eslint-disable-next-line no-control-regex
+      const lines = r.stdout
+        .replace(/\x1b\[[0-9;]*m/g, '')
+        .trimEnd()
+        .split('\n');
+      expect(
+        lines.filter((l) => l.length > columns),
+        args.join(' '),
+      ).toEqual([]);
+      expect(lines.length).toBeGreaterThanOrEqual(7);
+    }
+    const piped = await runMain(['config', 'list'], { env });
+    expect(piped.stdout).toContain(
+      `production.apiKeyCommand\t${q(printer)} --vault store --account support-engineering.example.com\tfile\n`,
+    );
   });
 });

@@ -24,6 +24,7 @@ import type { Colors } from '../../io.js';
 import { maskKey } from '../../mask.js';
 import { escapeForTerminal } from '../../render/escape.js';
 import { renderJson, renderNdjson } from '../../render/pets.js';
+import { wrapWords } from '../../render/wrap.js';
 
 /** Typed options of `auth status`. */
 export interface StatusOptions {
@@ -90,7 +91,7 @@ export async function runStatus(ctx: Context, options: StatusOptions): Promise<n
     const doc = toJson(settings, selected, rows);
     ctx.io.stdout.write(ctx.output === 'json' ? renderJson(doc) : renderNdjson(doc));
   } else {
-    ctx.io.stdout.write(renderText(selected, rows, ctx.io.colorOut));
+    ctx.io.stdout.write(fitToTerminal(renderText(selected, rows, ctx.io.colorOut), ctx.io.stdoutColumns));
   }
   return code;
 }
@@ -133,6 +134,25 @@ function renderText(selected: Resolved<string>, rows: Row[], c: Colors): string 
   lines.push('  base URL  automatic (embedded server on 127.0.0.1)');
   lines.push('  key       automatic (no login needed)');
   return lines.join('\n') + '\n';
+}
+
+/** Width of the label column (`  base URL  `, `  key       `, `  check     `). */
+const LABEL = 12;
+
+/**
+ * On a terminal `columns` wide, wraps each long `  label     value` line at spaces, its
+ * continuation lines indented under the value (a long command, a failure's reason).
+ */
+function fitToTerminal(text: string, columns: number | undefined): string {
+  if (columns === undefined) return text;
+  return text
+    .split('\n')
+    .map((line) =>
+      line.length > columns && line.startsWith('  ') && columns > LABEL + 10
+        ? line.slice(0, LABEL) + wrapWords(line.slice(LABEL), columns - LABEL).replace(/\n/g, `\n${' '.repeat(LABEL)}`)
+        : line,
+    )
+    .join('\n');
 }
 
 function describeFrom(r: Resolved<unknown>): string {

@@ -101,9 +101,10 @@ function describeSource(row: SettingRow): string {
     case 'env':
       return `env ${row.from}`;
     case 'file':
-      return row.storedFor === undefined
-        ? 'file'
-        : `file, stored for ${row.storedFor}${row.usable === false ? ' (not sent to the current base URL)' : ''}`;
+      // A stored key's URL is worth a mention only when it is not the base URL above.
+      return row.usable === false && row.storedFor !== undefined
+        ? `file, not sent: stored for ${row.storedFor}`
+        : 'file';
     case 'none':
       return row.error === undefined ? '' : `${row.from ?? 'key'} failed`;
     default:
@@ -135,8 +136,8 @@ export async function runList(ctx: Context): Promise<number> {
 
 /**
  * The aligned table: key, value (`(not set)` when unset) and source. With `columns` (a
- * terminal's width) no line is wider: the wider of value and source is shortened with `…`,
- * one column at a time, down to 10 columns each; the full values are in `-o tsv|json`.
+ * terminal's width) no line is wider: the source, then the value, are shortened with `…`;
+ * the full values are in `-o tsv|json`.
  */
 function renderTable(rows: SettingRow[], columns: number | undefined, dim: (t: string) => string): string {
   const cells = rows.map((r) => [
@@ -147,10 +148,13 @@ function renderTable(rows: SettingRow[], columns: number | undefined, dim: (t: s
   const widths = [0, 1, 2].map((i) => Math.max(...cells.map((c) => displayWidth(c[i] ?? ''))));
   const [keyW = 0] = widths;
   let [, valueW = 0, sourceW = 0] = widths;
-  const MIN = 10;
-  while (columns !== undefined && keyW + 2 + valueW + 2 + sourceW > columns && (valueW > MIN || sourceW > MIN)) {
-    if (sourceW >= valueW && sourceW > MIN) sourceW--;
-    else valueW--;
+  const over = (): boolean => columns !== undefined && keyW + 2 + valueW + 2 + sourceW > columns;
+  // The source's details go first (to 15 columns: `flag --base-url` whole), then the value
+  // and the source alike, down to 10 columns each.
+  while (over() && sourceW > 15) sourceW--;
+  while (over() && (valueW > 10 || sourceW > 10)) {
+    if (valueW >= sourceW && valueW > 10) valueW--;
+    else sourceW--;
   }
   return cells
     .map(([key = '', value = '', source = '']) =>
