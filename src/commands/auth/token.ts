@@ -9,12 +9,9 @@ export function newTokenCommand(f: Runner) {
     .addHelpText(
       'after',
       `
-Prints the key a command would send, and nothing else, followed by a newline: from
-PETSTORE_API_KEY, the environment's apiKeyCommand (run once), or the stored key. It is the
-one command that prints a key: keep its output out of logs and shared terminals.
+Prints the key a command would send, and nothing else, followed by a newline: from PETSTORE_API_KEY, the environment's apiKeyCommand (run once), or the stored key. It is the one command that prints a key: keep its output out of logs and shared terminals.
 
-Exit code: 0; 4 when the environment has no key (or its apiKeyCommand fails); 2 for the
-sandbox, which makes its own key.
+Exit code: 0; 4 when the environment has no key (or its apiKeyCommand fails); 2 for the sandbox, which makes its own key.
 
 Examples:
   $ petstore auth token | wl-copy

@@ -12,9 +12,7 @@ export function newSetCommand(f: Runner) {
     .addHelpText(
       'after',
       `
-API keys are not settings: store them with \`petstore auth login\`, or set
-<env>.apiKeyCommand to a command that prints one (split like a shell would, run
-without a shell, stdin or terminal: unlock your password manager first).
+API keys are not settings: store them with \`petstore auth login\`, or set <env>.apiKeyCommand to a command that prints one (split like a shell would, run without a shell, stdin or terminal: unlock your password manager first).
 
 Examples:
   $ petstore config set staging.baseUrl https://staging.petstore.example/v1
