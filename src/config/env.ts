@@ -7,7 +7,7 @@
  */
 import { UsageError } from '../errors.js';
 import { quote } from '../input.js';
-import { ENV_VARS, type EnvVarName, type EnvVarValue, type ReadEnvVarName } from './env-vars.js';
+import { ENV_VARS, type EnvVarValue, type ReadEnvVarName } from './env-vars.js';
 
 /** A raw environment: `process.env`, or the object a test passes to `main`. */
 export type RawEnv = Readonly<Record<string, string | undefined>>;
@@ -78,9 +78,4 @@ export class EnvVars {
     const kept = Object.entries(this.#raw).filter(([name]) => !SECRET_NAMES.includes(name));
     return { ...Object.fromEntries(kept), ...extra };
   }
-}
-
-/** Whether `name` is a declared variable (for tests and generated docs). */
-export function isDeclared(name: string): name is EnvVarName {
-  return Object.hasOwn(ENV_VARS, name);
 }

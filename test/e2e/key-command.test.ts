@@ -241,6 +241,17 @@ describe('apiKeyCommand that gives no key: exit 4 naming the command, its stdout
     expect(unwrapped(r.stderr)).toContain('cannot be run: no-such-petstore-key-helper was not found');
   });
 
+  it('auth status: a command for an environment without a base URL is not run', async () => {
+    const counter = join(tempDir(), 'runs');
+    const printer = script('print-key', `echo run >> "$COUNTER"\nprintf '%s\\n' '${COMMAND_KEY}'`);
+    const { env } = await withCommand(q(printer));
+    await runMain(['config', 'set', 'staging.apiKeyCommand', q(printer)], { env });
+    const r = await runMain(['auth', 'status'], { env: { ...env, COUNTER: counter } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`  key       not run (command: ${q(printer)}): no base URL for staging\n`);
+    expect(readFileSync(counter, 'utf8')).toBe('run\n');
+  });
+
   it('auth status says that it failed and why, and --check exits 4', async () => {
     const failing = script('locked', `echo 'not signed in' >&2\nexit 1`);
     const { env } = await withCommand(q(failing));

@@ -191,8 +191,11 @@ function describeKey(remote: RemoteSettings, selected: Resolved<string>): string
     return `${maskKey(key.value)} (env PETSTORE_API_KEY)${shadowed.map((s) => `; ${s}`).join('')}`;
   }
   if (key.source === 'command') {
+    // A command that ran and failed gives its reason; one not run (no base URL, another URL) says why.
     const reason = key.error.details?.reason;
-    return `failed (${source ?? 'command'}): ${typeof reason === 'string' ? reason : escapeForTerminal(key.error.message)}`;
+    return key.error.code === 'key_command' && typeof reason === 'string'
+      ? `failed (${source ?? 'command'}): ${reason}`
+      : `not run (${source ?? 'command'}): ${escapeForTerminal(key.error.message)}`;
   }
   if (key.source === 'file' && stored !== undefined && baseUrl.ok && stored.baseUrl !== baseUrl.value) {
     return `${maskKey(stored.key)} (config file), stored for ${stored.baseUrl}: not sent to ${baseUrl.value} (log in again with \`${login}\`)`;
