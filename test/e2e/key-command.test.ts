@@ -131,15 +131,30 @@ describe('apiKeyCommand: a script that prints the key', () => {
     expect(existsSync(counter)).toBe(false);
   });
 
-  it('the command wins over a stored key; auth login stores one with a warning that the command wins', async () => {
+  it('auth login stores no key while a command is set: exit 2 before the key is read, the file unchanged', async () => {
     const printer = script('print-key', `printf '%s\\n' '${COMMAND_KEY}'`);
     const { dir, env } = await withCommand(q(printer));
+    const before = readFileSync(join(dir, 'config.json'), 'utf8');
+    const login = await runMain(['auth', 'login', '--with-token', '--no-verify'], { env, input: STORED_KEY });
+    expect(login.code).toBe(2);
+    expect(unwrapped(login.stderr)).toContain(
+      `error: production takes its key from a command (production.apiKeyCommand: \`${q(printer)}\`), so auth login stores no key for it; nothing was stored`,
+    );
+    expect(unwrapped(login.stderr)).toContain('petstore config unset production.apiKeyCommand');
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(before);
+    expect(server.requests).toEqual([]);
+    await runMain(['pets', 'list'], { env });
+    expect(server.requests.at(-1)?.headers.authorization).toBe(`Bearer ${COMMAND_KEY}`);
+  });
+
+  it('the command wins over a key stored before it was set', async () => {
+    const dir = tempDir();
+    const env = { PETSTORE_CONFIG_DIR: dir, HOME: tempDir() };
+    expect((await runMain(['config', 'set', 'production.baseUrl', server.baseUrl], { env })).code).toBe(0);
     const login = await runMain(['auth', 'login', '--with-token', '--no-verify'], { env, input: STORED_KEY });
     expect(login.code, login.stderr).toBe(0);
-    expect(unwrapped(login.stderr)).toContain(
-      `warning: production.apiKeyCommand is set (\`${q(printer)}\`): the key it prints wins over a stored key until you remove it with \`petstore config unset production.apiKeyCommand\``,
-    );
-    expect(readFileSync(join(dir, 'config.json'), 'utf8')).not.toContain(COMMAND_KEY);
+    const printer = script('print-key', `printf '%s\\n' '${COMMAND_KEY}'`);
+    expect((await runMain(['config', 'set', 'production.apiKeyCommand', q(printer)], { env })).code).toBe(0);
     await runMain(['pets', 'list'], { env });
     expect(server.requests.at(-1)?.headers.authorization).toBe(`Bearer ${COMMAND_KEY}`);
   });

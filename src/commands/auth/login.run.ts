@@ -30,7 +30,8 @@ const MAX_KEY_BYTES = 4096;
 /**
  * Logs in: reads the key, checks it (unless `verify` is false) and stores it for the
  * selected environment and its base URL.
- * @throws UsageError (exit 2) for the sandbox, an empty key, or no way to read one;
+ * @throws UsageError (exit 2) for the sandbox, an environment whose key comes from its
+ * `apiKeyCommand`, an empty key, or no way to read one;
  * ConfigError (exit 2) without a base URL or with a broken config file; AuthError (exit 4)
  * when the server answers 401; CliError with the check's own code (network, timeout, tls: exit 3) when it cannot be
  * reached; InterruptedError (130) on Ctrl-C at the prompt. Nothing is stored on failure.
@@ -52,9 +53,11 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<num
   const store = await ctx.loadConfig();
   const command = store.getSetting(`${name}.apiKeyCommand`);
   if (command !== undefined) {
-    // Said before the key is typed: it will be stored, but not used while the command is set.
-    ctx.warn(
-      `${name}.apiKeyCommand is set (\`${command}\`): the key it prints wins over a stored key until you remove it with \`petstore config unset ${name}.apiKeyCommand\``,
+    // cli-contract.md "Environments": while a command gives the key, no key is stored. Refused
+    // before the key is typed, so nobody types a secret that would then be thrown away.
+    throw new UsageError(
+      `${name} takes its key from a command (${name}.apiKeyCommand: \`${command}\`), so auth login stores no key for it; nothing was stored`,
+      `Run \`petstore config unset ${name}.apiKeyCommand\` first to store a key instead, or check the command's key with ${ctx.suggest('auth status --check')}.`,
     );
   }
 
