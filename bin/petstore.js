@@ -101,14 +101,17 @@ function printStatic(text) {
  * over, measured faster on both (docs/performance.md). The cache is written when there is
  * none yet for this Node, this bundle and these V8 flags, or V8 rejected it; a cache that
  * cannot be read or written only costs the speed. NODE_DISABLE_COMPILE_CACHE (Node's own
- * switch) turns it off.
+ * switch) turns it off. Both variables are declared in src/config/env-vars.ts (`readBy:
+ * 'shim'`): this file runs before the CLI, and reads them itself.
  */
 function loadWithCodeCache(file) {
   const vm = require('node:vm');
   const { createRequire } = require('node:module');
   const { dirname } = require('node:path');
   const source = readFileSync(file, 'utf8');
-  const off = process.env.NODE_DISABLE_COMPILE_CACHE !== undefined && process.env.NODE_DISABLE_COMPILE_CACHE !== '';
+  // A yes-or-no variable, read by the registry's rule (src/config/env-vars.ts): set and not
+  // `0` or `false`.
+  const off = /^(?!0$|false$)./i.test(process.env.NODE_DISABLE_COMPILE_CACHE ?? '');
   const cache = off ? undefined : cacheFile(file);
   let cachedData;
   if (cache !== undefined) {

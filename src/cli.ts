@@ -4,6 +4,7 @@
  * exit codes"); commands throw, they never exit.
  */
 import { ApiError, CliError, ExitCode, InterruptedError, OutputError, UsageError, exitCodeFor } from './errors.js';
+import { EnvVars } from './config/env.js';
 import { createContext, type RunState } from './factory.js';
 import { toGlobalOptions } from './global-options.js';
 import { cutShortRuns, flushed, processIo, type Io } from './io.js';
@@ -14,6 +15,7 @@ import { shellQuote } from './suggest.js';
 
 /** Inputs of one run; tests pass their own. */
 export interface MainDeps {
+  /** The process's environment (read only through the registry: `config/env.ts`). */
   env: NodeJS.ProcessEnv;
   /** Defaults to the process's streams. */
   io?: Io;
@@ -41,10 +43,11 @@ export function hasNoColorFlag(argv: readonly string[]): boolean {
  * never throws, never calls `process.exit`.
  */
 export async function main(argv: string[], deps: MainDeps): Promise<number> {
-  const io = deps.io ?? (await processIo(deps.env, hasNoColorFlag(argv)));
+  const env = new EnvVars(deps.env);
+  const io = deps.io ?? (await processIo(env, hasNoColorFlag(argv)));
   const state: RunState = {
     io,
-    env: deps.env,
+    env,
     signal: deps.signal ?? new AbortController().signal,
     now: deps.now ?? (() => new Date()),
     cleanups: [],
@@ -64,7 +67,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     // help commander prints for a missing command word is left out (cli-contract.md "Errors").
     const built = buildProgram(
       io,
-      (flags) => createContext(state, toGlobalOptions(flags, deps.env)),
+      (flags) => createContext(state, toGlobalOptions(flags, env)),
       () => state.jsonErrors,
     );
     failedCommand = built.failedCommand;

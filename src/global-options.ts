@@ -5,6 +5,7 @@
  * command's Context carries.
  */
 import { Option, type Command } from '@commander-js/extra-typings';
+import type { EnvVars } from './config/env.js';
 import { ENVIRONMENTS, checkBaseUrl, parseEnvName, type EnvName } from './config/settings.js';
 import { UsageError } from './errors.js';
 import { OUTPUT_FORMATS, parseOutput, parseRetries, parseTimeoutSeconds, type OutputFormat } from './input.js';
@@ -81,7 +82,7 @@ export interface GlobalOptions {
  * Turns the parsed flags (and `PETSTORE_FAIL_ON_DEPRECATED`) into GlobalOptions.
  * @throws UsageError when `--json` and `--output` ask for two different formats.
  */
-export function toGlobalOptions(flags: GlobalFlags, env: NodeJS.ProcessEnv): GlobalOptions {
+export function toGlobalOptions(flags: GlobalFlags, env: EnvVars): GlobalOptions {
   if (flags.json === true && flags.output !== undefined && flags.output !== 'json') {
     throw new UsageError(
       `--json and --output ${flags.output} ask for two different formats`,
@@ -89,7 +90,6 @@ export function toGlobalOptions(flags: GlobalFlags, env: NodeJS.ProcessEnv): Glo
     );
   }
   const output = flags.json === true ? 'json' : flags.output;
-  const fromEnv = env.PETSTORE_FAIL_ON_DEPRECATED;
   return {
     env: flags.env,
     baseUrl: flags.baseUrl,
@@ -101,7 +101,7 @@ export function toGlobalOptions(flags: GlobalFlags, env: NodeJS.ProcessEnv): Glo
     failOnDeprecated:
       flags.failOnDeprecated === true
         ? '--fail-on-deprecated'
-        : fromEnv !== undefined && fromEnv !== '' && fromEnv !== '0' && fromEnv !== 'false'
+        : env.get('PETSTORE_FAIL_ON_DEPRECATED') === true
           ? 'PETSTORE_FAIL_ON_DEPRECATED'
           : undefined,
     noColor: !flags.color,

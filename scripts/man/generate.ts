@@ -22,7 +22,7 @@ async function generate(argv: string[]): Promise<void> {
     version,
     date,
     tree,
-    variables: environmentVariables(root),
+    variables: environmentVariables(),
     exitCodes: exitCodes(root),
   };
   writeFileSync(out, renderManPage(page));

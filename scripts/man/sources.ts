@@ -1,14 +1,17 @@
 /**
  * What the man page is made of, each taken from where the CLI itself takes it, so the page
  * cannot disagree with the program: the command tree (commander's own, as `--help` prints
- * it), the environment variables, and the exit codes (`ExitCode` in src/errors.ts, with the
- * meanings docs/errors.md gives them). Used by the generator (generate.ts, at build time)
+ * it), the environment variables (the registry in src/config/env-vars.ts), and the exit
+ * codes (`ExitCode` in src/errors.ts, with the meanings docs/errors.md gives them). Used by the generator (generate.ts, at build time)
  * and by the test that reads the rendered page (test/e2e/man-page.test.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import { EnvVars } from '../../src/config/env.js';
+import { ENV_VARS, type EnvVarName, type EnvVarType } from '../../src/config/env-vars.js';
+import { READ_BY, describeEnvVarType } from '../../src/config/env-vars-docs.js';
 import { ExitCode } from '../../src/errors.js';
 import { createIo } from '../../src/io.js';
 import { buildProgram } from '../../src/program.js';
@@ -36,9 +39,10 @@ export interface ManCommand {
   commands: ManCommand[];
 }
 
-/** One environment variable (or a group documented together, `HTTPS_PROXY`, `HTTP_PROXY`). */
+/** One environment variable (with its lower-case spelling when that is read too). */
 export interface ManVariable {
   names: string[];
+  /** Its meaning, the values it takes and what applies when it is unset, in plain text. */
   meaning: string;
 }
 
@@ -48,7 +52,7 @@ export interface ManVariable {
  */
 export async function programTree(): Promise<CommandUnknownOpts> {
   const sink = (): PassThrough => new PassThrough().resume();
-  const io = await createIo({ stdout: sink(), stderr: sink(), stdin: new PassThrough() }, {}, true);
+  const io = await createIo({ stdout: sink(), stderr: sink(), stdin: new PassThrough() }, new EnvVars({}), true);
   const built = buildProgram(io, () => {
     throw new Error('the man page generator runs no command');
   });
@@ -139,16 +143,26 @@ export function plainText(markdown: string): string {
 }
 
 /**
- * The environment variables petstore reads, with their meaning. Taken from the table of
- * docs/commands.md ("Environment variables") until the configuration code declares them in
- * one registry of its own; then this function reads that registry instead, and nothing
- * else changes.
+ * The environment variables petstore reads, from the registry the code reads them through
+ * (src/config/env-vars.ts), as docs/commands.md lists them.
  */
-export function environmentVariables(root: string): ManVariable[] {
-  return tableRows(join(root, 'docs', 'commands.md'), '## Environment variables').map(([names = '', meaning = '']) => ({
-    names: [...names.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1] ?? ''),
-    meaning: plainText(meaning),
-  }));
+export function environmentVariables(): ManVariable[] {
+  return (Object.keys(ENV_VARS) as EnvVarName[]).map((name) => {
+    const spec: {
+      type: EnvVarType;
+      default?: string;
+      meaning: string;
+      readBy?: keyof typeof READ_BY;
+      lowercase?: true;
+    } = ENV_VARS[name];
+    const parts = [spec.meaning, ...(spec.readBy === undefined ? [] : [READ_BY[spec.readBy]])];
+    parts.push(`Values: ${describeEnvVarType(spec.type)}.`);
+    if (spec.default !== undefined) parts.push(`When unset: ${spec.default}.`);
+    return {
+      names: spec.lowercase === true ? [name, name.toLowerCase()] : [name],
+      meaning: plainText(parts.join(' ')),
+    };
+  });
 }
 
 /**
