@@ -62,10 +62,15 @@ describe('the code cache', () => {
     expect(JSON.parse(r.stdout)).toEqual(expect.any(Array));
   });
 
-  it('NODE_DISABLE_COMPILE_CACHE (Node’s own switch) turns it off', async () => {
-    const cacheHome = tempDir('petstore-cache-');
-    const r = await list(tempDir(), cacheHome, { NODE_DISABLE_COMPILE_CACHE: '1' });
+  it('NODE_DISABLE_COMPILE_CACHE (Node’s own switch) turns it off; 0 and false are no', async () => {
+    const off = tempDir('petstore-cache-');
+    const r = await list(tempDir(), off, { NODE_DISABLE_COMPILE_CACHE: '1' });
     expect(r.code).toBe(0);
-    expect(readdirSync(cacheHome)).toEqual([]);
+    expect(readdirSync(off)).toEqual([]);
+    for (const no of ['0', 'false']) {
+      const on = tempDir('petstore-cache-');
+      expect((await list(tempDir(), on, { NODE_DISABLE_COMPILE_CACHE: no })).code).toBe(0);
+      expect(cacheFiles(on)).toHaveLength(1);
+    }
   });
 });
