@@ -22,7 +22,8 @@ const IN_EXECUTABLE = typeof __PETSTORE_SEA__ === 'boolean';
 const argv = process.argv.slice(2);
 const STATIC = { '--version': 'version.txt', '-V': 'version.txt', '--help': 'help.txt', '-h': 'help.txt' };
 const HELP_COLUMNS = 80;
-const fits = (file) => file !== 'help.txt' || !process.stdout.isTTY || process.stdout.columns === HELP_COLUMNS;
+// isatty(1) first: `process.stdout` (a stream made on first use) is needed only on a terminal.
+const fits = (file) => file !== 'help.txt' || !require('node:tty').isatty(1) || process.stdout.columns === HELP_COLUMNS;
 let text;
 if (argv.length === 1 && Object.hasOwn(STATIC, argv[0]) && fits(STATIC[argv[0]])) {
   try {
