@@ -9,6 +9,7 @@ import type { Connection, LoadConfig, Settings } from './config/settings.js';
 import type { GlobalOptions } from './global-options.js';
 import type { HttpTransport } from './http/transport.js';
 import type { Io } from './io.js';
+import type { PetOutput } from './render/output.js';
 import type { RenderMode } from './render/pets.js';
 
 /** What `connect()` gives a command. */
@@ -86,4 +87,11 @@ export interface Context {
   note(message: string): void;
   /** The render mode: the `--output` asked for; without one, `table` on a terminal and `tsv` otherwise. */
   output: RenderMode;
+  /**
+   * How this run prints pets: the render mode, `--fields`, and the `--jq` filter, which the
+   * first call starts and compiles (the runner makes that call before the command runs, so
+   * a bad expression is refused before anything is sent).
+   * @throws UsageError (exit 2) for a jq expression that does not compile.
+   */
+  petOutput(): Promise<PetOutput>;
 }

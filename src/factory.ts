@@ -18,6 +18,8 @@ import {
 import { UsageError } from './errors.js';
 import type { GlobalOptions } from './global-options.js';
 import type { Io } from './io.js';
+import type { JqFilter } from './render/jq.js';
+import type { PetOutput } from './render/output.js';
 import { escapeJsonText, escapeKeepingLines } from './render/escape.js';
 import { messageColumns, wrapMessage } from './render/wrap.js';
 import { suggestCommand } from './suggest.js';
@@ -52,6 +54,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     return configPromise;
   };
   let apiPromise: Promise<Api> | undefined;
+  let outputPromise: Promise<PetOutput> | undefined;
   // The environment the run resolved to, once it has (for suggested commands).
   let resolvedEnv: string | undefined;
   const ctx: Context = {
@@ -109,20 +112,47 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     },
     // Said once, honoured always: only when no format was asked for does the terminal decide.
     output: globals.outputExplicit ? globals.output : io.stdoutIsTTY ? 'table' : 'tsv',
+    petOutput: () => (outputPromise ??= openPetOutput(ctx, state)),
   };
   return ctx;
 }
 
 /**
- * Writes a warning (`warning: ...`, wrapped with a hanging indent) or a note (dim) on
- * stderr, escaped. With --output json|ndjson every stderr line is one JSON object instead,
+ * The run's PetOutput. With `--jq`, jq (a worker thread) is started and the expression
+ * compiled here, and stopped when the command ends.
+ */
+async function openPetOutput(ctx: Context, state: RunState): Promise<PetOutput> {
+  let jq: JqFilter | undefined;
+  if (ctx.globals.jq !== undefined) {
+    const { JqFilter } = await import('./render/jq.js');
+    jq = await JqFilter.open(ctx.globals.jq, state.signal);
+    const opened = jq;
+    state.cleanups.push(() => opened.close());
+  }
+  return {
+    io: ctx.io,
+    mode: ctx.output,
+    fields: ctx.globals.fields,
+    jq,
+    jqMessage: (line) => writeMessage(state, 'debug', line),
+  };
+}
+
+/**
+ * Writes a warning (`warning: ...`, wrapped with a hanging indent), a note (dim) or a line
+ * of jq's `debug` output (as jq wrote it) on stderr, escaped. With --output json|ndjson every stderr line is one JSON object instead,
  * so a script can parse stderr line by line; the error, when there is one, is the last.
  * `wrap` narrows the width below the usual 80 columns (or the terminal's, when narrower).
  */
-function writeMessage(state: RunState, level: 'warning' | 'note', message: string, wrap?: number): void {
+function writeMessage(state: RunState, level: 'warning' | 'note' | 'debug', message: string, wrap?: number): void {
   const { io } = state;
   if (state.jsonErrors) {
     io.stderr.write(escapeJsonText(JSON.stringify({ level, message })) + '\n');
+    return;
+  }
+  // jq's own `debug` and `stderr` lines, as jq writes them.
+  if (level === 'debug') {
+    io.stderr.write(`${escapeKeepingLines(message)}\n`);
     return;
   }
   const width = Math.min(wrap ?? Infinity, messageColumns(io.stderrColumns));

@@ -40,7 +40,7 @@ describe('escapeTsvField', () => {
 
 describe('renderPetTsv', () => {
   it('writes exactly four tab-separated fields, no header, exact int64', () => {
-    const out = PETS.map(renderPetTsv).join('');
+    const out = PETS.map((p) => renderPetTsv(p)).join('');
     expect(out).toBe(
       '1\tRex\t1\tavailable\n' +
         '9007199254740993\tAtlas\t9223372036854775807\tpending\n' +
