@@ -52,8 +52,10 @@ export interface Context {
   settings(scope: 'selected' | 'all'): Promise<Settings>;
   /**
    * Resolves the selected environment, starts the sandbox if it is selected, and builds the
-   * client (at most once; the first call's options count).
-   * @throws UsageError, ConfigError, AuthError when the environment cannot be used.
+   * client (at most once; the first call's options count); with `--jq`, also waits until the
+   * expression compiled.
+   * @throws UsageError, ConfigError, AuthError when the environment cannot be used; UsageError
+   * for a `--jq` expression that does not compile.
    */
   connect(options?: ConnectOptions): Promise<Api>;
   /**
@@ -89,8 +91,8 @@ export interface Context {
   output: RenderMode;
   /**
    * How this run prints pets: the render mode, `--fields`, and the `--jq` filter, which the
-   * first call starts and compiles (the runner makes that call before the command runs, so
-   * a bad expression is refused before anything is sent).
+   * first call starts and compiles (the runner makes that call as the command starts, and
+   * `connect` waits for it, so a bad expression is refused before anything is sent).
    * @throws UsageError (exit 2) for a jq expression that does not compile.
    */
   petOutput(): Promise<PetOutput>;

@@ -78,7 +78,12 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
         envFlag: globals.env !== undefined,
         baseUrlFlag: globals.baseUrl,
       }),
-    connect: (options) => (apiPromise ??= connect(ctx, options ?? {})),
+    // --jq is compiled (its worker started) alongside: a bad expression fails before any request.
+    connect: (options) =>
+      (apiPromise ??= Promise.all([
+        connect(ctx, options ?? {}),
+        globals.jq === undefined ? undefined : ctx.petOutput(),
+      ]).then(([api]) => api)),
     createTransport: async (apiKey, choices = {}) => {
       const [{ HttpTransport }, { proxyFromEnv }] = await Promise.all([
         import('./http/transport.js'),
@@ -119,15 +124,19 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
 
 /**
  * The run's PetOutput. With `--jq`, jq (a worker thread) is started and the expression
- * compiled here, and stopped when the command ends.
+ * compiled here (the runner starts this as the command starts; `connect` waits for it), and
+ * stopped when the command ends.
  */
 async function openPetOutput(ctx: Context, state: RunState): Promise<PetOutput> {
   let jq: JqFilter | undefined;
-  if (ctx.globals.jq !== undefined) {
-    const { JqFilter } = await import('./render/jq.js');
-    jq = await JqFilter.open(ctx.globals.jq, state.signal);
-    const opened = jq;
-    state.cleanups.push(() => opened.close());
+  const expression = ctx.globals.jq;
+  if (expression !== undefined) {
+    const opening = import('./render/jq.js').then(({ JqFilter }) => JqFilter.open(expression, state.signal));
+    // Registered at once: the command may end (a usage error) while jq is still starting.
+    state.cleanups.push(async () => {
+      await (await opening.catch(() => undefined))?.close();
+    });
+    jq = await opening;
   }
   return {
     io: ctx.io,

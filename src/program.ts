@@ -62,8 +62,10 @@ export function buildProgram(
   const runner: Runner = {
     run: async (body) => {
       const ctx = makeContext(root.opts());
-      // --jq is compiled before the command sends anything: a bad expression costs nothing.
-      if (ctx.globals.jq !== undefined) await ctx.petOutput();
+      // jq starts now, alongside the command's own start; `connect` waits for its verdict on
+      // the expression, so a bad one is refused before anything is sent. Its failure is the
+      // command's to report (through `connect`), not an unhandled rejection here.
+      if (ctx.globals.jq !== undefined) ctx.petOutput().catch(() => undefined);
       exitCode = await body(ctx);
     },
   };

@@ -10,11 +10,35 @@
  * ambiguous-width characters count 1, as on wcwidth-based terminals (xterm, tmux, VTE).
  * A hand-kept list of ranges drifted with every Unicode release; this does not.
  */
-import stringWidth from 'string-width';
+import { createRequire } from 'node:module';
+
+/** string-width's default export. */
+type StringWidth = (s: string) => number;
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 let segmenter: Intl.Segmenter | undefined;
+let stringWidth: StringWidth | undefined;
+
+/**
+ * Columns of `s`, by string-width, which is loaded on the first text that is not plain
+ * ASCII: it builds an `Intl.Segmenter` as it loads (10-25 ms of ICU data), which most runs
+ * (ASCII help, ids, messages) never need, and this module is on every command's start-up
+ * path. Loaded with a synchronous `require`: in the bundle, esbuild turns the ES module into
+ * one initialised on that first call; from the sources, Node requires the ES module itself.
+ */
+function measure(s: string): number {
+  stringWidth ??= loadStringWidth();
+  return stringWidth(s);
+}
+
+function loadStringWidth(): StringWidth {
+  if (typeof require === 'function') {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a literal require, which esbuild bundles as a lazily initialised module
+    return (require('string-width') as { default: StringWidth }).default;
+  }
+  return (createRequire(import.meta.url)('string-width') as { default: StringWidth }).default;
+}
 
 /** The grapheme clusters of `s` (what a reader sees as one character each). */
 function graphemes(s: string): string[] {
@@ -26,7 +50,7 @@ function graphemes(s: string): string[] {
 export function displayWidth(s: string): number {
   // Most text is plain ASCII: one column a character, no segmentation needed.
   if (PRINTABLE_ASCII.test(s)) return s.length;
-  return stringWidth(s);
+  return measure(s);
 }
 
 /**
