@@ -4,6 +4,7 @@
  * exit codes"); commands throw, they never exit.
  */
 import { ApiError, CliError, ExitCode, InterruptedError, OutputError, UsageError, exitCodeFor } from './errors.js';
+import { EnvVars } from './config/env.js';
 import { createContext, type RunState } from './factory.js';
 import { expandJsonFields, toGlobalOptions } from './global-options.js';
 import { parseFields } from './input.js';
@@ -15,6 +16,7 @@ import { messageColumns, wrapMessage } from './render/wrap.js';
 
 /** Inputs of one run; tests pass their own. */
 export interface MainDeps {
+  /** The process's environment (read only through the registry: `config/env.ts`). */
   env: NodeJS.ProcessEnv;
   /** Defaults to the process's streams. */
   io?: Io;
@@ -42,10 +44,11 @@ export function hasNoColorFlag(argv: readonly string[]): boolean {
  * never throws, never calls `process.exit`.
  */
 export async function main(argv: string[], deps: MainDeps): Promise<number> {
-  const io = deps.io ?? (await processIo(deps.env, hasNoColorFlag(argv)));
+  const env = new EnvVars(deps.env);
+  const io = deps.io ?? (await processIo(env, hasNoColorFlag(argv)));
   const state: RunState = {
     io,
-    env: deps.env,
+    env,
     signal: deps.signal ?? new AbortController().signal,
     now: deps.now ?? (() => new Date()),
     cleanups: [],
@@ -65,7 +68,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     // help commander prints for a missing command word is left out (cli-contract.md "Errors").
     const built = buildProgram(
       io,
-      (flags) => createContext(state, toGlobalOptions(flags, deps.env)),
+      (flags) => createContext(state, toGlobalOptions(flags, env)),
       () => state.jsonErrors,
     );
     failedCommand = built.failedCommand;

@@ -5,6 +5,7 @@
  * for what it uses. Built by `factory.ts`; this module holds the types alone.
  */
 import type { PetstoreClient } from './api/client.js';
+import type { EnvVars } from './config/env.js';
 import type { Connection, LoadConfig, Settings } from './config/settings.js';
 import type { GlobalOptions } from './global-options.js';
 import type { HttpTransport } from './http/transport.js';
@@ -37,7 +38,8 @@ export interface TransportChoices extends ConnectOptions {
 /** Everything a command may use. */
 export interface Context {
   io: Io;
-  env: NodeJS.ProcessEnv;
+  /** The run's environment variables: read them with `env.get('NAME')` (declared in `config/env-vars.ts`). */
+  env: EnvVars;
   globals: GlobalOptions;
   /** Aborted on Ctrl-C (or SIGTERM). */
   signal: AbortSignal;
@@ -47,9 +49,12 @@ export interface Context {
   loadConfig: LoadConfig;
   /**
    * Resolves environment, base URL and key with their sources (never throws for a missing
-   * or bad value; see `config/settings.ts`). Scope `all` adds the environment not selected.
+   * or bad value; see `config/settings.ts`). Scope `all` adds the environment not selected;
+   * `keys: false` leaves keys unresolved, so no `apiKeyCommand` runs. A key command runs at
+   * most once per run, however often this is called.
+   * @throws InterruptedError when Ctrl-C ends a key command.
    */
-  settings(scope: 'selected' | 'all'): Promise<Settings>;
+  settings(scope: 'selected' | 'all', opts?: { keys?: boolean }): Promise<Settings>;
   /**
    * Resolves the selected environment, starts the sandbox if it is selected, and builds the
    * client (at most once; the first call's options count); with `--jq`, also waits until the

@@ -36,6 +36,7 @@ export const ERROR_CODES = [
   'usage',
   'config',
   'auth',
+  'key_command',
   'network',
   'timeout',
   'tls',

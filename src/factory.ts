@@ -6,6 +6,8 @@
  */
 import type { ClientHints } from './api/client.js';
 import type { Api, ConnectOptions, Context } from './context.js';
+import type { EnvVars } from './config/env.js';
+import type { RemoteEnvName } from './config/environments.js';
 import {
   lacksVersionSegment,
   requireEnvironment,
@@ -14,20 +16,22 @@ import {
   type ConfigReader,
   type Connection,
   type LoadConfig,
+  type RunKeyCommand,
 } from './config/settings.js';
 import { UsageError } from './errors.js';
 import type { GlobalOptions } from './global-options.js';
 import type { Io } from './io.js';
 import type { JqFilter } from './render/jq.js';
 import type { PetOutput } from './render/output.js';
-import { escapeJsonText, escapeKeepingLines } from './render/escape.js';
+import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from './render/escape.js';
 import { messageColumns, wrapMessage } from './render/wrap.js';
 import { suggestCommand } from './suggest.js';
 
 /** What one run shares between `main` and its Context. */
 export interface RunState {
   io: Io;
-  env: NodeJS.ProcessEnv;
+  /** The run's environment variables, read through the registry (`config/env-vars.ts`). */
+  env: EnvVars;
   signal: AbortSignal;
   /** The clock (`MainDeps.now`). */
   now: () => Date;
@@ -53,6 +57,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     configPromise ??= import('./config/store.js').then((m) => m.loadConfigStore(env, (msg) => ctx.warn(msg)));
     return configPromise;
   };
+  const runKeyCommand = keyCommandRunner(state);
   let apiPromise: Promise<Api> | undefined;
   let outputPromise: Promise<PetOutput> | undefined;
   // The environment the run resolved to, once it has (for suggested commands).
@@ -64,10 +69,10 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     signal: state.signal,
     now: state.now,
     loadConfig,
-    settings: async (scope) => {
+    settings: async (scope, opts) => {
       const settings = await resolveSettings(
-        { envFlag: globals.env, baseUrlFlag: globals.baseUrl, env, loadConfig },
-        scope,
+        { envFlag: globals.env, baseUrlFlag: globals.baseUrl, env, loadConfig, runKeyCommand },
+        { scope, keys: opts?.keys },
       );
       if (settings.environment.ok) resolvedEnv = settings.environment.value;
       return settings;
@@ -148,9 +153,42 @@ async function openPetOutput(ctx: Context, state: RunState): Promise<PetOutput> 
 }
 
 /**
+ * Runs environments' `apiKeyCommand`s for this run, each at most once (cli-contract.md
+ * "Environments": once per run), without petstore's secrets in their environment; their
+ * stderr is shown line by line, escaped (a JSON object per line with --output json|ndjson).
+ */
+function keyCommandRunner(state: RunState): RunKeyCommand {
+  const runs = new Map<RemoteEnvName, Promise<string>>();
+  return (name, command) => {
+    let run = runs.get(name);
+    if (run === undefined) {
+      const setting = `${name}.apiKeyCommand`;
+      run = import('./config/key-command.js').then((m) =>
+        m.runKeyCommand(
+          { command, setting },
+          {
+            env: state.env.forChild(),
+            signal: state.signal,
+            onStderrLine: (line) => {
+              state.io.stderr.write(
+                state.jsonErrors
+                  ? `${escapeJsonText(JSON.stringify({ level: 'stderr', from: setting, message: line }))}\n`
+                  : `${escapeForTerminal(line)}\n`,
+              );
+            },
+          },
+        ),
+      );
+      runs.set(name, run);
+    }
+    return run;
+  };
+}
+
+/**
  * Writes a warning (`warning: ...`, wrapped with a hanging indent), a note (dim) or a line
- * of jq's `debug` output (as jq wrote it) on stderr, escaped. With --output json|ndjson every stderr line is one JSON object instead,
- * so a script can parse stderr line by line; the error, when there is one, is the last.
+ * of jq's `debug` output (as jq wrote it) on stderr, escaped. With --output json|ndjson
+ * every stderr line is one JSON object instead, so a script can parse stderr line by line; the error, when there is one, is the last.
  * `wrap` narrows the width below the usual 80 columns (or the terminal's, when narrower).
  */
 function writeMessage(state: RunState, level: 'warning' | 'note' | 'debug', message: string, wrap?: number): void {
@@ -231,7 +269,9 @@ function clientHints(ctx: Context, connection: Connection): Partial<ClientHints>
     unauthorized:
       apiKey.source === 'env'
         ? `The key in PETSTORE_API_KEY was refused: check it, or unset it and log in with \`${login}\`.`
-        : `The stored ${environment.value} key was refused. Log in again with \`${login}\`, or set PETSTORE_API_KEY.`,
+        : apiKey.source === 'command'
+          ? `The key printed by ${apiKey.from} was refused: check what the command prints (\`petstore config get ${apiKey.from}\`).`
+          : `The stored ${environment.value} key was refused. Log in again with \`${login}\`, or set PETSTORE_API_KEY.`,
     notFoundPet: `List the pets that exist with \`${ctx.suggest('pets list')}\`.`,
     notFoundPath: `The base URL has no /pets: check that ${connection.baseUrl.value} ends with the version segment /v1; it comes from ${baseUrlSource(connection)}.`,
   };
@@ -274,7 +314,7 @@ async function startEmbeddedSandbox(
   let failure: Error | undefined;
   const sandbox = await startSandbox({
     store,
-    withoutGetPet: isSet(ctx.env.PETSTORE_SANDBOX_WITHOUT_GET_PET),
+    withoutGetPet: ctx.env.get('PETSTORE_SANDBOX_WITHOUT_GET_PET') === true,
     onError: (err) => (failure ??= err instanceof Error ? err : new Error('internal error in the sandbox server')),
   });
   ctx.defer(() => sandbox.close());
@@ -287,9 +327,4 @@ async function startEmbeddedSandbox(
       return taken;
     },
   };
-}
-
-/** A yes/no variable: set, and neither empty, `0` nor `false`. */
-function isSet(value: string | undefined): boolean {
-  return value !== undefined && value !== '' && value !== '0' && value !== 'false';
 }

@@ -6,6 +6,7 @@
  */
 import { Option, type Command } from '@commander-js/extra-typings';
 import { PET_FIELDS, type PetField } from './api/constants.js';
+import type { EnvVars } from './config/env.js';
 import { ENVIRONMENTS, checkBaseUrl, parseEnvName, type EnvName } from './config/settings.js';
 import { UsageError } from './errors.js';
 import {
@@ -115,7 +116,7 @@ export interface GlobalOptions {
  * `--json FIELDS` and `--fields` both name fields, and for `--jq` with a format that is
  * not JSON (cli-contract.md "Output").
  */
-export function toGlobalOptions(flags: GlobalFlags, env: NodeJS.ProcessEnv): GlobalOptions {
+export function toGlobalOptions(flags: GlobalFlags, env: EnvVars): GlobalOptions {
   const json = flags.json === true || flags.jsonFields !== undefined;
   if (json && flags.output !== undefined && flags.output !== 'json') {
     throw new UsageError(
@@ -139,7 +140,6 @@ export function toGlobalOptions(flags: GlobalFlags, env: NodeJS.ProcessEnv): Glo
     }
     output ??= 'json';
   }
-  const fromEnv = env.PETSTORE_FAIL_ON_DEPRECATED;
   return {
     env: flags.env,
     baseUrl: flags.baseUrl,
@@ -153,7 +153,7 @@ export function toGlobalOptions(flags: GlobalFlags, env: NodeJS.ProcessEnv): Glo
     failOnDeprecated:
       flags.failOnDeprecated === true
         ? '--fail-on-deprecated'
-        : fromEnv !== undefined && fromEnv !== '' && fromEnv !== '0' && fromEnv !== 'false'
+        : env.get('PETSTORE_FAIL_ON_DEPRECATED') === true
           ? 'PETSTORE_FAIL_ON_DEPRECATED'
           : undefined,
     noColor: !flags.color,

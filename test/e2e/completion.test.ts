@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SETTING_KEYS } from '../../src/config/keys.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
@@ -73,9 +74,9 @@ describe('completion bash', () => {
     ['petstore pets create --name Rex -s ', ['available', 'pending', 'sold']],
     ['petstore pets get 7 --via-list -s a', ['available']],
     ['petstore pets list -L ', []],
-    ['petstore config get ', ['environment', 'production.baseUrl', 'staging.baseUrl']],
-    ['petstore config set s', ['staging.baseUrl']],
-    ['petstore config unset ', ['environment', 'production.baseUrl', 'staging.baseUrl']],
+    ['petstore config get ', SETTING_KEYS],
+    ['petstore config set s', SETTING_KEYS.filter((k) => k.startsWith('s'))],
+    ['petstore config unset ', SETTING_KEYS],
     ['petstore pets get 7 -o nd', ['ndjson']],
     ['petstore completion ', ['bash', 'zsh', 'fish']],
     ['petstore help ', ['pets', 'sandbox', 'auth', 'config', 'completion', 'version']],
@@ -129,7 +130,7 @@ describe.concurrent('completion zsh and fish', () => {
     );
     expect(s).toContain("complete -c petstore -l env -s e -x -a 'production staging sandbox'");
     expect(s).toContain("complete -c petstore -l output -s o -x -a 'table tsv csv json ndjson'");
-    expect(s).toContain("-a 'environment production.baseUrl staging.baseUrl'");
+    expect(s).toContain(`-a '${SETTING_KEYS.join(' ')}'`);
     expect(s).toContain('-l from-file -r -F');
     expect(s).toContain("-a 'bash zsh fish'");
   });

@@ -8,11 +8,12 @@
  * pets that compare equal keep the server's order.
  */
 import type { Pet } from '../../api/schemas.js';
+import type { EnvVars } from '../../config/env.js';
 import type { PetSort } from '../../input.js';
 
 /** The BCP 47 tag of the locale names are collated by, from the environment; undefined for C/POSIX. */
-export function collationLocale(env: NodeJS.ProcessEnv): string | undefined {
-  const raw = [env.LC_ALL, env.LC_COLLATE, env.LANG].find((v) => v !== undefined && v !== '');
+export function collationLocale(env: EnvVars): string | undefined {
+  const raw = env.get('LC_ALL') ?? env.get('LC_COLLATE') ?? env.get('LANG');
   if (raw === undefined) return undefined;
   // `de_DE.UTF-8@euro` → `de-DE`.
   const name = raw.replace(/[.@].*$/, '');
