@@ -12,7 +12,7 @@
 // rows of its own when it is there.
 //
 // Usage: node bench/run.mjs [--runs N] [--warmup N] [--json] [--clean-env] [--only NAME,NAME] [--cli PATH]
-//                           [--exe PATH | --no-exe]
+//                           [--before PATH] [--exe PATH | --no-exe]
 //                           [--store-runs N] [--bulk-records N] [--no-store] [--bulk-runs N] [--no-bulk]
 //   (also BENCH_RUNS, BENCH_WARMUP). Build first (`npm run bench` builds dist/ and the
 //   executable). --cli PATH runs that shim instead of an installed copy.
@@ -146,6 +146,9 @@ const cli = opt('--cli', undefined) ?? installPacked(root, configDir);
 const cardFloor = await bundleCardFloor(root, configDir);
 const defaultExe = join(root, 'dist-exe', `petstore-${process.platform}-${process.arch}`);
 const exe = flag('--no-exe') ? undefined : opt('--exe', existsSync(defaultExe) ? defaultExe : undefined);
+// --before PATH adds the same `pets list --json` run by another build's shim (an A/B in
+// alternating rounds: the build before a change, copied aside with its bin/ and dist/).
+const before = opt('--before', undefined);
 
 // --- the commands ------------------------------------------------------------------------
 /** name, argv, env, floor it is compared with, target ratio (or undefined), note. */
@@ -183,6 +186,14 @@ const commands = [
     node: true,
   },
   {
+    // The first --jq of a run: jq's worker thread and WebAssembly load on top of pets list.
+    name: 'pets list --jq .[].name',
+    argv: [node, cli, 'pets', 'list', '--jq', '.[].name'],
+    env: remoteEnv,
+    floor: 'pets list --json',
+    node: true,
+  },
+  {
     name: 'pets list (piped: tsv)',
     argv: [node, cli, 'pets', 'list'],
     env: remoteEnv,
@@ -205,6 +216,15 @@ const commands = [
     node: true,
   },
 ];
+if (before !== undefined) {
+  commands.push({
+    name: 'pets list --json (--before build)',
+    argv: [node, before, 'pets', 'list', '--json'],
+    env: remoteEnv,
+    floor: 'pets list --json',
+    node: true,
+  });
+}
 const notes = [];
 if (nodeMajor !== 20)
   notes.push(`the card floor target (0.95x) is set for Node 20; this is Node ${process.versions.node}.`);

@@ -2,7 +2,8 @@
 // linux-x64; `npm run build:exe` builds dist/ first) writes dist-exe/petstore-TARGET, a Node
 // single executable application (SEA) holding Node.js NODE_VERSION (build/node-binary.mjs),
 // petstore's code as one CommonJS script (bin/petstore.js with the CLI bundled into it, the
-// fast path's texts inside), and the optional files of src/assets.json as SEA assets.
+// fast path's texts inside), and --jq's two files (dist/jq-worker.cjs, dist/jq.wasm) as SEA
+// assets, which src/render/jq-assets.ts reads there.
 // Beside it: THIRD_PARTY_NOTICES (the bundled packages' licences and Node.js's own) and
 // SHA256SUMS.
 //
@@ -28,10 +29,10 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { productOptions } from './build/bundle.mjs';
+import { BESIDE_BUNDLE, jqWorkerOptions, productOptions } from './build/bundle.mjs';
 import { checkBundle } from './build/checks.mjs';
 import { NODE_VERSION, TARGETS, nodeLicense, nodePackage } from './build/node-binary.mjs';
-import { thirdPartyNotices } from './build/notices.mjs';
+import { JQ_NOTICE, thirdPartyNotices } from './build/notices.mjs';
 
 const root = join(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -78,8 +79,10 @@ const result = await build({
   ],
 });
 checkBundle(result.metafile, main);
-const inputs = Object.keys(result.metafile.inputs);
-const assets = JSON.parse(readFileSync(join(root, 'src', 'assets.json'), 'utf8'));
+// The jq worker's inputs, for the notices (its bundle is dist/'s own, built just before).
+const worker = await build({ ...jqWorkerOptions(root), write: false, outfile: join(work, BESIDE_BUNDLE.jqWorker) });
+const inputs = [...Object.keys(result.metafile.inputs), ...Object.keys(worker.metafile.inputs)];
+const assets = Object.fromEntries(Object.values(BESIDE_BUNDLE).map((name) => [name, join(root, 'dist', name)]));
 
 /** Writes the SEA preparation blob for `target` with `node` (same version) and returns its path. */
 function prepareBlob(target, node) {
@@ -94,7 +97,7 @@ function prepareBlob(target, node) {
       disableExperimentalSEAWarning: true,
       useSnapshot: false,
       useCodeCache: codeCache,
-      assets: Object.fromEntries(Object.entries(assets).map(([name, source]) => [name, require.resolve(source)])),
+      assets,
     }),
   );
   execFileSync(node, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -138,7 +141,7 @@ const nodeEntry = {
 };
 writeFileSync(
   join(out, 'THIRD_PARTY_NOTICES'),
-  thirdPartyNotices(root, `${pkg.name} ${pkg.version} (standalone executable)`, inputs, [nodeEntry]),
+  thirdPartyNotices(root, `${pkg.name} ${pkg.version} (standalone executable)`, inputs, [JQ_NOTICE, nodeEntry]),
 );
 const sums = readdirSync(out)
   .filter((f) => f.startsWith('petstore-') || f === 'THIRD_PARTY_NOTICES')

@@ -5,18 +5,19 @@
 // it runs (its run module, the HTTP client, zod, the prompts) stays lazy inside the file:
 // esbuild wraps each module in an initialiser called on first import.
 //
-// Beside it: dist/static/ (the --version and --help texts of the shim's fast path),
-// dist/man/petstore.1 (from the command tree), dist/THIRD_PARTY_NOTICES (from the bundle's
-// inputs), dist/assets/ (the optional files of src/assets.json). The build stops, leaving
-// the previous dist/ in place, when one of its checks fails.
+// Beside it: dist/jq-worker.cjs and dist/jq.wasm (what --jq loads, and nothing else:
+// src/render/jq-assets.ts), dist/static/ (the --version and --help texts of the shim's
+// fast path), dist/man/petstore.1 (from the command tree), dist/THIRD_PARTY_NOTICES (from
+// the inputs of both bundles). The build stops, leaving the previous dist/ in place, when
+// one of its checks fails.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { productOptions } from './build/bundle.mjs';
+import { BESIDE_BUNDLE, jqWorkerOptions, productOptions } from './build/bundle.mjs';
 import { checkBundle } from './build/checks.mjs';
-import { thirdPartyNotices } from './build/notices.mjs';
+import { JQ_NOTICE, thirdPartyNotices } from './build/notices.mjs';
 
 const root = join(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -47,8 +48,20 @@ const result = await step('bundling', () =>
   }),
 );
 const bundleFile = join(fresh, BUNDLE);
-const inputs = Object.keys(result.metafile.outputs[`dist.build-${process.pid}/${BUNDLE}`].inputs);
 await step('checking the bundle', () => checkBundle(result.metafile, bundleFile));
+
+// --jq's two files, loaded by nothing else (src/render/jq-assets.ts): the worker thread,
+// bundled with jq-wasm into one CommonJS file, and jq's WebAssembly (0.9 MB) beside it. Kept
+// out of the bundle every other command loads: inlined, the wasm cost every `pets list` 5%.
+const worker = await step('bundling the jq worker', () =>
+  build({ ...jqWorkerOptions(root), outfile: join(fresh, BESIDE_BUNDLE.jqWorker) }),
+);
+await step('copying jq.wasm', () => {
+  const wasm = join(fresh, BESIDE_BUNDLE.jqWasm);
+  copyFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), wasm);
+  chmodSync(wasm, 0o644);
+});
+const inputs = [...Object.keys(result.metafile.inputs), ...Object.keys(worker.metafile.inputs)];
 
 // Outputs that depend on nothing but the build, printed by bin/petstore.js without loading
 // the CLI (a start-up fast path). Each is captured from the full path of this very build,
@@ -72,18 +85,7 @@ await step('capturing the fast path texts', () => {
 // The man page, from the command tree of the sources this bundle was built from.
 await step('generating the man page', async () => {
   const generator = join(fresh, 'man-generate.cjs');
-  await build({
-    absWorkingDir: root,
-    entryPoints: ['scripts/man/generate.ts'],
-    outfile: generator,
-    bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20.19',
-    supported: { 'dynamic-import': false },
-    define: { __PETSTORE_VERSION__: JSON.stringify(pkg.version) },
-    logLevel: 'warning',
-  });
+  await build({ ...productOptions(root, pkg.version), entryPoints: ['scripts/man/generate.ts'], outfile: generator });
   mkdirSync(join(fresh, 'man'));
   const r = spawnSync(process.execPath, [generator, join(fresh, 'man', 'petstore.1'), root, pkg.version], {
     encoding: 'utf8',
@@ -93,17 +95,11 @@ await step('generating the man page', async () => {
 });
 
 await step('writing THIRD_PARTY_NOTICES', () =>
-  writeFileSync(join(fresh, 'THIRD_PARTY_NOTICES'), thirdPartyNotices(root, `${pkg.name} ${pkg.version}`, inputs)),
+  writeFileSync(
+    join(fresh, 'THIRD_PARTY_NOTICES'),
+    thirdPartyNotices(root, `${pkg.name} ${pkg.version}`, inputs, [JQ_NOTICE]),
+  ),
 );
-
-// Optional large files (src/assets.json), each from its package, kept out of the bundle.
-await step('copying the assets', () => {
-  const assets = JSON.parse(readFileSync(join(root, 'src', 'assets.json'), 'utf8'));
-  const require = createRequire(join(root, 'package.json'));
-  mkdirSync(join(fresh, 'assets'));
-  for (const [name, source] of Object.entries(assets))
-    copyFileSync(require.resolve(source), join(fresh, 'assets', name));
-});
 
 try {
   renameSync(dist, stale);

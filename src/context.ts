@@ -10,6 +10,7 @@ import type { Connection, LoadConfig, Settings } from './config/settings.js';
 import type { GlobalOptions } from './global-options.js';
 import type { HttpTransport } from './http/transport.js';
 import type { Io } from './io.js';
+import type { PetOutput } from './render/output.js';
 import type { RenderMode } from './render/pets.js';
 
 /** What `connect()` gives a command. */
@@ -56,8 +57,10 @@ export interface Context {
   settings(scope: 'selected' | 'all', opts?: { keys?: boolean }): Promise<Settings>;
   /**
    * Resolves the selected environment, starts the sandbox if it is selected, and builds the
-   * client (at most once; the first call's options count).
-   * @throws UsageError, ConfigError, AuthError when the environment cannot be used.
+   * client (at most once; the first call's options count); with `--jq`, also waits until the
+   * expression compiled.
+   * @throws UsageError, ConfigError, AuthError when the environment cannot be used; UsageError
+   * for a `--jq` expression that does not compile.
    */
   connect(options?: ConnectOptions): Promise<Api>;
   /**
@@ -91,4 +94,11 @@ export interface Context {
   note(message: string): void;
   /** The render mode: the `--output` asked for; without one, `table` on a terminal and `tsv` otherwise. */
   output: RenderMode;
+  /**
+   * How this run prints pets: the render mode, `--fields`, and the `--jq` filter, which the
+   * first call starts and compiles (the runner makes that call as the command starts, and
+   * `connect` waits for it, so a bad expression is refused before anything is sent).
+   * @throws UsageError (exit 2) for a jq expression that does not compile.
+   */
+  petOutput(): Promise<PetOutput>;
 }

@@ -21,6 +21,8 @@ import {
 import { UsageError } from './errors.js';
 import type { GlobalOptions } from './global-options.js';
 import type { Io } from './io.js';
+import type { JqFilter } from './render/jq.js';
+import type { PetOutput } from './render/output.js';
 import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from './render/escape.js';
 import { messageColumns, wrapMessage } from './render/wrap.js';
 import { suggestCommand } from './suggest.js';
@@ -57,6 +59,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
   };
   const runKeyCommand = keyCommandRunner(state);
   let apiPromise: Promise<Api> | undefined;
+  let outputPromise: Promise<PetOutput> | undefined;
   // The environment the run resolved to, once it has (for suggested commands).
   let resolvedEnv: string | undefined;
   const ctx: Context = {
@@ -80,7 +83,12 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
         envFlag: globals.env !== undefined,
         baseUrlFlag: globals.baseUrl,
       }),
-    connect: (options) => (apiPromise ??= connect(ctx, options ?? {})),
+    // --jq is compiled (its worker started) alongside: a bad expression fails before any request.
+    connect: (options) =>
+      (apiPromise ??= Promise.all([
+        connect(ctx, options ?? {}),
+        globals.jq === undefined ? undefined : ctx.petOutput(),
+      ]).then(([api]) => api)),
     createTransport: async (apiKey, choices = {}) => {
       const [{ HttpTransport }, { proxyFromEnv }] = await Promise.all([
         import('./http/transport.js'),
@@ -114,8 +122,34 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     },
     // Said once, honoured always: only when no format was asked for does the terminal decide.
     output: globals.outputExplicit ? globals.output : io.stdoutIsTTY ? 'table' : 'tsv',
+    petOutput: () => (outputPromise ??= openPetOutput(ctx, state)),
   };
   return ctx;
+}
+
+/**
+ * The run's PetOutput. With `--jq`, jq (a worker thread) is started and the expression
+ * compiled here (the runner starts this as the command starts; `connect` waits for it), and
+ * stopped when the command ends.
+ */
+async function openPetOutput(ctx: Context, state: RunState): Promise<PetOutput> {
+  let jq: JqFilter | undefined;
+  const expression = ctx.globals.jq;
+  if (expression !== undefined) {
+    const opening = import('./render/jq.js').then(({ JqFilter }) => JqFilter.open(expression, state.signal));
+    // Registered at once: the command may end (a usage error) while jq is still starting.
+    state.cleanups.push(async () => {
+      await (await opening.catch(() => undefined))?.close();
+    });
+    jq = await opening;
+  }
+  return {
+    io: ctx.io,
+    mode: ctx.output,
+    fields: ctx.globals.fields,
+    jq,
+    jqMessage: (line) => writeMessage(state, 'debug', line),
+  };
 }
 
 /**
@@ -152,15 +186,20 @@ function keyCommandRunner(state: RunState): RunKeyCommand {
 }
 
 /**
- * Writes a warning (`warning: ...`, wrapped with a hanging indent) or a note (dim) on
- * stderr, escaped. With --output json|ndjson every stderr line is one JSON object instead,
- * so a script can parse stderr line by line; the error, when there is one, is the last.
+ * Writes a warning (`warning: ...`, wrapped with a hanging indent), a note (dim) or a line
+ * of jq's `debug` output (as jq wrote it) on stderr, escaped. With --output json|ndjson
+ * every stderr line is one JSON object instead, so a script can parse stderr line by line; the error, when there is one, is the last.
  * `wrap` narrows the width below the usual 80 columns (or the terminal's, when narrower).
  */
-function writeMessage(state: RunState, level: 'warning' | 'note', message: string, wrap?: number): void {
+function writeMessage(state: RunState, level: 'warning' | 'note' | 'debug', message: string, wrap?: number): void {
   const { io } = state;
   if (state.jsonErrors) {
     io.stderr.write(escapeJsonText(JSON.stringify({ level, message })) + '\n');
+    return;
+  }
+  // jq's own `debug` and `stderr` lines, as jq writes them.
+  if (level === 'debug') {
+    io.stderr.write(`${escapeKeepingLines(message)}\n`);
     return;
   }
   const width = Math.min(wrap ?? Infinity, messageColumns(io.stderrColumns));

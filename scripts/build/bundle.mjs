@@ -46,7 +46,8 @@ export function productOptions(root, version) {
     minifySyntax: true,
     define: {
       __PETSTORE_VERSION__: JSON.stringify(version),
-      __PETSTORE_BUNDLED__: 'true',
+      // src/render/jq-assets.ts: jq's files sit beside the bundle.
+      __PETSTORE_BUILT__: 'true',
       // ES module code that asks where it is gets the bundle's own place.
       'import.meta.url': '__petstoreImportMetaUrl',
       'import.meta.dirname': '__dirname',
@@ -54,6 +55,30 @@ export function productOptions(root, version) {
     },
     banner: { js: "var __petstoreImportMetaUrl=require('node:url').pathToFileURL(__filename).href;" },
     plugins: [zodEnglishOnly],
+    metafile: true,
+    logLevel: 'warning',
+  };
+}
+
+/** The files --jq loads beside the bundle (src/render/jq-assets.ts), by their names in dist/. */
+export const BESIDE_BUNDLE = { jqWorker: 'jq-worker.cjs', jqWasm: 'jq.wasm' };
+
+/**
+ * The options of the jq worker thread's script (src/render/jq-worker.cjs bundled with
+ * jq-wasm; the caller adds `outfile`), with esbuild's metafile on (for the notices).
+ */
+export function jqWorkerOptions(root) {
+  return {
+    absWorkingDir: root,
+    entryPoints: ['src/render/jq-worker.cjs'],
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20.19',
+    supported: { 'dynamic-import': false },
+    legalComments: 'none',
+    minifyWhitespace: true,
+    minifySyntax: true,
     metafile: true,
     logLevel: 'warning',
   };

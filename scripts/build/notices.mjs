@@ -59,3 +59,38 @@ export function thirdPartyNotices(root, product, inputs, extra = []) {
   }
   return parts.join('\n') + '\n';
 }
+
+/**
+ * jq itself, compiled to WebAssembly inside jq-wasm's jq.wasm (jq-wasm's own licence covers
+ * its wrapper only): listed by hand, since no JavaScript input names it.
+ */
+export const JQ_NOTICE = {
+  name: 'jq',
+  version: '1.8.2 (in jq-wasm, compiled to WebAssembly)',
+  license: 'MIT',
+  source: 'https://github.com/jqlang/jq',
+  text: [
+    'jq is copyright (C) 2012 Stephen Dolan.',
+    '',
+    'Permission is hereby granted, free of charge, to any person obtaining a copy of this',
+    'software and associated documentation files (the "Software"), to deal in the Software',
+    'without restriction, including without limitation the rights to use, copy, modify,',
+    'merge, publish, distribute, sublicense, and/or sell copies of the Software, and to',
+    'permit persons to whom the Software is furnished to do so, subject to the following',
+    'conditions:',
+    '',
+    'The above copyright notice and this permission notice shall be included in all copies',
+    'or substantial portions of the Software.',
+    '',
+    'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED,',
+    'INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR',
+    'PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE',
+    'LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT',
+    'OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR',
+    'OTHER DEALINGS IN THE SOFTWARE.',
+    '',
+    "jq also incorporates code under other licences (David M. Gay's dtoa.c and g_fmt.c,",
+    'decNumber, Oniguruma); their notices are in the COPYING file of jq 1.8.2, at the',
+    'address above.',
+  ].join('\n'),
+};

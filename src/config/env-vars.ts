@@ -131,6 +131,18 @@ export const ENV_VARS = {
     lowercase: true,
     meaning: 'Hosts reached without a proxy (comma-separated; `*` for all).',
   },
+  LC_ALL: {
+    type: 'string',
+    meaning: 'The locale whose collation `pets list --sort name` orders names by (`C`, `POSIX`: code point order).',
+  },
+  LC_COLLATE: {
+    type: 'string',
+    meaning: 'The collation of `pets list --sort name` when `LC_ALL` is unset.',
+  },
+  LANG: {
+    type: 'string',
+    meaning: 'The collation of `pets list --sort name` when `LC_ALL` and `LC_COLLATE` are unset.',
+  },
   TMPDIR: {
     type: 'absolute-path',
     default: "the system's temporary folder",

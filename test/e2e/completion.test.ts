@@ -65,8 +65,8 @@ describe('completion bash', () => {
     ['petstore pets list ', ['--limit', '--status', '--all', '--max-pages', '--help']],
     ['petstore --env ', ['production', 'staging', 'sandbox']],
     ['petstore pets list -e s', ['staging', 'sandbox']],
-    ['petstore --output ', ['table', 'tsv', 'json', 'ndjson']],
-    ['petstore -o ', ['table', 'tsv', 'json', 'ndjson']],
+    ['petstore --output ', ['table', 'tsv', 'csv', 'json', 'ndjson']],
+    ['petstore -o ', ['table', 'tsv', 'csv', 'json', 'ndjson']],
     ['petstore pets list -o t', ['table', 'tsv']],
     ['petstore -e ', ['production', 'staging', 'sandbox']],
     ['petstore pets list -s ', ['available', 'pending', 'sold']],
@@ -82,6 +82,17 @@ describe('completion bash', () => {
     ['petstore help ', ['pets', 'sandbox', 'auth', 'config', 'completion', 'version']],
     ['petstore pets create --from-', ['--from-file']],
     ['petstore pets list --limit ', []],
+    ['petstore pets list --fields ', ['id', 'name', 'categoryId', 'status']],
+    ['petstore --fields id,na', ['id,name']],
+    [
+      'petstore pets get 7 --fields name,categoryId,',
+      ['name,categoryId,id', 'name,categoryId,name', 'name,categoryId,categoryId', 'name,categoryId,status'],
+    ],
+    ['petstore pets list --sort -', ['-id', '-name', '-categoryId', '-status']],
+    ['petstore pets list --sort n', ['name']],
+    ['petstore pets list --so', ['--sort']],
+    ['petstore pets list --jq ', []],
+    ['petstore --j', ['--json', '--jq']],
   ])('%j completes to %j', (line, expected) => {
     const got = complete(line);
     if (line.endsWith('--') || line.endsWith('list ')) for (const e of expected) expect(got).toContain(e);
@@ -118,7 +129,7 @@ describe.concurrent('completion zsh and fish', () => {
       "complete -c petstore -n '__fish_seen_subcommand_from pets; and __fish_seen_subcommand_from list' -l limit -s L -x",
     );
     expect(s).toContain("complete -c petstore -l env -s e -x -a 'production staging sandbox'");
-    expect(s).toContain("complete -c petstore -l output -s o -x -a 'table tsv json ndjson'");
+    expect(s).toContain("complete -c petstore -l output -s o -x -a 'table tsv csv json ndjson'");
     expect(s).toContain(`-a '${SETTING_KEYS.join(' ')}'`);
     expect(s).toContain('-l from-file -r -F');
     expect(s).toContain("-a 'bash zsh fish'");

@@ -52,6 +52,15 @@ describe('the standalone executable', () => {
     expect(help.stdout).toContain('Usage: petstore pets list');
   });
 
+  it('--jq runs jq from inside it (worker and WebAssembly are its assets), int64 exact', () => {
+    const r = alone(
+      ['--env', 'sandbox', 'pets', 'list', '--jq', '.[] | select(.name == "Atlas") | .id, .categoryId'],
+      tempDir('petstore-exe-cwd-'),
+      tempDir('petstore-exe-home-'),
+    );
+    expect(r).toEqual({ code: 0, stdout: '9007199254740993\n9223372036854775807\n', stderr: '' });
+  });
+
   it('a usage error is exit 2 with the message on stderr', () => {
     const r = alone(['pets', 'list', '--limit', '0'], '/', tempDir('petstore-exe-home-'));
     expect(r.code).toBe(2);

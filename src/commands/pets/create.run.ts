@@ -31,7 +31,7 @@ export async function runCreate(ctx: Context, draft: PetDraft): Promise<number> 
     () => ctx.now(),
   ).observeAndFlush(headers, 'createPet (POST /pets)');
   try {
-    await writePet(ctx.io, ctx.output, data);
+    await writePet(await ctx.petOutput(), data);
   } catch (err) {
     if (!(err instanceof OutputError)) throw err;
     throw new CliError(`pet ${String(data.id)} was created, but it could not be printed: ${err.message}`, {
