@@ -18,7 +18,7 @@ import {
 import { UsageError } from './errors.js';
 import type { GlobalOptions } from './global-options.js';
 import type { Io } from './io.js';
-import { escapeJsonText, escapeKeepingLines } from './render/escape.js';
+import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from './render/escape.js';
 import { messageColumns, wrapMessage } from './render/wrap.js';
 import { suggestCommand } from './suggest.js';
 
@@ -44,7 +44,7 @@ export interface RunState {
 /** Builds the Context of a command from the run's state and its global options. */
 export function createContext(state: RunState, globals: GlobalOptions): Context {
   state.jsonErrors = globals.output === 'json' || globals.output === 'ndjson';
-  state.verbose = globals.verbose;
+  state.verbose = globals.verbose || debugLevel(state.env.PETSTORE_DEBUG) !== undefined;
   const { io, env } = state;
   let configPromise: Promise<ConfigReader> | undefined;
   const loadConfig: LoadConfig = () => {
@@ -81,13 +81,21 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
         import('./http/transport.js'),
         import('./config/network.js'),
       ]);
+      const debug = debugLevel(env.PETSTORE_DEBUG);
       const transport = await HttpTransport.open({
         apiKey,
         timeoutMs: globals.timeoutMs,
         retries: globals.retries,
         signal: state.signal,
-        log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
+        // Header values and bodies are the server's text: escaped like every other
+        // (cli-contract.md "Errors and exit codes"); each line is written whole.
+        log:
+          globals.verbose || debug !== undefined
+            ? (line) => io.stderr.write(`${escapeForTerminal(line)}\n`)
+            : undefined,
+        logBodies: debug === 'api',
         deadlinePer: choices.deadlinePer,
+        refusals: choices.refusals,
         proxy: choices.direct === true ? undefined : proxyFromEnv(env),
         unreachableHint: choices.unreachableHint,
         serverFailure: choices.serverFailure,
@@ -164,7 +172,11 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
     }),
     import('./api/client.js'),
   ]);
-  return { client: new PetstoreClient(transport, connection.baseUrl.value, clientHints(ctx, connection)), connection };
+  return {
+    client: new PetstoreClient(transport, connection.baseUrl.value, clientHints(ctx, connection)),
+    connection,
+    retryPolicy: transport.policy,
+  };
 }
 
 /**
@@ -253,4 +265,19 @@ async function startEmbeddedSandbox(
 /** A yes/no variable: set, and neither empty, `0` nor `false`. */
 function isSet(value: string | undefined): boolean {
   return value !== undefined && value !== '' && value !== '0' && value !== 'false';
+}
+
+/**
+ * `PETSTORE_DEBUG` (gh's `GH_DEBUG`): `api` shows every request and answer as `--verbose`
+ * does, with their bodies (credentials redacted); any other value that is set (not empty,
+ * `0` or `false`) is `--verbose`. Undefined when unset.
+ */
+function debugLevel(value: string | undefined): 'api' | 'verbose' | undefined {
+  if (value === undefined || !isSet(value)) return undefined;
+  return value
+    .toLowerCase()
+    .split(',')
+    .some((v) => v.trim() === 'api')
+    ? 'api'
+    : 'verbose';
 }
