@@ -1,0 +1,36 @@
+/**
+ * The voice of a pets verb whose required flags are missing (cli-contract.md "Commands":
+ * "every missing flag named in one error; on a terminal the missing values are asked for
+ * instead"): whether asking is possible, and the one error that names them all otherwise.
+ */
+import type { Context } from '../../../context.js';
+import { UsageError } from '../../../errors.js';
+
+/**
+ * Whether missing values may be asked for: stdin and stderr (where prompts are drawn) are
+ * terminals, and `PETSTORE_NO_PROMPT` is unset or empty. Never on a pipe: a prompt would
+ * read the piped data and write escape codes into it.
+ */
+export function canPrompt(ctx: Context): boolean {
+  const off = ctx.env.PETSTORE_NO_PROMPT;
+  return ctx.io.stdinIsTTY && ctx.io.stderrIsTTY && (off === undefined || off === '');
+}
+
+/**
+ * The error for required flags that are missing and cannot be asked for (exit 2, nothing
+ * sent): `missing --name and --category-id: WHY`, then an example command of this run
+ * (`suggest` is `ctx.suggest`: with its `--env`) and the line saying a terminal asks.
+ * @param why what the missing flags are for, e.g. `every pet needs a name`.
+ * @param example the command words of a complete call, e.g. `pets create --name Rex --category-id 1`.
+ */
+export function missingFlagsError(
+  missing: readonly string[],
+  why: string,
+  example: string,
+  suggest: (words: string) => string = (words) => `petstore ${words}`,
+): UsageError {
+  return new UsageError(
+    `missing ${missing.join(' and ')}: ${why}`,
+    `Example: ${suggest(example)}\nOn a terminal, petstore asks for what is missing.`,
+  );
+}
