@@ -64,8 +64,9 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
   };
   if (options.paginate) return paginate(client, req, options.maxPages, printer, observe);
   const res = await client.raw(req);
-  observe(res);
+  // The answer first, then what it says of itself: a reader sees the body, then the warning.
   await printer.answer(res);
+  observe(res);
   const failure = client.answerError(res);
   if (failure !== undefined) throw failure;
   return ExitCode.ok;

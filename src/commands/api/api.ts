@@ -28,11 +28,11 @@ export function newApiCommand(f: Runner) {
         "[METHOD] PATH: the method (default: GET; POST with fields or --input) and the path, relative to the base URL's path (pets?limit=5 and /pets/7 both go under /v1)",
       )
       .addOption(new Option('-X, --method <method>', 'the HTTP method (the same as the METHOD argument)'))
-      .addOption(new Option('-f, --raw-field <key=value>', 'a string field (repeatable)').argParser(collect))
+      .addOption(new Option('-f, --raw-field <field>', 'a string field, key=value (repeatable)').argParser(collect))
       .addOption(
         new Option(
-          '-F, --field <key=value>',
-          'a typed field: true, false, null and int64 integers as JSON, @file or @- for a file or stdin (repeatable)',
+          '-F, --field <field>',
+          'a typed field, key=value: true, false, null and int64 integers as JSON, @file or @- for a file or stdin (repeatable)',
         ).argParser(collect),
       )
       .addOption(
