@@ -234,6 +234,8 @@ export class HttpTransport {
           }),
         );
       } catch (err) {
+        // Ctrl-C or the deadline: nothing to log or decide, the error says it.
+        if (this.deadline.signal.aborted) throw this.toCliError(err, url);
         const code = findErrorCode(err, RETRY_ERROR_CODES);
         this.log?.failure(code ?? 'error', err instanceof Error ? err.message : String(err), Date.now() - started);
         const decision = this.decide({ method: req.method, code }, failures);
