@@ -5,7 +5,7 @@
 // ratio to floors measured in the same run: bare `node -e 0`, and a minimal node:http GET
 // script (bench/floor-get.mjs) for commands that make one request.
 //
-// Usage: node bench/run.mjs [--runs N] [--warmup N] [--json] [--clean-env] [--only NAME,NAME] [--cli PATH]
+// Usage: node bench/run.mjs [--runs N] [--warmup N] [--json] [--clean-env] [--only NAME,NAME] [--cli PATH] [--before PATH]
 //                           [--store-runs N] [--bulk-records N] [--no-store] [--bulk-runs N] [--no-bulk]
 //   (also BENCH_RUNS, BENCH_WARMUP). Build first (`npm run bench` does).
 //
@@ -132,6 +132,9 @@ const sandboxEnv = { ...cleanEnv, PETSTORE_CONFIG_DIR: configDir };
 const node = process.execPath;
 // --cli PATH benchmarks another build's shim (e.g. an experiment in a copy of the repo).
 const cli = opt('--cli', join(root, 'bin', 'petstore.js'));
+// --before PATH adds the same `pets list --json` run by another build's shim (an A/B in
+// alternating rounds: the build before a change, copied aside with its bin/ and dist/).
+const before = opt('--before', undefined);
 
 // --- the commands ------------------------------------------------------------------------
 /** name, argv, env, floor it is compared with, target ratio (or undefined), note. */
@@ -162,6 +165,14 @@ const commands = [
     node: true,
   },
   {
+    // The first --jq of a run: jq's worker thread and WebAssembly load on top of pets list.
+    name: 'pets list --jq .[].name',
+    argv: [node, cli, 'pets', 'list', '--jq', '.[].name'],
+    env: remoteEnv,
+    floor: 'pets list --json',
+    node: true,
+  },
+  {
     name: 'pets list (piped: tsv)',
     argv: [node, cli, 'pets', 'list'],
     env: remoteEnv,
@@ -184,6 +195,15 @@ const commands = [
     node: true,
   },
 ];
+if (before !== undefined) {
+  commands.push({
+    name: 'pets list --json (--before build)',
+    argv: [node, before, 'pets', 'list', '--json'],
+    env: remoteEnv,
+    floor: 'pets list --json',
+    node: true,
+  });
+}
 const notes = [];
 if (SCRIPT !== undefined) {
   // A pseudo-terminal via util-linux `script`, so stdout is a TTY and the table renders.

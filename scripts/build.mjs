@@ -3,7 +3,8 @@
 // hence the createRequire banner (esbuild issues #1921, #1944).
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -48,7 +49,8 @@ const result = await build({
   // identifiers are kept, so stack traces (`--verbose`) still name our functions.
   minifyWhitespace: true,
   minifySyntax: true,
-  define: { __PETSTORE_VERSION__: JSON.stringify(pkg.version) },
+  // __PETSTORE_BUILT__ tells src/render/jq-assets.ts that jq's files sit beside the bundle.
+  define: { __PETSTORE_VERSION__: JSON.stringify(pkg.version), __PETSTORE_BUILT__: 'true' },
   // Bundled CJS code may also read __filename/__dirname (graceful-fs, signal-exit);
   // import.meta.filename and .dirname exist from Node 20.11 (engines asks for 20.19).
   banner: {
@@ -63,6 +65,26 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
 });
+
+// --jq's two files, loaded by nothing else (src/render/jq-assets.ts): the worker thread,
+// bundled with jq-wasm into one CommonJS file, and jq's WebAssembly (0.9 MB) beside it. Kept
+// out of the chunks every other command loads: inlined, the wasm cost every `pets list` 5%.
+await build({
+  absWorkingDir: root,
+  entryPoints: { 'jq-worker': 'src/render/jq-worker.cjs' },
+  outdir: fresh,
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20.19',
+  legalComments: 'none',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  logLevel: 'warning',
+});
+copyFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), join(fresh, 'jq.wasm'));
+chmodSync(join(fresh, 'jq.wasm'), 0o644);
 
 // What went into the bundle: zod's English locale and no other.
 const locales = Object.keys(result.metafile.inputs).filter((input) => /[\\/]zod[\\/].*[\\/]locales[\\/]/.test(input));

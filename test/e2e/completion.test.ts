@@ -9,6 +9,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EnvVars } from '../../src/config/env.js';
+import { SETTING_KEYS } from '../../src/config/keys.js';
 import { createIo } from '../../src/io.js';
 import { buildProgram } from '../../src/program.js';
 import { runMain } from '../helpers/run-main.js';
@@ -28,7 +30,7 @@ beforeAll(async () => {
   writeFileSync(scriptFile, bashScript);
   const io = await createIo(
     { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough() },
-    {},
+    new EnvVars({}),
     true,
   );
   topLevel = buildProgram(io, () => {
@@ -87,8 +89,8 @@ describe('completion bash', () => {
     ['petstore pets list ', ['--limit', '--status', '--all', '--max-pages', '--help']],
     ['petstore --env ', ['production', 'staging', 'sandbox']],
     ['petstore pets list -e s', ['staging', 'sandbox']],
-    ['petstore --output ', ['table', 'tsv', 'json', 'ndjson']],
-    ['petstore -o ', ['table', 'tsv', 'json', 'ndjson']],
+    ['petstore --output ', ['table', 'tsv', 'csv', 'json', 'ndjson']],
+    ['petstore -o ', ['table', 'tsv', 'csv', 'json', 'ndjson']],
     ['petstore pets list -o t', ['table', 'tsv']],
     ['petstore -e ', ['production', 'staging', 'sandbox']],
     ['petstore pets list -s ', ['available', 'pending', 'sold']],
@@ -96,13 +98,24 @@ describe('completion bash', () => {
     ['petstore pets create --name Rex -s ', ['available', 'pending', 'sold']],
     ['petstore pets get 7 --via-list -s a', ['available']],
     ['petstore pets list -L ', []],
-    ['petstore config get ', ['environment', 'production.baseUrl', 'staging.baseUrl']],
-    ['petstore config set s', ['staging.baseUrl']],
-    ['petstore config unset ', ['environment', 'production.baseUrl', 'staging.baseUrl']],
+    ['petstore config get ', SETTING_KEYS],
+    ['petstore config set s', SETTING_KEYS.filter((k) => k.startsWith('s'))],
+    ['petstore config unset ', SETTING_KEYS],
     ['petstore pets get 7 -o nd', ['ndjson']],
     ['petstore completion ', ['bash', 'zsh', 'fish']],
     ['petstore pets create --from-', ['--from-file']],
     ['petstore pets list --limit ', []],
+    ['petstore pets list --fields ', ['id', 'name', 'categoryId', 'status']],
+    ['petstore --fields id,na', ['id,name']],
+    [
+      'petstore pets get 7 --fields name,categoryId,',
+      ['name,categoryId,id', 'name,categoryId,name', 'name,categoryId,categoryId', 'name,categoryId,status'],
+    ],
+    ['petstore pets list --sort -', ['-id', '-name', '-categoryId', '-status']],
+    ['petstore pets list --sort n', ['name']],
+    ['petstore pets list --so', ['--sort']],
+    ['petstore pets list --jq ', []],
+    ['petstore --j', ['--json', '--jq']],
   ])('%j completes to %j', (line, expected) => {
     const got = complete(line);
     if (line.endsWith('--') || line.endsWith('list ')) for (const e of expected) expect(got).toContain(e);
@@ -139,8 +152,8 @@ describe.concurrent('completion zsh and fish', () => {
       "complete -c petstore -n '__fish_seen_subcommand_from pets; and __fish_seen_subcommand_from list' -l limit -s L -x",
     );
     expect(s).toContain("complete -c petstore -l env -s e -x -a 'production staging sandbox'");
-    expect(s).toContain("complete -c petstore -l output -s o -x -a 'table tsv json ndjson'");
-    expect(s).toContain("-a 'environment production.baseUrl staging.baseUrl'");
+    expect(s).toContain("complete -c petstore -l output -s o -x -a 'table tsv csv json ndjson'");
+    expect(s).toContain(`-a '${SETTING_KEYS.join(' ')}'`);
     expect(s).toContain('-l from-file -r -F');
     expect(s).toContain('-l input -r -F');
     expect(s).toContain("-a 'bash zsh fish'");

@@ -4,6 +4,7 @@
  * Install), a fresh config directory and an empty working directory. And the links from
  * the README to docs/ lead to files that exist.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,7 +57,35 @@ describe('README', () => {
     expect(r.stdout).toContain('9223372036854775807');
     expect(readFileSync(join(work, 'created.ndjson'), 'utf8').trim().split('\n')).toHaveLength(2);
     expect(JSON.parse(readFileSync(join(work, 'pets.json'), 'utf8')) as unknown).toEqual(expect.any(Array));
+    expect(readFileSync(join(work, 'pets.csv'), 'utf8')).toMatch(/^id,name,categoryId,status\r\n/);
   }, 150_000);
+
+  it('its --jq examples run where no jq is installed', async () => {
+    const lines = exampleBlocks()
+      .flatMap((b) => b.split('\n'))
+      .filter((l) => l.startsWith('petstore ') && l.includes(' --jq '));
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    // A PATH of petstore, node (its shebang's) and bash alone: there is no jq to fall back on.
+    const home = tempDir();
+    const bin = join(home, 'bin');
+    mkdirSync(bin);
+    symlinkSync(CLI, join(bin, 'petstore'));
+    symlinkSync(process.execPath, join(bin, 'node'));
+    const bash = spawnSync('bash', ['-c', 'command -v bash'], { encoding: 'utf8' }).stdout.trim();
+    symlinkSync(bash, join(bin, 'bash'));
+    const env = { PATH: bin, HOME: home, PETSTORE_CONFIG_DIR: join(home, 'config'), PETSTORE_ENV: 'sandbox' };
+    const r = await shell(
+      ['set -euo pipefail', 'if command -v jq; then exit 99; fi', ...lines].join('\n'),
+      env,
+      60_000,
+    );
+    // Only getPet's deprecation warning: no error.
+    expect(r.stderr).not.toMatch(/"code"|^error:/m);
+    expect(r.code).toBe(0);
+    // The sandbox's seed: the sold pets' names, then pet 2^53+1's category, exact.
+    expect(r.stdout).toMatch(/\n9223372036854775807\n$/);
+    expect(r.stdout.split('\n').length).toBeGreaterThan(2);
+  }, 90_000);
 
   it('links to docs/ files that exist', () => {
     const links = [...readme.matchAll(/\]\(((?:docs\/)?[\w./-]+\.(?:md|yaml))\)/g)].map((m) => m[1]!);

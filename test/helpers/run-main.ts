@@ -6,10 +6,10 @@
  * fast path, start-up) runs here in a few milliseconds instead of ~110.
  */
 import { PassThrough, Readable } from 'node:stream';
-import { expect } from 'vitest';
 import { hasNoColorFlag, main } from '../../src/cli.js';
+import { EnvVars } from '../../src/config/env.js';
 import { createIo } from '../../src/io.js';
-import { baseEnv, registeredSecrets, type CliResult } from './run-cli.js';
+import { baseEnv, expectNoSecret, registeredSecrets, type CliResult } from './run-cli.js';
 
 /** Options of one in-process run. */
 export interface MainOptions {
@@ -77,14 +77,11 @@ export async function runMain(args: string[], opts: MainOptions = {}): Promise<C
     err += d;
     opts.onOutput?.('stderr', d);
   });
-  const io = await createIo({ stdout, stderr, stdin }, env, hasNoColorFlag(args));
+  const io = await createIo({ stdout, stderr, stdin }, new EnvVars(env), hasNoColorFlag(args));
   const started = Date.now();
   const code = await main(args, { env, io, signal: opts.signal, now: opts.now ?? (() => new Date(TEST_NOW)) });
   const secrets = [...registeredSecrets(), ...(opts.secrets ?? [])];
   if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY.length >= 6) secrets.push(env.PETSTORE_API_KEY);
-  for (const s of secrets) {
-    expect(out, 'a secret reached stdout').not.toContain(s);
-    expect(err, 'a secret reached stderr').not.toContain(s);
-  }
+  expectNoSecret(args, secrets, out, err);
   return { code, signal: null, stdout: out, stderr: err, ms: Date.now() - started };
 }

@@ -5,8 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { expect } from 'vitest';
-import { CLI, baseEnv } from './run-cli.js';
+import { CLI, baseEnv, expectNoSecret } from './run-cli.js';
 
 /** Options of a steered run. */
 export interface SpawnOptions {
@@ -105,10 +104,7 @@ export function spawnCli(args: string[], opts: SpawnOptions): Steered {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; killed: boolean }>((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(killer);
-      for (const s of opts.secrets ?? []) {
-        expect(stdout, 'a secret reached stdout').not.toContain(s);
-        expect(stderr, 'a secret reached stderr').not.toContain(s);
-      }
+      expectNoSecret(args, opts.secrets ?? [], stdout, stderr);
       child.stdin.destroy();
       resolve({ code, signal, killed });
     });

@@ -83,7 +83,8 @@ export async function runCreateFromFile(ctx: Context, file: string): Promise<num
   const total = await interruptible(ctx, () => checkAll(source));
   // --timeout bounds each record's request: a long file must not run into one deadline.
   const { client } = await interruptible(ctx, () => ctx.connect({ deadlinePer: 'request' }));
-  const out = new RecordStream(ctx.io, ctx.output);
+  // --jq runs once per created pet, whatever the format (cli-contract.md "Output").
+  const out = new RecordStream(await ctx.petOutput(), { jqPerRecord: true });
   const deprecation = new DeprecationReporter(
     (m) => ctx.warn(m),
     () => ctx.now(),

@@ -8,12 +8,11 @@ import { UsageError } from '../../../errors.js';
 
 /**
  * Whether missing values may be asked for: stdin and stderr (where prompts are drawn) are
- * terminals, and `PETSTORE_NO_PROMPT` is unset or empty. Never on a pipe: a prompt would
- * read the piped data and write escape codes into it.
+ * terminals, and `PETSTORE_NO_PROMPT` is not on. Never on a pipe: a prompt would read the
+ * piped data and write escape codes into it.
  */
 export function canPrompt(ctx: Context): boolean {
-  const off = ctx.env.PETSTORE_NO_PROMPT;
-  return ctx.io.stdinIsTTY && ctx.io.stderrIsTTY && (off === undefined || off === '');
+  return ctx.io.stdinIsTTY && ctx.io.stderrIsTTY && ctx.env.get('PETSTORE_NO_PROMPT') !== true;
 }
 
 /**

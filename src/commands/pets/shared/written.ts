@@ -17,13 +17,13 @@ export interface WriteOutcome {
 }
 
 /**
- * Prints `pet` in the run's output mode.
+ * Prints `pet` in the run's output mode (with its `--fields` and `--jq`).
  * @throws CliError `output` (exit 1) naming the pet (`details.<did>.id`) and how to see it,
  * when stdout cannot take it; anything else `writePet` throws.
  */
 export async function printWrittenPet(ctx: Context, pet: Pet, outcome: WriteOutcome): Promise<void> {
   try {
-    await writePet(ctx.io, ctx.output, pet);
+    await writePet(await ctx.petOutput(), pet);
   } catch (err) {
     if (!(err instanceof OutputError)) throw err;
     const id = String(pet.id);
