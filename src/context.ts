@@ -8,6 +8,7 @@ import type { PetstoreClient } from './api/client.js';
 import type { EnvVars } from './config/env.js';
 import type { Connection, LoadConfig, Settings } from './config/settings.js';
 import type { GlobalOptions } from './global-options.js';
+import type { RetryPolicy } from './http/retry.js';
 import type { HttpTransport } from './http/transport.js';
 import type { Io } from './io.js';
 import type { PetOutput } from './render/output.js';
@@ -17,12 +18,20 @@ import type { RenderMode } from './render/pets.js';
 export interface Api {
   client: PetstoreClient;
   connection: Connection;
+  /** The run's retry policy (`--retries`), for a command that sends a refused request again itself. */
+  retryPolicy: RetryPolicy;
 }
 
 /** How `connect()` builds the transport. */
 export interface ConnectOptions {
   /** `request`: `--timeout` bounds each request (a bulk create) instead of the whole command. */
   deadlinePer?: 'command' | 'request';
+  /**
+   * `caller`: a 429 comes back at once (an ApiError with status 429 and its headers) for
+   * the command to send again after `Api.retryPolicy.afterRefusal`; by default the
+   * transport sends it again itself.
+   */
+  refusals?: 'transport' | 'caller';
 }
 
 /** What `createTransport` may be told beyond the key. */

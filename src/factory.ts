@@ -5,7 +5,7 @@
  * heavy is imported on first use, so `--help` and usage errors load none of it.
  */
 import type { ClientHints } from './api/client.js';
-import type { Api, ConnectOptions, Context } from './context.js';
+import type { Api, ConnectOptions, Context, TransportChoices } from './context.js';
 import type { EnvVars } from './config/env.js';
 import type { RemoteEnvName } from './config/environments.js';
 import {
@@ -21,6 +21,7 @@ import {
 import { UsageError } from './errors.js';
 import type { GlobalOptions } from './global-options.js';
 import type { Io } from './io.js';
+import type { HttpTransport } from './http/transport.js';
 import type { JqFilter } from './render/jq.js';
 import type { PetOutput } from './render/output.js';
 import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from './render/escape.js';
@@ -50,7 +51,7 @@ export interface RunState {
 /** Builds the Context of a command from the run's state and its global options. */
 export function createContext(state: RunState, globals: GlobalOptions): Context {
   state.jsonErrors = globals.output === 'json' || globals.output === 'ndjson';
-  state.verbose = globals.verbose;
+  state.verbose = globals.verbose || debugLevel(state.env.get('PETSTORE_DEBUG')) !== undefined;
   const { io, env } = state;
   let configPromise: Promise<ConfigReader> | undefined;
   const loadConfig: LoadConfig = () => {
@@ -89,25 +90,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
         connect(ctx, options ?? {}),
         globals.jq === undefined ? undefined : ctx.petOutput(),
       ]).then(([api]) => api)),
-    createTransport: async (apiKey, choices = {}) => {
-      const [{ HttpTransport }, { proxyFromEnv }] = await Promise.all([
-        import('./http/transport.js'),
-        import('./config/network.js'),
-      ]);
-      const transport = await HttpTransport.open({
-        apiKey,
-        timeoutMs: globals.timeoutMs,
-        retries: globals.retries,
-        signal: state.signal,
-        log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
-        deadlinePer: choices.deadlinePer,
-        proxy: choices.direct === true ? undefined : proxyFromEnv(env),
-        unreachableHint: choices.unreachableHint,
-        serverFailure: choices.serverFailure,
-      });
-      state.cleanups.push(() => transport.close());
-      return transport;
-    },
+    createTransport: (apiKey, choices = {}) => openTransport(state, globals, apiKey, choices),
     defer: (fn) => state.cleanups.push(fn),
     ifCutShort: (fn) => {
       state.cutShort = fn;
@@ -241,7 +224,11 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
     }),
     import('./api/client.js'),
   ]);
-  return { client: new PetstoreClient(transport, connection.baseUrl.value, clientHints(ctx, connection)), connection };
+  return {
+    client: new PetstoreClient(transport, connection.baseUrl.value, clientHints(ctx, connection)),
+    connection,
+    retryPolicy: transport.policy,
+  };
 }
 
 /**
@@ -327,4 +314,56 @@ async function startEmbeddedSandbox(
       return taken;
     },
   };
+}
+
+/**
+ * Opens the run's transport for `apiKey`: the run's deadline, retries, Ctrl-C signal,
+ * proxies (unless `choices.direct`) and the `--verbose` / `PETSTORE_DEBUG` log on stderr,
+ * each line escaped; closed when the command ends.
+ * @throws ConfigError when the key holds characters a header cannot carry.
+ */
+async function openTransport(
+  state: RunState,
+  globals: GlobalOptions,
+  apiKey: string | undefined,
+  choices: TransportChoices,
+): Promise<HttpTransport> {
+  const [{ HttpTransport }, { proxyFromEnv }] = await Promise.all([
+    import('./http/transport.js'),
+    import('./config/network.js'),
+  ]);
+  const { io, env } = state;
+  const debug = debugLevel(env.get('PETSTORE_DEBUG'));
+  const transport = await HttpTransport.open({
+    apiKey,
+    timeoutMs: globals.timeoutMs,
+    retries: globals.retries,
+    signal: state.signal,
+    // Header values and bodies are the server's text: escaped like every other
+    // (cli-contract.md "Errors and exit codes"); each line is written whole.
+    log: globals.verbose || debug !== undefined ? (line) => io.stderr.write(`${escapeForTerminal(line)}\n`) : undefined,
+    logBodies: debug === 'api',
+    deadlinePer: choices.deadlinePer,
+    refusals: choices.refusals,
+    proxy: choices.direct === true ? undefined : proxyFromEnv(env),
+    unreachableHint: choices.unreachableHint,
+    serverFailure: choices.serverFailure,
+  });
+  state.cleanups.push(() => transport.close());
+  return transport;
+}
+
+/**
+ * `PETSTORE_DEBUG` (gh's `GH_DEBUG`): `api` (in a comma-separated list) shows every request
+ * and answer as `--verbose` does, with their bodies (credentials redacted); any other value
+ * but `0` or `false` is `--verbose`. Undefined when unset.
+ */
+function debugLevel(value: string | undefined): 'api' | 'verbose' | undefined {
+  if (value === undefined || ['0', 'false'].includes(value.toLowerCase())) return undefined;
+  return value
+    .toLowerCase()
+    .split(',')
+    .some((v) => v.trim() === 'api')
+    ? 'api'
+    : 'verbose';
 }

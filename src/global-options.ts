@@ -71,10 +71,12 @@ export function addGlobalOptions(program: Command) {
       .addOption(
         new Option(
           '--retries <n>',
-          `retries of GET requests on transient failures, 0-10 (default: ${DEFAULT_RETRIES})`,
+          `retries on transient failures, as the retry policy allows, 0-10 (default: ${DEFAULT_RETRIES})`,
         ).argParser((v) => parseRetries(v)),
       )
-      .addOption(new Option('--verbose', 'print request and response lines on stderr (key redacted)'))
+      .addOption(
+        new Option('--verbose', 'print requests, responses and their headers on stderr (credentials redacted)'),
+      )
       .addOption(
         new Option(
           '--fail-on-deprecated',
@@ -102,7 +104,7 @@ export interface GlobalOptions {
   jq: string | undefined;
   /** The whole command's deadline in ms (`--timeout SECONDS`, default 30 s). */
   timeoutMs: number;
-  /** Retries of idempotent requests (`--retries`, default 2). */
+  /** How many times one request may be sent again, as the retry policy allows (`--retries`, default 2). */
   retries: number;
   verbose: boolean;
   /** What asked to keep off deprecated operations: the flag, the variable, or nothing. */

@@ -5,6 +5,7 @@
  * table renderer.
  */
 import { Command, Help, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { newApiCommand } from './commands/api/api.js';
 import { newAuthCommand } from './commands/auth/auth.js';
 import { newCompletionCommand } from './commands/completion.js';
 import { newConfigCommand } from './commands/config/config.js';
@@ -112,6 +113,7 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
     .addCommand(newSandboxCommand(runner))
     .addCommand(newAuthCommand(runner))
     .addCommand(newConfigCommand(runner))
+    .addCommand(newApiCommand(runner))
     .addCommand(newCompletionCommand(runner))
     .addCommand(newVersionCommand(VERSION, (s) => io.stdout.write(s)))
     .addCommand(newHelpCommand())

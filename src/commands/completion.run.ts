@@ -9,7 +9,7 @@ import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 
 /** Flags whose value is a file path. */
-const FILE_FLAGS = new Set(['--from-file']);
+const FILE_FLAGS = new Set(['--from-file', '--input']);
 /** Flags whose value is a comma-separated list of their choices (`--fields id,name`). */
 const LIST_FLAGS = new Set(['--fields']);
 

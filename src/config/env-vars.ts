@@ -67,6 +67,12 @@ export const ENV_VARS = {
     default: 'off',
     meaning: 'Never call deprecated operations, as `--fail-on-deprecated`.',
   },
+  PETSTORE_DEBUG: {
+    type: 'string',
+    default: 'off',
+    meaning:
+      '`api`: `--verbose` and the bodies, credentials redacted; any other value but `0` or `false`: `--verbose`.',
+  },
   PETSTORE_NO_PROMPT: {
     type: 'boolean',
     default: 'off',

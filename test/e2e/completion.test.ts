@@ -7,13 +7,19 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EnvVars } from '../../src/config/env.js';
 import { SETTING_KEYS } from '../../src/config/keys.js';
+import { createIo } from '../../src/io.js';
+import { buildProgram } from '../../src/program.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 let bashScript = '';
 let scriptFile = '';
+/** The top-level commands, from the tree itself (a new command must not need this file changed). */
+let topLevel: string[] = [];
 
 beforeAll(async () => {
   const r = await runMain(['completion', 'bash']);
@@ -22,6 +28,14 @@ beforeAll(async () => {
   bashScript = r.stdout;
   scriptFile = join(tempDir(), 'petstore.bash');
   writeFileSync(scriptFile, bashScript);
+  const io = await createIo(
+    { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough() },
+    new EnvVars({}),
+    true,
+  );
+  topLevel = buildProgram(io, () => {
+    throw new Error('no command runs here');
+  }).program.commands.map((c) => c.name());
 });
 
 afterAll(() => removeTempDirs());
@@ -51,9 +65,19 @@ describe('completion bash', () => {
     expect(r.stderr).toBe('');
   });
 
+  it('completes every top-level command, and after `help` every one but help', () => {
+    expect(topLevel).toEqual(expect.arrayContaining(['pets', 'api', 'help']));
+    expect(complete('petstore ')).toEqual(topLevel);
+    expect(complete('petstore help ')).toEqual(topLevel.filter((c) => c !== 'help'));
+  });
+
   it.each([
-    ['petstore ', ['pets', 'sandbox', 'auth', 'config', 'completion', 'version', 'help']],
     ['petstore pe', ['pets']],
+    ['petstore a', ['auth', 'api']],
+    [
+      'petstore api --',
+      ['--method', '--raw-field', '--field', '--input', '--header', '--include', '--paginate', '--max-pages'],
+    ],
     ['petstore pets ', ['list', 'create', 'get']],
     ['petstore --env sandbox pets l', ['list']],
     ['petstore -e staging sandbox ', ['serve', 'reset']],
@@ -79,7 +103,6 @@ describe('completion bash', () => {
     ['petstore config unset ', SETTING_KEYS],
     ['petstore pets get 7 -o nd', ['ndjson']],
     ['petstore completion ', ['bash', 'zsh', 'fish']],
-    ['petstore help ', ['pets', 'sandbox', 'auth', 'config', 'completion', 'version']],
     ['petstore pets create --from-', ['--from-file']],
     ['petstore pets list --limit ', []],
     ['petstore pets list --fields ', ['id', 'name', 'categoryId', 'status']],
@@ -132,6 +155,7 @@ describe.concurrent('completion zsh and fish', () => {
     expect(s).toContain("complete -c petstore -l output -s o -x -a 'table tsv csv json ndjson'");
     expect(s).toContain(`-a '${SETTING_KEYS.join(' ')}'`);
     expect(s).toContain('-l from-file -r -F');
+    expect(s).toContain('-l input -r -F');
     expect(s).toContain("-a 'bash zsh fish'");
   });
 

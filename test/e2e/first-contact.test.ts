@@ -62,7 +62,7 @@ describe.concurrent.each([
   [80, 24],
   [60, 20],
 ])('in a %ix%i terminal', (width, height) => {
-  it.each([['--help'], ['pets list --help']])(
+  it.each([['--help'], ['pets list --help'], ['api --help']])(
     '`petstore %s` fits the width and splits no word',
     async (args) => {
       const t = terminal(width, height);
