@@ -151,20 +151,37 @@ function cacheFile(file) {
   return { dir, prefix, path: join(dir, `${prefix}${size}-${Math.trunc(mtimeMs)}.v8`) };
 }
 
-/** Writes the code cache of what this run compiled (atomically), replacing older ones of this Node. */
+/**
+ * Writes the code cache of what this run compiled, replacing older ones of this Node. The
+ * cache directory must be a directory of this user's (not a symlink to one elsewhere); the
+ * data goes to a temp file of an unpredictable name created exclusively without following a
+ * symlink (O_EXCL|O_NOFOLLOW), then renamed over the cache file, and the temp file is
+ * removed if anything fails: no file petstore does not own is ever written through.
+ */
 function saveCodeCache(script, cache) {
   const fs = require('node:fs');
+  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+  let temp;
+  let fd;
   try {
     fs.mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
-    const temp = `${cache.path}.${process.pid}.tmp`;
-    fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
+    const dir = fs.lstatSync(cache.dir);
+    if (!dir.isDirectory() || (process.getuid !== undefined && dir.uid !== process.getuid())) return;
+    temp = join(cache.dir, `.${require('node:crypto').randomBytes(8).toString('hex')}.tmp`);
+    fd = fs.openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+    fs.writeSync(fd, script.createCachedData());
+    fs.closeSync(fd);
+    fd = undefined;
     fs.renameSync(temp, cache.path);
+    temp = undefined;
     for (const name of fs.readdirSync(cache.dir)) {
       const other = join(cache.dir, name);
-      if (name.startsWith(cache.prefix) && other !== cache.path && !name.endsWith('.tmp'))
-        fs.rmSync(other, { force: true });
+      if (name.startsWith(cache.prefix) && other !== cache.path) fs.rmSync(other, { force: true });
     }
   } catch {
     // A cache is an optimisation: no cache, same result.
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+    if (temp !== undefined) fs.rmSync(temp, { force: true });
   }
 }

@@ -4,7 +4,7 @@
  * ~/.cache/petstore) for the next run. A cache never changes what a run prints: not when
  * it is written, used, damaged, out of reach or turned off.
  */
-import { chmodSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
@@ -72,5 +72,31 @@ describe('the code cache', () => {
       expect((await list(tempDir(), on, { NODE_DISABLE_COMPILE_CACHE: no })).code).toBe(0);
       expect(cacheFiles(on)).toHaveLength(1);
     }
+  });
+
+  it('never writes through a planted symlink: not at a pid-named temp file, not for a cache directory elsewhere', async () => {
+    const cacheHome = tempDir('petstore-cache-');
+    const victim = join(tempDir(), 'victim');
+    writeFileSync(victim, 'precious\n');
+    // Another local user's trap: links at every temp name a pid-based scheme would use next.
+    const stats = statSync(join(import.meta.dirname, '..', '..', 'dist', 'petstore.cjs'));
+    const name = `code-${process.version}-${process.arch}-${stats.size}-${Math.trunc(stats.mtimeMs)}.v8`;
+    mkdirSync(join(cacheHome, 'petstore'), { mode: 0o700 });
+    const last = Number(readFileSync('/proc/sys/kernel/ns_last_pid', 'utf8'));
+    for (let pid = last + 1; pid <= last + 400; pid++) {
+      symlinkSync(victim, join(cacheHome, 'petstore', `${name}.${pid}.tmp`));
+    }
+    const r = await list(tempDir(), cacheHome);
+    expect(r.code).toBe(0);
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+    expect(cacheFiles(cacheHome).filter((f) => !f.endsWith('.tmp'))).toEqual([name]);
+    expect(cacheFiles(cacheHome).filter((f) => f.startsWith('.'))).toEqual([]);
+
+    // A cache directory that is a symlink to someone else's directory is not written into.
+    const elsewhere = tempDir();
+    const linkedHome = tempDir('petstore-cache-');
+    symlinkSync(elsewhere, join(linkedHome, 'petstore'));
+    expect((await list(tempDir(), linkedHome)).code).toBe(0);
+    expect(readdirSync(elsewhere)).toEqual([]);
   });
 });
