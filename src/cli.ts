@@ -4,17 +4,20 @@
  * exit codes"); commands throw, they never exit.
  */
 import { ApiError, CliError, ExitCode, InterruptedError, OutputError, UsageError, exitCodeFor } from './errors.js';
+import { EnvVars } from './config/env.js';
 import { createContext, type RunState } from './factory.js';
-import { toGlobalOptions } from './global-options.js';
+import { expandJsonFields, toGlobalOptions } from './global-options.js';
+import { parseFields } from './input.js';
 import { flushed, processIo, type Io } from './io.js';
 import { buildProgram } from './program.js';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from './render/escape.js';
 import { messageColumns, wrapMessage } from './render/wrap.js';
 import type { ForcedEnd, Shutdown } from './shutdown.js';
-import { shellQuote } from './suggest.js';
 
 /** Inputs of one run; tests pass their own. */
 export interface MainDeps {
+  /** The process's environment (read only through the registry: `config/env.ts`). */
   env: NodeJS.ProcessEnv;
   /** Defaults to the process's streams. */
   io?: Io;
@@ -49,10 +52,11 @@ export function hasNoColorFlag(argv: readonly string[]): boolean {
  * never throws, never calls `process.exit`.
  */
 export async function main(argv: string[], deps: MainDeps): Promise<number> {
-  const io = deps.io ?? (await processIo(deps.env, hasNoColorFlag(argv), deps.shutdown));
+  const env = new EnvVars(deps.env);
+  const io = deps.io ?? (await processIo(env, hasNoColorFlag(argv), deps.shutdown));
   const state: RunState = {
     io,
-    env: deps.env,
+    env,
     signal: deps.signal ?? new AbortController().signal,
     now: deps.now ?? (() => new Date()),
     cwd: deps.cwd ?? process.cwd(),
@@ -77,16 +81,12 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     // help commander prints for a missing command word is left out (cli-contract.md "Errors").
     const built = buildProgram(
       io,
-      (flags) => createContext(state, toGlobalOptions(flags, deps.env)),
+      (flags) => createContext(state, toGlobalOptions(flags, env)),
       () => state.jsonErrors,
     );
     failedCommand = built.failedCommand;
     running = built.running;
-    const inline = argv
-      .slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length)
-      .find((a) => a.startsWith('--json='));
-    if (inline !== undefined) throw jsonFieldsError(argv, inline.slice('--json='.length));
-    await built.program.parseAsync(argv, { from: 'user' });
+    await built.program.parseAsync(expandJsonFields(argv, valueFlags(built.program)), { from: 'user' });
     code = built.exitCode() ?? ExitCode.ok;
     // What was written last may fail only once it is flushed (a full disk, a closed pipe).
     await flushed(io.stdout);
@@ -137,16 +137,39 @@ function reportForcedEnd(end: ForcedEnd, state: RunState, report: (err: unknown)
   return true;
 }
 
-/** `--output json|ndjson` or `--json` anywhere in argv (before `--`). */
+/**
+ * Whether stderr should carry JSON before the flags are parsed: `--output json|ndjson`,
+ * `--json` (with or without fields) or `--jq` (which implies json unless `--output` says
+ * otherwise) anywhere in argv before `--`.
+ */
 function guessJsonErrors(argv: string[]): boolean {
+  let jq = false;
+  let otherOutput = false;
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
+    const a = argv[i] ?? '';
     if (a === '--') break;
-    if (a === '--json' || a === '--output=json' || a === '--output=ndjson' || a === '-ojson' || a === '-ondjson')
-      return true;
+    if (a === '--json' || a.startsWith('--json=') || a === '--output=json' || a === '--output=ndjson') return true;
+    if (a === '-ojson' || a === '-ondjson') return true;
     if ((a === '--output' || a === '-o') && (argv[i + 1] === 'json' || argv[i + 1] === 'ndjson')) return true;
+    if (a === '--output' || a === '-o' || a.startsWith('--output=') || /^-o./.test(a)) otherOutput = true;
+    if (a === '--jq' || a.startsWith('--jq=')) jq = true;
   }
-  return false;
+  return jq && !otherOutput;
+}
+
+/** Every flag of the tree that takes a value (`--name`, `-L`, ...), for reading argv before commander. */
+function valueFlags(program: CommandUnknownOpts): (flag: string) => boolean {
+  const names = new Set<string>();
+  const visit = (cmd: CommandUnknownOpts): void => {
+    for (const o of cmd.options) {
+      if (!o.required && !o.optional) continue;
+      if (o.long !== undefined) names.add(o.long);
+      if (o.short !== undefined) names.add(o.short);
+    }
+    cmd.commands.forEach(visit);
+  };
+  visit(program);
+  return (flag) => names.has(flag);
 }
 
 /** The shape of commander's own errors (`commander.unknownOption`, ...). */
@@ -165,32 +188,14 @@ function isCommanderError(err: unknown): err is CommanderErrorLike {
   );
 }
 
-/** A field list as gh's `--json` takes it: `id` or `id,name,status`. */
+/** A word that looks like a field list, as gh's `--json` takes it: `id` or `id,name,status`. */
 const FIELD_LIST = /^[A-Za-z_][A-Za-z0-9_]*(?:,[A-Za-z_][A-Za-z0-9_]*)*$/;
-
-/**
- * The usage error for `--json FIELDS` (gh's habit): petstore's `--json` prints whole
- * records; the message shows the command that keeps only those fields, through jq.
- */
-function jsonFieldsError(argv: readonly string[], fields: string): UsageError {
-  const names = fields.split(',').filter((f) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(f));
-  const rest = argv.flatMap((a, i) =>
-    a.startsWith('--json=') ? ['--json'] : argv[i - 1] === '--json' && a === fields ? [] : [a],
-  );
-  const words = rest.filter((a) => !a.startsWith('-'));
-  // `list` prints an array; `get` and `create` print one object.
-  const filter = words.includes('list') ? `map({${names.join(', ')}})` : `{${names.join(', ')}}`;
-  // The jq line is in the message itself: under --json, stderr carries the message alone.
-  return new UsageError(
-    `--json takes no field list (${JSON.stringify(fields)}): it prints whole records; to keep some fields, filter them with jq: \`${['petstore', ...rest].map(shellQuote).join(' ')} | jq ${shellQuote(filter)}\``,
-  );
-}
 
 /**
  * Turns commander's own error into a UsageError whose hint points at the nearest help
  * (`petstore pets --help` for `petstore pets lst`; `failedAt` is the command that raised
- * it). `--json FIELDS`, which commander sees as an extra argument or an unknown command,
- * gets its own message.
+ * it). A field list after `--json` that names something not a field (`--json id,nme`),
+ * which commander sees as an extra argument or an unknown command, is reported as such.
  */
 function fromCommander(err: CommanderErrorLike, argv: readonly string[], failedAt: string[] | undefined): UsageError {
   if (err.code === 'commander.excessArguments' || err.code === 'commander.unknownCommand') {
@@ -199,7 +204,11 @@ function fromCommander(err: CommanderErrorLike, argv: readonly string[], failedA
     const fields = at >= 0 && at + 1 < end ? argv[at + 1] : undefined;
     if (fields !== undefined && FIELD_LIST.test(fields) && !(failedAt ?? []).includes(fields)) {
       if (err.code === 'commander.excessArguments' || err.message.includes(`'${fields}'`)) {
-        return jsonFieldsError(argv, fields);
+        try {
+          parseFields(fields, '--json');
+        } catch (fieldError) {
+          if (fieldError instanceof UsageError) return fieldError;
+        }
       }
     }
   }

@@ -5,10 +5,13 @@
  * for what it uses. Built by `factory.ts`; this module holds the types alone.
  */
 import type { PetstoreClient } from './api/client.js';
+import type { EnvVars } from './config/env.js';
 import type { Connection, LoadConfig, Settings } from './config/settings.js';
 import type { GlobalOptions } from './global-options.js';
+import type { RetryPolicy } from './http/retry.js';
 import type { HttpTransport } from './http/transport.js';
 import type { Io } from './io.js';
+import type { PetOutput } from './render/output.js';
 import type { RenderMode } from './render/pets.js';
 import type { Shutdown } from './shutdown.js';
 
@@ -16,12 +19,20 @@ import type { Shutdown } from './shutdown.js';
 export interface Api {
   client: PetstoreClient;
   connection: Connection;
+  /** The run's retry policy (`--retries`), for a command that sends a refused request again itself. */
+  retryPolicy: RetryPolicy;
 }
 
 /** How `connect()` builds the transport. */
 export interface ConnectOptions {
   /** `request`: `--timeout` bounds each request (a bulk create) instead of the whole command. */
   deadlinePer?: 'command' | 'request';
+  /**
+   * `caller`: a 429 comes back at once (an ApiError with status 429 and its headers) for
+   * the command to send again after `Api.retryPolicy.afterRefusal`; by default the
+   * transport sends it again itself.
+   */
+  refusals?: 'transport' | 'caller';
 }
 
 /** What `createTransport` may be told beyond the key. */
@@ -37,7 +48,8 @@ export interface TransportChoices extends ConnectOptions {
 /** Everything a command may use. */
 export interface Context {
   io: Io;
-  env: NodeJS.ProcessEnv;
+  /** The run's environment variables: read them with `env.get('NAME')` (declared in `config/env-vars.ts`). */
+  env: EnvVars;
   globals: GlobalOptions;
   /** Aborted on Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT); its reason names the signal. */
   signal: AbortSignal;
@@ -49,13 +61,18 @@ export interface Context {
   loadConfig: LoadConfig;
   /**
    * Resolves environment, base URL and key with their sources (never throws for a missing
-   * or bad value; see `config/settings.ts`). Scope `all` adds the environment not selected.
+   * or bad value; see `config/settings.ts`). Scope `all` adds the environment not selected;
+   * `keys: false` leaves keys unresolved, so no `apiKeyCommand` runs. A key command runs at
+   * most once per run, however often this is called.
+   * @throws InterruptedError when Ctrl-C ends a key command.
    */
-  settings(scope: 'selected' | 'all'): Promise<Settings>;
+  settings(scope: 'selected' | 'all', opts?: { keys?: boolean }): Promise<Settings>;
   /**
    * Resolves the selected environment, starts the sandbox if it is selected, and builds the
-   * client (at most once; the first call's options count).
-   * @throws UsageError, ConfigError, AuthError when the environment cannot be used.
+   * client (at most once; the first call's options count); with `--jq`, also waits until the
+   * expression compiled.
+   * @throws UsageError, ConfigError, AuthError when the environment cannot be used; UsageError
+   * for a `--jq` expression that does not compile.
    */
   connect(options?: ConnectOptions): Promise<Api>;
   /**
@@ -100,4 +117,11 @@ export interface Context {
   note(message: string, opts?: { always?: boolean }): void;
   /** The render mode: the `--output` asked for; without one, `table` on a terminal and `tsv` otherwise. */
   output: RenderMode;
+  /**
+   * How this run prints pets: the render mode, `--fields`, and the `--jq` filter, which the
+   * first call starts and compiles (the runner makes that call as the command starts, and
+   * `connect` waits for it, so a bad expression is refused before anything is sent).
+   * @throws UsageError (exit 2) for a jq expression that does not compile.
+   */
+  petOutput(): Promise<PetOutput>;
 }

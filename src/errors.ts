@@ -37,6 +37,7 @@ export const ERROR_CODES = [
   'usage',
   'config',
   'auth',
+  'key_command',
   'network',
   'timeout',
   'tls',
@@ -50,6 +51,8 @@ export const ERROR_CODES = [
   'not_in_first_page',
   'not_set',
   'listen',
+  'jq',
+  'jq_input_too_large',
   'internal',
 ] as const;
 

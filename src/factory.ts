@@ -5,7 +5,9 @@
  * heavy is imported on first use, so `--help` and usage errors load none of it.
  */
 import type { ClientHints } from './api/client.js';
-import type { Api, ConnectOptions, Context } from './context.js';
+import type { Api, ConnectOptions, Context, TransportChoices } from './context.js';
+import type { EnvVars } from './config/env.js';
+import type { RemoteEnvName } from './config/environments.js';
 import {
   lacksVersionSegment,
   requireEnvironment,
@@ -14,18 +16,23 @@ import {
   type ConfigReader,
   type Connection,
   type LoadConfig,
+  type RunKeyCommand,
 } from './config/settings.js';
 import { UsageError } from './errors.js';
 import type { GlobalOptions } from './global-options.js';
 import type { Io } from './io.js';
-import { escapeJsonText, escapeKeepingLines } from './render/escape.js';
+import type { HttpTransport } from './http/transport.js';
+import type { JqFilter } from './render/jq.js';
+import type { PetOutput } from './render/output.js';
+import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from './render/escape.js';
 import { messageColumns, wrapMessage } from './render/wrap.js';
 import { suggestCommand } from './suggest.js';
 
 /** What one run shares between `main` and its Context. */
 export interface RunState {
   io: Io;
-  env: NodeJS.ProcessEnv;
+  /** The run's environment variables, read through the registry (`config/env-vars.ts`). */
+  env: EnvVars;
   signal: AbortSignal;
   /** The clock (`MainDeps.now`). */
   now: () => Date;
@@ -46,14 +53,16 @@ export interface RunState {
 /** Builds the Context of a command from the run's state and its global options. */
 export function createContext(state: RunState, globals: GlobalOptions): Context {
   state.jsonErrors = globals.output === 'json' || globals.output === 'ndjson';
-  state.verbose = globals.verbose;
+  state.verbose = globals.verbose || debugLevel(state.env.get('PETSTORE_DEBUG')) !== undefined;
   const { io, env } = state;
   let configPromise: Promise<ConfigReader> | undefined;
   const loadConfig: LoadConfig = () => {
     configPromise ??= import('./config/store.js').then((m) => m.loadConfigStore(env, (msg) => ctx.warn(msg)));
     return configPromise;
   };
+  const runKeyCommand = keyCommandRunner(state);
   let apiPromise: Promise<Api> | undefined;
+  let outputPromise: Promise<PetOutput> | undefined;
   // The environment the run resolved to, once it has (for suggested commands).
   let resolvedEnv: string | undefined;
   const ctx: Context = {
@@ -64,10 +73,10 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     now: state.now,
     cwd: state.cwd,
     loadConfig,
-    settings: async (scope) => {
+    settings: async (scope, opts) => {
       const settings = await resolveSettings(
-        { envFlag: globals.env, baseUrlFlag: globals.baseUrl, env, loadConfig },
-        scope,
+        { envFlag: globals.env, baseUrlFlag: globals.baseUrl, env, loadConfig, runKeyCommand },
+        { scope, keys: opts?.keys },
       );
       if (settings.environment.ok) resolvedEnv = settings.environment.value;
       return settings;
@@ -78,26 +87,13 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
         envFlag: globals.env !== undefined,
         baseUrlFlag: globals.baseUrl,
       }),
-    connect: (options) => (apiPromise ??= connect(ctx, options ?? {})),
-    createTransport: async (apiKey, choices = {}) => {
-      const [{ HttpTransport }, { proxyFromEnv }] = await Promise.all([
-        import('./http/transport.js'),
-        import('./config/network.js'),
-      ]);
-      const transport = await HttpTransport.open({
-        apiKey,
-        timeoutMs: globals.timeoutMs,
-        retries: globals.retries,
-        signal: state.signal,
-        log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
-        deadlinePer: choices.deadlinePer,
-        proxy: choices.direct === true ? undefined : proxyFromEnv(env),
-        unreachableHint: choices.unreachableHint,
-        serverFailure: choices.serverFailure,
-      });
-      state.cleanups.push(() => transport.close());
-      return transport;
-    },
+    // --jq is compiled (its worker started) alongside: a bad expression fails before any request.
+    connect: (options) =>
+      (apiPromise ??= Promise.all([
+        connect(ctx, options ?? {}),
+        globals.jq === undefined ? undefined : ctx.petOutput(),
+      ]).then(([api]) => api)),
+    createTransport: (apiKey, choices = {}) => openTransport(state, globals, apiKey, choices),
     defer: (fn) => state.cleanups.push(fn),
     shutdown: io.shutdown,
     atForcedEnd: (report) => {
@@ -116,20 +112,84 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     },
     // Said once, honoured always: only when no format was asked for does the terminal decide.
     output: globals.outputExplicit ? globals.output : io.stdoutIsTTY ? 'table' : 'tsv',
+    petOutput: () => (outputPromise ??= openPetOutput(ctx, state)),
   };
   return ctx;
 }
 
 /**
- * Writes a warning (`warning: ...`, wrapped with a hanging indent) or a note (dim) on
- * stderr, escaped. With --output json|ndjson every stderr line is one JSON object instead,
- * so a script can parse stderr line by line; the error, when there is one, is the last.
+ * The run's PetOutput. With `--jq`, jq (a worker thread) is started and the expression
+ * compiled here (the runner starts this as the command starts; `connect` waits for it), and
+ * stopped when the command ends.
+ */
+async function openPetOutput(ctx: Context, state: RunState): Promise<PetOutput> {
+  let jq: JqFilter | undefined;
+  const expression = ctx.globals.jq;
+  if (expression !== undefined) {
+    const opening = import('./render/jq.js').then(({ JqFilter }) => JqFilter.open(expression, state.signal));
+    // Registered at once: the command may end (a usage error) while jq is still starting.
+    state.cleanups.push(async () => {
+      await (await opening.catch(() => undefined))?.close();
+    });
+    jq = await opening;
+  }
+  return {
+    io: ctx.io,
+    mode: ctx.output,
+    fields: ctx.globals.fields,
+    jq,
+    jqMessage: (line) => writeMessage(state, 'debug', line),
+  };
+}
+
+/**
+ * Runs environments' `apiKeyCommand`s for this run, each at most once (cli-contract.md
+ * "Environments": once per run), without petstore's secrets in their environment; their
+ * stderr is shown line by line, escaped (a JSON object per line with --output json|ndjson).
+ */
+function keyCommandRunner(state: RunState): RunKeyCommand {
+  const runs = new Map<RemoteEnvName, Promise<string>>();
+  return (name, command) => {
+    let run = runs.get(name);
+    if (run === undefined) {
+      const setting = `${name}.apiKeyCommand`;
+      run = import('./config/key-command.js').then((m) =>
+        m.runKeyCommand(
+          { command, setting },
+          {
+            env: state.env.forChild(),
+            signal: state.signal,
+            onStderrLine: (line) => {
+              state.io.stderr.write(
+                state.jsonErrors
+                  ? `${escapeJsonText(JSON.stringify({ level: 'stderr', from: setting, message: line }))}\n`
+                  : `${escapeForTerminal(line)}\n`,
+              );
+            },
+          },
+        ),
+      );
+      runs.set(name, run);
+    }
+    return run;
+  };
+}
+
+/**
+ * Writes a warning (`warning: ...`, wrapped with a hanging indent), a note (dim) or a line
+ * of jq's `debug` output (as jq wrote it) on stderr, escaped. With --output json|ndjson
+ * every stderr line is one JSON object instead, so a script can parse stderr line by line; the error, when there is one, is the last.
  * `wrap` narrows the width below the usual 80 columns (or the terminal's, when narrower).
  */
-function writeMessage(state: RunState, level: 'warning' | 'note', message: string, wrap?: number): void {
+function writeMessage(state: RunState, level: 'warning' | 'note' | 'debug', message: string, wrap?: number): void {
   const { io } = state;
   if (state.jsonErrors) {
     io.stderr.write(escapeJsonText(JSON.stringify({ level, message })) + '\n');
+    return;
+  }
+  // jq's own `debug` and `stderr` lines, as jq writes them.
+  if (level === 'debug') {
+    io.stderr.write(`${escapeKeepingLines(message)}\n`);
     return;
   }
   const width = Math.min(wrap ?? Infinity, messageColumns(io.stderrColumns));
@@ -171,7 +231,11 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
     }),
     import('./api/client.js'),
   ]);
-  return { client: new PetstoreClient(transport, connection.baseUrl.value, clientHints(ctx, connection)), connection };
+  return {
+    client: new PetstoreClient(transport, connection.baseUrl.value, clientHints(ctx, connection)),
+    connection,
+    retryPolicy: transport.policy,
+  };
 }
 
 /**
@@ -199,7 +263,9 @@ function clientHints(ctx: Context, connection: Connection): Partial<ClientHints>
     unauthorized:
       apiKey.source === 'env'
         ? `The key in PETSTORE_API_KEY was refused: check it, or unset it and log in with \`${login}\`.`
-        : `The stored ${environment.value} key was refused. Log in again with \`${login}\`, or set PETSTORE_API_KEY.`,
+        : apiKey.source === 'command'
+          ? `The key printed by ${apiKey.from} was refused: check what the command prints (\`petstore config get ${apiKey.from}\`).`
+          : `The stored ${environment.value} key was refused. Log in again with \`${login}\`, or set PETSTORE_API_KEY.`,
     notFoundPet: `List the pets that exist with \`${ctx.suggest('pets list')}\`.`,
     notFoundPath: `The base URL has no /pets: check that ${connection.baseUrl.value} ends with the version segment /v1; it comes from ${baseUrlSource(connection)}.`,
   };
@@ -242,7 +308,7 @@ async function startEmbeddedSandbox(
   let failure: Error | undefined;
   const sandbox = await startSandbox({
     store,
-    withoutGetPet: isSet(ctx.env.PETSTORE_SANDBOX_WITHOUT_GET_PET),
+    withoutGetPet: ctx.env.get('PETSTORE_SANDBOX_WITHOUT_GET_PET') === true,
     onError: (err) => (failure ??= err instanceof Error ? err : new Error('internal error in the sandbox server')),
   });
   ctx.defer(() => sandbox.close());
@@ -257,7 +323,54 @@ async function startEmbeddedSandbox(
   };
 }
 
-/** A yes/no variable: set, and neither empty, `0` nor `false`. */
-function isSet(value: string | undefined): boolean {
-  return value !== undefined && value !== '' && value !== '0' && value !== 'false';
+/**
+ * Opens the run's transport for `apiKey`: the run's deadline, retries, Ctrl-C signal,
+ * proxies (unless `choices.direct`) and the `--verbose` / `PETSTORE_DEBUG` log on stderr,
+ * each line escaped; closed when the command ends.
+ * @throws ConfigError when the key holds characters a header cannot carry.
+ */
+async function openTransport(
+  state: RunState,
+  globals: GlobalOptions,
+  apiKey: string | undefined,
+  choices: TransportChoices,
+): Promise<HttpTransport> {
+  const [{ HttpTransport }, { proxyFromEnv }] = await Promise.all([
+    import('./http/transport.js'),
+    import('./config/network.js'),
+  ]);
+  const { io, env } = state;
+  const debug = debugLevel(env.get('PETSTORE_DEBUG'));
+  const transport = await HttpTransport.open({
+    apiKey,
+    timeoutMs: globals.timeoutMs,
+    retries: globals.retries,
+    signal: state.signal,
+    // Header values and bodies are the server's text: escaped like every other
+    // (cli-contract.md "Errors and exit codes"); each line is written whole.
+    log: globals.verbose || debug !== undefined ? (line) => io.stderr.write(`${escapeForTerminal(line)}\n`) : undefined,
+    logBodies: debug === 'api',
+    deadlinePer: choices.deadlinePer,
+    refusals: choices.refusals,
+    proxy: choices.direct === true ? undefined : proxyFromEnv(env),
+    unreachableHint: choices.unreachableHint,
+    serverFailure: choices.serverFailure,
+  });
+  state.cleanups.push(() => transport.close());
+  return transport;
+}
+
+/**
+ * `PETSTORE_DEBUG` (gh's `GH_DEBUG`): `api` (in a comma-separated list) shows every request
+ * and answer as `--verbose` does, with their bodies (credentials redacted); any other value
+ * but `0` or `false` is `--verbose`. Undefined when unset.
+ */
+function debugLevel(value: string | undefined): 'api' | 'verbose' | undefined {
+  if (value === undefined || ['0', 'false'].includes(value.toLowerCase())) return undefined;
+  return value
+    .toLowerCase()
+    .split(',')
+    .some((v) => v.trim() === 'api')
+    ? 'api'
+    : 'verbose';
 }

@@ -10,7 +10,9 @@ import {
   LIMIT_MAX,
   LIMIT_MIN,
   MAX_PAGES_LIMIT,
+  PET_FIELDS,
   PET_STATUSES,
+  type PetField,
   type PetStatus,
 } from './api/constants.js';
 import { UsageError } from './errors.js';
@@ -109,17 +111,84 @@ export function parseRetries(raw: string): number {
 
 /**
  * Output formats of cli-contract.md "Output": `table` for people, `tsv` the tab-separated
- * machine form (what a pipe gets without `--output`), `json` and `ndjson`.
+ * machine form (what a pipe gets without `--output`), `csv` for spreadsheets (RFC 4180),
+ * `json` and `ndjson`.
  */
-export const OUTPUT_FORMATS = ['table', 'tsv', 'json', 'ndjson'] as const;
+export const OUTPUT_FORMATS = ['table', 'tsv', 'csv', 'json', 'ndjson'] as const;
 /** An output format. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /**
- * Parses `--output`: one of `table`, `tsv`, `json`, `ndjson`.
+ * Parses `--output`: one of `table`, `tsv`, `csv`, `json`, `ndjson`.
  * @throws UsageError otherwise.
  */
 export function parseOutput(raw: string): OutputFormat {
   if ((OUTPUT_FORMATS as readonly string[]).includes(raw)) return raw as OutputFormat;
   throw new UsageError(`invalid --output ${quote(raw)}: must be one of ${OUTPUT_FORMATS.join(', ')}`);
+}
+
+/** True when `name` is a Pet field (`id`, `name`, `categoryId`, `status`); case counts. */
+export function isPetField(name: string): name is PetField {
+  return (PET_FIELDS as readonly string[]).includes(name);
+}
+
+/**
+ * True when every comma-separated item of `raw` is a Pet field: the rule that makes the
+ * word after `--json` a field list (`--json id,name`) rather than the next argument
+ * (`--json pets list`, `pets get --json 5`).
+ */
+export function isFieldList(raw: string): boolean {
+  return raw.split(',').every((item) => isPetField(item.trim()));
+}
+
+/**
+ * Parses a field list (`--fields id,name`, `--json id,name`): comma-separated Pet fields,
+ * spaces around them allowed, order kept (cli-contract.md "Output").
+ * @throws UsageError naming the unknown or repeated field and listing the valid ones.
+ */
+export function parseFields(raw: string, flag = '--fields'): PetField[] {
+  const items = raw.split(',').map((item) => item.trim());
+  const valid = `fields are ${PET_FIELDS.join(', ')}`;
+  const unknown = items.filter((item) => !isPetField(item));
+  if (unknown.length > 0) {
+    const named = unknown.map((u) => (u === '' ? 'an empty name' : quote(u))).join(', ');
+    throw new UsageError(`invalid ${flag} ${quote(raw)}: unknown field ${named}; the ${valid}`);
+  }
+  const fields = items as PetField[];
+  const twice = fields.find((f, i) => fields.indexOf(f) !== i);
+  if (twice !== undefined) throw new UsageError(`invalid ${flag} ${quote(raw)}: ${twice} is named twice`);
+  return fields;
+}
+
+/** `--sort [-]FIELD`: the field and its direction. */
+export interface PetSort {
+  field: PetField;
+  descending: boolean;
+}
+
+/**
+ * Parses `--sort [-]FIELD` (`pets list`): a Pet field, `-` first for descending.
+ * @throws UsageError for anything else, listing the fields.
+ */
+export function parseSort(raw: string): PetSort {
+  const descending = raw.startsWith('-');
+  const field = descending ? raw.slice(1) : raw;
+  if (!isPetField(field)) {
+    throw new UsageError(
+      `invalid --sort ${quote(raw)}: must be a field (${PET_FIELDS.join(', ')}), with - first for descending order`,
+    );
+  }
+  return { field, descending };
+}
+
+/**
+ * Checks `--jq EXPR` as far as it can be without jq: not empty (an unset shell variable,
+ * most likely). jq itself compiles it before anything is sent.
+ * @throws UsageError for an empty expression.
+ */
+export function parseJqExpression(raw: string): string {
+  if (raw.trim() === '') {
+    throw new UsageError('invalid --jq "": give a jq expression, such as \'.[].name\'');
+  }
+  return raw;
 }

@@ -5,6 +5,7 @@
  */
 import { accessSync, constants as fsConstants } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
+import type { EnvVars } from './config/env.js';
 import { InterruptedError } from './errors.js';
 import { ShutdownRegistry, type Shutdown } from './shutdown.js';
 
@@ -65,19 +66,20 @@ export interface PagerChoice {
 /**
  * Picks the pager gh's way: `PETSTORE_PAGER`, else `PAGER`, else `less -FRX` when `less`
  * is on PATH (`-F` quits at once when the text fits, `-R` passes colour, `-X` leaves it on
- * the screen). Empty or `cat` turns paging off. `LESS=FRX` is set for a `less` the user
- * named without options of their own. Undefined when stdout is not a terminal.
+ * the screen). `cat` turns paging off; an empty variable counts as unset (the registry's
+ * rule). `LESS=FRX` is set for a `less` the user named without options of their own. The
+ * pager's environment has no secrets of petstore's. Undefined when stdout is not a terminal.
  */
-function choosePager(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean): PagerChoice | undefined {
+function choosePager(env: EnvVars, stdoutIsTTY: boolean): PagerChoice | undefined {
   if (!stdoutIsTTY) return undefined;
-  const named = env.PETSTORE_PAGER ?? env.PAGER;
+  const named = env.get('PETSTORE_PAGER') ?? env.get('PAGER');
   if (named !== undefined) {
     const command = named.trim();
     if (command === '' || command === 'cat') return undefined;
-    return { command, env: { ...env, LESS: env.LESS ?? 'FRX' } };
+    return { command, env: env.forChild({ LESS: env.get('LESS') ?? 'FRX' }) };
   }
-  const less = (env.PATH ?? '').split(':').some((dir) => dir !== '' && isExecutable(`${dir}/less`));
-  return less ? { command: 'less -FRX', env } : undefined;
+  const less = (env.get('PATH') ?? '').split(':').some((dir) => dir !== '' && isExecutable(`${dir}/less`));
+  return less ? { command: 'less -FRX', env: env.forChild() } : undefined;
 }
 
 function isExecutable(path: string): boolean {
@@ -122,19 +124,14 @@ export const noColors: Colors = {
  * `FORCE_COLOR=0|false` turn it off; `FORCE_COLOR` / `CLICOLOR_FORCE` turn it on for a
  * non-TTY; otherwise colour follows `isTTY`. chalk ignores NO_COLOR, so we decide here.
  */
-export function wantsColor(isTTY: boolean, env: NodeJS.ProcessEnv, noColorFlag: boolean): boolean {
+export function wantsColor(isTTY: boolean, env: EnvVars, noColorFlag: boolean): boolean {
   if (noColorFlag) return false;
-  const force = env.FORCE_COLOR;
-  if (force === '0' || force === 'false') return false;
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  if (
-    (force !== undefined && force !== '') ||
-    (env.CLICOLOR_FORCE !== undefined && env.CLICOLOR_FORCE !== '' && env.CLICOLOR_FORCE !== '0')
-  ) {
-    return true;
-  }
-  if (env.CLICOLOR === '0') return false;
-  if (env.TERM === 'dumb') return false;
+  const force = env.get('FORCE_COLOR');
+  if (force === false) return false;
+  if (env.isSet('NO_COLOR')) return false;
+  if (force === true || env.get('CLICOLOR_FORCE') === true) return true;
+  if (env.get('CLICOLOR') === false) return false;
+  if (env.get('TERM') === 'dumb') return false;
   return isTTY;
 }
 
@@ -178,7 +175,7 @@ export async function createIo(
     stderr: Writable & { isTTY?: boolean; columns?: number };
     stdin: Readable & { isTTY?: boolean };
   },
-  env: NodeJS.ProcessEnv,
+  env: EnvVars,
   noColorFlag: boolean,
   shutdown: Shutdown = new ShutdownRegistry(),
 ): Promise<Io> {
@@ -215,7 +212,7 @@ export async function createIo(
 }
 
 /** Builds the Io of the real process from its streams, environment and shutdown registry. */
-export function processIo(env: NodeJS.ProcessEnv, noColorFlag: boolean, shutdown?: Shutdown): Promise<Io> {
+export function processIo(env: EnvVars, noColorFlag: boolean, shutdown?: Shutdown): Promise<Io> {
   return createIo({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, env, noColorFlag, shutdown);
 }
 

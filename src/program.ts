@@ -5,6 +5,7 @@
  * table renderer.
  */
 import { Command, Help, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { newApiCommand } from './commands/api/api.js';
 import { newAuthCommand } from './commands/auth/auth.js';
 import { newCompletionCommand } from './commands/completion.js';
 import { newConfigCommand } from './commands/config/config.js';
@@ -14,7 +15,8 @@ import { newVersionCommand } from './commands/version.js';
 import type { Runner } from './commands/runner.js';
 import { newSandboxCommand } from './commands/sandbox/sandbox.js';
 import type { Context } from './context.js';
-import { addGlobalOptions, type GlobalFlags } from './global-options.js';
+import { UsageError } from './errors.js';
+import { addGlobalOptions, recordOnlyFlags, type GlobalFlags } from './global-options.js';
 import type { Io } from './io.js';
 import { wrapHelpText } from './render/wrap.js';
 
@@ -34,6 +36,12 @@ export interface Program {
   /** The command words of the command whose action is running (`['pets', 'create']`), once one is. */
   running: () => string[] | undefined;
 }
+
+/**
+ * The commands that print pet records: the only ones `--fields`, `--json FIELDS`, `--jq`
+ * and `--output csv` apply to (cli-contract.md "Output"); any other refuses them (exit 2).
+ */
+const PET_RECORD_COMMANDS = ['pets list', 'pets get', 'pets create'];
 
 /** Help width when stdout (or stderr, for help after an error) is not a terminal. */
 export const HELP_COLUMNS = 80;
@@ -57,7 +65,12 @@ export function buildProgram(
   const root = addGlobalOptions(new Command('petstore'));
   const runner: Runner = {
     run: async (body) => {
-      exitCode = await body(makeContext(root.opts()));
+      const ctx = makeContext(root.opts());
+      // jq starts now, alongside the command's own start; `connect` waits for its verdict on
+      // the expression, so a bad one is refused before anything is sent. Its failure is the
+      // command's to report (through `connect`), not an unhandled rejection here.
+      if (ctx.globals.jq !== undefined) ctx.petOutput().catch(() => undefined);
+      exitCode = await body(ctx);
     },
   };
   root
@@ -106,9 +119,11 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
     .addCommand(newSandboxCommand(runner))
     .addCommand(newAuthCommand(runner))
     .addCommand(newConfigCommand(runner))
+    .addCommand(newApiCommand(runner))
     .addCommand(newCompletionCommand(runner))
     .addCommand(newVersionCommand(VERSION, (s) => io.stdout.write(s)))
-    .addCommand(newHelpCommand());
+    .addCommand(newHelpCommand())
+    .hook('preAction', (_root, action) => refuseRecordFlags(root.opts(), action));
   inheritSettings(root, [], (words) => (failedCommand ??= words));
   return { program: root, exitCode: () => exitCode, failedCommand: () => failedCommand, running: () => running };
 }
@@ -118,6 +133,24 @@ function commandPath(cmd: CommandUnknownOpts): string[] {
   const words: string[] = [];
   for (let node = cmd; node.parent !== null; node = node.parent) words.unshift(node.name());
   return words;
+}
+
+/**
+ * Refuses the flags that shape pet records (`recordOnlyFlags`) on a command that prints
+ * none (`config list`, `auth status`, `version`): a usage error, never silently ignored.
+ * @throws UsageError naming the flag and the command.
+ */
+function refuseRecordFlags(flags: GlobalFlags, action: CommandUnknownOpts): void {
+  const words: string[] = [];
+  for (let cmd = action; cmd.parent !== null; cmd = cmd.parent) words.unshift(cmd.name());
+  const given = recordOnlyFlags(flags);
+  if (given.length === 0 || PET_RECORD_COMMANDS.includes(words.join(' '))) return;
+  throw new UsageError(
+    `${given.join(' and ')} ${given.length === 1 ? 'applies' : 'apply'} only to commands that print pets (${PET_RECORD_COMMANDS.join(', ')}), not to \`${words.join(' ')}\``,
+    given.includes('--output csv') || given.includes('--jq')
+      ? `For \`${words.join(' ')}\`, use --output tsv or --output json.`
+      : undefined,
+  );
 }
 
 /**

@@ -3,10 +3,11 @@
  * data validated against the spec's schemas. It never prints.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError, InvalidResponseError } from '../errors.js';
-import type { HttpTransport, JsonResponse } from '../http/transport.js';
-import { stringifyJson } from '../json.js';
+import { ApiError, InvalidResponseError, type CliError } from '../errors.js';
+import type { HttpRequest, HttpTransport, JsonResponse, RawResponse } from '../http/transport.js';
+import { parseJson, stringifyJson } from '../json.js';
 import type { PetStatus } from './constants.js';
+import { resolveApiPath } from './paths.js';
 import { ErrorSchema, PetSchema, PetsSchema, describeIssue, type NewPet, type Pet } from './schemas.js';
 import type { z } from 'zod';
 
@@ -100,6 +101,36 @@ export class PetstoreClient {
   }
 
   /**
+   * The URL of a raw request's `path` (`petstore api`): joined to the base URL's path.
+   * @throws UsageError (exit 2) for an absolute URL, `//host`, or `..` above the base path.
+   */
+  urlOf(path: string): URL {
+    return resolveApiPath(this.baseUrl, path);
+  }
+
+  /**
+   * A raw request (`petstore api`): any method, to a URL from `urlOf` or a same-origin
+   * `Link`, with the run's key, deadline, retry policy and redirect rules; the answer is
+   * returned as it is, whatever its status. Check its status with `answerError`.
+   * @throws NetworkError, TimeoutError, TlsError, InterruptedError, InvalidResponseError
+   * (a body over the cap, a refused redirect).
+   */
+  async raw(req: HttpRequest): Promise<RawResponse> {
+    return this.transport.sendRaw(req);
+  }
+
+  /**
+   * The error a raw answer of 400 or more stands for (an ApiError for an API Error body,
+   * else an InvalidResponseError; the exit code follows the status), with this run's hints.
+   */
+  answerError(res: RawResponse): CliError | undefined {
+    return rawAnswerError(res, {
+      unauthorized: this.hints.unauthorized,
+      notFound: `Paths are relative to ${this.baseUrl.replace(/\/+$/, '')}/: \`petstore api pets\` requests ${this.baseUrl.replace(/\/+$/, '')}/pets.`,
+    });
+  }
+
+  /**
    * `getPet` (deprecated, removed 2030-12-05): `GET /pets/{petId}` (spec §4.3).
    * @throws ApiError (401 → exit 4, 404 → exit 5), InvalidResponseError, NetworkError, TimeoutError.
    */
@@ -151,4 +182,40 @@ export function validate<T>(
     );
   }
   return { data: parsed.data, headers: res.headers, url: res.url };
+}
+
+/** Lines shown under an API error, with the commands of this run (see `ClientHints`). */
+interface RawHints {
+  /** Under a 401: how to log in (again). */
+  unauthorized: string;
+  /** Under a 404 whose body is not an API Error: where paths start. */
+  notFound: string;
+}
+
+/**
+ * The error an answer of 400 or more stands for (cli-contract.md "Errors and exit codes":
+ * 4 for 401, 5 for 404, 6 for 400, 1 otherwise): an ApiError with the server's Error
+ * `code` and `message` when the body is an API Error (spec §7), else an
+ * InvalidResponseError naming the status. Undefined below 400.
+ */
+function rawAnswerError(res: RawResponse, hints: RawHints): CliError | undefined {
+  if (res.status < 400) return undefined;
+  const hint = res.status === 401 ? hints.unauthorized : undefined;
+  let body: unknown;
+  try {
+    body = parseJson(res.body.toString('utf8').replace(/^\uFEFF/, ''));
+  } catch {
+    body = undefined;
+  }
+  const parsed = ErrorSchema.safeParse(body);
+  if (parsed.success) {
+    const { code, message, status } = parsed.data;
+    return new ApiError({ code, message, status }, res.status, hint, res.headers);
+  }
+  // A 404 the API did not word (a gateway's page): most likely a path outside the API.
+  return new InvalidResponseError(
+    `server answered ${res.status} to ${res.url.pathname}${res.body.length === 0 ? ' with no body' : ', with a body that is not an API Error'}`,
+    res.status,
+    res.status === 404 ? hints.notFound : hint,
+  );
 }

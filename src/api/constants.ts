@@ -9,6 +9,15 @@ export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 /** A PetStatus value. */
 export type PetStatus = (typeof PET_STATUSES)[number];
 
+/**
+ * The fields of a Pet (spec §2), in the order petstore prints them: what `--fields`,
+ * `--json FIELDS` and `--sort` name (cli-contract.md "Output").
+ */
+export const PET_FIELDS = ['id', 'name', 'categoryId', 'status'] as const;
+
+/** A field of a Pet. */
+export type PetField = (typeof PET_FIELDS)[number];
+
 /** Smallest `limit` of `listPets` (spec §4.1, §8). */
 export const LIMIT_MIN = 1;
 /** Largest `limit` of `listPets`: the most pets one page holds (spec §4.1, §8). */

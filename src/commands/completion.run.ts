@@ -9,7 +9,9 @@ import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 
 /** Flags whose value is a file path. */
-const FILE_FLAGS = new Set(['--from-file']);
+const FILE_FLAGS = new Set(['--from-file', '--input']);
+/** Flags whose value is a comma-separated list of their choices (`--fields id,name`). */
+const LIST_FLAGS = new Set(['--fields']);
 
 /** One flag as completion sees it. */
 export interface CompletionFlag {
@@ -19,6 +21,8 @@ export interface CompletionFlag {
   takesValue: boolean;
   values: readonly string[] | undefined;
   file: boolean;
+  /** The value is a comma-separated list of `values`. */
+  list: boolean;
 }
 
 /** One command path (e.g. `pets list`) with what may follow it. */
@@ -46,6 +50,7 @@ const HELP_FLAG: CompletionFlag = {
   takesValue: false,
   values: undefined,
   file: false,
+  list: false,
 };
 
 function flagsOf(cmd: CommandUnknownOpts): CompletionFlag[] {
@@ -58,6 +63,7 @@ function flagsOf(cmd: CommandUnknownOpts): CompletionFlag[] {
       takesValue: o.required || o.optional,
       values: o.argChoices,
       file: o.long !== undefined && FILE_FLAGS.has(o.long),
+      list: o.long !== undefined && LIST_FLAGS.has(o.long),
     }));
 }
 
@@ -104,7 +110,12 @@ export function bashScript(model: CompletionModel): string {
     if (!f.takesValue || f.long === undefined || seen.has(f.long)) continue;
     seen.add(f.long);
     const pattern = names(f).join('|');
-    if (f.values !== undefined)
+    if (f.values !== undefined && f.list)
+      // Completes the item after the last comma, keeping the ones before it.
+      valueCases.push(
+        `    ${pattern}) COMPREPLY=($(compgen -P "\${cur%\${cur##*,}}" -W "${shellWords(f.values)}" -- "\${cur##*,}")); return 0 ;;`,
+      );
+    else if (f.values !== undefined)
       valueCases.push(`    ${pattern}) COMPREPLY=($(compgen -W "${shellWords(f.values)}" -- "$cur")); return 0 ;;`);
     else if (f.file) valueCases.push(`    ${pattern}) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;`);
     else valueCases.push(`    ${pattern}) COMPREPLY=(); return 0 ;;`);

@@ -1,12 +1,14 @@
 /**
- * The settings `petstore config get|set|unset` know (cli-contract.md "Commands": at least
- * `environment`, `production.baseUrl`, `staging.baseUrl`), with their checks. API keys are
+ * The settings `petstore config get|set|unset` know (cli-contract.md "Commands":
+ * `environment`, `<env>.baseUrl`, `<env>.apiKeyCommand`), with their checks. API keys are
  * deliberately not settings: they are stored by `auth login` only (read from a prompt or
- * stdin, never from argv, where every local user could see them).
+ * stdin, never from argv, where every local user could see them), or printed by an
+ * `apiKeyCommand` each run and never stored.
  */
 import { UsageError } from '../errors.js';
 import { quote } from '../input.js';
 import { suggestCommand } from '../suggest.js';
+import { shellSyntaxWords, splitCommandLine } from './command-line.js';
 import { checkBaseUrl, ENVIRONMENTS, lacksVersionSegment, parseEnvName } from './settings.js';
 
 /** One known setting. */
@@ -40,6 +42,24 @@ function baseUrlSetting(env: 'production' | 'staging'): SettingDef {
   };
 }
 
+function keyCommandSetting(env: 'production' | 'staging'): SettingDef {
+  const key = `${env}.apiKeyCommand`;
+  return {
+    key,
+    description: `command that prints the ${env} API key, run without a shell (e.g. op read op://vault/item/key)`,
+    parse: (raw, warn) => {
+      const value = raw.trim();
+      const words = shellSyntaxWords(splitCommandLine(value, key));
+      if (words.length > 0) {
+        warn(
+          `${key} is run without a shell, so ${words.map((w) => quote(w)).join(', ')} reach the program as plain arguments; for shell syntax, store \`sh -c '...'\``,
+        );
+      }
+      return value;
+    },
+  };
+}
+
 /** Every known setting, in the order `config list` shows them. */
 export const SETTINGS: readonly SettingDef[] = [
   {
@@ -50,6 +70,8 @@ export const SETTINGS: readonly SettingDef[] = [
   },
   baseUrlSetting('production'),
   baseUrlSetting('staging'),
+  keyCommandSetting('production'),
+  keyCommandSetting('staging'),
 ];
 
 /** The names of the known settings (`config get|set|unset` complete and accept these). */
@@ -74,7 +96,7 @@ export function findSetting(key: string, verb: 'get' | 'set' | 'unset'): Setting
       `API keys are not settings: \`petstore config ${verb}\` cannot ${verb === 'get' ? 'show' : 'change'} ${quote(key)}`,
       verb === 'get'
         ? 'Show the stored keys, masked, with `petstore auth status`.'
-        : `Store a key with \`${suggestCommand('auth login', reach)}\` (prompt or --with-token); remove it with \`${suggestCommand('auth logout', reach)}\`.`,
+        : `Store a key with \`${suggestCommand('auth login', reach)}\` (prompt or --with-token), or set ${reach.env}.apiKeyCommand to a command that prints it; remove a stored key with \`${suggestCommand('auth logout', reach)}\`.`,
     );
   }
   throw new UsageError(

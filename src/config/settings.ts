@@ -1,48 +1,46 @@
 /**
  * The one resolver of environment, base URL and API key (cli-contract.md "Environments"),
- * used by every command that connects, by `auth status` and by `config list` alike:
+ * used by every command that connects, by `auth status`, `auth token` and `config list`
+ * alike. Each setting is a chain of sources, first match wins:
  *
  * - environment: `--env` > `PETSTORE_ENV` > config `environment` > `production`;
  * - base URL: `--base-url` > `PETSTORE_BASE_URL` > config `<env>.baseUrl`;
- * - API key: `PETSTORE_API_KEY` > the key stored for that environment, and a stored key
- *   only for the base URL it was stored for.
+ * - API key: `PETSTORE_API_KEY` > the environment's `apiKeyCommand` > the key stored for
+ *   that environment. A key from the config file (stored, or printed by its command) goes
+ *   only to the base URL it belongs to: a stored key to the URL it was stored for, a
+ *   command's key to the environment's configured `baseUrl`.
  *
- * `--base-url`, `PETSTORE_BASE_URL` and `PETSTORE_API_KEY` apply to the selected
- * environment only. `resolveSettings` never throws for a missing or bad value: each value
- * comes back with its source, or with the error a command that needs it fails with
- * (`requireRemote` throws that error). The config file is read only when a value is not
- * already decided by a flag or variable, so scripts that pass everything in the environment
- * never read it, and a broken file does not stop them.
+ * Every setting comes back in one shape, `Outcome<T>`: its value with its source, or the
+ * error a command that needs it fails with (`requireRemote` throws that error);
+ * `resolveSettings` itself never throws for a missing or bad value. `--base-url`,
+ * `PETSTORE_BASE_URL` and `PETSTORE_API_KEY` apply to the selected environment only. The
+ * config file is read only when a value is not already decided by a flag or variable, so
+ * scripts that pass everything in the environment never read it, and a broken file does not
+ * stop them; a key command runs only when its key is the one that counts.
  */
-import { AuthError, ConfigError, UsageError, type CliError } from '../errors.js';
+import { AuthError, ConfigError, InterruptedError, UsageError, CliError } from '../errors.js';
 import { quote } from '../input.js';
 import { isSendableKey, maskUrl } from '../mask.js';
 import { suggestCommand } from '../suggest.js';
+import type { EnvVars } from './env.js';
+import { ENVIRONMENTS, REMOTE_ENVIRONMENTS, type EnvName, type RemoteEnvName } from './environments.js';
 
-/** The environments of the contract. */
-export const ENVIRONMENTS = ['production', 'staging', 'sandbox'] as const;
-/** An environment name. */
-export type EnvName = (typeof ENVIRONMENTS)[number];
-
-/** Environments that take a stored key and a configured base URL. */
-const REMOTE_ENVIRONMENTS = ['production', 'staging'] as const;
-/** A remote environment. */
-export type RemoteEnvName = (typeof REMOTE_ENVIRONMENTS)[number];
+export { ENVIRONMENTS, type EnvName, type RemoteEnvName };
 
 /** True for `production` and `staging`. */
 function isRemote(name: EnvName): name is RemoteEnvName {
   return name !== 'sandbox';
 }
 
-/** Where a setting came from. */
-export type Source = 'flag' | 'env' | 'file' | 'default' | 'sandbox';
+/** Where a setting came from; `command` is an environment's `apiKeyCommand`. */
+export type Source = 'flag' | 'env' | 'command' | 'file' | 'default' | 'sandbox';
 
 /** A value with its source. */
 export interface Resolved<T> {
   ok: true;
   value: T;
   source: Source;
-  /** The flag, variable or config key that supplied it, e.g. `PETSTORE_ENV`. */
+  /** The flag, variable or config key that supplied it, e.g. `PETSTORE_ENV`, `staging.apiKeyCommand`. */
   from: string;
 }
 
@@ -50,11 +48,14 @@ export interface Resolved<T> {
 export interface Unresolved {
   ok: false;
   error: CliError;
-  /** True when nothing supplies the value (as opposed to a value that is invalid or unreadable). */
+  /** True when nothing supplies the value (as opposed to a value that is invalid, unreadable or refused). */
   missing: boolean;
+  /** The source that failed to supply it, when one did (a key command that exited 1). */
+  source?: Source;
+  from?: string;
 }
 
-/** A resolved value or the reason there is none. */
+/** A resolved value or the reason there is none: the one shape of every setting. */
 export type Outcome<T> = Resolved<T> | Unresolved;
 
 /** A key stored by `auth login` and the base URL it was stored for. */
@@ -74,29 +75,30 @@ export interface ConfigReader {
 }
 
 /**
- * Loads the config store on demand (and at most once).
+ * Loads the config store on demand.
  * @throws ConfigError (only) when the file cannot be read or is malformed.
  */
 export type LoadConfig = () => Promise<ConfigReader>;
 
-/** The key a remote environment would send. */
-export interface KeyView {
-  /** Where it comes from; `none` when there is no key. */
-  source: 'env' | 'file' | 'none';
-  /** The key itself; never print it unmasked. */
-  value: string | undefined;
-  /** The stored key, when the file was read (also when `PETSTORE_API_KEY` wins over it). */
-  stored: StoredKey | undefined;
-  /** Why a command would not send it (no key, bound to another URL, unsendable, file unreadable). */
-  error: CliError | undefined;
-}
+/**
+ * Runs the `apiKeyCommand` of `name` and returns its key (`config/key-command.ts`); the
+ * caller makes sure it runs at most once per run.
+ * @throws CliError (exit 4, code `key_command`), UsageError for a command that does not
+ * split, InterruptedError on Ctrl-C.
+ */
+export type RunKeyCommand = (name: RemoteEnvName, command: string) => Promise<string>;
 
 /** One remote environment as a command would see it. */
 export interface RemoteSettings {
   name: RemoteEnvName;
   selected: boolean;
   baseUrl: Outcome<string>;
-  key: KeyView;
+  /** The key a command would send; undefined when keys were not asked for (`keys: false`). */
+  key: Outcome<string> | undefined;
+  /** The key stored in the config file, when the file was read (also when another source wins). */
+  stored: StoredKey | undefined;
+  /** The environment's `apiKeyCommand`, when the file was read and has one. */
+  command: string | undefined;
 }
 
 /** The outcome of resolution. */
@@ -104,7 +106,7 @@ export interface Settings {
   environment: Outcome<EnvName>;
   /** The remote environments resolved: both (scope `all`) or the selected one (scope `selected`). */
   remotes: RemoteSettings[];
-  /** The config file's path, when the file was looked at. */
+  /** The config file's path, when scope `all` read it. */
   configPath: string | undefined;
 }
 
@@ -114,8 +116,16 @@ export interface ResolveInput {
   envFlag: EnvName | undefined;
   /** `--base-url`, already checked by `checkBaseUrl`. */
   baseUrlFlag: string | undefined;
-  env: NodeJS.ProcessEnv;
+  env: EnvVars;
   loadConfig: LoadConfig;
+  runKeyCommand: RunKeyCommand;
+}
+
+/** What to resolve: the selected environment or all, and whether keys too (default true). */
+export interface ResolveScope {
+  scope: 'selected' | 'all';
+  /** False: leave keys unresolved (no key command runs), for commands that only store or remove one. */
+  keys?: boolean;
 }
 
 /** The connection settings of one remote run. */
@@ -185,168 +195,265 @@ export function loginCommand(name: RemoteEnvName, opts: { explicit?: boolean; ba
   return suggestCommand('auth login', { env: name, envFlag: opts.explicit, baseUrlFlag: opts.baseUrlFlag });
 }
 
-function isSet(value: string | undefined): value is string {
-  return value !== undefined && value !== '';
-}
-
 const resolved = <T>(value: T, source: Source, from: string): Resolved<T> => ({ ok: true, value, source, from });
-const unresolved = (error: CliError, missing = false): Unresolved => ({ ok: false, error, missing });
+const unresolved = (error: CliError, more: Partial<Omit<Unresolved, 'ok' | 'error'>> = {}): Unresolved => ({
+  ok: false,
+  error,
+  missing: false,
+  ...more,
+});
 
-/** Runs a check that throws a CliError, as an Outcome. */
+/** Runs a check that throws a UsageError or ConfigError, as an Outcome. */
 function attempt<T>(fn: () => T, source: Source, from: string): Outcome<T> {
   try {
     return resolved(fn(), source, from);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ConfigError) return unresolved(err);
+    if (err instanceof UsageError || err instanceof ConfigError) return unresolved(err, { source, from });
     throw err;
   }
+}
+
+/** One source of a setting: its Outcome, or undefined when it supplies nothing. */
+type Candidate<T> = () => Outcome<T> | undefined | Promise<Outcome<T> | undefined>;
+
+/** The first source that supplies the setting, else `none()` (a default, or the error of a missing value). */
+async function firstOf<T>(candidates: Candidate<T>[], none: () => Outcome<T>): Promise<Outcome<T>> {
+  for (const candidate of candidates) {
+    const outcome = await candidate();
+    if (outcome !== undefined) return outcome;
+  }
+  return none();
+}
+
+/** The config file as resolution sees it: read on first use, at most once; a broken file is a value. */
+type FileAccess = () => Promise<ConfigReader | ConfigError>;
+
+function fileAccess(load: LoadConfig): FileAccess {
+  let reading: Promise<ConfigReader | ConfigError> | undefined;
+  return () =>
+    (reading ??= load().then(
+      (reader) => reader,
+      (err: unknown) => {
+        if (err instanceof ConfigError) return err;
+        throw err;
+      },
+    ));
 }
 
 /**
  * Resolves the settings of one run. Scope `selected` resolves the environment and, when it
  * is remote, its base URL and key, reading the config file only if a value needs it; scope
- * `all` also resolves the environment that is not selected (for `auth status`, `config list`).
- * Never throws for a missing, invalid or unreadable value; see `Outcome`.
+ * `all` also resolves the environment that is not selected (for `auth status`, `config
+ * list`). With `keys: false` no key is resolved and no key command runs. Never throws for a
+ * missing, invalid or unreadable value (see `Outcome`); rethrows InterruptedError.
  */
-export async function resolveSettings(input: ResolveInput, scope: 'selected' | 'all'): Promise<Settings> {
-  let loading: Promise<ConfigReader | ConfigError> | undefined;
-  let config: ConfigReader | ConfigError | undefined;
-  const load = async (): Promise<ConfigReader | ConfigError> => {
-    loading ??= input.loadConfig().then(
-      (c) => c,
-      (err: unknown) => {
-        if (err instanceof ConfigError) return err;
-        throw err;
-      },
-    );
-    config = await loading;
-    return config;
-  };
-
+export async function resolveSettings(input: ResolveInput, { scope, keys = true }: ResolveScope): Promise<Settings> {
+  const file = fileAccess(input.loadConfig);
   // `all` shows what the file holds beside what the variables supply, so it reads the file first.
-  if (scope === 'all') await load();
-  const environment = await resolveEnvironment(input, load);
+  const read = scope === 'all' ? await file() : undefined;
+  const environment = await resolveEnvironment(input, file);
   const selected = environment.ok ? environment.value : undefined;
   const names = scope === 'all' ? REMOTE_ENVIRONMENTS : selected !== undefined && isRemote(selected) ? [selected] : [];
   const remotes: RemoteSettings[] = [];
   for (const name of names) {
     const isSelected = name === selected;
-    const baseUrl = await resolveBaseUrl(name, isSelected, input, load);
-    const key = await resolveKey(name, isSelected, baseUrl, input, load, () =>
-      config === undefined || config instanceof ConfigError ? undefined : config,
-    );
-    remotes.push({ name, selected: isSelected, baseUrl, key });
+    const baseUrl = await resolveBaseUrl(name, isSelected, input, file);
+    const key = keys ? await resolveKey(name, isSelected, baseUrl, input, file) : undefined;
+    const config = read instanceof ConfigError ? undefined : read;
+    remotes.push({
+      name,
+      selected: isSelected,
+      baseUrl,
+      key,
+      stored: config?.getKey(name),
+      command: config?.getSetting(`${name}.apiKeyCommand`),
+    });
   }
-  const configPath = config === undefined ? undefined : config instanceof ConfigError ? undefined : config.path;
-  return { environment, remotes, configPath };
+  return { environment, remotes, configPath: read instanceof ConfigError ? undefined : read?.path };
 }
 
-async function resolveEnvironment(
-  input: ResolveInput,
-  load: () => Promise<ConfigReader | ConfigError>,
-): Promise<Outcome<EnvName>> {
-  if (input.envFlag !== undefined) return resolved(input.envFlag, 'flag', '--env');
-  const fromEnv = input.env.PETSTORE_ENV;
-  if (isSet(fromEnv)) return attempt(() => parseEnvName(fromEnv, 'PETSTORE_ENV'), 'env', 'PETSTORE_ENV');
-  const config = await load();
-  if (config instanceof ConfigError) {
-    // cli-contract.md "The config file": a run whose key and base URL come from the
-    // environment works even when the file is unreadable; it needs nothing from the file
-    // but this default, and the broken file is left as it is.
-    if (isSet(input.env.PETSTORE_API_KEY) && isSet(input.env.PETSTORE_BASE_URL)) {
-      return resolved('production', 'default', 'default');
-    }
-    return unresolved(config);
-  }
-  const stored = config.getSetting('environment');
-  if (stored === undefined) return resolved('production', 'default', 'default');
-  const found = ENVIRONMENTS.find((e) => e === stored);
-  return found !== undefined
-    ? resolved(found, 'file', 'environment')
-    : unresolved(
-        new ConfigError(`${config.path}: environment ${quote(stored)} is not one of ${ENVIRONMENTS.join(', ')}`),
-      );
+function resolveEnvironment(input: ResolveInput, file: FileAccess): Promise<Outcome<EnvName>> {
+  const { env } = input;
+  return firstOf<EnvName>(
+    [
+      () => (input.envFlag === undefined ? undefined : resolved(input.envFlag, 'flag', '--env')),
+      () => {
+        const name = attempt(() => env.get('PETSTORE_ENV'), 'env', 'PETSTORE_ENV');
+        return name.ok && name.value === undefined ? undefined : (name as Outcome<EnvName>);
+      },
+      async () => {
+        const config = await file();
+        if (config instanceof ConfigError) {
+          // cli-contract.md "The config file": a run whose key and base URL come from the
+          // environment works even when the file is unreadable; it needs nothing from the
+          // file but this default, and the broken file is left as it is.
+          return env.isSet('PETSTORE_API_KEY') && env.isSet('PETSTORE_BASE_URL') ? undefined : unresolved(config);
+        }
+        const stored = config.getSetting('environment');
+        if (stored === undefined) return undefined;
+        const found = ENVIRONMENTS.find((e) => e === stored);
+        return found !== undefined
+          ? resolved(found, 'file', 'environment')
+          : unresolved(
+              new ConfigError(`${config.path}: environment ${quote(stored)} is not one of ${ENVIRONMENTS.join(', ')}`),
+              { source: 'file', from: 'environment' },
+            );
+      },
+    ],
+    () => resolved<EnvName>('production', 'default', 'default'),
+  );
 }
 
-async function resolveBaseUrl(
+function resolveBaseUrl(
   name: RemoteEnvName,
   selected: boolean,
   input: ResolveInput,
-  load: () => Promise<ConfigReader | ConfigError>,
+  file: FileAccess,
 ): Promise<Outcome<string>> {
-  if (selected && input.baseUrlFlag !== undefined) return resolved(input.baseUrlFlag, 'flag', '--base-url');
-  const fromEnv = input.env.PETSTORE_BASE_URL;
-  if (selected && isSet(fromEnv)) {
-    return attempt(() => checkBaseUrl(fromEnv, 'PETSTORE_BASE_URL'), 'env', 'PETSTORE_BASE_URL');
-  }
-  const config = await load();
-  if (config instanceof ConfigError) return unresolved(config);
+  const { env } = input;
   const key = `${name}.baseUrl`;
-  const stored = config.getSetting(key);
-  if (stored === undefined) {
-    // Production is where a first run lands: the sandbox answers without any setup.
-    const sandbox =
-      name === 'production'
-        ? '\nOr try petstore without a server first: add --env sandbox (an embedded API with sample pets).'
-        : '';
-    return unresolved(
-      new ConfigError(
-        `no base URL for ${name}`,
-        `Set one with \`petstore config set ${key} https://HOST/v1\`, or use --base-url / PETSTORE_BASE_URL.${sandbox}`,
-      ),
-      true,
-    );
-  }
-  try {
-    return resolved(checkBaseUrl(stored, key), 'file', key);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    return unresolved(new ConfigError(`${config.path}: ${err.message}`));
-  }
+  return firstOf<string>(
+    [
+      () =>
+        selected && input.baseUrlFlag !== undefined ? resolved(input.baseUrlFlag, 'flag', '--base-url') : undefined,
+      () => {
+        const fromEnv = env.get('PETSTORE_BASE_URL');
+        if (!selected || fromEnv === undefined) return undefined;
+        return attempt(() => checkBaseUrl(fromEnv, 'PETSTORE_BASE_URL'), 'env', 'PETSTORE_BASE_URL');
+      },
+      async () => {
+        const config = await file();
+        if (config instanceof ConfigError) return unresolved(config);
+        const stored = config.getSetting(key);
+        if (stored === undefined) return undefined;
+        try {
+          return resolved(checkBaseUrl(stored, key), 'file', key);
+        } catch (err) {
+          if (!(err instanceof UsageError)) throw err;
+          return unresolved(new ConfigError(`${config.path}: ${err.message}`), { source: 'file', from: key });
+        }
+      },
+    ],
+    () => {
+      // Production is where a first run lands: the sandbox answers without any setup.
+      const sandbox =
+        name === 'production'
+          ? '\nOr try petstore without a server first: add --env sandbox (an embedded API with sample pets).'
+          : '';
+      return unresolved(
+        new ConfigError(
+          `no base URL for ${name}`,
+          `Set one with \`petstore config set ${key} https://HOST/v1\`, or use --base-url / PETSTORE_BASE_URL.${sandbox}`,
+        ),
+        { missing: true },
+      );
+    },
+  );
 }
 
-async function resolveKey(
+/**
+ * The key of `name`: `PETSTORE_API_KEY` (selected environment only), else its
+ * `apiKeyCommand`, else its stored key — the one place a key source is added.
+ */
+function resolveKey(
   name: RemoteEnvName,
   selected: boolean,
   baseUrl: Outcome<string>,
   input: ResolveInput,
-  load: () => Promise<ConfigReader | ConfigError>,
-  loaded: () => ConfigReader | undefined,
-): Promise<KeyView> {
-  const fromEnv = input.env.PETSTORE_API_KEY;
+  file: FileAccess,
+): Promise<Outcome<string>> {
   // The login a hint suggests goes where this command went: the same --env and --base-url.
   const login = loginCommand(name, {
     explicit: input.envFlag !== undefined || !selected,
     baseUrlFlag: baseUrl.ok && baseUrl.source === 'flag' ? baseUrl.value : undefined,
   });
-  if (selected && isSet(fromEnv)) {
-    // The file is not read for this; what it holds is shown only when it was read anyway.
-    return {
-      source: 'env',
-      value: fromEnv,
-      stored: loaded()?.getKey(name),
-      error: unsendable(fromEnv, 'PETSTORE_API_KEY'),
-    };
-  }
-  const config = await load();
-  if (config instanceof ConfigError) return { source: 'none', value: undefined, stored: undefined, error: config };
-  const stored = config.getKey(name);
-  if (stored === undefined) {
-    return {
-      source: 'none',
-      value: undefined,
-      stored: undefined,
-      error: new AuthError(`no API key for ${name}`, `Log in with \`${login}\`, or set PETSTORE_API_KEY.`),
-    };
-  }
-  let error: CliError | undefined = unsendable(stored.key, `the ${name} key in ${config.path}`, login);
-  if (error === undefined && baseUrl.ok && stored.baseUrl !== baseUrl.value) {
-    error = new AuthError(
-      `the ${name} key was stored for ${stored.baseUrl}, not ${baseUrl.value}; not sent`,
-      `Log in again for this URL with \`${login}\`, or set PETSTORE_API_KEY explicitly.`,
+  return firstOf<string>(
+    [
+      () => (selected ? keyFromVariable(input.env) : undefined),
+      async () => {
+        const config = await file();
+        return config instanceof ConfigError ? unresolved(config) : keyFromCommand(name, baseUrl, config, input);
+      },
+      async () => {
+        const config = await file();
+        return config instanceof ConfigError ? unresolved(config) : keyFromStore(name, baseUrl, config, login);
+      },
+    ],
+    () =>
+      unresolved(
+        new AuthError(
+          `no API key for ${name}`,
+          `Log in with \`${login}\`, set ${name}.apiKeyCommand, or set PETSTORE_API_KEY.`,
+        ),
+        { missing: true },
+      ),
+  );
+}
+
+function keyFromVariable(env: EnvVars): Outcome<string> | undefined {
+  const key = env.get('PETSTORE_API_KEY');
+  if (key === undefined) return undefined;
+  const error = unsendable(key, 'PETSTORE_API_KEY');
+  return error === undefined ? resolved(key, 'env', 'PETSTORE_API_KEY') : unresolved(error, { source: 'env' });
+}
+
+/**
+ * The key printed by the environment's `apiKeyCommand`, if it has one. The command runs
+ * only for the environment's configured base URL: its key is never sent to a URL given by
+ * `--base-url` or `PETSTORE_BASE_URL` that differs (as a stored key is bound to its URL).
+ */
+async function keyFromCommand(
+  name: RemoteEnvName,
+  baseUrl: Outcome<string>,
+  config: ConfigReader,
+  input: ResolveInput,
+): Promise<Outcome<string> | undefined> {
+  const setting = `${name}.apiKeyCommand`;
+  const command = config.getSetting(setting);
+  if (command === undefined) return undefined;
+  const more = { source: 'command', from: setting } as const;
+  if (!baseUrl.ok) return unresolved(baseUrl.error, more);
+  const configured = config.getSetting(`${name}.baseUrl`);
+  if (baseUrl.source !== 'file' && baseUrl.value !== configured) {
+    return unresolved(
+      new AuthError(
+        `the key of ${setting} is sent only to ${name}.baseUrl (${configured ?? 'not set'}), not ${baseUrl.value}; the command was not run`,
+        `Set PETSTORE_API_KEY to send a key to another URL, or change ${name}.baseUrl with \`petstore config set\`.`,
+      ),
+      more,
     );
   }
-  return { source: 'file', value: stored.key, stored, error };
+  try {
+    return resolved(await input.runKeyCommand(name, command), 'command', setting);
+  } catch (err) {
+    if (err instanceof InterruptedError || !(err instanceof CliError)) throw err;
+    // A command that does not split is the config file's fault: exit 2, naming the file.
+    const error = err instanceof UsageError ? new ConfigError(`${config.path}: ${err.message}`, err.hint) : err;
+    return unresolved(error, more);
+  }
+}
+
+function keyFromStore(
+  name: RemoteEnvName,
+  baseUrl: Outcome<string>,
+  config: ConfigReader,
+  login: string,
+): Outcome<string> | undefined {
+  const stored = config.getKey(name);
+  if (stored === undefined) return undefined;
+  const more = { source: 'file', from: `auth.${name}` } as const;
+  const error = unsendable(stored.key, `the ${name} key in ${config.path}`, login);
+  if (error !== undefined) return unresolved(error, more);
+  if (baseUrl.ok && stored.baseUrl !== baseUrl.value) {
+    return unresolved(
+      new AuthError(
+        `the ${name} key was stored for ${stored.baseUrl}, not ${baseUrl.value}; not sent`,
+        `Log in again for this URL with \`${login}\`, or set PETSTORE_API_KEY explicitly.`,
+      ),
+      more,
+    );
+  }
+  return resolved(stored.key, 'file', `auth.${name}`);
 }
 
 /**
@@ -366,7 +473,7 @@ function unsendable(key: string, from: string, login?: string): ConfigError | un
 
 /** True when a command would send this environment's key to its base URL. */
 export function isUsable(remote: RemoteSettings): boolean {
-  return remote.baseUrl.ok && remote.key.value !== undefined && remote.key.error === undefined;
+  return remote.baseUrl.ok && remote.key?.ok === true;
 }
 
 /**
@@ -391,16 +498,15 @@ export function requireBaseUrl(remote: RemoteSettings): Resolved<string> {
 /**
  * The connection of the selected remote environment: its base URL and the key to send.
  * @throws UsageError/ConfigError for the environment or base URL (exit 2), AuthError
- * (exit 4) when there is no usable key, ConfigError for an unsendable key.
+ * (exit 4) when there is no usable key, CliError `key_command` (exit 4) when the key
+ * command failed, ConfigError for an unsendable key.
  */
 export function requireRemote(settings: Settings): Connection {
   const environment = requireEnvironment(settings);
   const remote = settings.remotes.find((r) => r.selected);
   if (remote === undefined) throw new Error(`no remote settings resolved for ${environment.value}`);
   const baseUrl = requireBaseUrl(remote);
-  const { key } = remote;
-  if (key.error !== undefined) throw key.error;
-  if (key.value === undefined || key.source === 'none') throw new Error('key without value or error');
-  const from = key.source === 'env' ? 'PETSTORE_API_KEY' : `${remote.name} key`;
-  return { environment, baseUrl, apiKey: resolved(key.value, key.source, from) };
+  if (remote.key === undefined) throw new Error('requireRemote needs settings resolved with keys');
+  if (!remote.key.ok) throw remote.key.error;
+  return { environment, baseUrl, apiKey: remote.key };
 }

@@ -1,13 +1,13 @@
 /**
  * The config store (cli-contract.md "The config file"): `config.json` in the config
- * directory, holding the settings (`environment`, `<env>.baseUrl`) and one API key per
- * remote environment, bound to the base URL it was stored for.
+ * directory, holding the settings (`environment`, `<env>.baseUrl`, `<env>.apiKeyCommand`)
+ * and one API key per remote environment, bound to the base URL it was stored for.
  *
  * File shape (unknown keys are kept as they are):
  *
  * ```json
  * { "environment": "staging",
- *   "production": { "baseUrl": "https://api.example.com/v1" },
+ *   "production": { "baseUrl": "https://api.example.com/v1", "apiKeyCommand": "op read op://store/petstore/key" },
  *   "staging":    { "baseUrl": "https://staging.example.com/v1" },
  *   "auth": { "staging": { "apiKey": "…", "baseUrl": "https://staging.example.com/v1" } } }
  * ```
@@ -30,8 +30,10 @@ import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import type Conf from 'conf';
 import { z } from 'zod';
 import { ConfigError, describeFileError } from '../errors.js';
-import { configDir, configFile } from './paths.js';
-import { ENVIRONMENTS, type ConfigReader, type RemoteEnvName } from './settings.js';
+import type { EnvVars } from './env.js';
+import { ENVIRONMENTS, type RemoteEnvName } from './environments.js';
+import { configDir, configFile, isDefaultConfigDir } from './paths.js';
+import type { ConfigReader } from './settings.js';
 
 /** A stored key and the base URL it was stored for (the key is sent nowhere else). */
 const StoredKeySchema = z.object({
@@ -39,7 +41,7 @@ const StoredKeySchema = z.object({
   baseUrl: z.string(),
 });
 
-const EnvSettingsSchema = z.looseObject({ baseUrl: z.string().optional() });
+const EnvSettingsSchema = z.looseObject({ baseUrl: z.string().optional(), apiKeyCommand: z.string().optional() });
 
 /** The shape of `config.json`; unknown keys are allowed and preserved. */
 const ConfigFileSchema = z.looseObject({
@@ -75,7 +77,7 @@ const SHARED_BITS = 0o077;
  * @throws ConfigError (exit 2) naming the path when the file cannot be read, is not JSON,
  * or holds a value of the wrong shape.
  */
-export async function loadConfigStore(env: NodeJS.ProcessEnv, warn: (message: string) => void): Promise<ConfigStore> {
+export async function loadConfigStore(env: EnvVars, warn: (message: string) => void): Promise<ConfigStore> {
   const path = configFile(env);
   let text: string;
   try {
@@ -181,12 +183,12 @@ const CONFIG_LOCK_STALE_MS = 2000;
  * cannot be written; whatever `change` throws (nothing is written then).
  */
 export async function withConfigWriter<T>(
-  env: NodeJS.ProcessEnv,
+  env: EnvVars,
   warn: (message: string) => void,
   change: (writer: ConfigWriter) => T | Promise<T>,
 ): Promise<T> {
   const dir = configDir(env);
-  await ensurePrivateDir(dir, env.PETSTORE_CONFIG_DIR === undefined || env.PETSTORE_CONFIG_DIR === '');
+  await ensurePrivateDir(dir, isDefaultConfigDir(env));
   const release = await lockConfig(configFile(env));
   try {
     return await change(await openConfigWriter(env, dir, warn));
@@ -228,11 +230,7 @@ async function lockConfig(file: string): Promise<() => Promise<void>> {
  * while holding the config lock.
  * @throws ConfigError as `loadConfigStore`.
  */
-async function openConfigWriter(
-  env: NodeJS.ProcessEnv,
-  dir: string,
-  warn: (message: string) => void,
-): Promise<ConfigWriter> {
+async function openConfigWriter(env: EnvVars, dir: string, warn: (message: string) => void): Promise<ConfigWriter> {
   const store = await loadConfigStore(env, warn);
   const { default: ConfClass } = await import('conf');
   let conf: Conf;

@@ -1,13 +1,33 @@
 /**
- * The retry policy of cli-contract.md "Network behaviour", as pure functions so it can be
- * tested without a network: which failures are retried, how long to wait (exponential
- * backoff with jitter, or the server's `Retry-After`), and the one-deadline rule.
- * `withRetries` plugs `decideRetry` into undici's retry interceptor for the transport.
+ * The one retry policy of cli-contract.md "Network behaviour", for every command: which
+ * failed attempt is sent again, after how long (exponential backoff with jitter, or the
+ * server's `Retry-After`), and the one-deadline rule. Pure: it decides, the transport's send
+ * loop (transport.ts) and any caller with a queue of its own act on the decision.
+ *
+ * - Idempotent methods (RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT, DELETE) are sent
+ *   again after a connection failure and after 429, 502, 503 and 504: sending one twice has
+ *   the effect of sending it once.
+ * - A 429 is a refusal (RFC 6585 §4: the server did not act on the request), so a request
+ *   of any method is sent again once its `Retry-After` has passed.
+ * - Any other method (POST, PATCH) is never sent again once it may have reached the server
+ *   (a retry could create the animal twice); only a connection that was never made
+ *   (`NOT_SENT_CODES`) is tried again.
  */
-import { createRetryInterceptor, type Dispatcher, type RetryHandler } from './undici.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { findErrorCode } from './failures.js';
 
-/** Statuses a GET is retried on (cli-contract.md "Network behaviour"); 500 is not one. */
+// Callers that classify a failure by the policy's lists (a bulk create deciding whether a
+// record was created) find the walker here too.
+export { findErrorCode };
+
+/** Statuses retried (cli-contract.md "Network behaviour"); 500 is not one: the server failed at the request itself. */
 const RETRY_STATUSES: readonly number[] = [429, 502, 503, 504];
+
+/** The refusal status: Too Many Requests (RFC 6585 §4). */
+export const REFUSAL_STATUS = 429;
+
+/** Idempotent methods (RFC 9110 §9.2.2): safe ones plus PUT and DELETE. */
+const IDEMPOTENT_METHODS: readonly string[] = ['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'];
 
 /**
  * Connection failures that happen before a byte of the request is written: refused, DNS,
@@ -26,30 +46,10 @@ export const NOT_SENT_CODES: readonly string[] = [
 ];
 
 /**
- * Connection failures a GET is retried on: those above, plus a connection reset or closed
- * while the request or its answer was under way (undici's own list plus `EAI_AGAIN`).
+ * Connection failures an idempotent request is sent again after: those above, plus a
+ * connection reset or closed while the request or its answer was under way.
  */
 export const RETRY_ERROR_CODES: readonly string[] = [...NOT_SENT_CODES, 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'];
-
-/**
- * Finds the first error code undici or the OS attached, walking `cause` and `errors`
- * (undici's Errors.md: check `code`, not `instanceof`). Only codes in `known` count.
- */
-export function findErrorCode(err: unknown, known: readonly string[]): string | undefined {
-  const seen = new Set<unknown>();
-  const queue: unknown[] = [err];
-  while (queue.length > 0) {
-    const e = queue.shift();
-    if (e === null || typeof e !== 'object' || seen.has(e)) continue;
-    seen.add(e);
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && known.includes(code)) return code;
-    queue.push((e as { cause?: unknown }).cause);
-    const errors = (e as { errors?: unknown }).errors;
-    if (Array.isArray(errors)) queue.push(...(errors as unknown[]));
-  }
-  return undefined;
-}
 
 /** First backoff step, in ms; each retry doubles it. */
 export const BACKOFF_BASE_MS = 250;
@@ -91,167 +91,119 @@ export function backoffMs(retry: number, random: number = Math.random()): number
 
 /** What failed on one attempt: an HTTP status or a connection error code. */
 export interface AttemptFailure {
+  /** The request's method, upper case. */
   method: string;
-  /** The HTTP status of a retryable answer, if there was an answer. */
-  status?: number;
+  /** The HTTP status of the answer, if there was an answer. */
+  status?: number | undefined;
   /** The connection error code (`ECONNREFUSED`, `UND_ERR_SOCKET`, ...), if there was no answer. */
-  code?: string;
+  code?: string | undefined;
   /** The answer's `Retry-After` header. */
-  retryAfter?: string | string[];
+  retryAfter?: string | string[] | undefined;
 }
 
-/** The decision: retry after `waitMs`, or stop with a reason (for `--verbose`). */
+/** The decision: send again after `waitMs`, or stop with a reason (for `--verbose`). */
 export type RetryDecision = { retry: true; waitMs: number; reason: string } | { retry: false; reason: string };
 
 /**
- * Decides whether attempt number `failures` (1-based) is retried.
- *
- * - GET: retried on `RETRY_STATUSES` and `RETRY_ERROR_CODES`, at most `maxRetries` times.
- * - POST: only on `NOT_SENT_CODES`, which happen before a byte is sent; after that the
- *   server may have created the pet, and a retry could create it twice.
- * - The wait is `Retry-After` when the server sent one, else the backoff. A wait that
- *   would pass the deadline (`remainingMs`) or a `Retry-After` above
- *   `RETRY_AFTER_CAP_MS` is not waited for: the last answer stands.
+ * The retry policy of one run: `maxRetries` (`--retries`, 0..10) and the rules above.
+ * `decide` is asked after each failed attempt; `afterRefusal` is the same rule for a caller
+ * that handles a 429 itself (a bulk create with requests in flight puts the record back in
+ * its queue and slows down).
  */
-export function decideRetry(
-  failure: AttemptFailure,
-  failures: number,
-  maxRetries: number,
-  remainingMs: number,
-  random: number = Math.random(),
-): RetryDecision {
-  const what = failure.status !== undefined ? `HTTP ${failure.status}` : (failure.code ?? 'error');
-  if (
-    failure.status !== undefined
-      ? !RETRY_STATUSES.includes(failure.status)
-      : !RETRY_ERROR_CODES.includes(failure.code ?? '')
-  ) {
-    return { retry: false, reason: `${what} is not retried` };
+export class RetryPolicy {
+  /**
+   * @param maxRetries how many times one request may be sent again (`--retries`; 0 = never).
+   * @param random the jitter's source, values in [0, 1) (tests pass their own).
+   */
+  constructor(
+    readonly maxRetries: number,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  /** Whether `method` is idempotent (RFC 9110 §9.2.2), so sending it twice is harmless. */
+  static isIdempotent(method: string): boolean {
+    return IDEMPOTENT_METHODS.includes(method.toUpperCase());
   }
-  if (failure.method !== 'GET' && !(failure.method === 'POST' && NOT_SENT_CODES.includes(failure.code ?? ''))) {
-    return { retry: false, reason: `${failure.method} is not retried after ${what}: the server may have received it` };
+
+  /** Whether an answer with `status` is one the policy may send the request again after. */
+  static isRetryableStatus(status: number): boolean {
+    return RETRY_STATUSES.includes(status);
   }
-  if (failures > maxRetries) {
+
+  /**
+   * Decides whether the request is sent again after its `failures`-th failed attempt
+   * (1-based), with `remainingMs` left before the deadline. The wait is `Retry-After` when
+   * the server sent one, else the backoff; a wait that would pass the deadline, or a
+   * `Retry-After` above `RETRY_AFTER_CAP_MS`, is not waited for: the last answer stands.
+   */
+  decide(failure: AttemptFailure, failures: number, remainingMs: number): RetryDecision {
+    const what = failure.status !== undefined ? `HTTP ${failure.status}` : (failure.code ?? 'error');
+    const retryable =
+      failure.status !== undefined
+        ? RetryPolicy.isRetryableStatus(failure.status)
+        : RETRY_ERROR_CODES.includes(failure.code ?? '');
+    if (!retryable) return { retry: false, reason: `${what} is not retried` };
+    if (!this.maySendAgain(failure)) {
+      return {
+        retry: false,
+        reason: `${failure.method} is not retried after ${what}: the server may have received it`,
+      };
+    }
+    if (failures > this.maxRetries) {
+      const n = this.maxRetries;
+      return { retry: false, reason: `giving up after ${what}: ${n} ${n === 1 ? 'retry' : 'retries'} used` };
+    }
+    const retryAfter = failure.status !== undefined ? parseRetryAfter(failure.retryAfter) : undefined;
+    if (retryAfter !== undefined && retryAfter > RETRY_AFTER_CAP_MS) {
+      return {
+        retry: false,
+        reason: `not retrying ${what}: Retry-After ${seconds(retryAfter)} is longer than the ${seconds(RETRY_AFTER_CAP_MS)} cap`,
+      };
+    }
+    const waitMs = retryAfter ?? backoffMs(failures, this.random());
+    if (waitMs >= remainingMs) {
+      return {
+        retry: false,
+        reason: `not retrying ${what}: ${retryAfter !== undefined ? 'Retry-After ' : 'backoff '}${seconds(waitMs)} is longer than the ${seconds(remainingMs)} left before the --timeout deadline`,
+      };
+    }
+    const via = retryAfter !== undefined ? ' (Retry-After)' : '';
     return {
-      retry: false,
-      reason: `giving up after ${what}: ${maxRetries} ${maxRetries === 1 ? 'retry' : 'retries'} used`,
+      retry: true,
+      waitMs,
+      reason: `retry ${failures} of ${this.maxRetries} after ${what} in ${seconds(waitMs)}${via}`,
     };
   }
-  const retryAfter = failure.status !== undefined ? parseRetryAfter(failure.retryAfter) : undefined;
-  if (retryAfter !== undefined && retryAfter > RETRY_AFTER_CAP_MS) {
-    return {
-      retry: false,
-      reason: `not retrying ${what}: Retry-After ${seconds(retryAfter)} is longer than the ${seconds(RETRY_AFTER_CAP_MS)} cap`,
-    };
+
+  /**
+   * The rule for a 429 answered to a request of any method, for a caller that sends it
+   * again itself: the wait (`Retry-After`, else the backoff of refusal number `refusals`,
+   * 1-based) or why not to (retries used, a wait past the cap or the deadline).
+   * @param headers the 429's headers (its `Retry-After`).
+   */
+  afterRefusal(
+    headers: IncomingHttpHeaders | Record<string, string | string[] | undefined> | undefined,
+    refusals: number,
+    remainingMs: number,
+  ): RetryDecision {
+    return this.decide(
+      { method: 'POST', status: REFUSAL_STATUS, retryAfter: headers?.['retry-after'] },
+      refusals,
+      remainingMs,
+    );
   }
-  const waitMs = retryAfter ?? backoffMs(failures, random);
-  if (waitMs >= remainingMs) {
-    return {
-      retry: false,
-      reason: `not retrying ${what}: ${retryAfter !== undefined ? 'Retry-After ' : 'backoff '}${seconds(waitMs)} is longer than the ${seconds(remainingMs)} left before the --timeout deadline`,
-    };
+
+  /**
+   * Whether the request may be sent again at all: an idempotent one always, any other
+   * after a refusal (nothing was done) or a connection never made (nothing was sent).
+   */
+  private maySendAgain(failure: AttemptFailure): boolean {
+    if (RetryPolicy.isIdempotent(failure.method)) return true;
+    if (failure.status !== undefined) return failure.status === REFUSAL_STATUS;
+    return NOT_SENT_CODES.includes(failure.code ?? '');
   }
-  return {
-    retry: true,
-    waitMs,
-    reason: `retry ${failures} of ${maxRetries} after ${what} in ${seconds(waitMs)}${retryAfter !== undefined ? ' (Retry-After)' : ''}`,
-  };
 }
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 2)} s`;
-}
-
-/** What `withRetries` needs to know about one request. */
-export interface RetryWiring {
-  method: string;
-  /** Retries allowed (`--retries`). */
-  maxRetries: number;
-  /** Aborted on Ctrl-C or at the deadline: stops any wait at once. */
-  signal: AbortSignal;
-  /** Milliseconds left before the deadline. */
-  remainingMs(): number;
-  /** `--verbose` sink: answers, connection failures and each retry decision. */
-  log: ((line: string) => void) | undefined;
-  /** Called as each attempt is dispatched (the transport logs the request line). */
-  onAttempt(): void;
-}
-
-/**
- * Composes `agent` with undici's retry interceptor for one request, its decisions made by
- * `decideRetry`. undici's own `retry` default is replaced because it caps `Retry-After` at
- * `maxTimeout` (retrying before the server asked), ignores `retryAfter: false` and knows
- * nothing of the deadline; `throwOnError: false` keeps the last answer's body, so an
- * exhausted 503 still shows the server's Error. An inner interceptor sees every attempt:
- * it calls `onAttempt`, logs each answer's status, and remembers that 2xx/3xx headers
- * arrived, after which a cut-off body is not retried (undici would "resume" it with a
- * Range request, which the API does not offer).
- */
-export function withRetries(agent: Dispatcher, wiring: RetryWiring): Dispatcher {
-  const { log, signal } = wiring;
-  let started = Date.now();
-  let answered = false;
-  const observe: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
-    started = Date.now();
-    wiring.onAttempt();
-    return dispatch(opts, {
-      onRequestStart: (c, ctx) => handler.onRequestStart?.(c, ctx),
-      onRequestUpgrade: (c, st, h, socket) => handler.onRequestUpgrade?.(c, st, h, socket),
-      onResponseStart: (c, st, h, msg) => {
-        if (st < 400) answered = true;
-        log?.(`< ${st} (${Date.now() - started} ms)`);
-        handler.onResponseStart?.(c, st, h, msg);
-      },
-      onResponseData: (c, chunk) => handler.onResponseData?.(c, chunk),
-      onResponseEnd: (c, trailers) => handler.onResponseEnd?.(c, trailers),
-      onResponseError: (c, e) => handler.onResponseError?.(c, e),
-    });
-  };
-  const retry: RetryHandler.RetryCallback = (err, { state }, cb) => {
-    const e = err as Error & { code?: string; statusCode?: number; headers?: Record<string, string | string[]> };
-    const status = e.code === 'UND_ERR_REQ_RETRY' ? e.statusCode : undefined;
-    const code = status === undefined ? findErrorCode(err, RETRY_ERROR_CODES) : undefined;
-    if (status === undefined) log?.(`< ${code ?? 'error'}: ${e.message} (${Date.now() - started} ms)`);
-    const decision: RetryDecision = signal.aborted
-      ? { retry: false, reason: 'aborted' }
-      : answered && status === undefined
-        ? { retry: false, reason: 'the answer was cut off after its headers; not retried' }
-        : decideRetry(
-            { method: wiring.method, status, code, retryAfter: e.headers?.['retry-after'] },
-            state.counter,
-            wiring.maxRetries,
-            wiring.remainingMs(),
-          );
-    log?.(`* ${decision.reason}`);
-    if (!decision.retry) {
-      cb(err);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      cb(null);
-    }, decision.waitMs);
-    // Ctrl-C during the wait: stop waiting. After a connection error undici waits for this
-    // callback to settle the request; after a status, aborting the paused answer already
-    // rejected it, so the callback must not hand that answer on as well.
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      if (status === undefined) cb(err);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  };
-  // compose() wraps in order, so the retry interceptor (last) sees every attempt through `observe`.
-  return agent.compose(
-    observe,
-    createRetryInterceptor({
-      retry,
-      maxRetries: wiring.maxRetries,
-      // `retry` above decides; these lists only tell the interceptor which failures to hand
-      // it (POST included, for a connection that was never made).
-      methods: ['GET', 'POST'],
-      statusCodes: [...RETRY_STATUSES],
-      errorCodes: [...RETRY_ERROR_CODES],
-      throwOnError: false,
-    }),
-  );
 }

@@ -1,31 +1,30 @@
 /**
- * The HTTP transport: one undici Agent (kept-alive connection) per CLI run, the bearer
- * key, one deadline for the whole command (or for each request of a bulk create), retries
- * (src/http/retry.ts), proxies from HTTPS_PROXY/HTTP_PROXY/NO_PROXY, exact-int64 JSON, a
- * body-size cap, redirect policy and typed errors (cli-contract.md "Network behaviour").
+ * The HTTP transport: one undici Agent (kept-alive connection) per CLI run, the bearer key,
+ * and the send loop: each attempt, the retry policy's decision after a failed one
+ * (retry.ts), same-origin redirects (redirect.ts), all within one deadline (deadline.ts);
+ * proxies from HTTPS_PROXY/HTTP_PROXY/NO_PROXY, `localhost` on every loopback address
+ * (lookup.ts); the body read within its cap and decoded (body.ts); failures in the
+ * contract's terms (failures.ts) (cli-contract.md "Network behaviour").
  *
- * It never prints, except through the `log` callback that `--verbose` supplies, and it
- * never lets the key (or a proxy's password) reach that log.
+ * It never prints, except through the `log` callback that `--verbose` supplies (verbose.ts),
+ * and it never lets the key (or a proxy's password) reach that log.
  */
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import type { IncomingHttpHeaders } from 'node:http';
-import {
-  ConfigError,
-  InterruptedError,
-  InvalidResponseError,
-  NetworkError,
-  TimeoutError,
-  TlsError,
-} from '../errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConfigError, InvalidResponseError, NetworkError } from '../errors.js';
 import { parseJson } from '../json.js';
-import { isSendableKey, maskKey, maskUrl } from '../mask.js';
-import { findErrorCode, withRetries } from './retry.js';
+import { isSendableKey, maskUrl } from '../mask.js';
+import { decodeContent, jsonText, readBody } from './body.js';
+import { Deadline } from './deadline.js';
+import { describeFailure, findErrorCode } from './failures.js';
+import { lookupWithLoopback } from './lookup.js';
+import { isRedirect, redirectTarget } from './redirect.js';
+import { REFUSAL_STATUS, RETRY_ERROR_CODES, RetryPolicy, type AttemptFailure, type RetryDecision } from './retry.js';
 import { Agent, loadEnvHttpProxyAgent, request, type Dispatcher } from './undici.js';
+import { WireLog } from './verbose.js';
 
-/** Largest response body read, in bytes (10 MiB); a page of 100 pets is ~10 KiB. */
-export const MAX_BODY_BYTES = 10 * 1024 * 1024;
-/** Same-origin redirects followed at most (cli-contract.md "Network behaviour"). */
-const MAX_REDIRECTS = 5;
+export { MAX_BODY_BYTES } from './body.js';
+export { headerValue } from './headers.js';
 
 /** Options of one transport (one CLI run). */
 export interface TransportOptions {
@@ -33,19 +32,27 @@ export interface TransportOptions {
   apiKey: string | undefined;
   /** The whole command's deadline, in ms, retries and waits included. */
   timeoutMs: number;
-  /** Retries of a GET (`--retries`; 0 = none); a POST only when the request was never sent. */
+  /** How many times a request may be sent again (`--retries`; 0 = never), as `RetryPolicy` allows. */
   retries: number;
-  /** `--verbose` sink: one line per call, key redacted. */
-  log?: (line: string) => void;
+  /** `--verbose` sink: one line per call, key redacted, server text not yet escaped. */
+  log?: ((line: string) => void) | undefined;
+  /** With `log`: show request and response bodies too (`PETSTORE_DEBUG=api`), credentials redacted. */
+  logBodies?: boolean;
   /** Aborts everything (Ctrl-C). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * What `timeoutMs` bounds: the whole command (default), or each `send` on its own
    * (`pets create --from-file`: the deadline bounds each record's request).
    */
-  deadlinePer?: 'command' | 'request';
+  deadlinePer?: 'command' | 'request' | undefined;
+  /**
+   * Who sends a request again after a 429: the transport, by the policy (default), or the
+   * `caller`, which gets the 429 answer at once (a bulk create with a queue of its own,
+   * using `RetryPolicy.afterRefusal`).
+   */
+  refusals?: 'transport' | 'caller' | undefined;
   /** Proxies (from HTTP_PROXY, HTTPS_PROXY, NO_PROXY; either case). None: connect directly. */
-  proxy?: ProxySettings;
+  proxy?: ProxySettings | undefined;
   /** What to say when the server cannot be reached, e.g. where the base URL came from. */
   unreachableHint?: string | undefined;
   /**
@@ -64,11 +71,23 @@ export interface ProxySettings {
   noProxy?: string | undefined;
 }
 
-/** One request. `url` is absolute; `body` is JSON text. */
+/** One request. `url` is absolute; `method` upper case (an RFC 9110 token). */
 export interface HttpRequest {
-  method: 'GET' | 'POST';
+  method: string;
   url: URL;
-  body?: string;
+  /** The body (JSON unless `headers` say otherwise); sent again as it is on a retry. */
+  body?: string | Buffer | undefined;
+  /** Headers added to petstore's own (lower-case names); `authorization` is always the key's. */
+  headers?: Record<string, string> | undefined;
+}
+
+/** A response whose body was read whole (within `MAX_BODY_BYTES`) and decoded, not interpreted. */
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The URL that answered (after same-origin redirects). */
+  url: URL;
+  body: Buffer;
 }
 
 /** A response whose body was read as JSON (exact int64). */
@@ -79,160 +98,17 @@ export interface JsonResponse {
   json: unknown;
 }
 
-/** Connection failures, in words. */
-const NETWORK_CODES: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset by the server',
-  ENOTFOUND: 'host not found (DNS)',
-  EAI_AGAIN: 'DNS lookup failed',
-  ENETUNREACH: 'network unreachable',
-  EHOSTUNREACH: 'host unreachable',
-  EHOSTDOWN: 'host down',
-  ENETDOWN: 'network down',
-  EPIPE: 'connection closed by the server',
-  UND_ERR_SOCKET: 'connection closed by the server',
-  UND_ERR_CONNECT_TIMEOUT: 'connect timeout',
-  ECONNABORTED: 'connection aborted',
-  ETIMEDOUT: 'connection timed out',
-};
-const NETWORK_CODE_LIST = Object.keys(NETWORK_CODES);
-
-/** undici's codes for a response that is not well-formed HTTP. */
-const MALFORMED_CODES = ['UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'UND_ERR_INFO'];
-
-/**
- * undici's HTTP parser error anywhere in the cause chain, as the parser's own reason
- * (`Invalid header token`); its `code` is not always set, so the name decides.
- */
-function findParserError(err: unknown): string | undefined {
-  for (
-    let e = err, depth = 0;
-    e !== null && typeof e === 'object' && depth < 8;
-    e = (e as { cause?: unknown }).cause, depth++
-  ) {
-    const { name, message, code } = e as { name?: unknown; message?: unknown; code?: unknown };
-    if (name === 'HTTPParserError' || (typeof code === 'string' && code.startsWith('HPE_'))) {
-      const reason = typeof message === 'string' ? /\(([^)]*)\)\s*$/.exec(message)?.[1] : undefined;
-      return reason ?? (typeof code === 'string' ? code : 'unparsable');
-    }
-  }
-  return undefined;
-}
-
-/** TLS verification codes (OpenSSL's, as Node reports them) and what they mean, in words. */
-const TLS_REASONS: Record<string, string> = {
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is self-signed',
-  SELF_SIGNED_CERT_IN_CHAIN: 'its certificate chain ends in a self-signed certificate no trusted CA issued',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its certificate was issued by a CA this machine does not trust',
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its certificate was issued by a CA this machine does not trust',
-  UNABLE_TO_GET_ISSUER_CERT: 'its certificate was issued by a CA this machine does not trust',
-  CERT_HAS_EXPIRED: 'its certificate has expired',
-  CERT_NOT_YET_VALID: 'its certificate is not valid yet',
-  CERT_REVOKED: 'its certificate has been revoked',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another host name (hostname mismatch)',
-  ERR_SSL_WRONG_VERSION_NUMBER: 'it does not speak TLS on this port (is the URL http://, or the port wrong?)',
-  ERR_SSL_PACKET_LENGTH_TOO_LONG: 'it does not speak TLS on this port (is the URL http://, or the port wrong?)',
-};
-
-/**
- * A TlsError (exit 3, code `tls`) for a failed TLS handshake or certificate check, with the
- * reason in words and a hint for a private CA; undefined for any other failure.
- */
-function describeTlsFailure(err: unknown, url: URL): TlsError | undefined {
-  const code = findErrorCode(err, Object.keys(TLS_REASONS));
-  let reason = code === undefined ? undefined : TLS_REASONS[code];
-  if (reason === undefined) {
-    const other = findTlsCode(err);
-    if (other === undefined) return undefined;
-    reason = `the TLS handshake failed (${other})`;
-  }
-  return new TlsError(
-    `cannot connect securely to ${url.host}: ${reason}`,
-    code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG'
-      ? 'Check the base URL: plain http:// is allowed only for loopback hosts.'
-      : 'If the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate (a PEM file).',
-  );
-}
-
-/** Any other OpenSSL/TLS error code in the cause chain (`ERR_SSL_*`, `ERR_TLS_*`, `EPROTO`). */
-function findTlsCode(err: unknown): string | undefined {
-  for (
-    let e = err, depth = 0;
-    e !== null && typeof e === 'object' && depth < 8;
-    e = (e as { cause?: unknown }).cause, depth++
-  ) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO'))
-      return code;
-  }
-  return undefined;
-}
-
-/** Content codings a server may send although petstore never asks for one. */
-const DECODERS = ['gzip', 'x-gzip', 'deflate', 'br'] as const;
-
-/**
- * Turns a response body into JSON text: checks that it is `application/json` (or `+json`)
- * in UTF-8 (the spec's JSON; another `charset` is off-contract), undoes a gzip, deflate or
- * br content coding (never asked for, decoded anyway, within `max` bytes), and drops a
- * byte-order mark.
- * @throws InvalidResponseError for another content type, charset or coding.
- */
-async function decodeBody(raw: Buffer, headers: IncomingHttpHeaders, status: number, max: number): Promise<string> {
-  const type = headerValue(headers['content-type']) ?? '';
-  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
-    throw new InvalidResponseError(
-      `server answered ${status} with content type ${type === '' ? '(none)' : JSON.stringify(type)}, not application/json`,
-      status,
-    );
-  }
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(type)?.[1]?.toLowerCase();
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    throw new InvalidResponseError(
-      `server answered ${status} with JSON in charset ${JSON.stringify(charset)}; the API sends UTF-8`,
-      status,
-    );
-  }
-  let body = raw;
-  const coding = headerValue(headers['content-encoding'])?.trim().toLowerCase() ?? '';
-  if (coding !== '' && coding !== 'identity') {
-    if (!(DECODERS as readonly string[]).includes(coding)) {
-      throw new InvalidResponseError(
-        `server answered ${status} with a body in content coding ${JSON.stringify(coding)}`,
-        status,
-      );
-    }
-    const zlib = await import('node:zlib');
-    const options = { maxOutputLength: max };
-    try {
-      body =
-        coding === 'br'
-          ? zlib.brotliDecompressSync(raw, options)
-          : coding === 'deflate'
-            ? zlib.inflateSync(raw, options)
-            : zlib.gunzipSync(raw, options);
-    } catch (err) {
-      throw new InvalidResponseError(
-        (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'
-          ? `response body too large once decoded (over ${max} bytes)`
-          : `server answered ${status} with a ${coding} body that cannot be decoded`,
-        status,
-      );
-    }
-  }
-  return body.toString('utf8').replace(/^\uFEFF/, '');
-}
-
 /**
  * Sends requests for one CLI run. Construct it when the command starts: the deadline
  * counts from then.
  */
 export class HttpTransport {
-  private deadline = 0;
+  /** The run's retry policy, for callers that act on a refusal themselves. */
+  readonly policy: RetryPolicy;
   private readonly agent: Dispatcher;
   private readonly opts: TransportOptions;
-  private signal!: AbortSignal;
-  private deadlineSignal!: AbortSignal;
+  private readonly deadline: Deadline;
+  private readonly log: WireLog | undefined;
 
   /**
    * Opens a transport: direct, or through the proxies of `opts.proxy` when one is set.
@@ -252,14 +128,14 @@ export class HttpTransport {
       );
     }
     this.opts = opts;
-    this.startDeadline();
-    // The deadline signal bounds every phase, so undici's own 300 s defaults never fire first.
+    this.policy = new RetryPolicy(opts.retries);
+    this.deadline = new Deadline(opts.timeoutMs, opts.signal);
+    this.log = opts.log === undefined ? undefined : new WireLog(opts.log, opts.apiKey, opts.logBodies === true);
+    // The deadline's signal bounds every phase, so undici's own 300 s defaults are off.
     // One connection per origin: a CLI run sends its requests one after another, and a cap of
     // one makes every page of `--all` and every record of a bulk create reuse the kept-alive
     // socket instead of opening a new one while the last is still being marked idle.
-    // autoSelectFamily: a name with IPv4 and IPv6 addresses tries every address it resolves
-    // to, as curl does; `localhost` resolves to both loopback addresses whatever the hosts
-    // file says (RFC 6761 §6.3, curl's rule), so a server on [::1] alone is reached too.
+    // autoSelectFamily: a name with IPv4 and IPv6 addresses tries every address it resolves to.
     const agentOptions = {
       connectTimeout: opts.timeoutMs,
       headersTimeout: 0,
@@ -273,211 +149,182 @@ export class HttpTransport {
       // The values are passed explicitly (NO_PROXY as '' when unset), so undici reads no
       // environment of its own.
       this.agent = new ProxyAgent({ ...agentOptions, httpProxy, httpsProxy, noProxy: noProxy ?? '' });
-      if (isSet(httpsProxy)) opts.log?.(`* HTTPS_PROXY ${maskUrl(httpsProxy)}`);
-      if (isSet(httpProxy)) opts.log?.(`* HTTP_PROXY ${maskUrl(httpProxy)}`);
-      if (isSet(noProxy)) opts.log?.(`* NO_PROXY ${noProxy}`);
+      if (isSet(httpsProxy)) this.log?.note(`HTTPS_PROXY ${maskUrl(httpsProxy)}`);
+      if (isSet(httpProxy)) this.log?.note(`HTTP_PROXY ${maskUrl(httpProxy)}`);
+      if (isSet(noProxy)) this.log?.note(`NO_PROXY ${noProxy}`);
     } else {
       this.agent = new Agent(agentOptions);
     }
   }
 
-  /** Starts the deadline: `timeoutMs` from now, and the signal that fires then. */
-  private startDeadline(): void {
-    this.deadline = Date.now() + this.opts.timeoutMs;
-    this.deadlineSignal = AbortSignal.timeout(this.opts.timeoutMs);
-    const { signal } = this.opts;
-    this.signal = signal === undefined ? this.deadlineSignal : AbortSignal.any([this.deadlineSignal, signal]);
-  }
-
   /** Milliseconds left before the deadline (never negative). */
   remainingMs(): number {
-    return Math.max(0, this.deadline - Date.now());
+    return this.deadline.remainingMs();
   }
 
   /**
-   * Sends one request and reads its JSON body. Retries per `decideRetry` (a GET on
-   * connection failures, 429, 502, 503, 504; a POST only when the connection was refused),
-   * all within the deadline; when retries run out the last answer is returned. Follows
-   * same-origin redirects of GETs (at most 5); refuses any redirect to another origin, so
-   * the key never leaves it.
-   * @throws NetworkError (exit 3) when the server cannot be reached,
-   * TimeoutError (exit 3) when the deadline passes, InterruptedError on Ctrl-C,
-   * InvalidResponseError (exit 1) for a non-JSON or oversized body or a refused redirect.
+   * Sends one request and reads its JSON body: `sendRaw`, then the API's JSON rules.
+   * @throws what `sendRaw` throws; InvalidResponseError (exit 1, or 6/4/5 for 400/401/404)
+   * for a body that is not JSON in UTF-8.
    */
   async send(req: HttpRequest): Promise<JsonResponse> {
-    if (this.opts.deadlinePer === 'request') this.startDeadline();
-    let url = req.url;
-    for (let hop = 0; ; hop++) {
-      const res = await this.sendOnce(req.method, url, req.body);
-      const failure = this.opts.serverFailure?.();
-      if (failure !== undefined) {
-        await res.body.dump().catch(() => undefined);
-        throw failure;
-      }
-      if (res.statusCode < 300 || res.statusCode >= 400 || res.statusCode === 304) {
-        return this.readJson(res, url);
-      }
-      await res.body.dump().catch(() => undefined);
-      const location = headerValue(res.headers.location);
-      if (location === undefined) {
-        throw new InvalidResponseError(`server answered ${res.statusCode} without a Location header`, res.statusCode);
-      }
-      const target = new URL(location, url);
-      if (target.origin !== url.origin) {
-        throw new InvalidResponseError(
-          `server redirected (${res.statusCode}) to another origin, ${target.origin}; not followed, so the API key stays with ${url.origin}`,
-          res.statusCode,
-          'If the API has moved, point petstore at the new base URL (--base-url or `petstore config set`).',
-        );
-      }
-      if (req.method !== 'GET' || hop + 1 > MAX_REDIRECTS) {
-        throw new InvalidResponseError(
-          req.method !== 'GET'
-            ? `server redirected ${req.method} ${url.pathname} (${res.statusCode}) to ${target.pathname}; not followed`
-            : `too many redirects (more than ${MAX_REDIRECTS})`,
-          res.statusCode,
-        );
-      }
-      this.opts.log?.(`* following ${res.statusCode} redirect to ${target.pathname}${target.search}`);
-      url = target;
-    }
-  }
-
-  /** One request (retries included, see `withRetries`); its answer's body still unread. */
-  private async sendOnce(
-    method: HttpRequest['method'],
-    url: URL,
-    body: string | undefined,
-  ): Promise<Dispatcher.ResponseData> {
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'petstore-cli' };
-    if (this.opts.apiKey !== undefined) headers.authorization = `Bearer ${this.opts.apiKey}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const { log, apiKey } = this.opts;
-    const dispatcher = withRetries(this.agent, {
-      method,
-      maxRetries: this.opts.retries,
-      signal: this.signal,
-      remainingMs: () => this.remainingMs(),
-      log,
-      onAttempt: () => {
-        log?.(`> ${method} ${url.href}`);
-        if (apiKey !== undefined) log?.(`> authorization: Bearer ${maskKey(apiKey)}`);
-      },
-    });
-    try {
-      return await request(dispatcher, {
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method,
-        headers,
-        body,
-        signal: this.signal,
-      });
-    } catch (err) {
-      throw this.toCliError(err, url);
-    }
-  }
-
-  private async readJson(res: Dispatcher.ResponseData, url: URL): Promise<JsonResponse> {
-    const max = MAX_BODY_BYTES;
-    const declared = Number(headerValue(res.headers['content-length']) ?? NaN);
-    if (declared > max) {
-      res.body.destroy();
-      throw new InvalidResponseError(`response body too large (${declared} bytes; limit ${max})`, res.statusCode);
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    try {
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
-        if (size > max) {
-          res.body.destroy();
-          throw new InvalidResponseError(`response body too large (over ${max} bytes)`, res.statusCode);
-        }
-        chunks.push(chunk as Buffer);
-      }
-    } catch (err) {
-      if (err instanceof InvalidResponseError) throw err;
-      throw this.toCliError(err, url, 'while reading the answer');
-    }
-    const text = await decodeBody(Buffer.concat(chunks), res.headers, res.statusCode, max);
+    const res = await this.sendRaw(req);
+    const text = jsonText(res.body, res.headers, res.status);
     let json: unknown;
     try {
       json = parseJson(text);
     } catch (err) {
       throw new InvalidResponseError(
-        `server answered ${res.statusCode} with malformed JSON (${(err as Error).message})`,
-        res.statusCode,
+        `server answered ${res.status} with malformed JSON (${(err as Error).message})`,
+        res.status,
       );
     }
-    return { status: res.statusCode, headers: res.headers, url, json };
+    return { status: res.status, headers: res.headers, url: res.url, json };
   }
 
-  /** Maps an undici/OS failure to the contract's error classes. */
+  /**
+   * Sends one request and reads its body whole, as it is. Sends it again as the retry
+   * policy decides, all within the deadline; when it decides to stop, the last answer is
+   * returned. Follows same-origin redirects of GET and HEAD (at most 5).
+   * @throws NetworkError (exit 3) when the server cannot be reached, TimeoutError (exit 3)
+   * when the deadline passes, TlsError (exit 3), InterruptedError on Ctrl-C,
+   * InvalidResponseError (exit 1) for malformed HTTP, a body over the cap or a refused
+   * redirect; ConfigError or a bug the embedded sandbox met while answering.
+   */
+  async sendRaw(req: HttpRequest): Promise<RawResponse> {
+    if (this.opts.deadlinePer === 'request') this.deadline.restart();
+    let url = req.url;
+    for (let hop = 0; ; hop++) {
+      const res = await this.sendWithRetries(req, url);
+      const failure = this.opts.serverFailure?.();
+      if (failure !== undefined) {
+        await res.body.dump().catch(() => undefined);
+        throw failure;
+      }
+      if (!isRedirect(res.statusCode)) {
+        return { status: res.statusCode, headers: res.headers, url, body: await this.readAll(res, url) };
+      }
+      await res.body.dump().catch(() => undefined);
+      const target = redirectTarget(res.statusCode, res.headers, url, req.method, hop);
+      this.log?.note(`following ${res.statusCode} redirect to ${target.pathname}${target.search}`);
+      url = target;
+    }
+  }
+
+  /**
+   * The send loop: one attempt after another until one answers with a status the policy
+   * does not retry, or the policy says stop. Its answer's body is left unread.
+   */
+  private async sendWithRetries(req: HttpRequest, url: URL): Promise<Dispatcher.ResponseData> {
+    const headers = this.headersFor(req);
+    for (let failures = 1; ; failures++) {
+      this.log?.request(req.method, url, headers, req.body);
+      const started = Date.now();
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await this.deadline.race(
+          request(this.agent, {
+            origin: url.origin,
+            path: url.pathname + url.search,
+            method: req.method,
+            // A copy: undici's proxy agent adds `host` to the object it is given.
+            headers: { ...headers },
+            body: req.body,
+            signal: this.deadline.signal,
+          }),
+        );
+      } catch (err) {
+        // Ctrl-C or the deadline: nothing to log or decide, the error says it.
+        if (this.deadline.signal.aborted) throw this.toCliError(err, url);
+        const code = findErrorCode(err, RETRY_ERROR_CODES);
+        this.log?.failure(code ?? 'error', err instanceof Error ? err.message : String(err), Date.now() - started);
+        const decision = this.decide({ method: req.method, code }, failures);
+        if (!decision.retry) throw this.toCliError(err, url);
+        await this.wait(decision.waitMs, url);
+        continue;
+      }
+      this.log?.response(res.statusCode, Date.now() - started, res.headers);
+      const status = res.statusCode;
+      // Only a refusal and a 5xx are put to the policy; any other answer is the answer.
+      if (status !== REFUSAL_STATUS && status < 500) return res;
+      if (status === REFUSAL_STATUS && this.opts.refusals === 'caller') return res;
+      const decision = this.decide({ method: req.method, status, retryAfter: res.headers['retry-after'] }, failures);
+      if (!decision.retry) return res;
+      await this.discard(res, url);
+      await this.wait(decision.waitMs, url);
+    }
+  }
+
+  /** Asks the policy about the `failures`-th failed attempt and logs its decision. */
+  private decide(failure: AttemptFailure, failures: number): RetryDecision {
+    const decision: RetryDecision =
+      this.opts.signal?.aborted === true
+        ? { retry: false, reason: 'aborted' }
+        : this.policy.decide(failure, failures, this.deadline.remainingMs());
+    this.log?.note(decision.reason);
+    return decision;
+  }
+
+  /** Waits `ms` before the next attempt; Ctrl-C or the deadline ends the wait at once. */
+  private async wait(ms: number, url: URL): Promise<void> {
+    try {
+      await sleep(ms, undefined, { signal: this.deadline.signal });
+    } catch (err) {
+      throw this.toCliError(err, url);
+    }
+  }
+
+  /** Petstore's headers, the request's own, and the key (which a request's own never replaces). */
+  private headersFor(req: HttpRequest): Record<string, string> {
+    const headers: Record<string, string> = {};
+    if (this.opts.apiKey !== undefined) headers.authorization = `Bearer ${this.opts.apiKey}`;
+    headers.accept = 'application/json';
+    headers['user-agent'] = 'petstore-cli';
+    if (req.body !== undefined) headers['content-type'] = 'application/json';
+    for (const [name, value] of Object.entries(req.headers ?? {})) {
+      if (name.toLowerCase() !== 'authorization') headers[name.toLowerCase()] = value;
+    }
+    return headers;
+  }
+
+  /** Reads and decodes a body within the cap, logging it with `PETSTORE_DEBUG=api`. */
+  private async readAll(res: Dispatcher.ResponseData, url: URL): Promise<Buffer> {
+    const raw = await readBody(res.body, res.headers, res.statusCode, (err) => {
+      const failure = this.toCliError(err, url, 'while reading the answer');
+      // A cut-off answer is not sent for again: undici would "resume" it with a Range
+      // request, which the API does not offer, and a POST may have been acted on.
+      if (failure instanceof NetworkError) this.log?.note('the answer was cut off after its headers; not retried');
+      return failure;
+    });
+    const body = decodeContent(raw, res.headers, res.statusCode);
+    this.log?.responseBody(body);
+    return body;
+  }
+
+  /** Drops the body of an answer that will be asked for again (showing it with `PETSTORE_DEBUG=api`). */
+  private async discard(res: Dispatcher.ResponseData, url: URL): Promise<void> {
+    if (this.log?.bodies === true) {
+      await this.readAll(res, url).catch(() => undefined);
+      return;
+    }
+    await res.body.dump().catch(() => undefined);
+  }
+
+  /** Maps an undici/OS failure to the contract's error classes (failures.ts). */
   private toCliError(err: unknown, url: URL, phase?: string): Error {
-    if (this.opts.signal?.aborted === true) return InterruptedError.from(this.opts.signal);
-    if (this.deadlineSignal.aborted) {
-      return new TimeoutError(
-        `no complete answer from ${url.host} within ${formatSeconds(this.opts.timeoutMs)}`,
-        'Raise the deadline with --timeout SECONDS, or check the server.',
-      );
-    }
-    const tls = describeTlsFailure(err, url);
-    if (tls !== undefined) return tls;
-    const malformed = findErrorCode(err, MALFORMED_CODES) ?? findParserError(err);
-    if (malformed !== undefined) {
-      return new InvalidResponseError(
-        malformed === 'UND_ERR_HEADERS_OVERFLOW'
-          ? `${url.host} answered with headers larger than undici's limit (16 KiB); not an answer of this API`
-          : `${url.host} answered with a malformed HTTP response (${malformed})`,
-      );
-    }
-    const code = findErrorCode(err, NETWORK_CODE_LIST);
-    if (code !== undefined) {
-      const what = phase === undefined ? `cannot reach ${url.host}` : `${url.host} failed ${phase}`;
-      return new NetworkError(`${what}: ${NETWORK_CODES[code] ?? code}`, {
-        cause: err,
-        hint: this.opts.unreachableHint ?? 'Check the base URL and that the server is up.',
-      });
-    }
-    return err instanceof Error ? err : new Error(String(err));
+    return describeFailure(err, {
+      url,
+      phase,
+      interrupt: this.opts.signal,
+      deadline: { signal: this.deadline.timeoutSignal, timeoutMs: this.opts.timeoutMs },
+      unreachableHint: this.opts.unreachableHint,
+    });
   }
 
   /** Closes the kept-alive connections so the process can exit at once. */
   async close(): Promise<void> {
     await this.agent.destroy().catch(() => undefined);
   }
-}
-
-/** The first value of a header that may repeat. */
-export function headerValue(h: string | string[] | undefined): string | undefined {
-  return Array.isArray(h) ? h[0] : h;
-}
-
-function formatSeconds(ms: number): string {
-  return `${ms / 1000} s`;
-}
-
-/**
- * `dns.lookup` for the connector, except that `localhost` and `*.localhost` give both
- * loopback addresses (IPv6 first, as curl tries them) without asking the resolver.
- */
-function lookupWithLoopback(
-  hostname: string,
-  options: LookupOptions,
-  callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
-): void {
-  const host = hostname.toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) {
-    const all: LookupAddress[] = [
-      { address: '::1', family: 6 },
-      { address: '127.0.0.1', family: 4 },
-    ].filter((a) => options.family === undefined || options.family === 0 || options.family === a.family);
-    if (options.all === true) callback(null, all);
-    else callback(null, all[0]?.address ?? '127.0.0.1', all[0]?.family ?? 4);
-    return;
-  }
-  dnsLookup(hostname, options, callback);
 }
 
 function isSet(value: string | undefined): value is string {

@@ -5,11 +5,10 @@
  */
 import Agent from 'undici/lib/dispatcher/agent.js';
 import apiRequest from 'undici/lib/api/api-request.js';
-import createRetryInterceptor from 'undici/lib/interceptor/retry.js';
-import type { Dispatcher, EnvHttpProxyAgent, RetryHandler } from 'undici';
+import type { Dispatcher, EnvHttpProxyAgent } from 'undici';
 
-export { Agent, createRetryInterceptor };
-export type { Dispatcher, RetryHandler };
+export { Agent };
+export type { Dispatcher };
 
 /** undici's `request` bound to a dispatcher (undici docs, "Dispatcher.request"). */
 export function request(dispatcher: Dispatcher, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {

@@ -61,3 +61,12 @@ export function escapeJsonText(json: string): string {
       : [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
   );
 }
+
+/**
+ * Escapes a line of jq's raw string output for a terminal: like `escapeForTerminal`, but
+ * tabs and line feeds stay, since a filter lays out its own text with them
+ * (`"\(.id)\t\(.name)"`); every other control, bidi and format character is escaped.
+ */
+export function escapeRawForTerminal(s: string): string {
+  return s.replace(UNSAFE, (c) => (c === '\n' || c === '\t' ? c : escapeChar(c)));
+}

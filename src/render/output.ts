@@ -1,19 +1,48 @@
 /**
- * Writing rendered pets to stdout through `Io` alone (the renderers themselves are pure):
- * one pet, a list, or a stream of records (pages of `pets list --all`, results of bulk
- * create) whose lines are written as records arrive.
+ * Writing pets to stdout through `Io` alone (the renderers themselves are pure), in the
+ * output the run asked for (cli-contract.md "Output"): a format, the fields `--fields`
+ * keeps, the `--jq` filter, and for `pets list --sort` an order. One pet, a list, or a
+ * stream of records (pages of `pets list --all`, results of bulk create) whose lines are
+ * written as records arrive.
  */
-import { OutputError } from '../errors.js';
+import { PET_FIELDS, type PetField } from '../api/constants.js';
+import type { Pet } from '../api/schemas.js';
+import { CliError, ExitCode, OutputError } from '../errors.js';
 import type { Io } from '../io.js';
+import { stringifyJson } from '../json.js';
+import { escapeJsonText, escapeRawForTerminal } from './escape.js';
+import type { JqFilter, JqOutcome } from './jq.js';
 import {
+  pickFields,
+  renderCsvHeader,
   renderJson,
   renderJsonArrayEnd,
   renderJsonArrayItem,
   renderNdjson,
+  renderPetCsv,
   renderPetTsv,
-  type PetRow,
   type RenderMode,
 } from './pets.js';
+
+/** How a run prints pets: where, in which format, which fields, through which jq filter. */
+export interface PetOutput {
+  io: Io;
+  mode: RenderMode;
+  /** `--fields`: the fields printed, in order; undefined for whole records (and the four columns). */
+  fields: readonly PetField[] | undefined;
+  /** `--jq`, compiled; undefined without it. */
+  jq: JqFilter | undefined;
+  /** Prints, on stderr, a line jq wrote with `debug` or `stderr`. */
+  jqMessage: (line: string) => void;
+}
+
+/** The most JSON `--jq` is given as one array (`pets list --all`), in bytes of UTF-8. */
+export const JQ_MAX_INPUT_BYTES = 32 * 1024 * 1024;
+/**
+ * The most pets `--jq` is given as one array: jq has 256 MiB, and holds about 300 000
+ * pets, whatever their size (measured with `.`, `map(.name)` and `sort_by(.name)`).
+ */
+export const JQ_MAX_INPUT_PETS = 200_000;
 
 /**
  * Writes `text` to stdout and waits until the stream has taken it, so memory stays flat
@@ -49,76 +78,241 @@ async function writeTable(io: Io, text: string): Promise<void> {
  * Renders pets as the table (loaded only here), no wider than stdout's terminal; piped
  * (`-o table | cat`) it has no width to fit, so no name is shortened.
  */
-async function renderTable(io: Io, pets: readonly PetRow[]): Promise<string> {
+async function renderTable(out: PetOutput, pets: readonly Pet[]): Promise<string> {
   const { renderPetTable } = await import('./table.js');
-  return renderPetTable(pets, io.colorOut, io.stdoutColumns);
+  return renderPetTable(pets, out.io.colorOut, out.io.stdoutColumns, out.fields);
 }
 
-/** Writes pets in `mode`; an empty list prints `[]` in json and nothing otherwise. */
-export async function writePets(io: Io, mode: RenderMode, pets: readonly PetRow[]): Promise<void> {
-  switch (mode) {
-    case 'json':
-      return writeOut(io, renderJson(pets));
-    case 'ndjson':
-      return writeOut(io, pets.map((p) => renderNdjson(p)).join(''));
-    case 'tsv':
-      return writeOut(io, pets.map((p) => renderPetTsv(p)).join(''));
-    case 'table':
-      if (pets.length > 0) await writeTable(io, await renderTable(io, pets));
-  }
-}
-
-/** Writes one pet: an object in json, one line in ndjson/tsv, a one-row table on a TTY. */
-export async function writePet(io: Io, mode: RenderMode, pet: PetRow): Promise<void> {
-  if (mode === 'json') return writeOut(io, renderJson(pet));
-  return writePets(io, mode, [pet]);
+/** One line of `--jq` output: a string raw (escaped on a terminal), any other value as JSON. */
+function jqLine(value: string, terminal: boolean): string {
+  if (!value.startsWith('"')) return `${escapeJsonText(value)}\n`;
+  const text = JSON.parse(value) as string;
+  return `${terminal ? escapeRawForTerminal(text) : text}\n`;
 }
 
 /**
- * Prints records in a render mode as they come: lines for ndjson and the tab-separated
- * form at once, `json` one array element by element (closed by `end`), and the TTY table
- * (column widths need every row) all at `end`.
+ * Prints what a run of the filter produced: its messages on stderr, its values on stdout.
+ * @throws CliError `jq` (exit 1) with jq's message when the filter stopped with an error,
+ * after what it printed before; OutputError as `writeOut`.
  */
-export class RecordStream {
-  private readonly held: PetRow[] = [];
+async function writeJqOutcome(out: PetOutput, outcome: JqOutcome): Promise<void> {
+  for (const m of outcome.messages) out.jqMessage(m);
+  if (outcome.values.length > 0) {
+    await writeOut(out.io, outcome.values.map((v) => jqLine(v, out.io.stdoutIsTTY)).join(''));
+  }
+  if (outcome.error !== undefined) {
+    const { jqRuntimeError } = await import('./jq.js');
+    throw jqRuntimeError(outcome.error);
+  }
+}
+
+/** The compact JSON text of a record as printed (its `--fields` only), for jq. */
+function jqInput(out: PetOutput, pet: Pet): string {
+  return stringifyJson(pickFields(pet, out.fields));
+}
+
+/** Writes a list of pets; an empty one prints `[]` in json, the header in csv, nothing otherwise. */
+export async function writePets(out: PetOutput, pets: readonly Pet[]): Promise<void> {
+  const stream = new RecordStream(out);
+  await stream.push(pets);
+  await stream.end();
+}
+
+/** Writes one pet: an object in json (what `--jq` sees too), one line in ndjson/tsv/csv, a one-row table. */
+export async function writePet(out: PetOutput, pet: Pet): Promise<void> {
+  if (out.mode !== 'json') return writePets(out, [pet]);
+  if (out.jq === undefined) return writeOut(out.io, renderJson(pickFields(pet, out.fields)));
+  await writeJqOutcome(out, await out.jq.apply(jqInput(out, pet)));
+}
+
+/** Where records go: printed at once, or held for the end. */
+interface Sink {
+  push(records: readonly Pet[]): Promise<void>;
+  end(): Promise<void>;
+}
+
+/** Records in a format, without jq: lines at once, a JSON array element by element, the table at the end. */
+class FormatSink implements Sink {
+  private readonly held: Pet[] = [];
   private count = 0;
 
+  constructor(private readonly out: PetOutput) {}
+
+  async push(records: readonly Pet[]): Promise<void> {
+    const { out } = this;
+    const before = this.count;
+    this.count += records.length;
+    if (records.length === 0) return;
+    const fields = out.fields ?? PET_FIELDS;
+    switch (out.mode) {
+      case 'json':
+        return writeOut(
+          out.io,
+          records.map((r, i) => renderJsonArrayItem(pickFields(r, out.fields), before + i === 0)).join(''),
+        );
+      case 'ndjson':
+        return writeOut(out.io, records.map((r) => renderNdjson(pickFields(r, out.fields))).join(''));
+      case 'tsv':
+        return writeOut(out.io, records.map((r) => renderPetTsv(r, fields)).join(''));
+      case 'csv': {
+        const rows = records.map((r) => renderPetCsv(r, fields, out.io.stdoutIsTTY)).join('');
+        return writeOut(out.io, (before === 0 ? renderCsvHeader(fields) : '') + rows);
+      }
+      case 'table':
+        this.held.push(...records);
+    }
+  }
+
+  async end(): Promise<void> {
+    const { out } = this;
+    if (out.mode === 'json') await writeOut(out.io, renderJsonArrayEnd(this.count));
+    else if (out.mode === 'csv' && this.count === 0) await writeOut(out.io, renderCsvHeader(out.fields ?? PET_FIELDS));
+    else if (out.mode === 'table' && this.held.length > 0) await writeTable(out.io, await renderTable(out, this.held));
+    this.held.length = 0;
+  }
+}
+
+/** `--jq` once per record: each batch of records in one call, printed as it comes. */
+class JqEachSink implements Sink {
   constructor(
-    private readonly io: Io,
-    private readonly mode: RenderMode,
+    private readonly out: PetOutput,
+    private readonly jq: JqFilter,
   ) {}
+
+  async push(records: readonly Pet[]): Promise<void> {
+    if (records.length === 0) return;
+    const text = `[${records.map((r) => jqInput(this.out, r)).join(',')}]`;
+    await writeJqOutcome(this.out, await this.jq.applyEach(text));
+  }
+
+  async end(): Promise<void> {
+    // Everything was printed as it came.
+  }
+}
+
+/**
+ * `--jq` over one array of every record (`pets list --all`): held until the end, up to
+ * JQ_MAX_INPUT_BYTES and JQ_MAX_INPUT_PETS; past either, the walk stops with an error.
+ */
+class JqWholeSink implements Sink {
+  private readonly held: { pet: Pet; text: string }[] = [];
+  private bytes = 2;
+  private refused = false;
+
+  constructor(
+    private readonly out: PetOutput,
+    private readonly jq: JqFilter,
+    private readonly compare: ((a: Pet, b: Pet) => number) | undefined,
+  ) {}
+
+  push(records: readonly Pet[]): Promise<void> {
+    for (const pet of records) {
+      const text = jqInput(this.out, pet);
+      this.bytes += Buffer.byteLength(text) + 1;
+      this.held.push({ pet, text });
+    }
+    if (this.bytes > JQ_MAX_INPUT_BYTES || this.held.length > JQ_MAX_INPUT_PETS) {
+      this.refused = true;
+      return Promise.reject(tooLargeForJq(this.held.length, this.bytes));
+    }
+    return Promise.resolve();
+  }
+
+  async end(): Promise<void> {
+    if (this.refused) return;
+    const { compare } = this;
+    if (compare !== undefined) this.held.sort((a, b) => compare(a.pet, b.pet));
+    const text = `[${this.held.map((h) => h.text).join(',')}]`;
+    this.held.length = 0;
+    await writeJqOutcome(this.out, await this.jq.apply(text));
+  }
+}
+
+/** The error of a list too large for one jq array (exit 1, code `jq_input_too_large`). */
+function tooLargeForJq(pets: number, bytes: number): CliError {
+  const mib = (n: number): string => `${(n / 1024 / 1024).toFixed(0)} MiB`;
+  const over =
+    pets > JQ_MAX_INPUT_PETS
+      ? `more than ${JQ_MAX_INPUT_PETS} pets`
+      : `more than ${mib(JQ_MAX_INPUT_BYTES)} of JSON (${mib(bytes)} so far)`;
+  return new CliError(`the list is too large for --jq as one array: ${over}; nothing was printed`, {
+    exitCode: ExitCode.failure,
+    code: 'jq_input_too_large',
+    hint: 'Run the filter once per pet with --output ndjson --jq, or narrow the list with --status.',
+  });
+}
+
+/** Holds every record, and at the end hands them, in order, to the sink it wraps. */
+class SortingSink implements Sink {
+  private readonly held: Pet[] = [];
+
+  constructor(
+    private readonly inner: Sink,
+    private readonly compare: (a: Pet, b: Pet) => number,
+  ) {}
+
+  push(records: readonly Pet[]): Promise<void> {
+    this.held.push(...records);
+    return Promise.resolve();
+  }
+
+  async end(): Promise<void> {
+    // Array.prototype.sort is stable: pets that compare equal keep the server's order.
+    const sorted = this.held.sort(this.compare);
+    // In slices, so that a per-record filter gets batches, never the whole list at once.
+    for (let i = 0; i < sorted.length; i += 1000) await this.inner.push(sorted.slice(i, i + 1000));
+    this.held.length = 0;
+    await this.inner.end();
+  }
+}
+
+/** Options of a RecordStream. */
+export interface RecordStreamOptions {
+  /** Orders the records (`pets list --sort`): every record is held until `end`. */
+  compare?: ((a: Pet, b: Pet) => number) | undefined;
+  /** Runs `--jq` once per record in every mode (`pets create --from-file`). */
+  jqPerRecord?: boolean;
+}
+
+/**
+ * Prints records as they come: lines for ndjson, tsv and csv at once, `json` one array
+ * element by element (closed by `end`), and the TTY table (column widths need every row)
+ * all at `end`. `--jq` runs per batch of records with ndjson (or `jqPerRecord`), and
+ * otherwise once, at `end`, over the array of every record; `compare` holds every record
+ * until `end`.
+ */
+export class RecordStream {
+  private readonly sink: Sink;
+  private count = 0;
+
+  constructor(out: PetOutput, options: RecordStreamOptions = {}) {
+    const { compare } = options;
+    const { jq } = out;
+    const each = out.mode === 'ndjson' || options.jqPerRecord === true;
+    if (jq !== undefined && !each) this.sink = new JqWholeSink(out, jq, compare);
+    else {
+      const inner = jq !== undefined ? new JqEachSink(out, jq) : new FormatSink(out);
+      this.sink = compare === undefined ? inner : new SortingSink(inner, compare);
+    }
+  }
 
   /** Number of records pushed so far. */
   get size(): number {
     return this.count;
   }
 
-  /** Adds records: printed at once (ndjson, tsv, json array elements), or held for `end` (table). */
-  async push(records: readonly PetRow[]): Promise<void> {
-    const before = this.count;
+  /** Adds records: printed at once, or held for `end` (table, `--sort`, `--jq` over a whole list). */
+  async push(records: readonly Pet[]): Promise<void> {
     this.count += records.length;
-    if (records.length === 0) return;
-    switch (this.mode) {
-      case 'json':
-        return writeOut(this.io, records.map((r, i) => renderJsonArrayItem(r, before + i === 0)).join(''));
-      case 'ndjson':
-        return writeOut(this.io, records.map((r) => renderNdjson(r)).join(''));
-      case 'tsv':
-        return writeOut(this.io, records.map((r) => renderPetTsv(r)).join(''));
-      case 'table':
-        this.held.push(...records);
-    }
+    await this.sink.push(records);
   }
 
   /**
-   * Closes the JSON array (`[]` when empty) or prints the held table. Called on success
-   * and on failure alike, so the records handled before a failure are never lost and the
-   * JSON stays well-formed.
+   * Closes the JSON array (`[]` when empty), prints what was held, or runs `--jq` over the
+   * whole list. Called on success and on failure alike, so the records handled before a
+   * failure are never lost and the JSON stays well-formed.
    */
   async end(): Promise<void> {
-    if (this.mode === 'json') await writeOut(this.io, renderJsonArrayEnd(this.count));
-    else if (this.mode === 'table' && this.held.length > 0)
-      await writeTable(this.io, await renderTable(this.io, this.held));
-    this.held.length = 0;
+    await this.sink.end();
   }
 }

@@ -1,26 +1,64 @@
 /**
- * Pure renderers of pets (cli-contract.md "Output"): the tab-separated machine form,
- * JSON and NDJSON. The table is in `table.ts`, loaded only when a table is printed.
+ * Pure renderers of pets (cli-contract.md "Output"): the tab-separated machine form, CSV,
+ * JSON and NDJSON, each of every field or of the fields `--fields` names. The table is in
+ * `table.ts`, loaded only when a table is printed.
  */
-import type { Int64, NewPet } from '../api/schemas.js';
+import { PET_FIELDS, type PetField } from '../api/constants.js';
+import type { Pet } from '../api/schemas.js';
 import { stringifyJson } from '../json.js';
-import { escapeJsonText, escapeTsvField } from './escape.js';
+import { csvRow } from './csv.js';
+import { escapeForTerminal, escapeJsonText, escapeTsvField } from './escape.js';
 
 /**
  * Output modes after the TTY decision: without `--output`, a terminal gets `table` and a
  * pipe `tsv`; an explicit `--output` is honoured as given.
  */
-export type RenderMode = 'table' | 'tsv' | 'json' | 'ndjson';
+export type RenderMode = 'table' | 'tsv' | 'csv' | 'json' | 'ndjson';
+
+/** A pet's field as text: int64 values exact, a missing status empty. */
+export function fieldText(pet: Pet, field: PetField): string {
+  const value = pet[field];
+  return value === undefined ? '' : String(value);
+}
 
 /**
- * What the renderers print: a Pet, or a NewPet not created yet (`pets create --from-file
- * --dry-run`), whose id is left empty.
+ * The record `--fields` keeps (cli-contract.md "Output"): only `fields`, in that order,
+ * a field the pet lacks (an optional `status`) left out; `pet` itself without `fields`.
  */
-export type PetRow = NewPet & { id?: Int64 };
+export function pickFields(pet: Pet, fields: readonly PetField[] | undefined): Record<string, unknown> {
+  if (fields === undefined) return pet;
+  const out: Record<string, unknown> = {};
+  for (const f of fields) if (pet[f] !== undefined) out[f] = pet[f];
+  return out;
+}
 
-/** One pet as a machine-form (`tsv`) line: id, name, categoryId, status, tab-separated, ending in `\n`. */
-export function renderPetTsv(pet: PetRow): string {
-  return `${String(pet.id ?? '')}\t${escapeTsvField(pet.name)}\t${String(pet.categoryId)}\t${pet.status ?? ''}\n`;
+/**
+ * One pet as a machine-form (`tsv`) line: its fields (id, name, categoryId, status, or
+ * `fields`), tab-separated, ending in `\n`.
+ */
+export function renderPetTsv(pet: Pet, fields: readonly PetField[] = PET_FIELDS): string {
+  return `${fields.map((f) => (f === 'name' ? escapeTsvField(pet.name) : fieldText(pet, f))).join('\t')}\n`;
+}
+
+/** The header row of the CSV form: the field names, CRLF-terminated. */
+export function renderCsvHeader(fields: readonly PetField[] = PET_FIELDS): string {
+  return csvRow(fields.map((f) => ({ text: f, kind: 'text' })));
+}
+
+/**
+ * One pet as a CSV record (RFC 4180, see `csv.ts`): ids exact, text made inert for
+ * spreadsheets. On a terminal (`forTerminal`) the name's control, bidi and format
+ * characters are escaped first, as everywhere text from a server reaches one; piped, the
+ * name is written exactly.
+ */
+export function renderPetCsv(pet: Pet, fields: readonly PetField[] = PET_FIELDS, forTerminal = false): string {
+  return csvRow(
+    fields.map((f) =>
+      f === 'id' || f === 'categoryId'
+        ? { text: fieldText(pet, f), kind: 'integer' }
+        : { text: forTerminal ? escapeForTerminal(fieldText(pet, f)) : fieldText(pet, f), kind: 'text' },
+    ),
+  );
 }
 
 /**

@@ -23,8 +23,3 @@ declare module 'undici/lib/api/api-request.js' {
   function request(this: Dispatcher, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
   export default request;
 }
-declare module 'undici/lib/interceptor/retry.js' {
-  import type { Dispatcher, RetryHandler } from 'undici';
-  function createRetryInterceptor(opts?: RetryHandler.RetryOptions): Dispatcher.DispatcherComposeInterceptor;
-  export default createRetryInterceptor;
-}

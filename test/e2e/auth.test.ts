@@ -349,6 +349,8 @@ describe('auth status', () => {
       masked: '****MENT',
       storedFor: production.baseUrl,
       usable: true,
+      command: null,
+      error: null,
     });
     expect(viaEnv.stdout).not.toContain(PROD_KEY);
   });

@@ -7,12 +7,19 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EnvVars } from '../../src/config/env.js';
+import { SETTING_KEYS } from '../../src/config/keys.js';
+import { createIo } from '../../src/io.js';
+import { buildProgram } from '../../src/program.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 let bashScript = '';
 let scriptFile = '';
+/** The top-level commands, from the tree itself (a new command must not need this file changed). */
+let topLevel: string[] = [];
 
 beforeAll(async () => {
   const r = await runMain(['completion', 'bash']);
@@ -21,6 +28,14 @@ beforeAll(async () => {
   bashScript = r.stdout;
   scriptFile = join(tempDir(), 'petstore.bash');
   writeFileSync(scriptFile, bashScript);
+  const io = await createIo(
+    { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough() },
+    new EnvVars({}),
+    true,
+  );
+  topLevel = buildProgram(io, () => {
+    throw new Error('no command runs here');
+  }).program.commands.map((c) => c.name());
 });
 
 afterAll(() => removeTempDirs());
@@ -50,9 +65,19 @@ describe('completion bash', () => {
     expect(r.stderr).toBe('');
   });
 
+  it('completes every top-level command, and after `help` every one but help', () => {
+    expect(topLevel).toEqual(expect.arrayContaining(['pets', 'api', 'help']));
+    expect(complete('petstore ')).toEqual(topLevel);
+    expect(complete('petstore help ')).toEqual(topLevel.filter((c) => c !== 'help'));
+  });
+
   it.each([
-    ['petstore ', ['pets', 'sandbox', 'auth', 'config', 'completion', 'version', 'help']],
     ['petstore pe', ['pets']],
+    ['petstore a', ['auth', 'api']],
+    [
+      'petstore api --',
+      ['--method', '--raw-field', '--field', '--input', '--header', '--include', '--paginate', '--max-pages'],
+    ],
     ['petstore pets ', ['list', 'create', 'get']],
     ['petstore --env sandbox pets l', ['list']],
     ['petstore -e staging sandbox ', ['serve', 'reset']],
@@ -64,8 +89,8 @@ describe('completion bash', () => {
     ['petstore pets list ', ['--limit', '--status', '--all', '--max-pages', '--help']],
     ['petstore --env ', ['production', 'staging', 'sandbox']],
     ['petstore pets list -e s', ['staging', 'sandbox']],
-    ['petstore --output ', ['table', 'tsv', 'json', 'ndjson']],
-    ['petstore -o ', ['table', 'tsv', 'json', 'ndjson']],
+    ['petstore --output ', ['table', 'tsv', 'csv', 'json', 'ndjson']],
+    ['petstore -o ', ['table', 'tsv', 'csv', 'json', 'ndjson']],
     ['petstore pets list -o t', ['table', 'tsv']],
     ['petstore -e ', ['production', 'staging', 'sandbox']],
     ['petstore pets list -s ', ['available', 'pending', 'sold']],
@@ -73,14 +98,24 @@ describe('completion bash', () => {
     ['petstore pets create --name Rex -s ', ['available', 'pending', 'sold']],
     ['petstore pets get 7 --via-list -s a', ['available']],
     ['petstore pets list -L ', []],
-    ['petstore config get ', ['environment', 'production.baseUrl', 'staging.baseUrl']],
-    ['petstore config set s', ['staging.baseUrl']],
-    ['petstore config unset ', ['environment', 'production.baseUrl', 'staging.baseUrl']],
+    ['petstore config get ', SETTING_KEYS],
+    ['petstore config set s', SETTING_KEYS.filter((k) => k.startsWith('s'))],
+    ['petstore config unset ', SETTING_KEYS],
     ['petstore pets get 7 -o nd', ['ndjson']],
     ['petstore completion ', ['bash', 'zsh', 'fish']],
-    ['petstore help ', ['pets', 'sandbox', 'auth', 'config', 'completion', 'version']],
     ['petstore pets create --from-', ['--from-file']],
     ['petstore pets list --limit ', []],
+    ['petstore pets list --fields ', ['id', 'name', 'categoryId', 'status']],
+    ['petstore --fields id,na', ['id,name']],
+    [
+      'petstore pets get 7 --fields name,categoryId,',
+      ['name,categoryId,id', 'name,categoryId,name', 'name,categoryId,categoryId', 'name,categoryId,status'],
+    ],
+    ['petstore pets list --sort -', ['-id', '-name', '-categoryId', '-status']],
+    ['petstore pets list --sort n', ['name']],
+    ['petstore pets list --so', ['--sort']],
+    ['petstore pets list --jq ', []],
+    ['petstore --j', ['--json', '--jq']],
   ])('%j completes to %j', (line, expected) => {
     const got = complete(line);
     if (line.endsWith('--') || line.endsWith('list ')) for (const e of expected) expect(got).toContain(e);
@@ -117,9 +152,10 @@ describe.concurrent('completion zsh and fish', () => {
       "complete -c petstore -n '__fish_seen_subcommand_from pets; and __fish_seen_subcommand_from list' -l limit -s L -x",
     );
     expect(s).toContain("complete -c petstore -l env -s e -x -a 'production staging sandbox'");
-    expect(s).toContain("complete -c petstore -l output -s o -x -a 'table tsv json ndjson'");
-    expect(s).toContain("-a 'environment production.baseUrl staging.baseUrl'");
+    expect(s).toContain("complete -c petstore -l output -s o -x -a 'table tsv csv json ndjson'");
+    expect(s).toContain(`-a '${SETTING_KEYS.join(' ')}'`);
     expect(s).toContain('-l from-file -r -F');
+    expect(s).toContain('-l input -r -F');
     expect(s).toContain("-a 'bash zsh fish'");
   });
 

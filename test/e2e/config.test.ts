@@ -257,6 +257,8 @@ describe.concurrent('config list', () => {
         'environment\tproduction\tdefault',
         'production.baseUrl\thttps://api.example.com/v1\tfile',
         'staging.baseUrl\thttps://staging.example.com/v1\tfile',
+        'production.apiKeyCommand\t\t',
+        'staging.apiKeyCommand\t\t',
         'production.key\t\t',
         'staging.key\t\t',
         '',
@@ -281,6 +283,8 @@ describe.concurrent('config list', () => {
       { key: 'environment', value: 'staging', source: 'env', from: 'PETSTORE_ENV' },
       { key: 'production.baseUrl', value: 'https://api.example.com/v1', source: 'file', from: 'production.baseUrl' },
       { key: 'staging.baseUrl', value: 'http://127.0.0.1:9/v1', source: 'env', from: 'PETSTORE_BASE_URL' },
+      { key: 'production.apiKeyCommand', value: null, source: 'none', from: null },
+      { key: 'staging.apiKeyCommand', value: null, source: 'none', from: null },
       { key: 'production.key', value: null, source: 'none', from: null },
       { key: 'staging.key', value: '****9876', source: 'env', from: 'PETSTORE_API_KEY' },
     ]);

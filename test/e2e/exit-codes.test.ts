@@ -165,7 +165,7 @@ describe.concurrent('exit codes', () => {
     ['unknown command', ['pets', 'lsit'], ["unknown command 'lsit'", 'list']],
     ['unknown top-level command', ['bogus'], ["unknown command 'bogus'"]],
     ['unknown flag', ['pets', 'list', '--bogus'], ["unknown option '--bogus'"]],
-    ['--output yaml', ['pets', 'list', '--output', 'yaml'], ['--output', '"yaml"', 'table, tsv, json, ndjson']],
+    ['--output yaml', ['pets', 'list', '--output', 'yaml'], ['--output', '"yaml"', 'table, tsv, csv, json, ndjson']],
     ['--env bogus', ['--env', 'bogus', 'pets', 'list'], ['--env', '"bogus"']],
   ])('2: %s, nothing sent', async (_what, args, mentioned) => {
     const srv = await server();

@@ -280,7 +280,7 @@ describe.concurrent('one deadline', () => {
   });
 });
 
-describe.concurrent('POST is sent once when the server may have received it', () => {
+describe.concurrent('POST is sent once when the server may have received it (a 429 excepted: a refusal)', () => {
   it('503: not retried, exit 1 with the server message', async () => {
     const server = await start(apiError(503, 'unavailable', 'cannot create now'));
     const r = await run(create(), server.baseUrl);
@@ -290,11 +290,29 @@ describe.concurrent('POST is sent once when the server may have received it', ()
     expect(server.requests).toHaveLength(1);
   });
 
-  it('429 with a short Retry-After: not retried', async () => {
-    const server = await start(apiError(429, 'rate_limited', 'slow down', { 'retry-after': '0' }));
+  it('429 is a refusal (nothing was done): sent again once Retry-After has passed', async () => {
+    const server = await start(
+      sequence(
+        apiError(429, 'rate_limited', 'slow down', { 'retry-after': '0' }),
+        answer({ status: 201, body: pets(1)[0] }),
+      ),
+    );
     const r = await run(create(), server.baseUrl);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(count(server.requests, 'POST')).toBe(2);
+    expect(server.requests.map((q) => q.body)).toEqual([
+      '{"name":"Rex","categoryId":1}',
+      '{"name":"Rex","categoryId":1}',
+    ]);
+  });
+
+  it('429 on every attempt: 1 + --retries POSTs, then exit 1 with the server message', async () => {
+    const server = await start(apiError(429, 'rate_limited', 'slow down', { 'retry-after': '0' }));
+    const r = await run(create('--retries', '1'), server.baseUrl);
     expect(r.code).toBe(1);
-    expect(server.requests).toHaveLength(1);
+    expect(jsonError(r.stderr)).toEqual({ code: 'rate_limited', message: 'slow down', status: 429 });
+    expect(count(server.requests, 'POST')).toBe(2);
   });
 
   it('reset after the request: not retried, exit 3', async () => {

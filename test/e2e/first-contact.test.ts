@@ -62,7 +62,7 @@ describe.concurrent.each([
   [80, 24],
   [60, 20],
 ])('in a %ix%i terminal', (width, height) => {
-  it.each([['--help'], ['pets list --help']])(
+  it.each([['--help'], ['pets list --help'], ['api --help']])(
     '`petstore %s` fits the width and splits no word',
     async (args) => {
       const t = terminal(width, height);
@@ -247,18 +247,88 @@ describe.concurrent('output formats, said once and honoured', () => {
   );
 
   it.each([
-    [['pets', 'list', '--json', 'id,name'], `petstore pets list --json | jq 'map({id, name})'`],
-    [['pets', 'list', '-s', 'sold', '--json', 'name'], `petstore pets list -s sold --json | jq 'map({name})'`],
-    [['pets', 'get', '7', '--json', 'id,status'], `petstore pets get 7 --json | jq '{id, status}'`],
-    [['--json', 'id', 'pets', 'list'], `petstore --json pets list | jq 'map({id})'`],
-    [['pets', 'list', '--json=id,name'], `petstore pets list --json | jq 'map({id, name})'`],
-  ])('%j: --json takes no field list, and the jq line that does it is shown (exit 2)', async (args, jq) => {
+    [
+      ['pets', 'list', '--json', 'id,name'],
+      [
+        { id: 'ID', name: LONG_NAME },
+        { id: 2, name: 'Rex' },
+      ],
+    ],
+    [
+      ['pets', 'list', '-s', 'sold', '--json', 'name'],
+      [{ name: LONG_NAME }, { name: 'Rex' }],
+    ],
+    [
+      ['--json', 'id', 'pets', 'list'],
+      [{ id: 'ID' }, { id: 2 }],
+    ],
+    [
+      ['pets', 'list', '--json=status,id'],
+      [
+        { status: 'available', id: 'ID' },
+        { status: 'sold', id: 2 },
+      ],
+    ],
+    [
+      ['pets', 'list', '--json', 'categoryId, name'],
+      [
+        { categoryId: 'CAT', name: LONG_NAME },
+        { categoryId: 1, name: 'Rex' },
+      ],
+    ],
+  ])("%j: --json FIELDS prints only those fields, in that order (gh's shorthand)", async (args, want) => {
+    const r = await runMain(args, { env: env() });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    // Key order is part of the answer; the ids beyond 2^53 stay exact.
+    const expected = JSON.stringify(want, null, 2)
+      .replace('"ID"', '9007199254740993')
+      .replace('"CAT"', '9223372036854775807');
+    expect(r.stdout).toBe(`${expected}\n`);
+  });
+
+  it('--json FIELDS on pets get prints one object of those fields', async () => {
+    const server = await startServer((req) =>
+      req.method === 'GET'
+        ? { status: 200, raw: '{"id":7,"name":"Kiwi","categoryId":4,"status":"pending"}' }
+        : undefined,
+    );
+    const r = await runMain(['pets', 'get', '7', '--json', 'status,id'], {
+      env: { ...env(), PETSTORE_BASE_URL: server.baseUrl },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('{\n  "status": "pending",\n  "id": 7\n}\n');
+    expect(server.requests.map((q) => q.url)).toEqual(['/v1/pets/7']);
+  });
+
+  it.each([
+    [['--json', 'pets', 'list'], '/v1/pets'],
+    [['pets', 'get', '--json', '5'], '/v1/pets/5'],
+  ])('%j: a word after --json that is not a field list keeps its meaning', async (args, path) => {
+    const server = await startServer((req) =>
+      req.method === 'GET'
+        ? { status: 200, raw: req.url === '/v1/pets' ? '[]' : '{"id":5,"name":"Rex","categoryId":1}' }
+        : undefined,
+    );
+    const r = await runMain(args, { env: { ...env(), PETSTORE_BASE_URL: server.baseUrl } });
+    expect(r.code).toBe(0);
+    expect(server.requests.map((q) => q.url)).toEqual([path]);
+  });
+
+  it.each([
+    [['pets', 'list', '--json', 'id,nme'], '"nme"'],
+    [['pets', 'list', '--json=id,Name'], '"Name"'],
+    [['pets', 'list', '--fields', 'id,colour'], '"colour"'],
+    [['pets', 'list', '--fields', 'id,,name'], 'an empty name'],
+  ])('%j: an unknown field is exit 2 naming it and the valid ones, nothing sent', async (args, named) => {
     const server = await startServer();
     const r = await runMain(args, { env: { ...env(), PETSTORE_BASE_URL: server.baseUrl } });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(unwrapped(r.stderr)).toContain('--json takes no field list');
-    expect(unwrapped(r.stderr)).toContain(jq);
+    // Under --json the error is one JSON object on stderr.
+    const message = r.stderr.startsWith('{') ? (JSON.parse(r.stderr) as { message: string }).message : r.stderr;
+    expect(unwrapped(message)).toContain(`unknown field ${named}`);
+    expect(unwrapped(message)).toContain('fields are id, name, categoryId, status');
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The pager (cli-contract.md "Output"): a table longer than the screen on a terminal goes
  * through PETSTORE_PAGER, else PAGER, else `less -FRX`; never when stdout is not a terminal;
- * PETSTORE_PAGER=cat or empty turns it off; a pager that quits early is not an error.
+ * PETSTORE_PAGER=cat turns it off (empty counts as unset); a pager that quits early is not an error.
  * In-process with a stub pager that records what it was given; in tmux for `less` itself.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -70,12 +70,25 @@ describe.concurrent('a table longer than the screen', () => {
 
   it.each([
     ['PETSTORE_PAGER=cat', { PETSTORE_PAGER: 'cat' }],
-    ['an empty PETSTORE_PAGER', { PETSTORE_PAGER: '' }],
+    ['PAGER=cat', { PAGER: 'cat' }],
   ])('%s turns paging off: the table goes straight to stdout', async (_name, pagerEnv) => {
     const { env } = await setup(2, { PAGER: 'false' });
     const r = await runMain(['pets', 'list', '--all'], { env: { ...env, ...pagerEnv }, tty: true, rows: 24 });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(41);
+  });
+
+  it('an empty PETSTORE_PAGER counts as unset, as every variable does: PAGER applies', async () => {
+    const { dir, env } = await setup(2);
+    const paged = join(dir, 'paged.txt');
+    const r = await runMain(['pets', 'list', '--all'], {
+      env: { ...env, PETSTORE_PAGER: '', PAGER: `cat > '${paged}'` },
+      tty: true,
+      rows: 24,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(readFileSync(paged, 'utf8').trimEnd().split('\n')).toHaveLength(41);
   });
 
   it('never when stdout is not a terminal (the tab-separated form, or -o table piped)', async () => {

@@ -7,11 +7,12 @@
  * start-up only.
  */
 import { readFileSync } from 'node:fs';
-import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startRecordingProxy, type RecordingProxy } from '../helpers/proxy-server.js';
 import { runCli, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -22,10 +23,12 @@ const PET = { id: 5, name: 'Rex', categoryId: 1, status: 'available' };
 const fixture = (name: string): string => readFileSync(new URL(`../fixtures/tls/${name}`, import.meta.url), 'utf8');
 const { start, closeAll } = serverPool();
 const servers: Server[] = [];
+const proxies: RecordingProxy[] = [];
 
 afterAll(async () => {
   await closeAll();
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  await Promise.all(proxies.map((p) => p.close()));
   removeTempDirs();
 });
 
@@ -190,44 +193,11 @@ describe('charsets, content codings and a byte-order mark', () => {
   });
 });
 
-/** A forward proxy on 127.0.0.1 that records what it is asked and relays it (CONNECT or absolute-form). */
-async function recordingProxy(): Promise<{ url: string; seen: string[]; auth: (string | undefined)[] }> {
-  const seen: string[] = [];
-  const auth: (string | undefined)[] = [];
-  const proxy = createHttpServer((req, res) => {
-    seen.push(`${req.method} ${req.url}`);
-    auth.push(req.headers['proxy-authorization']);
-    const target = new URL(req.url ?? '/');
-    const upstream = httpRequest(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname + target.search,
-        method: req.method,
-        headers: req.headers,
-      },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
-    req.pipe(upstream);
-  });
-  proxy.on('connect', (req, client: Socket, head: Buffer) => {
-    seen.push(`CONNECT ${req.url}`);
-    auth.push(req.headers['proxy-authorization']);
-    const [host, port] = (req.url ?? '').split(':');
-    const upstream = connect(Number(port), host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-  });
-  const port = await listen(proxy);
-  return { url: `http://127.0.0.1:${port}`, seen, auth };
+/** A recording proxy closed when the file ends. */
+async function recordingProxy(): Promise<RecordingProxy> {
+  const proxy = await startRecordingProxy();
+  proxies.push(proxy);
+  return proxy;
 }
 
 describe('proxies from the environment', () => {
@@ -258,6 +228,24 @@ describe('proxies from the environment', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(proxy.seen).toEqual([]);
     expect(srv.requests).toHaveLength(1);
+  });
+
+  it('a proxy that closes every CONNECT: the --timeout deadline still holds (exit 3)', async () => {
+    // undici 7 dials such a proxy again in a loop that ignores the request's signal
+    // (nodejs/undici#3897); the transport must not wait on it past the deadline.
+    let tunnels = 0;
+    const port = await listen(
+      createHttpServer().on('connect', (_req, socket: Socket) => {
+        tunnels++;
+        socket.destroy();
+      }),
+    );
+    const r = await runMain(['pets', 'list', '--timeout', '1', '--json'], {
+      env: env('http://127.0.0.1:9/v1', { HTTP_PROXY: `http://127.0.0.1:${port}` }),
+    });
+    expect(r.code).toBe(3);
+    expect(lastJson(r.stderr)).toMatchObject({ code: 'timeout' });
+    expect(tunnels).toBeGreaterThan(0);
   });
 
   it('the embedded sandbox is never reached through a proxy', async () => {

@@ -1,14 +1,35 @@
 /**
  * Runs the built CLI (`bin/petstore.js`) as a child process, the way users and scripts do,
  * and checks on every run that no secret reached stdout or stderr.
+ *
+ * One switch points every spawned run at the standalone executable instead:
+ * `PETSTORE_TEST_EXECUTABLE=dist-exe/petstore-linux-x64 npx vitest run FILE...` (built by
+ * `npm run build:exe`; `.ci/run` runs the process tests so). `runCli`, `spawnCli`, the tmux
+ * helper's `petstore` and scripts that use `CLI_SHELL` then run the executable.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 
 /** Path of the CLI's bin shim. */
 export const CLI = fileURLToPath(new URL('../../bin/petstore.js', import.meta.url));
+
+const executable = process.env.PETSTORE_TEST_EXECUTABLE;
+/** The standalone executable the spawned runs target, or undefined (they run `node bin/petstore.js`). */
+export const EXECUTABLE = executable !== undefined && executable !== '' ? resolve(executable) : undefined;
+
+/** The command line of the CLI under test: `[node, bin/petstore.js]`, or `[executable]`. */
+export const CLI_ARGV: readonly [string, ...string[]] =
+  EXECUTABLE !== undefined ? [EXECUTABLE] : [process.execPath, CLI];
+
+/** A file that runs as `petstore` when linked into a directory on PATH (the shim or the executable). */
+export const CLI_PROGRAM = EXECUTABLE ?? CLI;
+
+/** `CLI_ARGV` as words of a shell command line, each quoted. */
+export const CLI_SHELL = CLI_ARGV.map((w) => `'${w.replace(/'/g, "'\\''")}'`).join(' ');
 
 /** Result of one run. */
 export interface CliResult {
@@ -36,6 +57,33 @@ export interface RunOptions {
 
 const secretSet = new Set<string>();
 
+/**
+ * The one command whose job is to print a secret (`petstore auth token`): the key may reach
+ * its stdout, and only its stdout. Every other command, and this one's stderr, is checked.
+ */
+export const PRINTS_SECRET = ['auth', 'token'] as const;
+
+/** Whether `args` run the command that prints the key on stdout (`PRINTS_SECRET`). */
+export function printsSecret(args: readonly string[]): boolean {
+  return args.some((a, i) => a === PRINTS_SECRET[0] && args[i + 1] === PRINTS_SECRET[1]);
+}
+
+/**
+ * Fails the test if a secret reached stdout or stderr; `auth token` (`PRINTS_SECRET`) may
+ * print one on stdout.
+ */
+export function expectNoSecret(
+  args: readonly string[],
+  secrets: readonly string[],
+  stdout: string,
+  stderr: string,
+): void {
+  for (const s of secrets) {
+    if (!printsSecret(args)) expect(stdout, 'a secret reached stdout').not.toContain(s);
+    expect(stderr, 'a secret reached stderr').not.toContain(s);
+  }
+}
+
 /** Adds a secret that no later run may print (e.g. a key stored with `auth login`). */
 export function registerSecret(secret: string): void {
   if (secret.length >= 6) secretSet.add(secret);
@@ -60,9 +108,20 @@ export function folderOrNone(dir: string | undefined): string | undefined {
   return dir !== undefined && existsSync(dir) ? dir : undefined;
 }
 
-/** The environment a run starts from: PATH and HOME only, nothing that changes behaviour. */
+/**
+ * Where spawned runs keep petstore's code cache (bin/petstore.js): one directory beside the
+ * temp dirs, shared by every run, as a user's ~/.cache is, so that the config directories
+ * the tests inspect (HOME defaults to one) hold only what petstore stores there.
+ */
+export const TEST_CACHE_HOME = join(tmpdir(), 'petstore-test-cache');
+
+/** The environment a run starts from: PATH, LANG and the cache home, nothing that changes behaviour. */
 export function baseEnv(): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    XDG_CACHE_HOME: TEST_CACHE_HOME,
+  };
   if (process.env.SYSTEMROOT !== undefined) env.SYSTEMROOT = process.env.SYSTEMROOT;
   return env;
 }
@@ -79,7 +138,8 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult
   if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY.length >= 6) secrets.push(env.PETSTORE_API_KEY);
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const [command, ...pre] = CLI_ARGV;
+    const child = spawn(command, [...pre, ...args], {
       env,
       cwd: opts.cwd ?? folderOrNone(opts.env?.PETSTORE_CONFIG_DIR),
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -92,10 +152,7 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      for (const s of secrets) {
-        expect(stdout, 'a secret reached stdout').not.toContain(s);
-        expect(stderr, 'a secret reached stderr').not.toContain(s);
-      }
+      expectNoSecret(args, secrets, stdout, stderr);
       resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
     });
     child.stdin.on('error', () => undefined);

@@ -6,11 +6,11 @@
  * fast path, start-up) runs here in a few milliseconds instead of ~110.
  */
 import { PassThrough, Readable } from 'node:stream';
-import { expect } from 'vitest';
 import { hasNoColorFlag, main } from '../../src/cli.js';
+import { EnvVars } from '../../src/config/env.js';
 import { createIo } from '../../src/io.js';
 import type { Shutdown } from '../../src/shutdown.js';
-import { baseEnv, registeredSecrets, type CliResult } from './run-cli.js';
+import { baseEnv, expectNoSecret, registeredSecrets, type CliResult } from './run-cli.js';
 import { tempDir } from './temp-config.js';
 
 /** Options of one in-process run. */
@@ -86,7 +86,7 @@ export async function runMain(args: string[], opts: MainOptions = {}): Promise<C
     err += d;
     opts.onOutput?.('stderr', d);
   });
-  const io = await createIo({ stdout, stderr, stdin }, env, hasNoColorFlag(args), opts.shutdown);
+  const io = await createIo({ stdout, stderr, stdin }, new EnvVars(env), hasNoColorFlag(args), opts.shutdown);
   const started = Date.now();
   const code = await main(args, {
     env,
@@ -97,9 +97,6 @@ export async function runMain(args: string[], opts: MainOptions = {}): Promise<C
   });
   const secrets = [...registeredSecrets(), ...(opts.secrets ?? [])];
   if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY.length >= 6) secrets.push(env.PETSTORE_API_KEY);
-  for (const s of secrets) {
-    expect(out, 'a secret reached stdout').not.toContain(s);
-    expect(err, 'a secret reached stderr').not.toContain(s);
-  }
+  expectNoSecret(args, secrets, out, err);
   return { code, signal: null, stdout: out, stderr: err, ms: Date.now() - started };
 }

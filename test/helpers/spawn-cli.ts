@@ -5,8 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { expect } from 'vitest';
-import { CLI, baseEnv, folderOrNone } from './run-cli.js';
+import { CLI_ARGV, baseEnv, expectNoSecret, folderOrNone } from './run-cli.js';
 
 /** Options of a steered run. */
 export interface SpawnOptions {
@@ -76,7 +75,8 @@ function blockedOnFifo(pid: number): boolean {
 
 /** Starts `petstore ...args` under the test's control. */
 export function spawnCli(args: string[], opts: SpawnOptions): Steered {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const [command, ...pre] = CLI_ARGV;
+  const child = spawn(command, [...pre, ...args], {
     env: { ...baseEnv(), HOME: opts.env.PETSTORE_CONFIG_DIR ?? '/nonexistent', ...opts.env },
     // Files a run leaves where it stands (a remaining file of stdin) go to the test's folder.
     cwd: folderOrNone(opts.env.PETSTORE_CONFIG_DIR),
@@ -107,10 +107,7 @@ export function spawnCli(args: string[], opts: SpawnOptions): Steered {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; killed: boolean }>((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(killer);
-      for (const s of opts.secrets ?? []) {
-        expect(stdout, 'a secret reached stdout').not.toContain(s);
-        expect(stderr, 'a secret reached stderr').not.toContain(s);
-      }
+      expectNoSecret(args, opts.secrets ?? [], stdout, stderr);
       child.stdin.destroy();
       resolve({ code, signal, killed });
     });

@@ -4,7 +4,8 @@
  * that keep the start-up path free of heavy libraries, short functions, and process-level
  * side effects (exit, environment) in the one module that owns them.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import madge from 'madge';
@@ -164,7 +165,7 @@ describe('start-up path', () => {
   it('the program and every declaration load no run module and no heavy library', () => {
     const { files: loaded, packages } = staticClosure('cli.ts');
     expect([...loaded].filter((f) => f.endsWith('.run.ts'))).toEqual([]);
-    const heavy = ['zod', 'undici', 'cli-table3', 'conf', 'lossless-json', 'proper-lockfile', 'chalk'];
+    const heavy = ['zod', 'undici', 'cli-table3', 'conf', 'lossless-json', 'proper-lockfile', 'chalk', 'jq-wasm'];
     expect([...packages].filter((p) => heavy.some((h) => p === h || p.startsWith(`${h}/`)))).toEqual([]);
     expect([...packages].filter((p) => p.startsWith('@inquirer/') || p.startsWith('write-file-atomic'))).toEqual([]);
     // program.ts is reached only dynamically from cli.ts; check its own closure too.
@@ -204,7 +205,7 @@ describe('code shape', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('only the config layer, the factory and the entry points read process.env', () => {
+  it('only cli-entry.ts hands process.env to main; only config/ reads an environment', () => {
     const offenders = files.filter((f) => /process\.env\b/.test(text(f)));
     expect(offenders.filter((f) => !f.startsWith('config/') && f !== 'cli-entry.ts')).toEqual([]);
   });
@@ -212,5 +213,103 @@ describe('code shape', () => {
   it('the build entry exists where the shim expects it', () => {
     expect(files).toContain('cli-entry.ts');
     expect(dirname(join(src, 'cli-entry.ts'))).toBe(src);
+  });
+});
+
+/**
+ * Where `file` reads an environment: `process.env` itself, or a value typed as one
+ * (`NodeJS.ProcessEnv`, config's `RawEnv`) that is looked into (`env.X`, `env['X']`,
+ * `const { X } = env`, `{ ...env }`, `Object.keys(env)`, `for (k in env)`). Handing such a
+ * value on (`new EnvVars(env)`, `{ env: process.env }`) is not a read, except for
+ * `process.env` outside cli-entry.ts.
+ */
+function environmentReads(program: ts.Program, sf: ts.SourceFile, mayTouchProcessEnv: boolean): string[] {
+  const checker = program.getTypeChecker();
+  const isEnvType = (node: ts.Node): boolean => {
+    const type = checker.getTypeAtLocation(node);
+    const name = type.aliasSymbol?.name ?? type.getSymbol()?.name;
+    return name === 'ProcessEnv' || name === 'RawEnv';
+  };
+  const reads: string[] = [];
+  const at = (node: ts.Node, what: string): void => {
+    reads.push(
+      `${sf.fileName.replace(/^.*\/src\//, '')}:${sf.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${what}`,
+    );
+  };
+  const visit = (node: ts.Node): void => {
+    if (
+      ts.isPropertyAccessExpression(node) &&
+      node.name.text === 'env' &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'process' &&
+      !mayTouchProcessEnv
+    ) {
+      at(node, 'process.env');
+    }
+    const { parent } = node;
+    if ((ts.isIdentifier(node) || ts.isPropertyAccessExpression(node)) && isEnvType(node)) {
+      const lookedInto =
+        ((ts.isPropertyAccessExpression(parent) || ts.isElementAccessExpression(parent)) &&
+          parent.expression === node) ||
+        ts.isSpreadAssignment(parent) ||
+        ts.isSpreadElement(parent) ||
+        (ts.isForInStatement(parent) && parent.expression === node) ||
+        (ts.isVariableDeclaration(parent) && parent.initializer === node && !ts.isIdentifier(parent.name)) ||
+        (ts.isCallExpression(parent) &&
+          ts.isPropertyAccessExpression(parent.expression) &&
+          parent.expression.expression.getText() === 'Object');
+      if (lookedInto) at(node, node.getText());
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return reads;
+}
+
+function compilerOptions(): ts.CompilerOptions {
+  const read = ts.readConfigFile(join(root, 'tsconfig.json'), (p) => ts.sys.readFile(p));
+  return ts.parseJsonConfigFileContent(read.config as object, ts.sys, root).options;
+}
+
+describe('environment variables', () => {
+  it('no module outside config/ reads an environment: not process.env, not the env object it is handed', () => {
+    const program = ts.createProgram(
+      files.map((f) => join(src, f)),
+      compilerOptions(),
+    );
+    const reads = files
+      .filter((f) => !f.startsWith('config/'))
+      .flatMap((f) => {
+        const sf = program.getSourceFile(join(src, f));
+        return sf === undefined ? [`${f}: not compiled`] : environmentReads(program, sf, f === 'cli-entry.ts');
+      });
+    expect(reads).toEqual([]);
+  }, 60_000);
+
+  it.each([
+    ['env.HOME', 'export const f = (env: NodeJS.ProcessEnv) => env.HOME;', 1],
+    ["env['HOME']", "export const f = (env: NodeJS.ProcessEnv) => env['HOME'];", 1],
+    ['deps.env.HOME', 'export const f = (deps: { env: NodeJS.ProcessEnv }) => deps.env.HOME;', 1],
+    ['destructuring', 'export const f = (env: NodeJS.ProcessEnv) => { const { HOME } = env; return HOME; };', 1],
+    ['a spread', 'export const f = (env: NodeJS.ProcessEnv) => ({ ...env });', 1],
+    ['Object.keys', 'export const f = (env: NodeJS.ProcessEnv) => Object.keys(env);', 1],
+    ['process.env.HOME', 'export const f = () => process.env.HOME;', 2],
+    ['handing it on', 'declare function g(e: NodeJS.ProcessEnv): void; export const f = () => g(process.env);', 1],
+    ['passing it in an object', 'export const f = (env: NodeJS.ProcessEnv) => ({ env });', 0],
+  ])('the rule itself: %s → %i reads', (_name, code, count) => {
+    const dir = mkdtempSync(join(tmpdir(), 'petstore-arch-'));
+    try {
+      const file = join(dir, 'snippet.ts');
+      writeFileSync(file, code);
+      const program = ts.createProgram([file], {
+        ...compilerOptions(),
+        typeRoots: [join(root, 'node_modules/@types')],
+      });
+      const sf = program.getSourceFile(file);
+      expect(sf).toBeDefined();
+      if (sf !== undefined) expect(environmentReads(program, sf, false)).toHaveLength(count);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,7 @@
 /** Base URL rules (cli-contract.md "Environments") and the colour decision ("Output"). */
 import { describe, expect, it } from 'vitest';
 import { joinUrl } from '../../src/api/client.js';
+import { EnvVars } from '../../src/config/env.js';
 import { checkBaseUrl, isLoopbackHost, lacksVersionSegment } from '../../src/config/settings.js';
 import { UsageError } from '../../src/errors.js';
 import { wantsColor } from '../../src/io.js';
@@ -113,6 +114,14 @@ describe('wantsColor', () => {
     ['FORCE_COLOR empty on a pipe', false, { FORCE_COLOR: '' }, false, false],
     ['CLICOLOR_FORCE=1 on a pipe', false, { CLICOLOR_FORCE: '1' }, false, true],
     ['CLICOLOR_FORCE=0 on a pipe', false, { CLICOLOR_FORCE: '0' }, false, false],
+    [
+      'CLICOLOR_FORCE=false on a pipe (the one rule for yes/no variables)',
+      false,
+      { CLICOLOR_FORCE: 'false' },
+      false,
+      false,
+    ],
+    ['CLICOLOR=false on a TTY', true, { CLICOLOR: 'FALSE' }, false, false],
     ['CLICOLOR=0 on a TTY', true, { CLICOLOR: '0' }, false, false],
     ['CLICOLOR=1 on a pipe', false, { CLICOLOR: '1' }, false, false],
     ['CLICOLOR_FORCE beats CLICOLOR=0', false, { CLICOLOR: '0', CLICOLOR_FORCE: '1' }, false, true],
@@ -121,7 +130,7 @@ describe('wantsColor', () => {
     ['FORCE_COLOR beats TERM=dumb', false, { TERM: 'dumb', FORCE_COLOR: '1' }, false, true],
   ];
   it.each(cases)('%s → %s', (_name, isTTY, env, flag, want) => {
-    expect(wantsColor(isTTY, env, flag)).toBe(want);
+    expect(wantsColor(isTTY, new EnvVars(env), flag)).toBe(want);
   });
 });
 

@@ -5,7 +5,13 @@ import { UsageError } from '../../src/errors.js';
 
 describe('findSetting', () => {
   it('knows the contract keys', () => {
-    expect(SETTINGS.map((s) => s.key)).toEqual(['environment', 'production.baseUrl', 'staging.baseUrl']);
+    expect(SETTINGS.map((s) => s.key)).toEqual([
+      'environment',
+      'production.baseUrl',
+      'staging.baseUrl',
+      'production.apiKeyCommand',
+      'staging.apiKeyCommand',
+    ]);
   });
 
   it('refuses an unknown key, listing the known ones', () => {

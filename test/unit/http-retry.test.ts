@@ -1,11 +1,14 @@
-/** The retry policy of src/http/retry.ts (cli-contract.md "Network behaviour", RFC 9110 §10.2.3). */
+/**
+ * The retry policy of src/http/retry.ts (cli-contract.md "Network behaviour"; RFC 9110
+ * §9.2.2 idempotent methods, §10.2.3 Retry-After; RFC 6585 §4 429).
+ */
 import { describe, expect, it } from 'vitest';
 import {
   BACKOFF_BASE_MS,
   BACKOFF_MAX_MS,
   RETRY_AFTER_CAP_MS,
+  RetryPolicy,
   backoffMs,
-  decideRetry,
   parseRetryAfter,
 } from '../../src/http/retry.js';
 
@@ -42,59 +45,106 @@ describe('backoffMs', () => {
   });
 });
 
-describe('decideRetry', () => {
-  const get = (x: object) => ({ method: 'GET', ...x });
-  it('retries GET on 429, 502, 503, 504 and connection failures', () => {
-    for (const status of [429, 502, 503, 504]) expect(decideRetry(get({ status }), 1, 2, 30_000, 0).retry).toBe(true);
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET', 'ENOTFOUND', 'EAI_AGAIN']) {
-      expect(decideRetry(get({ code }), 1, 2, 30_000, 0).retry, code).toBe(true);
+describe('RetryPolicy', () => {
+  /** A policy with `--retries 2` whose jitter is `random`. */
+  const policy = (maxRetries = 2, random = 0) => new RetryPolicy(maxRetries, () => random);
+  const decide = (failure: object, failures = 1, remainingMs = 30_000, p = policy()) =>
+    p.decide({ method: 'GET', ...failure }, failures, remainingMs);
+
+  it('retries GET and HEAD on 429, 502, 503, 504 and connection failures', () => {
+    for (const method of ['GET', 'HEAD']) {
+      for (const status of [429, 502, 503, 504])
+        expect(decide({ method, status }).retry, `${method} ${status}`).toBe(true);
+      for (const code of ['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']) {
+        expect(decide({ method, code }).retry, `${method} ${code}`).toBe(true);
+      }
     }
   });
-  it('does not retry 500, 4xx or unknown errors', () => {
-    for (const status of [500, 501, 400, 401, 404])
-      expect(decideRetry(get({ status }), 1, 2, 30_000).retry).toBe(false);
-    expect(decideRetry(get({ code: 'UND_ERR_HEADERS_TIMEOUT' }), 1, 2, 30_000).retry).toBe(false);
+
+  it('retries PUT and DELETE like GET: RFC 9110 idempotent methods', () => {
+    for (const method of ['PUT', 'DELETE', 'OPTIONS', 'put']) {
+      expect(decide({ method, status: 503 }).retry, method).toBe(true);
+      expect(decide({ method, code: 'ECONNRESET' }).retry, method).toBe(true);
+      expect(decide({ method, status: 500 }).retry, method).toBe(false);
+      expect(decide({ method, status: 409 }).retry, method).toBe(false);
+    }
+    expect(RetryPolicy.isIdempotent('DELETE')).toBe(true);
+    expect(RetryPolicy.isIdempotent('PATCH')).toBe(false);
   });
-  it('retries POST only when the connection was refused', () => {
-    expect(decideRetry({ method: 'POST', code: 'ECONNREFUSED' }, 1, 2, 30_000).retry).toBe(true);
-    for (const f of [
-      { status: 503 },
-      { status: 429, retryAfter: '0' },
-      { code: 'ECONNRESET' },
-      { code: 'UND_ERR_SOCKET' },
-    ]) {
-      const d = decideRetry({ method: 'POST', ...f }, 1, 2, 30_000);
-      expect(d.retry).toBe(false);
-      expect(d.reason).toContain('may have received it');
+
+  it('does not retry 500, other 4xx or unknown errors, whatever the method', () => {
+    for (const status of [500, 501, 400, 401, 404, 410]) expect(decide({ status }).retry, String(status)).toBe(false);
+    expect(decide({ code: 'UND_ERR_HEADERS_TIMEOUT' }).retry).toBe(false);
+    expect(decide({ code: undefined }).retry).toBe(false);
+  });
+
+  it('POST and PATCH: never once the request may have reached the server', () => {
+    for (const method of ['POST', 'PATCH']) {
+      for (const f of [
+        { status: 503 },
+        { status: 502 },
+        { code: 'ECONNRESET' },
+        { code: 'UND_ERR_SOCKET' },
+        { code: 'EPIPE' },
+      ]) {
+        const d = decide({ method, ...f });
+        expect(d.retry, `${method} ${JSON.stringify(f)}`).toBe(false);
+        expect(d.reason).toContain('may have received it');
+      }
     }
   });
+
+  it('POST and PATCH: again when the connection was never made (nothing was sent)', () => {
+    for (const method of ['POST', 'PATCH']) {
+      for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'UND_ERR_CONNECT_TIMEOUT']) {
+        expect(decide({ method, code }).retry, `${method} ${code}`).toBe(true);
+      }
+    }
+  });
+
+  it('any method after a 429: a refusal, nothing was done; once Retry-After has passed', () => {
+    for (const method of ['POST', 'PATCH', 'PUT', 'GET']) {
+      expect(decide({ method, status: 429, retryAfter: '2' })).toMatchObject({ retry: true, waitMs: 2000 });
+      expect(decide({ method, status: 429 })).toMatchObject({ retry: true, waitMs: BACKOFF_BASE_MS / 2 });
+    }
+  });
+
+  it('afterRefusal gives a caller with its own queue the same rule', () => {
+    const p = policy(3);
+    expect(p.afterRefusal({ 'retry-after': '5' }, 1, 30_000)).toMatchObject({ retry: true, waitMs: 5000 });
+    expect(p.afterRefusal({}, 2, 30_000)).toMatchObject({ retry: true, waitMs: BACKOFF_BASE_MS });
+    expect(p.afterRefusal({ 'retry-after': '5' }, 4, 30_000).retry).toBe(false);
+    expect(p.afterRefusal({ 'retry-after': '5' }, 1, 4000).retry).toBe(false);
+    expect(p.afterRefusal(undefined, 1, 30_000).retry).toBe(true);
+  });
+
   it('stops after maxRetries', () => {
-    expect(decideRetry(get({ status: 503 }), 2, 2, 30_000).retry).toBe(true);
-    expect(decideRetry(get({ status: 503 }), 3, 2, 30_000).retry).toBe(false);
-    expect(decideRetry(get({ status: 503 }), 1, 0, 30_000).retry).toBe(false);
+    expect(decide({ status: 503 }, 2).retry).toBe(true);
+    expect(decide({ status: 503 }, 3).retry).toBe(false);
+    expect(decide({ status: 503 }, 1, 30_000, policy(0)).retry).toBe(false);
+    expect(decide({ status: 503 }, 3).reason).toBe('giving up after HTTP 503: 2 retries used');
   });
+
   it('waits for Retry-After, not the backoff', () => {
-    expect(decideRetry(get({ status: 429, retryAfter: '7' }), 1, 2, 30_000)).toMatchObject({
-      retry: true,
-      waitMs: 7000,
-    });
+    expect(decide({ status: 429, retryAfter: '7' })).toMatchObject({ retry: true, waitMs: 7000 });
   });
+
   it('does not wait past the deadline or the cap', () => {
-    expect(decideRetry(get({ status: 429, retryAfter: '7' }), 1, 2, 6999).retry).toBe(false);
-    expect(decideRetry(get({ status: 503 }), 1, 2, 10, 0).retry).toBe(false);
-    const capped = decideRetry(
-      get({ status: 503, retryAfter: String(RETRY_AFTER_CAP_MS / 1000 + 1) }),
-      1,
-      2,
-      86_400_000,
-    );
+    expect(decide({ status: 429, retryAfter: '7' }, 1, 6999).retry).toBe(false);
+    expect(decide({ status: 503 }, 1, 10).retry).toBe(false);
+    const capped = decide({ status: 503, retryAfter: String(RETRY_AFTER_CAP_MS / 1000 + 1) }, 1, 86_400_000);
     expect(capped.retry).toBe(false);
     expect(capped.reason).toContain('cap');
   });
+
   it('ignores Retry-After on connection errors', () => {
-    expect(decideRetry(get({ code: 'ECONNRESET', retryAfter: '100' }), 1, 2, 30_000, 0)).toMatchObject({
+    expect(decide({ code: 'ECONNRESET', retryAfter: '100' })).toMatchObject({
       retry: true,
       waitMs: BACKOFF_BASE_MS / 2,
     });
+  });
+
+  it('uses its own jitter source', () => {
+    expect(decide({ status: 503 }, 1, 30_000, policy(2, 0.999999))).toMatchObject({ waitMs: BACKOFF_BASE_MS });
   });
 });

@@ -1,7 +1,8 @@
 /** Input rules of cli-contract.md "Input rules": --limit, --status, int64 ids. */
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { parseInt64, parseLimit, parseStatus } from '../../src/input.js';
+import { expandJsonFields } from '../../src/global-options.js';
+import { parseFields, parseInt64, parseLimit, parseSort, parseStatus } from '../../src/input.js';
 
 /** Runs `fn` and returns the UsageError it throws (fails the test if it does not). */
 function usageErrorOf(fn: () => unknown): UsageError {
@@ -108,5 +109,75 @@ describe('parseInt64', () => {
     expect(err.message).toContain('--category-id');
     expect(err.message).toContain(JSON.stringify(raw));
     expect(err.message).toContain('-9223372036854775808 to 9223372036854775807');
+  });
+});
+
+describe('parseFields / parseSort / expandJsonFields', () => {
+  it.each([
+    ['id', ['id']],
+    ['name,id', ['name', 'id']],
+    ['status, categoryId ,id', ['status', 'categoryId', 'id']],
+  ])('--fields %j is %j', (raw, want) => {
+    expect(parseFields(raw)).toEqual(want);
+  });
+
+  it.each([
+    ['nme', 'unknown field "nme"'],
+    ['Id', 'unknown field "Id"'],
+    ['id,', 'unknown field an empty name'],
+    ['', 'unknown field an empty name'],
+    ['id,name,id', 'id is named twice'],
+  ])('--fields %j is refused: %s', (raw, message) => {
+    expect(() => parseFields(raw)).toThrow(message);
+  });
+
+  it.each([
+    ['id', { field: 'id', descending: false }],
+    ['-categoryId', { field: 'categoryId', descending: true }],
+    ['name', { field: 'name', descending: false }],
+  ])('--sort %j', (raw, want) => {
+    expect(parseSort(raw)).toEqual(want);
+  });
+
+  it.each(['', '-', '--id', 'ID', '+id', 'colour'])('--sort %j is refused', (raw) => {
+    expect(() => parseSort(raw)).toThrow(UsageError);
+  });
+
+  const valueFlags = new Set(['--name', '-o', '--jq', '--fields']);
+  it.each([
+    [
+      ['pets', 'list', '--json', 'id,name'],
+      ['pets', 'list', '--json-fields', 'id,name'],
+    ],
+    [
+      ['--json', 'pets', 'list'],
+      ['--json', 'pets', 'list'],
+    ],
+    [
+      ['pets', 'get', '--json', '5'],
+      ['pets', 'get', '--json', '5'],
+    ],
+    [
+      ['pets', 'list', '--json=status'],
+      ['pets', 'list', '--json-fields', 'status'],
+    ],
+    [
+      ['pets', 'create', '--name', '--json', 'name'],
+      ['pets', 'create', '--name', '--json', 'name'],
+    ],
+    [
+      ['pets', 'list', '--', '--json', 'id'],
+      ['pets', 'list', '--', '--json', 'id'],
+    ],
+    [
+      ['pets', 'list', '--json', 'id,nme'],
+      ['pets', 'list', '--json', 'id,nme'],
+    ],
+  ])('%j is read as %j', (argv, want) => {
+    expect(expandJsonFields(argv, (f) => valueFlags.has(f))).toEqual(want);
+  });
+
+  it('--json=LIST with a word that is not a field is refused', () => {
+    expect(() => expandJsonFields(['--json=id,nme'], () => false)).toThrow('unknown field "nme"');
   });
 });

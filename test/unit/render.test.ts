@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../src/api/schemas.js';
 import { loadColors, noColors } from '../../src/io.js';
 import { escapeForTerminal, escapeJsonText, escapeKeepingLines, escapeTsvField } from '../../src/render/escape.js';
+import { csvField } from '../../src/render/csv.js';
 import {
+  renderCsvHeader,
+  renderPetCsv,
   renderJson,
   renderJsonArrayEnd,
   renderJsonArrayItem,
@@ -40,7 +43,7 @@ describe('escapeTsvField', () => {
 
 describe('renderPetTsv', () => {
   it('writes exactly four tab-separated fields, no header, exact int64', () => {
-    const out = PETS.map(renderPetTsv).join('');
+    const out = PETS.map((p) => renderPetTsv(p)).join('');
     expect(out).toBe(
       '1\tRex\t1\tavailable\n' +
         '9007199254740993\tAtlas\t9223372036854775807\tpending\n' +
@@ -288,5 +291,52 @@ describe('escaping server text', () => {
 
   it('escapeKeepingLines keeps line feeds and escapes the rest', () => {
     expect(escapeKeepingLines('one\ntwo\u001b[2J\r')).toBe('one\ntwo\\x1b[2J\\x0d');
+  });
+});
+
+describe('csvField (RFC 4180, OWASP CSV injection)', () => {
+  it.each([
+    ['Rex', 'text', 'Rex'],
+    ['a,b', 'text', '"a,b"'],
+    ['say "hi"', 'text', '"say ""hi"""'],
+    ['two\nlines', 'text', '"two\nlines"'],
+    ['cr\rhere', 'text', '"cr\rhere"'],
+    ['=1+1', 'text', `"'=1+1"`],
+    ['+1', 'text', `"'+1"`],
+    ['-1', 'text', `"'-1"`],
+    ['@SUM(A1)', 'text', `"'@SUM(A1)"`],
+    ['\tx', 'text', `"'\tx"`],
+    ['\rx', 'text', `"'\rx"`],
+    ['=HYPERLINK("u")', 'text', `"'=HYPERLINK(""u"")"`],
+    ['Zoë 🐶', 'text', 'Zoë 🐶'],
+    ['', 'text', ''],
+    ['-9223372036854775808', 'integer', '-9223372036854775808'],
+    ['9007199254740993', 'integer', '9007199254740993'],
+  ] as const)('%j (%s) is written %j', (text, kind, want) => {
+    expect(csvField({ text, kind })).toBe(want);
+  });
+
+  it('ends every record in CRLF', () => {
+    expect(renderCsvHeader()).toBe('id,name,categoryId,status\r\n');
+    expect(renderPetCsv(PETS[2]!)).toBe('12,Polly Parrot,-9223372036854775808,sold\r\n');
+    expect(renderPetCsv(PETS[3]!, ['status', 'name'])).toBe(',Nameless status\r\n');
+  });
+});
+
+describe('renderPetTable with --fields', () => {
+  it('shows those columns in that order; only the name is ever cut', () => {
+    const out = renderPetTable(PETS, noColors, 30, ['name', 'id']);
+    expect(out.split('\n')[0]).toBe('NAME          ID');
+    expect(out).toContain('Nameless st…  13');
+    expect(out).toContain('9007199254740993');
+    for (const line of out.trimEnd().split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(30);
+    expect(renderPetTable(PETS, noColors, 20, ['categoryId', 'status'])).toContain('-9223372036854775808  sold');
+  });
+
+  it('colours the status wherever its column is, padding outside the colour', async () => {
+    const c = await loadColors(true);
+    const out = renderPetTable(PETS, c, undefined, ['status', 'id']);
+    expect(out).toContain(`${ESC}[32mavailable${ESC}[39m  1`);
+    expect(out.replace(SGR, '')).toBe(renderPetTable(PETS, noColors, undefined, ['status', 'id']));
   });
 });

@@ -16,8 +16,10 @@ import {
   type LoadConfig,
   type RemoteEnvName,
   type ResolveInput,
+  type RunKeyCommand,
 } from '../../src/config/settings.js';
-import { AuthError, ConfigError, UsageError } from '../../src/errors.js';
+import { EnvVars } from '../../src/config/env.js';
+import { AuthError, CliError, ConfigError, UsageError } from '../../src/errors.js';
 
 function reader(
   settings: Record<string, string>,
@@ -38,8 +40,25 @@ function reader(
 
 const broken: LoadConfig = () => Promise.reject(new ConfigError('/cfg/config.json is not valid JSON'));
 
-function input(load: LoadConfig, env: NodeJS.ProcessEnv = {}, envFlag?: EnvName, baseUrlFlag?: string): ResolveInput {
-  return { envFlag, baseUrlFlag, env, loadConfig: load };
+/** A key command runner that answers from a table and counts its runs (the real one is tested end to end). */
+const commands = (answers: Record<string, string> = {}) => {
+  const runs: string[] = [];
+  const run: RunKeyCommand = (_name, command) => {
+    runs.push(command);
+    const key = answers[command];
+    return key === undefined ? Promise.reject(new Error(`unexpected command ${command}`)) : Promise.resolve(key);
+  };
+  return { run, runs };
+};
+
+function input(
+  load: LoadConfig,
+  env: Record<string, string> = {},
+  envFlag?: EnvName,
+  baseUrlFlag?: string,
+  runKeyCommand: RunKeyCommand = commands().run,
+): ResolveInput {
+  return { envFlag, baseUrlFlag, env: new EnvVars(env), loadConfig: load, runKeyCommand };
 }
 
 describe('resolveSettings: environment', () => {
@@ -51,39 +70,39 @@ describe('resolveSettings: environment', () => {
     ['production by default', undefined, {}, {}, 'production', 'default'],
     ['an empty PETSTORE_ENV counts as unset', undefined, { PETSTORE_ENV: '' }, file, 'staging', 'file'],
   ] as const)('%s', async (_name, flag, env, settings, value, source) => {
-    const got = await resolveSettings(input(reader({ ...settings }).load, { ...env }, flag), 'selected');
+    const got = await resolveSettings(input(reader({ ...settings }).load, { ...env }, flag), { scope: 'selected' });
     expect(got.environment).toMatchObject({ ok: true, value, source });
   });
 
   it('does not read the config file when a flag or variable decides (the sandbox needs nothing more)', async () => {
     const r = reader({});
-    await resolveSettings(input(r.load, {}, 'sandbox'), 'selected');
-    await resolveSettings(input(r.load, { PETSTORE_ENV: 'sandbox' }), 'selected');
+    await resolveSettings(input(r.load, {}, 'sandbox'), { scope: 'selected' });
+    await resolveSettings(input(r.load, { PETSTORE_ENV: 'sandbox' }), { scope: 'selected' });
     expect(r.loads()).toBe(0);
   });
 
   it('an unreadable config file is an error, unless key and base URL both come from the environment', async () => {
-    expect((await resolveSettings(input(broken), 'selected')).environment).toMatchObject({
+    expect((await resolveSettings(input(broken), { scope: 'selected' })).environment).toMatchObject({
       ok: false,
       error: expect.any(ConfigError) as unknown,
     });
-    const keyOnly = await resolveSettings(input(broken, { PETSTORE_API_KEY: 'k-123456' }), 'selected');
+    const keyOnly = await resolveSettings(input(broken, { PETSTORE_API_KEY: 'k-123456' }), { scope: 'selected' });
     expect(keyOnly.environment.ok).toBe(false);
     const env = { PETSTORE_API_KEY: 'k-123456', PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1' };
-    expect((await resolveSettings(input(broken, env), 'selected')).environment).toMatchObject({
+    expect((await resolveSettings(input(broken, env), { scope: 'selected' })).environment).toMatchObject({
       value: 'production',
       source: 'default',
     });
   });
 
   it('refuses unknown names, naming where they came from', async () => {
-    const fromEnv = await resolveSettings(input(reader({}).load, { PETSTORE_ENV: 'dev' }), 'selected');
+    const fromEnv = await resolveSettings(input(reader({}).load, { PETSTORE_ENV: 'dev' }), { scope: 'selected' });
     expect(fromEnv.environment.ok).toBe(false);
     if (!fromEnv.environment.ok) {
       expect(fromEnv.environment.error).toBeInstanceOf(UsageError);
       expect(fromEnv.environment.error.message).toMatch(/PETSTORE_ENV "dev"/);
     }
-    const fromFile = await resolveSettings(input(reader({ environment: 'dev' }).load), 'selected');
+    const fromFile = await resolveSettings(input(reader({ environment: 'dev' }).load), { scope: 'selected' });
     expect(fromFile.environment).toMatchObject({ ok: false, error: expect.any(ConfigError) as unknown });
   });
 });
@@ -92,8 +111,8 @@ describe('resolveSettings: base URL and key of the selected environment', () => 
   const fileUrl = 'https://staging.example.com/v1';
   const settings = { 'staging.baseUrl': fileUrl };
   const keys = { staging: { key: 'stored-staging-key', baseUrl: fileUrl } };
-  const selected = async (load: LoadConfig, env: NodeJS.ProcessEnv = {}, baseUrlFlag?: string) => {
-    const s = await resolveSettings(input(load, env, 'staging', baseUrlFlag), 'selected');
+  const selected = async (load: LoadConfig, env: Record<string, string> = {}, baseUrlFlag?: string) => {
+    const s = await resolveSettings(input(load, env, 'staging', baseUrlFlag), { scope: 'selected' });
     expect(s.remotes.map((r) => r.name)).toEqual(['staging']);
     return s;
   };
@@ -168,7 +187,7 @@ describe('resolveSettings: base URL and key of the selected environment', () => 
   });
 
   it('the sandbox resolves no remote settings', async () => {
-    const s = await resolveSettings(input(reader({}).load, {}, 'sandbox'), 'selected');
+    const s = await resolveSettings(input(reader({}).load, {}, 'sandbox'), { scope: 'selected' });
     expect(s.remotes).toEqual([]);
   });
 });
@@ -185,7 +204,7 @@ describe('resolveSettings: scope all (auth status, config list)', () => {
         'staging',
         'http://127.0.0.1:9/v1',
       ),
-      'all',
+      { scope: 'all' },
     );
     const [production, staging] = s.remotes;
     expect(production).toMatchObject({ name: 'production', selected: false });
@@ -199,15 +218,80 @@ describe('resolveSettings: scope all (auth status, config list)', () => {
   it('shows the stored key beside PETSTORE_API_KEY when the variable wins', async () => {
     const s = await resolveSettings(
       input(reader({ 'production.baseUrl': prodUrl }, keys).load, { PETSTORE_API_KEY: 'env-key-123456' }),
-      'all',
+      { scope: 'all' },
     );
-    expect(s.remotes[0]?.key).toMatchObject({ source: 'env', stored: { key: 'stored-production-key' } });
+    expect(s.remotes[0]?.key).toMatchObject({ source: 'env' });
+    expect(s.remotes[0]?.stored).toMatchObject({ key: 'stored-production-key' });
   });
 
   it('one answer to "would this key be sent": a stored key with no base URL is not usable', async () => {
-    const s = await resolveSettings(input(reader({}, keys).load), 'all');
+    const s = await resolveSettings(input(reader({}, keys).load), { scope: 'all' });
     const production = s.remotes[0];
-    expect(production?.key).toMatchObject({ source: 'file', error: undefined });
+    expect(production?.key).toMatchObject({ ok: true, source: 'file' });
     expect(production && isUsable(production)).toBe(false);
+  });
+});
+
+describe('resolveSettings: apiKeyCommand, between PETSTORE_API_KEY and the stored key', () => {
+  const url = 'https://api.example.com/v1';
+  const command = 'op read op://store/petstore/key';
+  const file = { 'production.baseUrl': url, 'production.apiKeyCommand': command };
+  const keys = { production: { key: 'stored-production-key', baseUrl: url } };
+
+  it('the command wins over the stored key, and its key is the one sent', async () => {
+    const c = commands({ [command]: 'key-from-command-123' });
+    const s = await resolveSettings(input(reader(file, keys).load, {}, undefined, undefined, c.run), {
+      scope: 'selected',
+    });
+    expect(requireRemote(s).apiKey).toEqual({
+      ok: true,
+      value: 'key-from-command-123',
+      source: 'command',
+      from: 'production.apiKeyCommand',
+    });
+    expect(c.runs).toEqual([command]);
+  });
+
+  it('PETSTORE_API_KEY wins, and the command is not run', async () => {
+    const c = commands({ [command]: 'key-from-command-123' });
+    const env = { PETSTORE_API_KEY: 'env-key-123456' };
+    const s = await resolveSettings(input(reader(file, keys).load, env, undefined, undefined, c.run), {
+      scope: 'all',
+    });
+    expect(requireRemote(s).apiKey).toMatchObject({ source: 'env' });
+    expect(s.remotes[0]?.command).toBe(command);
+    expect(c.runs).toEqual([]);
+  });
+
+  it("a failing command is the key's outcome: its error, with the command as the source", async () => {
+    const failure = new CliError('production.apiKeyCommand `op read …` exited with status 1; no API key', {
+      exitCode: 4,
+      code: 'key_command',
+    });
+    const run: RunKeyCommand = () => Promise.reject(failure);
+    const s = await resolveSettings(input(reader(file, keys).load, {}, undefined, undefined, run), {
+      scope: 'selected',
+    });
+    expect(s.remotes[0]?.key).toMatchObject({ ok: false, source: 'command', error: failure });
+    expect(() => requireRemote(s)).toThrow(failure);
+  });
+
+  it("the command's key goes only to the configured base URL: not run for --base-url elsewhere", async () => {
+    const c = commands({ [command]: 'key-from-command-123' });
+    const s = await resolveSettings(input(reader(file, keys).load, {}, undefined, 'http://127.0.0.1:9/v1', c.run), {
+      scope: 'selected',
+    });
+    expect(() => requireRemote(s)).toThrow(/sent only to production\.baseUrl .*not http:\/\/127\.0\.0\.1:9\/v1/);
+    expect(c.runs).toEqual([]);
+  });
+
+  it('keys: false resolves no key and runs no command', async () => {
+    const c = commands({ [command]: 'key-from-command-123' });
+    const s = await resolveSettings(input(reader(file, keys).load, {}, undefined, undefined, c.run), {
+      scope: 'all',
+      keys: false,
+    });
+    expect(s.remotes.map((r) => r.key)).toEqual([undefined, undefined]);
+    expect(c.runs).toEqual([]);
   });
 });

@@ -16,7 +16,7 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
 
 describe('undici internal paths', () => {
   it('the source imports some, statically and lazily', () => {
-    expect(paths.length).toBeGreaterThanOrEqual(6);
+    expect(paths.length).toBeGreaterThanOrEqual(5);
   });
 
   it('undici is pinned to one exact version', () => {
@@ -29,11 +29,10 @@ describe('undici internal paths', () => {
     expect(typeof mod.default).toBe('function');
   });
 
-  it('the wrapper hands out a working Agent, request and retry interceptor', async () => {
-    const { Agent, createRetryInterceptor, request } = await import('../../src/http/undici.js');
+  it('the wrapper hands out a working Agent and request', async () => {
+    const { Agent, request } = await import('../../src/http/undici.js');
     const agent = new Agent();
-    expect(typeof agent.compose).toBe('function');
-    expect(typeof createRetryInterceptor({})).toBe('function');
+    expect(typeof agent.dispatch).toBe('function');
     expect(typeof request).toBe('function');
     await agent.close();
   });

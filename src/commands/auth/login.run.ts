@@ -30,13 +30,15 @@ const MAX_KEY_BYTES = 4096;
 /**
  * Logs in: reads the key, checks it (unless `verify` is false) and stores it for the
  * selected environment and its base URL.
- * @throws UsageError (exit 2) for the sandbox, an empty key, or no way to read one;
+ * @throws UsageError (exit 2) for the sandbox, an environment whose key comes from its
+ * `apiKeyCommand`, an empty key, or no way to read one;
  * ConfigError (exit 2) without a base URL or with a broken config file; AuthError (exit 4)
  * when the server answers 401; CliError with the check's own code (network, timeout, tls: exit 3) when it cannot be
  * reached; InterruptedError (130) on Ctrl-C at the prompt. Nothing is stored on failure.
  */
 export async function runLogin(ctx: Context, options: LoginOptions): Promise<number> {
-  const settings = await ctx.settings('selected');
+  // No key is resolved: an apiKeyCommand must not run just to be told it is set.
+  const settings = await ctx.settings('selected', { keys: false });
   const name = requireEnvironment(settings).value;
   if (name === 'sandbox') {
     throw new UsageError(
@@ -48,7 +50,16 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<num
   if (remote === undefined) throw new Error(`no settings resolved for ${name}`);
   const baseUrl = requireBaseUrl(remote);
   // Fail on a broken config file before asking for a key the user would then have to type again.
-  await ctx.loadConfig();
+  const store = await ctx.loadConfig();
+  const command = store.getSetting(`${name}.apiKeyCommand`);
+  if (command !== undefined) {
+    // cli-contract.md "Environments": while a command gives the key, no key is stored. Refused
+    // before the key is typed, so nobody types a secret that would then be thrown away.
+    throw new UsageError(
+      `${name} takes its key from a command (${name}.apiKeyCommand: \`${command}\`), so auth login stores no key for it; nothing was stored`,
+      `Run \`petstore config unset ${name}.apiKeyCommand\` first to store a key instead, or check the command's key with ${ctx.suggest('auth status --check')}.`,
+    );
+  }
 
   // `--with-token` on a terminal would echo the key as it is typed: ask with the hidden prompt instead.
   const fromStdin = options.withToken && !ctx.io.stdinIsTTY;
@@ -87,7 +98,7 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<num
   ctx.io.stderr.write(
     `Logged in to ${name} (${baseUrl.value}): key ${maskKey(apiKey)} ${options.verify ? 'checked and ' : ''}stored in ${path}\n`,
   );
-  if (ctx.env.PETSTORE_API_KEY !== undefined && ctx.env.PETSTORE_API_KEY !== '') {
+  if (ctx.env.isSet('PETSTORE_API_KEY')) {
     ctx.warn('PETSTORE_API_KEY is set and wins over the stored key until you unset it');
   }
   return ExitCode.ok;

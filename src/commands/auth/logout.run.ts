@@ -14,7 +14,7 @@ import { withConfigWriter } from '../../config/store.js';
  * @throws UsageError for the sandbox (it has no stored key), ConfigError for a broken config file.
  */
 export async function runLogout(ctx: Context): Promise<number> {
-  const { value: name } = requireEnvironment(await ctx.settings('selected'));
+  const { value: name } = requireEnvironment(await ctx.settings('selected', { keys: false }));
   if (name === 'sandbox') {
     throw new UsageError('the sandbox has no stored key to remove: it needs no login');
   }
@@ -38,8 +38,14 @@ export async function runLogout(ctx: Context): Promise<number> {
         : `Logged out of ${name}: removed key ${maskKey(removed.key)} from ${removed.path}\n`,
     );
   }
-  if (ctx.env.PETSTORE_API_KEY !== undefined && ctx.env.PETSTORE_API_KEY !== '') {
+  if (ctx.env.isSet('PETSTORE_API_KEY')) {
     ctx.warn('PETSTORE_API_KEY is still set and supplies a key to every command until you unset it');
+  }
+  const command = store.getSetting(`${name}.apiKeyCommand`);
+  if (command !== undefined) {
+    ctx.warn(
+      `${name}.apiKeyCommand is still set (\`${command}\`) and supplies the ${name} key until you remove it with \`petstore config unset ${name}.apiKeyCommand\``,
+    );
   }
   return ExitCode.ok;
 }

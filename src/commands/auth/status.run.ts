@@ -24,6 +24,7 @@ import type { Colors } from '../../io.js';
 import { maskKey } from '../../mask.js';
 import { escapeForTerminal } from '../../render/escape.js';
 import { renderJson, renderNdjson } from '../../render/pets.js';
+import { wrapWords } from '../../render/wrap.js';
 
 /** Typed options of `auth status`. */
 export interface StatusOptions {
@@ -53,7 +54,16 @@ export interface StatusDocument {
     name: string;
     selected: boolean;
     baseUrl: { value: string | null; source: string; from: string | null };
-    key: { source: string; masked: string | null; storedFor: string | null; usable: boolean };
+    key: {
+      source: string;
+      masked: string | null;
+      storedFor: string | null;
+      usable: boolean;
+      /** The environment's apiKeyCommand, when it has one. */
+      command: string | null;
+      /** Why the key would not be sent, when it would not. */
+      error: string | null;
+    };
     check?: CheckResult;
     checkMessage?: string;
   }[];
@@ -81,14 +91,14 @@ export async function runStatus(ctx: Context, options: StatusOptions): Promise<n
     const doc = toJson(settings, selected, rows);
     ctx.io.stdout.write(ctx.output === 'json' ? renderJson(doc) : renderNdjson(doc));
   } else {
-    ctx.io.stdout.write(renderText(selected, rows, ctx.io.colorOut));
+    ctx.io.stdout.write(fitToTerminal(renderText(selected, rows, ctx.io.colorOut), ctx.io.stdoutColumns));
   }
   return code;
 }
 
 async function runCheck(ctx: Context, remote: RemoteSettings): Promise<Check> {
   if (!remote.baseUrl.ok) return { result: 'no_base_url', exitCode: ExitCode.usage };
-  if (!isUsable(remote) || remote.key.value === undefined) return { result: 'no_key', exitCode: ExitCode.auth };
+  if (!isUsable(remote) || remote.key?.ok !== true) return { result: 'no_key', exitCode: ExitCode.auth };
   const transport = await ctx.createTransport(remote.key.value);
   const r = await checkKey(new PetstoreClient(transport, remote.baseUrl.value));
   switch (r.result) {
@@ -126,6 +136,25 @@ function renderText(selected: Resolved<string>, rows: Row[], c: Colors): string 
   return lines.join('\n') + '\n';
 }
 
+/** Width of the label column (`  base URL  `, `  key       `, `  check     `). */
+const LABEL = 12;
+
+/**
+ * On a terminal `columns` wide, wraps each long `  label     value` line at spaces, its
+ * continuation lines indented under the value (a long command, a failure's reason).
+ */
+function fitToTerminal(text: string, columns: number | undefined): string {
+  if (columns === undefined) return text;
+  return text
+    .split('\n')
+    .map((line) =>
+      line.length > columns && line.startsWith('  ') && columns > LABEL + 10
+        ? line.slice(0, LABEL) + wrapWords(line.slice(LABEL), columns - LABEL).replace(/\n/g, `\n${' '.repeat(LABEL)}`)
+        : line,
+    )
+    .join('\n');
+}
+
 function describeFrom(r: Resolved<unknown>): string {
   switch (r.source) {
     case 'flag':
@@ -139,21 +168,40 @@ function describeFrom(r: Resolved<unknown>): string {
   }
 }
 
+/**
+ * The key's line: masked, with its source (`env PETSTORE_API_KEY`, `command: op read …`,
+ * `config file`), what it shadows, or why there is none (a key command that failed says so).
+ */
 function describeKey(remote: RemoteSettings, selected: Resolved<string>): string {
-  const { key, baseUrl } = remote;
+  const { key, baseUrl, stored, command } = remote;
   // `--env` is spelled out where the shell's own selection could send the login elsewhere.
   const login = loginCommand(remote.name, {
     explicit: !remote.selected || selected.source === 'flag',
     baseUrlFlag: baseUrl.ok && baseUrl.source === 'flag' ? baseUrl.value : undefined,
   });
-  if (key.source === 'env' && key.value !== undefined) {
-    return `${maskKey(key.value)} (env PETSTORE_API_KEY)${key.stored === undefined ? '' : `; stored key ${maskKey(key.stored.key)} not used`}`;
+  const source = command === undefined ? undefined : `command: ${escapeForTerminal(command)}`;
+  if (key === undefined) return 'not resolved';
+  if (key.ok) {
+    if (key.source === 'command') return `${maskKey(key.value)} (${source ?? 'command'})`;
+    if (key.source === 'file') return `${maskKey(key.value)} (config file)`;
+    const shadowed = [
+      ...(source === undefined ? [] : [`${source} not run`]),
+      ...(stored === undefined ? [] : [`stored key ${maskKey(stored.key)} not used`]),
+    ];
+    return `${maskKey(key.value)} (env PETSTORE_API_KEY)${shadowed.map((s) => `; ${s}`).join('')}`;
   }
-  if (key.stored === undefined) return `none (log in with \`${login}\`)`;
-  if (baseUrl.ok && key.stored.baseUrl !== baseUrl.value) {
-    return `${maskKey(key.stored.key)} (config file), stored for ${key.stored.baseUrl}: not sent to ${baseUrl.value} (log in again with \`${login}\`)`;
+  if (key.source === 'command') {
+    // A command that ran and failed gives its reason; one not run (no base URL, another URL) says why.
+    const reason = key.error.details?.reason;
+    return key.error.code === 'key_command' && typeof reason === 'string'
+      ? `failed (${source ?? 'command'}): ${reason}`
+      : `not run (${source ?? 'command'}): ${escapeForTerminal(key.error.message)}`;
   }
-  return `${maskKey(key.stored.key)} (config file)`;
+  if (key.source === 'file' && stored !== undefined && baseUrl.ok && stored.baseUrl !== baseUrl.value) {
+    return `${maskKey(stored.key)} (config file), stored for ${stored.baseUrl}: not sent to ${baseUrl.value} (log in again with \`${login}\`)`;
+  }
+  if (key.missing) return `none (log in with \`${login}\`)`;
+  return `invalid: ${escapeForTerminal(key.error.message)}`;
 }
 
 function describeCheck(check: Check, c: Colors): string {
@@ -182,12 +230,7 @@ function toJson(settings: Settings, selected: Resolved<string>, rows: Row[]): St
       baseUrl: remote.baseUrl.ok
         ? { value: remote.baseUrl.value, source: remote.baseUrl.source, from: remote.baseUrl.from }
         : { value: null, source: 'none', from: null },
-      key: {
-        source: remote.key.source,
-        masked: remote.key.value === undefined ? null : maskKey(remote.key.value),
-        storedFor: remote.key.stored?.baseUrl ?? null,
-        usable: isUsable(remote),
-      },
+      key: keyJson(remote),
       ...(check === undefined
         ? {}
         : { check: check.result, ...(check.message === undefined ? {} : { checkMessage: check.message }) }),
@@ -196,8 +239,22 @@ function toJson(settings: Settings, selected: Resolved<string>, rows: Row[]): St
       name: 'sandbox',
       selected: selected.value === 'sandbox',
       baseUrl: { value: null, source: 'sandbox', from: 'sandbox' },
-      key: { source: 'sandbox', masked: null, storedFor: null, usable: true },
+      key: { source: 'sandbox', masked: null, storedFor: null, usable: true, command: null, error: null },
     },
   ];
   return { selected: selected.value, selectedFrom: selected.from, configFile: settings.configPath, environments };
+}
+
+/** The `key` of an environment in `auth status --json`. */
+function keyJson(remote: RemoteSettings): StatusDocument['environments'][number]['key'] {
+  const { key, stored } = remote;
+  const masked = key?.ok === true ? maskKey(key.value) : stored === undefined ? null : maskKey(stored.key);
+  return {
+    source: key === undefined ? 'none' : key.ok ? key.source : (key.source ?? 'none'),
+    masked,
+    storedFor: stored?.baseUrl ?? null,
+    usable: isUsable(remote),
+    command: remote.command ?? null,
+    error: key === undefined || key.ok ? null : key.error.message,
+  };
 }

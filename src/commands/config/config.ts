@@ -10,7 +10,7 @@ import { newUnsetCommand } from './unset.js';
 /** Declares `config` with its verbs. */
 export function newConfigCommand(f: Runner) {
   return new Command('config')
-    .description('read and change the config file (environment, base URLs)')
+    .description('read and change the config file (environment, base URLs, key commands)')
     .addCommand(newGetCommand(f))
     .addCommand(newSetCommand(f))
     .addCommand(newUnsetCommand(f))

@@ -50,7 +50,8 @@ export interface FromFileOptions {
 export async function runCreateFromFile(ctx: Context, options: FromFileOptions): Promise<number> {
   const { io, signal } = ctx;
   const places = bulkPlaces(ctx.env);
-  const out = new RecordStream(io, ctx.output);
+  // --jq runs once per created pet, whatever the format (cli-contract.md "Output").
+  const out = new RecordStream(await ctx.petOutput(), { jqPerRecord: true });
   const progress = progressLine(io.stderrIsTTY ? io.stderr : undefined, io.stderrColumns, () => performance.now());
   // Messages while the progress line is shown erase it first.
   const warn = (message: string): void => {

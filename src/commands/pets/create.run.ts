@@ -6,11 +6,11 @@
 import { PET_STATUSES, toJsonInt, type PetStatus } from '../../api/constants.js';
 import type { NewPet } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
-import { DeprecationReporter } from '../../deprecation.js';
-import { CliError, ExitCode, InterruptedError, OutputError } from '../../errors.js';
+import { CliError, ExitCode, InterruptedError } from '../../errors.js';
 import { parseInt64 } from '../../input.js';
-import { writePet } from '../../render/output.js';
 import { missingFlags, type PetDraft } from './create.draft.js';
+import { watchDeprecation } from './shared/deprecation.js';
+import { printWrittenPet } from './shared/written.js';
 
 /**
  * Creates one pet and prints it, including its `id`. Sent once: a POST is never repeated
@@ -26,21 +26,8 @@ export async function runCreate(ctx: Context, draft: PetDraft): Promise<number> 
   const { client } = await ctx.connect();
   const pet = missingFlags(draft).length === 0 ? toNewPet(draft) : await askForPet(ctx, draft);
   const { data, headers } = await client.createPet(pet);
-  new DeprecationReporter(
-    (m) => ctx.warn(m),
-    () => ctx.now(),
-  ).observeAndFlush(headers, 'createPet (POST /pets)');
-  try {
-    await writePet(ctx.io, ctx.output, data);
-  } catch (err) {
-    if (!(err instanceof OutputError)) throw err;
-    throw new CliError(`pet ${String(data.id)} was created, but it could not be printed: ${err.message}`, {
-      exitCode: ExitCode.failure,
-      code: 'output',
-      hint: `It exists: \`${ctx.suggest(`pets get ${String(data.id)}`)}\` shows it. Do not create it again.`,
-      details: { created: { id: String(data.id) } },
-    });
-  }
+  watchDeprecation(ctx, 'createPet (POST /pets)')(headers);
+  await printWrittenPet(ctx, data, { did: 'created', dontRepeat: 'Do not create it again.' });
   return ExitCode.ok;
 }
 

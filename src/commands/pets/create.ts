@@ -7,9 +7,9 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { PET_STATUSES, toJsonInt } from '../../api/constants.js';
 import { UsageError } from '../../errors.js';
 import { parseInt64, parseStatus } from '../../input.js';
-import type { Context } from '../../context.js';
 import type { Runner } from '../runner.js';
 import { missingFlags, type PetDraft } from './create.draft.js';
+import { canPrompt, missingFlagsError } from './shared/missing-flags.js';
 
 /** Typed options of `pets create`: one pet from flags, or a file of records. */
 export type CreateOptions =
@@ -18,12 +18,11 @@ export type CreateOptions =
 
 /**
  * The error for required flags that are missing and cannot be asked for: every one of
- * them in one message (exit 2, nothing sent). `suggest` makes the example a command of
- * this run (`ctx.suggest`: with its `--env`).
+ * them in one message, with why a pet needs it (exit 2, nothing sent).
  */
-function missingFlagsError(
+function missingPetFlags(
   missing: readonly ('--name' | '--category-id')[],
-  suggest: (words: string) => string = (words) => `petstore ${words}`,
+  suggest: (words: string) => string,
 ): UsageError {
   const why =
     missing.length === 2
@@ -31,20 +30,7 @@ function missingFlagsError(
       : missing[0] === '--name'
         ? 'every pet needs a name'
         : 'every pet belongs to a category (an int64 id)';
-  return new UsageError(
-    `missing ${missing.join(' and ')}: ${why}`,
-    `Example: ${suggest('pets create --name Rex --category-id 1')}\nOn a terminal, petstore asks for what is missing.`,
-  );
-}
-
-/**
- * Whether missing values may be asked for: stdin and stderr (where prompts are drawn) are
- * terminals, and `PETSTORE_NO_PROMPT` is unset or empty. Never on a pipe: a prompt would
- * read the piped data and write escape codes into it.
- */
-export function canPrompt(ctx: Context): boolean {
-  const off = ctx.env.PETSTORE_NO_PROMPT;
-  return ctx.io.stdinIsTTY && ctx.io.stderrIsTTY && (off === undefined || off === '');
+  return missingFlagsError(missing, why, 'pets create --name Rex --category-id 1', suggest);
 }
 
 /** Declares `pets create`. */
@@ -91,7 +77,7 @@ With --from-file, every record is checked before the first is sent. On a failure
           return runCreateFromFile(ctx, options.fromFile);
         }
         const missing = missingFlags(options.draft);
-        if (missing.length > 0 && !canPrompt(ctx)) throw missingFlagsError(missing, (words) => ctx.suggest(words));
+        if (missing.length > 0 && !canPrompt(ctx)) throw missingPetFlags(missing, (words) => ctx.suggest(words));
         const { runCreate } = await import('./create.run.js');
         return runCreate(ctx, options.draft);
       }),

@@ -65,7 +65,7 @@ export async function runGetViaList(ctx: Context, options: ViaListOptions): Prom
     progress.clear();
   }
   if (found === undefined) throw notFound(options, last, ctx.suggest('pets list'));
-  await writePet(ctx.io, ctx.output, found);
+  await writePet(await ctx.petOutput(), found);
   return ExitCode.ok;
 }
 

@@ -83,7 +83,7 @@ export async function runGet(ctx: Context, options: GetOptions): Promise<number>
     throw err;
   }
   deprecation.flush();
-  await writePet(ctx.io, ctx.output, data);
+  await writePet(await ctx.petOutput(), data);
   return ExitCode.ok;
 }
 

@@ -10,8 +10,10 @@ import { walkPetPages } from '../../api/pages.js';
 import type { Context } from '../../context.js';
 import { DeprecationReporter } from '../../deprecation.js';
 import { CliError, ExitCode } from '../../errors.js';
+import type { PetSort } from '../../input.js';
 import { RecordStream, writePets } from '../../render/output.js';
 import { describeListProgress, ProgressLine } from '../../render/progress.js';
+import { collationLocale, comparePets } from './list-sort.js';
 
 /** Typed options of `pets list`. */
 export interface ListOptions {
@@ -20,6 +22,8 @@ export interface ListOptions {
   all: boolean;
   /** With `all`: the most pages fetched before stopping (1..10000, default 1000). */
   maxPages: number;
+  /** `--sort`: the order of what was fetched, decided here (the API has no sort parameter). */
+  sort?: PetSort;
 }
 
 /**
@@ -42,7 +46,8 @@ export async function runList(ctx: Context, options: ListOptions): Promise<numbe
   if (options.all) return listAll(ctx, options, deprecation);
   const res = await client.listPets(options.query);
   deprecation.observeAndFlush(res.headers, 'listPets (GET /pets)');
-  await writePets(ctx.io, ctx.output, res.data);
+  const compare = options.sort === undefined ? undefined : comparePets(options.sort, collationLocale(ctx.env));
+  await writePets(await ctx.petOutput(), compare === undefined ? res.data : [...res.data].sort(compare));
   if (res.data.length === 0) ctx.note('No pets found.');
   const next = findNextLink(res.headers, res.url);
   if (next !== undefined) ctx.note('More pets exist: add --all to fetch every page.');
@@ -53,7 +58,8 @@ export async function runList(ctx: Context, options: ListOptions): Promise<numbe
 
 async function listAll(ctx: Context, options: ListOptions, deprecation: DeprecationReporter): Promise<number> {
   const { client } = await ctx.connect();
-  const out = new RecordStream(ctx.io, ctx.output);
+  const compare = options.sort === undefined ? undefined : comparePets(options.sort, collationLocale(ctx.env));
+  const out = new RecordStream(await ctx.petOutput(), { compare });
   const progress = new ProgressLine(ctx.io.stderr, ctx.io.stderrIsTTY);
   const pages = walkPetPages(client, options.query, {
     maxPages: options.maxPages,
@@ -68,6 +74,7 @@ async function listAll(ctx: Context, options: ListOptions, deprecation: Deprecat
       ),
     beforeNext: (count, pets) => progress.update(describeListProgress(count, pets)),
   });
+  let failed = false;
   try {
     for await (const page of pages) {
       progress.clear();
@@ -81,10 +88,16 @@ async function listAll(ctx: Context, options: ListOptions, deprecation: Deprecat
       )
         ctx.warn(fullPageWithoutLinkWarning(page.data.length));
     }
+  } catch (err) {
+    failed = true;
+    throw err;
   } finally {
     progress.clear();
     // What was fetched is printed even on failure; the exit code says whether it is complete.
-    await out.end();
+    // A failure to print it then (a --jq error) must not hide the failure that stopped the walk.
+    await out.end().catch((err: unknown) => {
+      if (!failed) throw err;
+    });
   }
   if (out.size === 0) ctx.note('No pets found.');
   return ExitCode.ok;

@@ -3,9 +3,9 @@
  * (flags, help, typed options). The run is in `list.run.ts`, loaded only when it runs.
  */
 import { Command, Option } from '@commander-js/extra-typings';
-import { LIMIT_MAX, MAX_PAGES_DEFAULT, PET_STATUSES } from '../../api/constants.js';
+import { LIMIT_MAX, MAX_PAGES_DEFAULT, PET_FIELDS, PET_STATUSES } from '../../api/constants.js';
 import { UsageError } from '../../errors.js';
-import { parseLimit, parseMaxPages, parseStatus } from '../../input.js';
+import { parseLimit, parseMaxPages, parseSort, parseStatus } from '../../input.js';
 import type { Runner } from '../runner.js';
 import type { ListOptions } from './list.run.js';
 
@@ -37,13 +37,21 @@ export function newListCommand(f: Runner) {
         (v) => parseMaxPages(v),
       ),
     )
+    .addOption(
+      new Option(
+        '--sort <field>',
+        'order by a field (-FIELD: descending), client-side: what was fetched is sorted (every page with --all)',
+      )
+        .choices([...PET_FIELDS, ...PET_FIELDS.map((f) => `-${f}`)])
+        .argParser((v) => parseSort(v)),
+    )
     .addHelpText(
       'after',
       `
 Examples:
   $ petstore pets list -s available -L 50
-  $ petstore pets list --all --output ndjson > pets.ndjson
-  $ petstore --env staging pets list --all --json | jq length`,
+  $ petstore pets list --all --sort -id --fields id,name --output csv > pets.csv
+  $ petstore pets list --all --jq 'map(select(.status == "sold")) | length'`,
     )
     .action((flags) =>
       f.run(async (ctx) => {
@@ -82,5 +90,6 @@ export function toListOptions(
     },
     all,
     maxPages: flags.maxPages ?? MAX_PAGES_DEFAULT,
+    ...(flags.sort === undefined ? {} : { sort: flags.sort }),
   };
 }

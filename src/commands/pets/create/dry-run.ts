@@ -3,12 +3,12 @@
  * prints what would be sent, sends nothing): the checked records, as NewPet (no id), in
  * the run's output format.
  */
-import type { PetRow } from '../../../render/pets.js';
+import type { Pet } from '../../../api/schemas.js';
 import type { IndexedRecord } from './check.js';
 
 /** Where records are printed (`render/output.ts` `RecordStream`). */
 export interface RecordSink {
-  push(records: readonly PetRow[]): Promise<void>;
+  push(records: readonly Pet[]): Promise<void>;
   end(): Promise<void>;
 }
 
@@ -20,7 +20,9 @@ export interface RecordSink {
 export async function printUnsent(records: AsyncIterable<IndexedRecord>, out: RecordSink): Promise<number> {
   let count = 0;
   for await (const { pet } of records) {
-    await out.push([pet]);
+    // A NewPet printed as a Pet without its id: every format prints a missing field empty
+    // (`fieldText`) and JSON leaves it out, which is what --dry-run shows.
+    await out.push([pet as Pet]);
     count++;
   }
   await out.end();

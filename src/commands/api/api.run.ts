@@ -1,0 +1,195 @@
+/**
+ * `petstore api`: one request of any method to a path under the base URL, with the
+ * environment's key, `--timeout`, the retry policy, proxies and TLS rules of every command,
+ * its answer printed as it is (api-output.ts). gh api's shape (cli/cli pkg/cmd/api), with
+ * petstore's exit codes: an answer of 400 or more prints its body on stdout and exits 6,
+ * 4, 5 or 1 with the error on stderr (cli-contract.md "Errors and exit codes").
+ */
+import { readFile, stat } from 'node:fs/promises';
+import type { PetstoreClient } from '../../api/client.js';
+import { assertSameOrigin, findNextLink } from '../../api/link.js';
+import type { Context } from '../../context.js';
+import { DeprecationReporter } from '../../deprecation.js';
+import { CliError, ExitCode, InvalidResponseError, UsageError, describeFileError } from '../../errors.js';
+import { MAX_BODY_BYTES, type HttpRequest, type RawResponse } from '../../http/transport.js';
+import { quote } from '../../input.js';
+import { abortable } from '../../io.js';
+import { stringifyJson } from '../../json.js';
+import type { ApiField, FieldValue } from './api-request.js';
+import { exactPrinter, parseBody, type AnswerPrinter } from './api-output.js';
+
+/** Typed options of `api` (see `toApiOptions`). */
+export interface ApiOptions {
+  /** Upper case: the METHOD argument, `-X`, or GET / POST by gh's rule. */
+  method: string;
+  /** Relative to the base URL's path; already checked not to name another origin. */
+  path: string;
+  /** `-f` then `-F` fields, in order; a field's `readFrom` is read before anything is sent. */
+  fields: ApiField[];
+  /** `--input FILE` (`-` = stdin): the raw body. */
+  input: string | undefined;
+  /** `-H` headers, lower-case names. */
+  headers: Record<string, string>;
+  /** `-i`: the status line and headers before the body. */
+  include: boolean;
+  /** `--paginate`: follow `Link: rel="next"`; array pages print as one array. */
+  paginate: boolean;
+  /** With `paginate`: the most pages fetched (1..10000). */
+  maxPages: number;
+}
+
+/**
+ * Sends the request and prints the answer; with `paginate`, every page.
+ * @throws UsageError (exit 2, nothing sent) for `--output` other than json, an unreadable
+ * `--input` or `@file`, a path that climbs above the base path; the answer's error (an
+ * ApiError or InvalidResponseError: exit 6, 4, 5 or 1) after its body is printed;
+ * NetworkError, TimeoutError, TlsError; CliError `max_pages` (exit 1).
+ */
+export async function runApi(ctx: Context, options: ApiOptions): Promise<number> {
+  if (ctx.globals.outputExplicit && ctx.globals.output !== 'json') {
+    throw new UsageError(
+      `--output ${ctx.globals.output} does not apply to petstore api: it prints the server's body as it is`,
+      'Leave --output out (or use --output json, which only makes errors JSON on stderr).',
+    );
+  }
+  const fields = await readFieldFiles(ctx, options.fields);
+  const input = options.input === undefined ? undefined : await readUserFile(ctx, options.input, '--input');
+  const { client } = await ctx.connect();
+  const url = client.urlOf(options.path);
+  const req = toRequest(url, options, fields, input);
+  const printer = exactPrinter(ctx.io, options.include);
+  const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
+  const observe = (res: RawResponse): void => {
+    deprecation.observeAndFlush(res.headers, `${options.method} ${res.url.pathname}`);
+  };
+  if (options.paginate) return paginate(client, req, options.maxPages, printer, observe);
+  const res = await client.raw(req);
+  // The answer first, then what it says of itself: a reader sees the body, then the warning.
+  await printer.answer(res);
+  observe(res);
+  const failure = client.answerError(res);
+  if (failure !== undefined) throw failure;
+  return ExitCode.ok;
+}
+
+/**
+ * The request: fields go to the query string of a GET or HEAD, and whenever `--input` gives
+ * the body; otherwise they are the JSON body (int64 exact).
+ */
+function toRequest(
+  url: URL,
+  options: ApiOptions,
+  fields: [string, FieldValue][],
+  input: Buffer | undefined,
+): HttpRequest {
+  const toQuery = input !== undefined || options.method === 'GET' || options.method === 'HEAD';
+  if (toQuery) for (const [key, value] of fields) url.searchParams.append(key, value === null ? '' : String(value));
+  const body = input ?? (!toQuery && fields.length > 0 ? stringifyJson(Object.fromEntries(fields)) : undefined);
+  return { method: options.method, url, body, headers: options.headers };
+}
+
+/**
+ * Walks the pages by `Link: rel="next"` on the base URL's origin, printing the elements of
+ * each page into one array (closed on failure too: what was fetched is printed, the exit
+ * code says whether it is complete). A first page that is an error or not an array prints
+ * as it is, alone.
+ * @throws the error of an answer of 400 or more; InvalidResponseError for a page that is
+ * not a JSON array or a next link to another origin; CliError `max_pages`.
+ */
+async function paginate(
+  client: PetstoreClient,
+  req: HttpRequest,
+  maxPages: number,
+  printer: AnswerPrinter,
+  observe: (res: RawResponse) => void,
+): Promise<number> {
+  let res = await client.raw(req);
+  observe(res);
+  let items = arrayOf(res);
+  if (items === undefined || client.answerError(res) !== undefined) {
+    await printer.answer(res);
+    const failure = client.answerError(res);
+    if (failure !== undefined) throw failure;
+    if (findNextLink(res.headers, res.url) !== undefined) throw notAnArray(1);
+    return ExitCode.ok;
+  }
+  try {
+    for (let page = 1; ; page++) {
+      await printer.page(res, items);
+      const next = findNextLink(res.headers, res.url);
+      if (next === undefined) return ExitCode.ok;
+      assertSameOrigin(next, client.baseUrl);
+      if (page >= maxPages) {
+        throw new CliError(
+          `stopped at --max-pages ${maxPages}; the server links to more, so the array printed is incomplete`,
+          {
+            exitCode: ExitCode.failure,
+            code: 'max_pages',
+            hint: 'Raise --max-pages (at most 10000).',
+          },
+        );
+      }
+      res = await client.raw({ method: 'GET', url: next, headers: req.headers });
+      observe(res);
+      const failure = client.answerError(res);
+      if (failure !== undefined) throw failure;
+      items = arrayOf(res);
+      if (items === undefined) throw notAnArray(page + 1);
+    }
+  } finally {
+    await printer.end();
+  }
+}
+
+/** The page's JSON array, or undefined when the body is not one. */
+function arrayOf(res: RawResponse): unknown[] | undefined {
+  const json = parseBody(res.body);
+  return json !== undefined && Array.isArray(json.value) ? (json.value as unknown[]) : undefined;
+}
+
+function notAnArray(page: number): InvalidResponseError {
+  return new InvalidResponseError(
+    `page ${page} is not a JSON array; --paginate joins array pages only, so the Link rel="next" was not followed`,
+    200,
+    'Leave out --paginate to print one answer as it is.',
+  );
+}
+
+/** The fields with every `@file` / `@-` read (as UTF-8 text, gh's rule), as key and value. */
+async function readFieldFiles(ctx: Context, fields: ApiField[]): Promise<[string, FieldValue][]> {
+  const out: [string, FieldValue][] = [];
+  for (const f of fields) {
+    const value =
+      f.readFrom === undefined ? f.value : (await readUserFile(ctx, f.readFrom, `-F ${f.key}=@`)).toString('utf8');
+    out.push([f.key, value]);
+  }
+  return out;
+}
+
+/**
+ * Reads a file the user named (`-` = stdin) whole, within the body cap (10 MiB).
+ * @throws UsageError (exit 2, nothing sent) naming it when it cannot be read or is larger.
+ */
+async function readUserFile(ctx: Context, name: string, what: string): Promise<Buffer> {
+  const tooLarge = (): UsageError =>
+    new UsageError(`${what}${name === '-' ? ' stdin' : ` ${quote(name)}`} is larger than ${MAX_BODY_BYTES} bytes`);
+  if (name !== '-') {
+    try {
+      if ((await stat(name)).size > MAX_BODY_BYTES) throw tooLarge();
+      return await readFile(name, { signal: ctx.signal });
+    } catch (err) {
+      if (err instanceof CliError) throw err;
+      throw new UsageError(`cannot read ${what} ${quote(name)}: ${describeFileError(err)}`);
+    }
+  }
+  if (ctx.io.stdinIsTTY) ctx.note(`reading ${what} from the terminal; end it with Ctrl-D`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of abortable(ctx.io.stdin, ctx.signal)) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += bytes.length;
+    if (size > MAX_BODY_BYTES) throw tooLarge();
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,207 @@
+/**
+ * The registry of environment variables: every variable petstore reads, declared once
+ * with its type, what applies when it is unset, and its meaning (wrangler's
+ * `environment-variables/factory.ts`, STYLE.md "One registry of environment variables").
+ * Code reads them only through `EnvVars` (`config/env.ts`); docs/commands.md lists them
+ * from here (test/unit/env-vars.test.ts keeps the two equal), and so can a man page.
+ *
+ * One rule for "set", for every variable: defined and not empty. An empty value is the
+ * same as none (no-color.org, XDG Base Directory, curl's proxies). A `boolean` is off for
+ * `0` and `false` (any case) and on for any other value.
+ *
+ * To add a variable: one entry below (keep `meaning` one short sentence; the list in
+ * docs/commands.md is then regenerated from it), and read it with `ctx.env.get('NAME')`.
+ */
+import { ENVIRONMENTS } from './environments.js';
+
+/**
+ * How a value is read: `string` as given; `boolean` (`0`/`false` off, anything else on);
+ * `path` as given; `absolute-path`, where a relative value counts as unset; or a list of
+ * the values allowed (anything else is a usage error, exit 2).
+ */
+export type EnvVarType = 'string' | 'boolean' | 'path' | 'absolute-path' | readonly string[];
+
+/** One variable's declaration. */
+export interface EnvVarSpec {
+  type: EnvVarType;
+  /** What applies when it is unset, in a few words; omitted when nothing does. */
+  default?: string;
+  /** What it does, in one short sentence (docs and the man page print it as it is). */
+  meaning: string;
+  /** Also read in lower case, which wins when both are set (curl's rule for proxies). */
+  lowercase?: true;
+  /** A secret: never printed, and left out of the environment of the processes petstore starts. */
+  secret?: true;
+  /**
+   * Read by Node itself, or by the start-up shim (bin/petstore.js, before the CLI is
+   * loaded), not through `EnvVars`: listed for users only.
+   */
+  readBy?: 'node' | 'shim';
+}
+
+/** Every environment variable petstore reads (or, `readBy: 'node'`, that Node reads for it). */
+export const ENV_VARS = {
+  PETSTORE_ENV: {
+    type: ENVIRONMENTS,
+    default: "the config file's `environment`, else `production`",
+    meaning: 'The environment, when `--env` is not given.',
+  },
+  PETSTORE_BASE_URL: {
+    type: 'string',
+    default: "the config file's `<env>.baseUrl`",
+    meaning: "The selected environment's base URL, when `--base-url` is not given.",
+  },
+  PETSTORE_API_KEY: {
+    type: 'string',
+    default: "the environment's `apiKeyCommand`, else its stored key",
+    meaning: "The selected environment's API key; wins over `apiKeyCommand` and a stored key.",
+    secret: true,
+  },
+  PETSTORE_CONFIG_DIR: {
+    type: 'path',
+    default: '`$XDG_CONFIG_HOME/petstore`',
+    meaning: "The folder of the config file and the sandbox's data.",
+  },
+  PETSTORE_STATE_DIR: {
+    type: 'path',
+    default: '`$XDG_STATE_HOME/petstore`',
+    meaning: 'The folder where petstore keeps the records of bulk creates, so that re-runs do not duplicate.',
+  },
+  PETSTORE_FAIL_ON_DEPRECATED: {
+    type: 'boolean',
+    default: 'off',
+    meaning: 'Never call deprecated operations, as `--fail-on-deprecated`.',
+  },
+  PETSTORE_DEBUG: {
+    type: 'string',
+    default: 'off',
+    meaning:
+      '`api`: `--verbose` and the bodies, credentials redacted; any other value but `0` or `false`: `--verbose`.',
+  },
+  PETSTORE_NO_PROMPT: {
+    type: 'boolean',
+    default: 'off',
+    meaning: '`pets create` never asks for missing values, even on a terminal.',
+  },
+  PETSTORE_SANDBOX_WITHOUT_GET_PET: {
+    type: 'boolean',
+    default: 'off',
+    meaning: "The embedded sandbox plays the API after getPet's removal (`410 Gone`).",
+  },
+  PETSTORE_PAGER: {
+    type: 'string',
+    default: '`PAGER`',
+    meaning: 'The pager for a table longer than the screen; `cat` turns paging off.',
+  },
+  PAGER: {
+    type: 'string',
+    default: '`less -FRX`, when `less` is on `PATH`',
+    meaning: 'The pager when `PETSTORE_PAGER` is unset; `cat` turns paging off.',
+  },
+  LESS: {
+    type: 'string',
+    default: '`FRX` for a pager named by `PETSTORE_PAGER` or `PAGER`',
+    meaning: 'The options of `less`, passed on to the pager.',
+  },
+  PATH: {
+    type: 'string',
+    meaning: 'Where `less` and the program of an `apiKeyCommand` are looked for.',
+  },
+  NO_COLOR: {
+    type: 'string',
+    meaning: 'Any value: no colour (no-color.org); wins over `FORCE_COLOR`.',
+  },
+  FORCE_COLOR: {
+    type: 'boolean',
+    meaning: 'Colour even when not writing to a terminal; `0` or `false`: no colour.',
+  },
+  CLICOLOR: {
+    type: 'boolean',
+    meaning: '`0` or `false`: no colour.',
+  },
+  CLICOLOR_FORCE: {
+    type: 'boolean',
+    meaning: 'Colour even when not writing to a terminal.',
+  },
+  TERM: {
+    type: 'string',
+    meaning: '`dumb`: no colour.',
+  },
+  HTTPS_PROXY: {
+    type: 'string',
+    lowercase: true,
+    meaning: 'The proxy for `https://` base URLs (the embedded sandbox is never proxied).',
+  },
+  HTTP_PROXY: {
+    type: 'string',
+    lowercase: true,
+    meaning: 'The proxy for `http://` base URLs.',
+  },
+  NO_PROXY: {
+    type: 'string',
+    lowercase: true,
+    meaning: 'Hosts reached without a proxy (comma-separated; `*` for all).',
+  },
+  LC_ALL: {
+    type: 'string',
+    meaning: 'The locale whose collation `pets list --sort name` orders names by (`C`, `POSIX`: code point order).',
+  },
+  LC_COLLATE: {
+    type: 'string',
+    meaning: 'The collation of `pets list --sort name` when `LC_ALL` is unset.',
+  },
+  LANG: {
+    type: 'string',
+    meaning: 'The collation of `pets list --sort name` when `LC_ALL` and `LC_COLLATE` are unset.',
+  },
+  TMPDIR: {
+    type: 'absolute-path',
+    default: "the system's temporary folder",
+    meaning: 'Where input of `--from-file` that can be read only once (stdin, a pipe) is spooled.',
+  },
+  XDG_CONFIG_HOME: {
+    type: 'absolute-path',
+    default: '`$HOME/.config`',
+    meaning: 'The base of the config folder when `PETSTORE_CONFIG_DIR` is unset.',
+  },
+  XDG_STATE_HOME: {
+    type: 'absolute-path',
+    default: '`$HOME/.local/state`',
+    meaning: 'The base of the state folder when `PETSTORE_STATE_DIR` is unset.',
+  },
+  HOME: {
+    type: 'path',
+    default: "the account's home folder",
+    meaning: 'The home folder, under which `~/.config` and `~/.local/state` lie.',
+  },
+  NODE_EXTRA_CA_CERTS: {
+    type: 'path',
+    readBy: 'node',
+    meaning: 'A PEM file of extra CA certificates, for an API behind a private CA.',
+  },
+  XDG_CACHE_HOME: {
+    type: 'absolute-path',
+    default: '`$HOME/.cache`',
+    readBy: 'shim',
+    meaning: "The base of the folder (`petstore/` in it) of the start-up's code cache.",
+  },
+  NODE_DISABLE_COMPILE_CACHE: {
+    type: 'boolean',
+    default: 'off',
+    readBy: 'shim',
+    meaning: "No code cache at start-up (Node's own switch, honoured by petstore too).",
+  },
+} as const satisfies Record<string, EnvVarSpec>;
+
+/** The name of a declared variable. */
+export type EnvVarName = keyof typeof ENV_VARS;
+
+/** The names of the variables petstore reads itself (not those Node reads for it). */
+export type ReadEnvVarName = {
+  [N in EnvVarName]: (typeof ENV_VARS)[N] extends { readBy: 'node' | 'shim' } ? never : N;
+}[EnvVarName];
+
+type ValueOf<T> = T extends 'boolean' ? boolean : T extends readonly (infer V extends string)[] ? V : string;
+
+/** What `EnvVars.get` gives for a variable of this name: a boolean, one of its values, or a string. */
+export type EnvVarValue<N extends EnvVarName> = ValueOf<(typeof ENV_VARS)[N]['type']>;

@@ -1,0 +1,214 @@
+/**
+ * An environment's `apiKeyCommand` (cli-contract.md "Environments"): a command whose
+ * stdout is the API key, for keys kept in a password manager (`op read …`, `pass show …`,
+ * `security find-generic-password … -w`), as AWS's `credential_process`, kubectl's exec
+ * plugins and git's credential helpers do.
+ *
+ * - It is split into argv with POSIX shell quoting (`config/command-line.ts`) and run
+ *   without a shell: no pipes, redirections, variables, `~` or globs.
+ * - It runs with stdin on /dev/null and in a session of its own, so it has no terminal to
+ *   prompt on, and in a process group of its own, so the timeout ends it and everything it
+ *   started (a wrapper script whose child hangs does not hang petstore).
+ * - Its environment is petstore's without petstore's secrets (`EnvVars.forChild`).
+ * - Its stdout, trimmed, is the key and is never shown; its stderr is handed to the caller
+ *   line by line (to be escaped and shown), so the user sees why it failed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { CliError, ExitCode, InterruptedError, UsageError } from '../errors.js';
+import { splitCommandLine } from './command-line.js';
+import { isSendableKey } from '../mask.js';
+
+/** How long the command may run, in ms, before it and its processes are killed. */
+export const KEY_COMMAND_TIMEOUT_MS = 10_000;
+/** The most stdout accepted, in bytes: a key is tens of bytes. */
+const MAX_KEY_OUTPUT_BYTES = 64 * 1024;
+
+/** One command to run. */
+export interface KeyCommand {
+  /** The command as configured, e.g. `op read op://store/petstore/key`. */
+  command: string;
+  /** The config key it comes from, e.g. `production.apiKeyCommand` (for messages). */
+  setting: string;
+}
+
+/** How to run it. */
+export interface KeyCommandRun {
+  /** The child's environment (`EnvVars.forChild()`: without petstore's secrets). */
+  env: NodeJS.ProcessEnv;
+  /** The run's signal: Ctrl-C ends the command and its processes. */
+  signal: AbortSignal;
+  /** Receives each line of the command's stderr, as it comes (unescaped: escape it to show it). */
+  onStderrLine: (line: string) => void;
+  /** The timeout in ms (default KEY_COMMAND_TIMEOUT_MS). */
+  timeoutMs?: number;
+}
+
+/** The error of a command that gave no key: exit 4, code `key_command`, naming the command. */
+function keyCommandError(cmd: KeyCommand, why: string, hint: string): CliError {
+  return new CliError(`${cmd.setting} \`${cmd.command}\` ${why}; no API key`, {
+    exitCode: ExitCode.auth,
+    code: 'key_command',
+    hint,
+    details: { setting: cmd.setting, reason: why },
+  });
+}
+
+const UNLOCK_HINT =
+  'It runs without a terminal and cannot ask for a password: unlock your password manager first, then try again.';
+
+/**
+ * Kills the command's process group (the command and everything it started that stayed in
+ * its group), ignoring a group that is already gone.
+ */
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // ESRCH: every process of the group has ended.
+  }
+}
+
+/** Splits a stream of text into lines, handing each complete one to `emit`; `end` flushes the rest. */
+function lineSplitter(emit: (line: string) => void): { push: (text: string) => void; end: () => void } {
+  let pending = '';
+  return {
+    push: (text) => {
+      const lines = (pending + text).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) emit(line.replace(/\r$/, ''));
+    },
+    end: () => {
+      if (pending !== '') emit(pending);
+      pending = '';
+    },
+  };
+}
+
+/**
+ * Runs the command once and returns the key: its stdout without surrounding white space.
+ * @throws CliError (exit 4, code `key_command`, naming the command, never showing its
+ * stdout) when it cannot be started, exits non-zero or by a signal, prints nothing or more
+ * than one key, or has not finished (it and every process holding its output) within the
+ * timeout, which kills its process group; UsageError for a command that does not split;
+ * InterruptedError when the run's signal aborts (the process group is killed).
+ */
+export async function runKeyCommand(cmd: KeyCommand, run: KeyCommandRun): Promise<string> {
+  const [program, ...args] = splitCommandLine(cmd.command, cmd.setting);
+  if (program === undefined) throw new UsageError(`invalid ${cmd.setting}: the command is empty`);
+  if (run.signal.aborted) throw InterruptedError.from(run.signal);
+  const result = await collect(cmd, run, program, args);
+  if (result.signal !== null) {
+    throw keyCommandError(cmd, `was ended by ${result.signal}`, UNLOCK_HINT);
+  }
+  if (result.code !== 0) {
+    throw keyCommandError(
+      cmd,
+      `exited with status ${String(result.code)}`,
+      `Its own messages are above; run it yourself to check it. ${UNLOCK_HINT}`,
+    );
+  }
+  const key = result.stdout.toString('utf8').trim();
+  if (key === '') {
+    throw keyCommandError(cmd, 'printed nothing on stdout', 'It must print the key, and only the key, on stdout.');
+  }
+  if (/[\s\p{Cc}]/u.test(key) || !isSendableKey(key)) {
+    throw keyCommandError(
+      cmd,
+      'printed more than a key (white space, control or non-ASCII characters inside)',
+      'It must print the key alone on stdout, e.g. one line with the key and nothing else.',
+    );
+  }
+  return key;
+}
+
+interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+}
+
+/**
+ * Starts the command and waits until it has exited and closed its output, the timeout
+ * passes, or the run is aborted.
+ */
+function collect(cmd: KeyCommand, run: KeyCommandRun, program: string, args: string[]): Promise<Finished> {
+  const timeoutMs = run.timeoutMs ?? KEY_COMMAND_TIMEOUT_MS;
+  return new Promise<Finished>((resolve, reject) => {
+    const child = spawn(program, args, {
+      env: run.env,
+      // stdin on /dev/null; `detached` makes it a session leader without a controlling
+      // terminal and the leader of its own process group.
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stderr = lineSplitter(run.onStderrLine);
+    const stop = (error: Error | undefined, finished?: Finished): void => {
+      clearTimeout(timer);
+      run.signal.removeEventListener('abort', onAbort);
+      if (error !== undefined) {
+        killGroup(child);
+        // A process outside the group may still hold the pipes: stop reading them.
+        child.stdout.destroy();
+        child.stderr.destroy();
+        stderr.end();
+        reject(error);
+      } else if (finished !== undefined) {
+        stderr.end();
+        resolve(finished);
+      }
+    };
+    const onAbort = (): void => {
+      stop(InterruptedError.from(run.signal));
+    };
+    const timer = setTimeout(() => {
+      stop(
+        keyCommandError(
+          cmd,
+          `did not finish within ${timeoutMs / 1000} s (it was ended, with every process it started)`,
+          UNLOCK_HINT,
+        ),
+      );
+    }, timeoutMs);
+    run.signal.addEventListener('abort', onAbort, { once: true });
+    child.stdout.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_KEY_OUTPUT_BYTES) {
+        stop(
+          keyCommandError(
+            cmd,
+            `printed more than ${MAX_KEY_OUTPUT_BYTES} bytes`,
+            'It must print the key alone on stdout.',
+          ),
+        );
+        return;
+      }
+      chunks.push(chunk);
+    });
+    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+      stderr.push(text);
+    });
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      const why =
+        err.code === 'ENOENT'
+          ? `cannot be run: ${program} was not found`
+          : err.code === 'EACCES'
+            ? `cannot be run: ${program} is not executable`
+            : `cannot be run: ${err.message}`;
+      stop(
+        keyCommandError(
+          cmd,
+          why,
+          `Check it with \`petstore config get ${cmd.setting}\`; a program without a / in its name is looked for on PATH.`,
+        ),
+      );
+    });
+    // 'close' comes once the command has exited and every process holding its stdout or
+    // stderr has let go of them, so the whole key has been read.
+    child.on('close', (code, signal) => {
+      stop(undefined, { code, signal, stdout: Buffer.concat(chunks) });
+    });
+  });
+}

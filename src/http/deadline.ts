@@ -1,0 +1,77 @@
+/**
+ * One deadline (cli-contract.md "Network behaviour"): `--timeout` bounds the whole command,
+ * retries and waits included, or, for a bulk create, each request on its own. Its signal
+ * bounds every phase (connect, headers, body, the waits between retries), so undici's own
+ * 300 s defaults never fire first.
+ */
+
+/** A deadline `timeoutMs` from when it is started, combined with the run's Ctrl-C signal. */
+export class Deadline {
+  private endsAt = 0;
+  private timer!: AbortSignal;
+  private combined!: AbortSignal;
+
+  /**
+   * @param timeoutMs the deadline in ms (`--timeout` × 1000).
+   * @param interrupt aborted on Ctrl-C or SIGTERM; ends every wait as the deadline does.
+   */
+  constructor(
+    readonly timeoutMs: number,
+    private readonly interrupt: AbortSignal | undefined,
+  ) {
+    this.restart();
+  }
+
+  /** Starts counting again from now (each request of a bulk create). */
+  restart(): void {
+    this.endsAt = Date.now() + this.timeoutMs;
+    this.timer = AbortSignal.timeout(this.timeoutMs);
+    this.combined = this.interrupt === undefined ? this.timer : AbortSignal.any([this.timer, this.interrupt]);
+  }
+
+  /** Aborted when the deadline passes or the run is interrupted: what a request waits on. */
+  get signal(): AbortSignal {
+    return this.combined;
+  }
+
+  /** Aborted when the deadline passes (only): tells a timeout from an interruption. */
+  get timeoutSignal(): AbortSignal {
+    return this.timer;
+  }
+
+  /**
+   * `pending`'s outcome, or a rejection as soon as the deadline passes or the run is
+   * interrupted, whichever comes first. undici honours the signal it is given, except in a
+   * proxy's tunnel set-up: a proxy that closes the `CONNECT` is dialled again in a loop
+   * that never settles (nodejs/undici#3897, fixed only in undici 8, which needs Node 22).
+   * A later rejection of `pending` is ignored; closing the transport ends its work.
+   */
+  race<T>(pending: Promise<T>): Promise<T> {
+    const signal = this.combined;
+    if (signal.aborted) {
+      pending.catch(() => undefined);
+      return Promise.reject(signal.reason as Error);
+    }
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = (): void => {
+        reject(signal.reason as Error);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      pending.then(
+        (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (err: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
+    });
+  }
+
+  /** Milliseconds left (never negative). */
+  remainingMs(): number {
+    return Math.max(0, this.endsAt - Date.now());
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * What went wrong on the wire, in the contract's terms (cli-contract.md "Errors and exit
+ * codes"): undici's and the OS's failures become NetworkError, TlsError, TimeoutError,
+ * InterruptedError or InvalidResponseError with the reason in words. One walker reads the
+ * cause chain for every question asked of a failure (undici's Errors.md: check `code`, not
+ * `instanceof`; a multi-address connect gives an AggregateError, so `errors` too).
+ */
+import { InterruptedError, InvalidResponseError, NetworkError, TimeoutError, TlsError } from '../errors.js';
+
+/** The fields of an error that the rules below read. */
+interface ErrorFields {
+  name?: unknown;
+  message?: unknown;
+  code?: unknown;
+}
+
+/**
+ * Walks `err`, its `cause` chain and the `errors` of an AggregateError, breadth first, each
+ * error once (a cycle ends the walk), and returns the first answer `pick` gives.
+ */
+export function findInChain<T>(err: unknown, pick: (e: ErrorFields) => T | undefined): T | undefined {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [err];
+  while (queue.length > 0) {
+    const e = queue.shift();
+    if (e === null || typeof e !== 'object' || seen.has(e)) continue;
+    seen.add(e);
+    const found = pick(e);
+    if (found !== undefined) return found;
+    queue.push((e as { cause?: unknown }).cause);
+    const errors = (e as { errors?: unknown }).errors;
+    if (Array.isArray(errors)) queue.push(...(errors as unknown[]));
+  }
+  return undefined;
+}
+
+/**
+ * The first error code undici or the OS attached anywhere in the chain, among `known`
+ * (`ECONNREFUSED`, `UND_ERR_SOCKET`, ...); undefined when none is there.
+ */
+export function findErrorCode(err: unknown, known: readonly string[]): string | undefined {
+  return findInChain(err, ({ code }) => (typeof code === 'string' && known.includes(code) ? code : undefined));
+}
+
+/** Connection failures, in words. */
+const NETWORK_CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset by the server',
+  ENOTFOUND: 'host not found (DNS)',
+  EAI_AGAIN: 'DNS lookup failed',
+  ENETUNREACH: 'network unreachable',
+  EHOSTUNREACH: 'host unreachable',
+  EHOSTDOWN: 'host down',
+  ENETDOWN: 'network down',
+  EPIPE: 'connection closed by the server',
+  UND_ERR_SOCKET: 'connection closed by the server',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timeout',
+  ECONNABORTED: 'connection aborted',
+  ETIMEDOUT: 'connection timed out',
+};
+const NETWORK_CODE_LIST = Object.keys(NETWORK_CODES);
+
+/** undici's codes for a response that is not well-formed HTTP. */
+const MALFORMED_CODES = ['UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'UND_ERR_INFO'];
+
+/** TLS verification codes (OpenSSL's, as Node reports them) and what they mean, in words. */
+const TLS_REASONS: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its certificate chain ends in a self-signed certificate no trusted CA issued',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its certificate was issued by a CA this machine does not trust',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its certificate was issued by a CA this machine does not trust',
+  UNABLE_TO_GET_ISSUER_CERT: 'its certificate was issued by a CA this machine does not trust',
+  CERT_HAS_EXPIRED: 'its certificate has expired',
+  CERT_NOT_YET_VALID: 'its certificate is not valid yet',
+  CERT_REVOKED: 'its certificate has been revoked',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another host name (hostname mismatch)',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'it does not speak TLS on this port (is the URL http://, or the port wrong?)',
+  ERR_SSL_PACKET_LENGTH_TOO_LONG: 'it does not speak TLS on this port (is the URL http://, or the port wrong?)',
+};
+const NOT_TLS_CODES = ['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG'];
+
+/**
+ * A TlsError (exit 3, code `tls`) for a failed TLS handshake or certificate check, with the
+ * reason in words and a hint for a private CA; undefined for any other failure.
+ */
+function describeTlsFailure(err: unknown, url: URL): TlsError | undefined {
+  const code = findErrorCode(err, Object.keys(TLS_REASONS));
+  let reason = code === undefined ? undefined : TLS_REASONS[code];
+  if (reason === undefined) {
+    // Any other OpenSSL/TLS code: `ERR_SSL_*`, `ERR_TLS_*`, `EPROTO`.
+    const other = findInChain(err, ({ code: c }) =>
+      typeof c === 'string' && (c.startsWith('ERR_SSL_') || c.startsWith('ERR_TLS_') || c === 'EPROTO') ? c : undefined,
+    );
+    if (other === undefined) return undefined;
+    reason = `the TLS handshake failed (${other})`;
+  }
+  return new TlsError(
+    `cannot connect securely to ${url.host}: ${reason}`,
+    code !== undefined && NOT_TLS_CODES.includes(code)
+      ? 'Check the base URL: plain http:// is allowed only for loopback hosts.'
+      : 'If the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate (a PEM file).',
+  );
+}
+
+/**
+ * undici's HTTP parser error anywhere in the chain, as the parser's own reason (`Invalid
+ * header token`); its `code` is not always set, so the name decides.
+ */
+function findParserError(err: unknown): string | undefined {
+  return findInChain(err, ({ name, message, code }) => {
+    if (name !== 'HTTPParserError' && !(typeof code === 'string' && code.startsWith('HPE_'))) return undefined;
+    const reason = typeof message === 'string' ? /\(([^)]*)\)\s*$/.exec(message)?.[1] : undefined;
+    return reason ?? (typeof code === 'string' ? code : 'unparsable');
+  });
+}
+
+/** What a failure is read against: where the request went and why it may have stopped. */
+export interface FailureContext {
+  url: URL;
+  /** Ctrl-C or SIGTERM: aborted by the user. */
+  interrupt?: AbortSignal | undefined;
+  /** The deadline's signal, and the deadline in ms (for the message). */
+  deadline: { signal: AbortSignal; timeoutMs: number };
+  /** What was under way, e.g. `while reading the answer`; undefined while connecting. */
+  phase?: string;
+  /** The line under "cannot reach HOST" (where the base URL came from). */
+  unreachableHint?: string | undefined;
+}
+
+/**
+ * Maps a failure of undici or the OS to the contract's error classes: InterruptedError
+ * (exit 130/143) when the user stopped the run, TimeoutError (exit 3) when the deadline
+ * passed, TlsError (exit 3), InvalidResponseError (exit 1) for malformed HTTP,
+ * NetworkError (exit 3, the raw error as its `cause`) for a connection failure; anything
+ * else is returned as an Error (a bug).
+ */
+export function describeFailure(err: unknown, ctx: FailureContext): Error {
+  const { url } = ctx;
+  if (ctx.interrupt?.aborted === true) return InterruptedError.from(ctx.interrupt);
+  if (ctx.deadline.signal.aborted) {
+    return new TimeoutError(
+      `no complete answer from ${url.host} within ${ctx.deadline.timeoutMs / 1000} s`,
+      'Raise the deadline with --timeout SECONDS, or check the server.',
+    );
+  }
+  const tls = describeTlsFailure(err, url);
+  if (tls !== undefined) return tls;
+  const malformed = findErrorCode(err, MALFORMED_CODES) ?? findParserError(err);
+  if (malformed !== undefined) {
+    return new InvalidResponseError(
+      malformed === 'UND_ERR_HEADERS_OVERFLOW'
+        ? `${url.host} answered with headers larger than undici's limit (16 KiB); not an answer of this API`
+        : `${url.host} answered with a malformed HTTP response (${malformed})`,
+    );
+  }
+  const code = findErrorCode(err, NETWORK_CODE_LIST);
+  if (code !== undefined) {
+    const what = ctx.phase === undefined ? `cannot reach ${url.host}` : `${url.host} failed ${ctx.phase}`;
+    return new NetworkError(`${what}: ${NETWORK_CODES[code] ?? code}`, {
+      cause: err,
+      hint: ctx.unreachableHint ?? 'Check the base URL and that the server is up.',
+    });
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}

@@ -1,0 +1,205 @@
+/**
+ * `--jq EXPR` (cli-contract.md "Output"): real jq (1.8.2, jq-wasm) inside petstore, so
+ * scripts need no jq binary. jq runs in a worker thread, terminated the moment the run is
+ * aborted (Ctrl-C, SIGTERM), so no filter can hold up the contract's second. It is given
+ * exact JSON text, so int64 values it passes through come out exactly as they went in;
+ * numbers it computes are doubles (`.id + 0` rounds beyond 2^53), as in jq itself.
+ *
+ * Output follows gh's rule: one value per line, strings raw, anything else as compact JSON.
+ * This module is loaded only when `--jq` is given; the worker and the WebAssembly only then.
+ */
+import { Worker } from 'node:worker_threads';
+import { CliError, ExitCode, InterruptedError, UsageError } from '../errors.js';
+import { jqWorkerScript, readJqWasm } from './jq-assets.js';
+
+/** What one run of the filter produced, in order, even when it stopped with an error. */
+export interface JqOutcome {
+  /** The values jq printed, one compact JSON text each. */
+  values: string[];
+  /** What jq wrote on its stderr besides an error (`debug`, `stderr`), one entry per line. */
+  messages: string[];
+  /** jq's run-time error (`.foo` on a string, `error(...)`, `halt_error`), if it stopped with one. */
+  error: string | undefined;
+}
+
+/** The worker's answer to one message. */
+interface WorkerAnswer {
+  id?: number;
+  ready?: true;
+  stdout?: string;
+  stderr?: string;
+  exitCode?: number;
+  failure?: string;
+}
+
+/** What jq writes before a run-time error: `jq: error (at /dev/stdin:0): `. */
+const RUNTIME_ERROR = /^jq: error \(at [^)]*\): /m;
+
+/**
+ * The filter that runs `expression` once per element of an array: how `-o ndjson` and
+ * `--from-file` apply it per record in one call (a call costs about a millisecond; a record
+ * 3 µs). `.[]` over one input stops at the first error, keeping what came before, and
+ * `input` cannot reach the next record. The blank line ends a trailing `# comment \`.
+ */
+function perElement(expression: string): string {
+  return `.[] | (${expression}\n\n)`;
+}
+
+/** A compiled jq filter, running in its own worker thread until `close`. */
+export class JqFilter {
+  private readonly pending = new Map<number, { resolve: (a: WorkerAnswer) => void; reject: (e: Error) => void }>();
+  private nextId = 0;
+  private ended: Error | undefined;
+
+  private constructor(
+    private readonly worker: Worker,
+    /** The expression as given to `--jq`. */
+    readonly expression: string,
+  ) {
+    worker.on('message', (a: WorkerAnswer) => {
+      if (a.id === undefined) return;
+      const call = this.pending.get(a.id);
+      this.pending.delete(a.id);
+      call?.resolve(a);
+    });
+    worker.on('error', (err) => this.end(err));
+    worker.on('exit', () => this.end(new Error('the jq worker stopped')));
+  }
+
+  /**
+   * Starts jq and compiles `expression`, as a whole and once per record, against no input
+   * (so nothing runs). Call before anything is sent: a bad expression must cost nothing.
+   * @throws UsageError (exit 2) with jq's message for an expression that does not compile;
+   * InterruptedError when `signal` aborts first.
+   */
+  static async open(expression: string, signal: AbortSignal): Promise<JqFilter> {
+    const wasm = await readJqWasm();
+    const { script, options } = jqWorkerScript();
+    const worker = new Worker(script, { ...options, workerData: { wasm }, stdout: true, stderr: true });
+    // The WebAssembly's own complaints (`Aborted()`) are reported through the answers instead.
+    worker.stdout.resume();
+    worker.stderr.resume();
+    const filter = new JqFilter(worker, expression);
+    const onAbort = (): void => filter.end(InterruptedError.from(signal));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await filter.ready();
+      for (const [program, as] of [
+        [expression, ''],
+        [perElement(expression), ' once per record'],
+      ] as const) {
+        const a = await filter.call('', program);
+        if (a.exitCode !== 0) throw compileError(a.stderr ?? '', as);
+      }
+    } catch (err) {
+      await filter.close();
+      throw err;
+    }
+    return filter;
+  }
+
+  /**
+   * Runs the filter on `json` (one JSON text: a record, or the array of a list).
+   * @throws InterruptedError when the run is aborted; CliError `jq` (exit 1) when jq
+   * itself stopped (out of memory).
+   */
+  async apply(json: string): Promise<JqOutcome> {
+    return outcome(await this.call(json, this.expression));
+  }
+
+  /** Runs the filter once per element of `jsonArray` (the text of an array of records); throws as `apply`. */
+  async applyEach(jsonArray: string): Promise<JqOutcome> {
+    return outcome(await this.call(jsonArray, perElement(this.expression)));
+  }
+
+  /** Ends the worker; idempotent. */
+  async close(): Promise<void> {
+    this.end(new Error('jq was closed'));
+    await this.worker.terminate();
+  }
+
+  private ready(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.set(-1, { resolve: () => undefined, reject });
+      this.worker.once('message', (a: WorkerAnswer) => {
+        this.pending.delete(-1);
+        if (a.ready === true) resolve();
+        else reject(new Error(`jq could not start: ${a.failure ?? 'no answer'}`));
+      });
+    });
+  }
+
+  private async call(input: string, filter: string): Promise<WorkerAnswer> {
+    if (this.ended !== undefined) throw this.ended;
+    const id = this.nextId++;
+    const answer = await new Promise<WorkerAnswer>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, input, filter });
+    });
+    if (answer.failure !== undefined) {
+      // The WebAssembly aborted (its 256 MiB are gone); the instance is of no further use.
+      this.end(new Error(answer.failure));
+      void this.worker.terminate();
+      throw new CliError(`jq stopped: it ran out of memory (${answer.failure.replace(/\. Build with .*$/, '')})`, {
+        exitCode: ExitCode.failure,
+        code: 'jq',
+        hint: 'Give it less at once: --output ndjson runs the filter once per record.',
+      });
+    }
+    return answer;
+  }
+
+  /** Fails every pending and later call with `err` (an abort, the worker's end), and stops the worker. */
+  private end(err: Error): void {
+    if (this.ended !== undefined) return;
+    this.ended = err;
+    for (const call of this.pending.values()) call.reject(err);
+    this.pending.clear();
+    // Terminating is what makes a signal end a filter that would run for minutes.
+    if (err instanceof InterruptedError) void this.worker.terminate();
+  }
+}
+
+/** jq's compile errors as one usage error: `jq: error: ` and the `N compile error(s)` line dropped. */
+function compileError(stderr: string, as: string): UsageError {
+  const text = stderr
+    .split('\n')
+    .filter((line) => !/^jq: \d+ compile errors?$/.test(line))
+    .map((line) => line.replace(/^jq: error: /, ''))
+    .join('\n')
+    .trim();
+  return new UsageError(
+    `invalid --jq expression${as}: ${text === '' ? 'jq refused it' : text}`,
+    "jq's manual: https://jqlang.org/manual/v1.8/",
+  );
+}
+
+/** Splits a run's answer into values, messages and the error that stopped it, if any. */
+function outcome(a: WorkerAnswer): JqOutcome {
+  const stdout = a.stdout ?? '';
+  const values = stdout === '' ? [] : stdout.split('\n');
+  let stderr = a.stderr ?? '';
+  let error: string | undefined;
+  if (a.exitCode !== 0) {
+    const at = RUNTIME_ERROR.exec(stderr);
+    if (at !== null) {
+      error = stderr.slice(at.index + at[0].length);
+      stderr = stderr.slice(0, at.index);
+    } else {
+      // halt_error: jq stops with the value it was given as its message.
+      error = stderr === '' ? `halt_error (exit ${a.exitCode ?? '?'})` : stderr;
+      stderr = '';
+    }
+  }
+  const messages = stderr === '' ? [] : stderr.replace(/\n$/, '').split('\n');
+  return { values, messages, error };
+}
+
+/**
+ * The error of a filter that stopped at run time (exit 1, code `jq`), with jq's message.
+ * What it printed before is printed all the same.
+ */
+export function jqRuntimeError(message: string): CliError {
+  return new CliError(`--jq: ${message}`, { exitCode: ExitCode.failure, code: 'jq' });
+}

@@ -1,0 +1,69 @@
+/**
+ * `--jq` where a process is the point: a signal during a filter that would run for hours
+ * ends the run (jq's worker thread is terminated), keeping what was printed before; and
+ * the built CLI finds jq's worker and WebAssembly beside its bundle.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startPagingServer, type PagingServer } from '../helpers/paging-server.js';
+import { runCli } from '../helpers/run-cli.js';
+import { spawnCli } from '../helpers/spawn-cli.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+
+const KEY = 'pk_test_jq_process_0123';
+const servers: PagingServer[] = [];
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  removeTempDirs();
+});
+
+/** CPU time (user + system) process `pid` has used, in clock ticks (Linux: /proc/PID/stat). */
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+describe.concurrent('a signal during a long --jq', () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s ends the run with %i, keeping the records printed before', async (signal, code) => {
+    // Two pages: the filter is quick on the first and would run for hours on the second.
+    const server = await startPagingServer({ pages: 2, perPage: 3 });
+    servers.push(server);
+    const run = spawnCli(
+      ['pets', 'list', '--all', '-o', 'ndjson', '--jq', 'if .id > 3 then last(range(1e12)) else .id end'],
+      {
+        env: { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
+        secrets: [KEY],
+      },
+    );
+    await run.until(() => run.stdout() === '1\n2\n3\n' && server.urls.length === 2);
+    // jq is at work once the process spins: a tenth of a second of CPU after the last page.
+    const pid = run.child.pid ?? -1;
+    const before = cpuTicks(pid);
+    await run.until(() => cpuTicks(pid) - before >= 10);
+    run.child.kill(signal);
+    const end = await run.exited;
+    expect(end.killed).toBe(false);
+    expect(end.code).toBe(code);
+    expect(run.stdout()).toBe('1\n2\n3\n');
+    expect(JSON.parse(run.stderr().trim().split('\n').at(-1) ?? '')).toMatchObject({ code: 'interrupted' });
+  });
+});
+
+describe('the built CLI', () => {
+  it('runs --jq from dist/ (worker and WebAssembly beside the bundle), ids exact', async () => {
+    const dir = tempDir();
+    const r = await runCli(
+      ['--env', 'sandbox', 'pets', 'get', '9007199254740993', '--jq', '[.id, .categoryId, .id + 0]'],
+      {
+        env: { PETSTORE_CONFIG_DIR: dir },
+      },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('[9007199254740993,9223372036854775807,9007199254740992]\n');
+  });
+});
