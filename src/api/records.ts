@@ -463,3 +463,55 @@ export function emptyInputProblem(splitter: RecordSplitter): RecordProblem | und
     message: splitter.format === 'json' ? 'no records: the array is empty' : 'no records: the input is empty',
   };
 }
+
+/** A record's text with its 0-based place in the input. */
+export interface IndexedText extends RecordText {
+  index: number;
+}
+
+/** A valid record with its 0-based place in the input, and its text as written. */
+export interface IndexedRecord extends NewPetRecord {
+  index: number;
+  text: string;
+}
+
+/** `bytes` as text (`Utf8Text`), `seen` told of each chunk first. @throws NotTextError */
+export async function* decodedText(
+  bytes: AsyncIterable<Buffer>,
+  seen: (chunk: Buffer) => void = () => undefined,
+): AsyncGenerator<string> {
+  const text = new Utf8Text();
+  for await (const chunk of bytes) {
+    seen(chunk);
+    yield text.push(chunk);
+  }
+  text.end();
+}
+
+/** The record texts of `bytes`, in order, with their places (a pass that parses nothing). */
+export async function* recordTexts(bytes: AsyncIterable<Buffer>): AsyncGenerator<IndexedText> {
+  const splitter = new RecordSplitter();
+  let index = 0;
+  for await (const text of decodedText(bytes)) {
+    for (const record of splitter.push(text)) yield { ...record, index: index++ };
+  }
+  for (const record of splitter.end()) yield { ...record, index: index++ };
+}
+
+/**
+ * The records of `bytes`, which an earlier pass found valid and counted (`count`), read
+ * again in order. A record that is no longer valid, or one more than `count`, means the
+ * input changed: `changed` makes the error that stops the reading then.
+ */
+export async function* checkedRecords(
+  bytes: AsyncIterable<Buffer>,
+  count: number,
+  changed: (what: string) => Error,
+): AsyncGenerator<IndexedRecord> {
+  for await (const text of recordTexts(bytes)) {
+    if (text.index >= count) throw changed(`it holds more than the ${count} records checked`);
+    const r = checkRecord(text);
+    if (isProblem(r)) throw changed(`line ${r.line} is no longer valid: ${r.message}`);
+    yield { ...r, index: text.index, text: text.text };
+  }
+}

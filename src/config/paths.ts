@@ -7,14 +7,32 @@ import { join } from 'node:path';
 import type { EnvVars } from './env.js';
 
 /**
+ * Where petstore's folders are, by the rules of `configDir`, `stateDirectory` and
+ * `tempDirectory`, from one reading of the variables that decide it.
+ */
+function placesOf(env: EnvVars): { config: string; state: string; temp: { path: string; from: string } } {
+  const home = env.get('HOME') ?? homedir();
+  const configDir = env.get('PETSTORE_CONFIG_DIR');
+  const xdgConfig = env.get('XDG_CONFIG_HOME');
+  const stateDir = env.get('PETSTORE_STATE_DIR');
+  const xdgState = env.get('XDG_STATE_HOME');
+  const tmp = env.get('TMPDIR');
+  return {
+    config: configDir ?? join(xdgConfig ?? join(home, '.config'), 'petstore'),
+    state: stateDir ?? join(xdgState ?? join(home, '.local', 'state'), 'petstore'),
+    temp:
+      tmp !== undefined
+        ? { path: tmp.replace(/(.)\/+$/, '$1'), from: 'TMPDIR' }
+        : { path: tmpdir(), from: "the system's temporary directory" },
+  };
+}
+
+/**
  * The config directory: `PETSTORE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/petstore`, else
  * `~/.config/petstore` (XDG Base Directory spec; no `-nodejs` suffix).
  */
 export function configDir(env: EnvVars): string {
-  return (
-    env.get('PETSTORE_CONFIG_DIR') ??
-    join(env.get('XDG_CONFIG_HOME') ?? join(env.get('HOME') ?? homedir(), '.config'), 'petstore')
-  );
+  return placesOf(env).config;
 }
 
 /** Whether the config directory is petstore's own default one (not named by `PETSTORE_CONFIG_DIR`). */
@@ -39,10 +57,7 @@ export function sandboxDataFile(env: EnvVars): string {
  * between restarts", not important or portable enough for the config directory).
  */
 export function stateDirectory(env: EnvVars): string {
-  return (
-    env.get('PETSTORE_STATE_DIR') ??
-    join(env.get('XDG_STATE_HOME') ?? join(env.get('HOME') ?? homedir(), '.local', 'state'), 'petstore')
-  );
+  return placesOf(env).state;
 }
 
 /**
@@ -51,10 +66,7 @@ export function stateDirectory(env: EnvVars): string {
  * words that say where it came from, for messages.
  */
 export function tempDirectory(env: EnvVars): { path: string; from: string } {
-  const dir = env.get('TMPDIR');
-  return dir !== undefined
-    ? { path: dir.replace(/(.)\/+$/, '$1'), from: 'TMPDIR' }
-    : { path: tmpdir(), from: "the system's temporary directory" };
+  return placesOf(env).temp;
 }
 
 /** Where a bulk create keeps its files (`bulkPlaces`). */
@@ -69,6 +81,6 @@ export interface BulkPlaces {
 
 /** The places of a bulk create's files, resolved once from the run's environment. */
 export function bulkPlaces(env: EnvVars): BulkPlaces {
-  return { temp: tempDirectory(env), state: stateDirectory(env), sandboxData: sandboxDataFile(env) };
-}
+  const { config, state, temp } = placesOf(env);
+  return { temp, state, sandboxData: join(config, 'sandbox.json') };
 }

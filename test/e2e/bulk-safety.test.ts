@@ -164,11 +164,10 @@ describe('1. a copy of the input that cannot be kept: a clear non-zero exit, not
 
 describe('never exit 0 unfinished', () => {
   it('a command whose work ends without a result: exit 1, code internal, naming what it was doing', () => {
-    const entry = join(CLI, '..', '..', 'dist', 'cli-entry.js');
+    const entry = join(CLI, '..', '..', 'dist', 'petstore.cjs');
     // A command that awaits a promise nothing will ever settle: the event loop drains.
-    const script = `const { run } = await import(${JSON.stringify(entry)});
-await run(['pets', 'list', '--json'], async () => new Promise(() => {}));`;
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    const script = `require(${JSON.stringify(entry)}).run(['pets', 'list', '--json'], () => new Promise(() => {}));`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
     expect(r.status, r.stderr).toBe(1);
     expect(r.stderr).toContain('internal');
     expect(r.stderr).toMatch(/ended without a result/);

@@ -8,9 +8,9 @@ import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { NotTextError, Utf8Text } from '../../src/api/records.js';
+import { checkedRecords, NotTextError, Utf8Text } from '../../src/api/records.js';
 import { BulkAccount, describeLines } from '../../src/commands/pets/create/account.js';
-import { checkedRecords, checkInput } from '../../src/commands/pets/create/check.js';
+import { checkInput } from '../../src/commands/pets/create/check.js';
 import { progressLine, sendingProgress, sendingSummary } from '../../src/commands/pets/create/progress.js';
 import { remainingPlace, writeRemaining } from '../../src/commands/pets/create/remaining.js';
 import { ApiError, InterruptedError, UsageError } from '../../src/errors.js';
@@ -87,7 +87,8 @@ describe('checkInput and checkedRecords', () => {
     const checked = await checkInput(chunks(one), 'stdin');
     const seen: number[] = [];
     const read = async (): Promise<void> => {
-      for await (const r of checkedRecords(chunks(one + one), checked, (what) => new Error(what))) seen.push(r.index);
+      for await (const r of checkedRecords(chunks(one + one), checked.records, (what) => new Error(what)))
+        seen.push(r.index);
     };
     await expect(read()).rejects.toThrow('it holds more than the 1 records checked');
     expect(seen).toEqual([0]);

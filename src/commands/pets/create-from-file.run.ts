@@ -13,20 +13,18 @@
  * before that (`cli-entry.ts`), the account is reported all the same.
  */
 import { pipeline } from 'node:stream/promises';
-import type { NewPet, Pet } from '../../api/schemas.js';
+import { checkedRecords, recordTexts } from '../../api/records.js';
+import type { NewPet } from '../../api/schemas.js';
 import { bulkPlaces } from '../../config/paths.js';
 import type { Context } from '../../context.js';
-import { DeprecationReporter } from '../../deprecation.js';
-import { ExitCode, InterruptedError, OutputError } from '../../errors.js';
-import { settleOrAbort } from '../../io.js';
-import { RecordStream } from '../../render/output.js';
+import { ExitCode, InterruptedError } from '../../errors.js';
 import { BulkAccount, nothingSent } from './create/account.js';
-import { checkedRecords, checkInput, recordTexts } from './create/check.js';
+import { checkInput } from './create/check.js';
+import { recordPrinter } from './create/printer.js';
 import { progressLine, sendingProgress, sendingSummary } from './create/progress.js';
 import { remainingPlace, saveRemaining } from './create/remaining.js';
 import { RunHistory, runTarget } from './create/run-record.js';
 import { sendRecords } from './create/sender.js';
-import { printUnsent } from './create/dry-run.js';
 import { InputChangedError, openSource } from './create/source.js';
 
 /** Typed options of `pets create --from-file`. */
@@ -49,16 +47,16 @@ export interface FromFileOptions {
  */
 export async function runCreateFromFile(ctx: Context, options: FromFileOptions): Promise<number> {
   const { io, signal } = ctx;
-  const places = bulkPlaces(ctx.env);
-  // --jq runs once per created pet, whatever the format (cli-contract.md "Output").
-  const out = new RecordStream(await ctx.petOutput(), { jqPerRecord: true });
   const progress = progressLine(io.stderrIsTTY ? io.stderr : undefined, io.stderrColumns, () => performance.now());
+  // Records on a terminal would run into the progress line: it is erased before each.
+  const beforeWrite = io.stdoutIsTTY ? () => progress.clear() : () => undefined;
+  const print = recordPrinter(await ctx.petOutput(), { signal, beforeWrite });
+  const places = bulkPlaces(ctx.env);
   // Messages while the progress line is shown erase it first.
   const warn = (message: string): void => {
     progress.clear();
     ctx.warn(message);
   };
-  const deprecation = new DeprecationReporter(warn, () => ctx.now());
   // Ended by force before the first request: nothing was sent; once sending, the account.
   const beforeSending = (): unknown => nothingSent(InterruptedError.from(signal));
   let lastWords = beforeSending;
@@ -67,10 +65,14 @@ export async function runCreateFromFile(ctx: Context, options: FromFileOptions):
     const source = await openSource({ file: options.file, io, tempDir: places.temp, signal });
     ctx.defer(() => source.close());
     const checked = await pipeline(source.pass(signal), (bytes) => checkInput(bytes, source.label));
+    // The records pass 1 checked, read again; and, for the remaining file, their texts read
+    // without the run's signal: what remains is saved even after Ctrl-C.
     const records = () =>
-      checkedRecords(source.pass(signal), checked, (what) => new InputChangedError(source.label, what));
+      checkedRecords(source.pass(signal), checked.records, (what) => new InputChangedError(source.label, what));
+    const texts = () => recordTexts(source.pass(new AbortController().signal));
     if (options.dryRun) {
-      const n = await printUnsent(records(), out);
+      await pipeline(records(), pets, print);
+      const n = checked.records;
       ctx.note(`${n} record${n === 1 ? '' : 's'} checked; nothing was sent (--dry-run)`, { always: true });
       return ExitCode.ok;
     }
@@ -89,29 +91,23 @@ export async function runCreateFromFile(ctx: Context, options: FromFileOptions):
       history.finishNow(account.endedByForce(InterruptedError.from(signal)));
       return report();
     };
-    const create = async ({ pet }: { pet: NewPet }): Promise<Pet> => {
-      const res = await client.createPet(pet);
-      deprecation.observeAndFlush(res.headers, 'createPet (POST /pets)');
-      return res.data;
-    };
     const started = performance.now();
-    const print = async (pets: AsyncIterable<Pet>): Promise<void> => {
-      for await (const pet of pets) {
-        progress.clear();
-        // Not waited for past a signal: a reader that stopped reading would hold the run.
-        await settleOrAbort(out.push([pet]), signal);
+    const deps = {
+      account,
+      signal,
+      create: ({ pet }: { pet: NewPet }) => client.createPet(pet),
+      warn,
+      now: () => ctx.now(),
+      settled: async () => {
         progress.update(sendingProgress(account.createdTotal, checked.records, performance.now() - started));
         await history.checkpoint(account);
-      }
+      },
     };
-    const failure = await pipeline(records(), (r) => sendRecords(r, { account, signal, create }), print).then(
+    const failure = await pipeline(records(), (r) => sendRecords(r, deps), print).then(
       () => undefined,
       (err: unknown) => account.stopped(err),
     );
     progress.clear();
-    if (!(failure instanceof OutputError)) await settleOrAbort(out.end(), signal).catch(() => undefined);
-    // The input is read once more without the run's signal: the account is saved even after Ctrl-C.
-    const texts = () => recordTexts(source.pass(new AbortController().signal));
     const place = remainingPlace(source.file?.path, source.stem, ctx.cwd);
     const written = account.notCreated > 0 ? await saveRemaining(texts, account, place, ctx.shutdown) : undefined;
     const notes = await history.finish(account, written);
@@ -126,4 +122,9 @@ export async function runCreateFromFile(ctx: Context, options: FromFileOptions):
   } finally {
     clearLastWords();
   }
+}
+
+/** The NewPets of checked records (`--dry-run` prints them). */
+async function* pets(records: AsyncIterable<{ pet: NewPet }>): AsyncGenerator<NewPet> {
+  for await (const { pet } of records) yield pet;
 }

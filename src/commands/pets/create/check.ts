@@ -1,17 +1,17 @@
 /**
- * The records of a bulk input, read from its bytes (source.ts): pass 1 checks every record
- * before anything is sent and takes the input's fingerprint (cli-contract.md "Bulk
- * create"); later passes read the records again, trusting no more than pass 1 checked.
+ * Pass 1 of a bulk create: every record of the input's bytes (source.ts) checked before
+ * anything is sent, and the input's fingerprint taken (cli-contract.md "Bulk create"). The
+ * later passes read the records again through `api/records.ts` (`checkedRecords`,
+ * `recordTexts`), trusting no more than this pass checked.
  */
 import { createHash } from 'node:crypto';
 import {
   checkRecord,
+  decodedText,
   emptyInputProblem,
   isProblem,
   NotTextError,
   RecordSplitter,
-  Utf8Text,
-  type NewPetRecord,
   type RecordFormat,
   type RecordProblem,
   type RecordText,
@@ -31,16 +31,6 @@ export interface CheckedInput {
   /** Its size in bytes and their SHA-256 (hex): what a later run recognises it by. */
   size: number;
   sha256: string;
-}
-
-/** A record with its 0-based place in the input. */
-export interface IndexedRecord extends NewPetRecord {
-  index: number;
-}
-
-/** A record's text with its 0-based place in the input. */
-export interface IndexedText extends RecordText {
-  index: number;
 }
 
 /**
@@ -70,7 +60,7 @@ export async function checkInput(bytes: AsyncIterable<Buffer>, label: string): P
     size += chunk.length;
   };
   try {
-    for await (const text of decoded(bytes, seen)) check(splitter.push(text));
+    for await (const text of decodedText(bytes, seen)) check(splitter.push(text));
   } catch (err) {
     if (err instanceof NotTextError) throw refused(label, [err.problem], 1, true);
     throw err;
@@ -103,45 +93,4 @@ function refused(label: string, problems: RecordProblem[], count: number, alone:
     `--from-file ${label}: ${count} invalid record${count === 1 ? '' : 's'}; nothing was sent\n${list}${more > 0 ? `\n  … and ${more} more` : ''}`,
     hint,
   );
-}
-
-/** `bytes` as text (Utf8Text), `seen` told of each chunk first. */
-async function* decoded(
-  bytes: AsyncIterable<Buffer>,
-  seen: (chunk: Buffer) => void = () => undefined,
-): AsyncGenerator<string> {
-  const text = new Utf8Text();
-  for await (const chunk of bytes) {
-    seen(chunk);
-    yield text.push(chunk);
-  }
-  text.end();
-}
-
-/** The record texts of `bytes`, in order, with their places. */
-export async function* recordTexts(bytes: AsyncIterable<Buffer>): AsyncGenerator<IndexedText> {
-  const splitter = new RecordSplitter();
-  let index = 0;
-  for await (const text of decoded(bytes)) {
-    for (const record of splitter.push(text)) yield { ...record, index: index++ };
-  }
-  for (const record of splitter.end()) yield { ...record, index: index++ };
-}
-
-/**
- * Pass 2: the records of `bytes`, which pass 1 found valid, read again in order. A record
- * that is no longer valid, or one more than pass 1 counted, means the input changed
- * (source.ts normally says so first): `changed` makes the error that stops the run then.
- */
-export async function* checkedRecords(
-  bytes: AsyncIterable<Buffer>,
-  checked: CheckedInput,
-  changed: (what: string) => Error,
-): AsyncGenerator<IndexedRecord> {
-  for await (const text of recordTexts(bytes)) {
-    if (text.index >= checked.records) throw changed(`it holds more than the ${checked.records} records checked`);
-    const r = checkRecord(text);
-    if (isProblem(r)) throw changed(`line ${r.line} is no longer valid: ${r.message}`);
-    yield { ...r, index: text.index };
-  }
 }

@@ -9,7 +9,9 @@
  * in input order, yield) so that several in flight only change how attempts are scheduled
  * (a window of attempts and a reorder buffer before `settle`).
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Pet } from '../../../api/schemas.js';
+import { DeprecationReporter } from '../../../deprecation.js';
 import {
   ApiError,
   AuthError,
@@ -21,7 +23,7 @@ import {
 } from '../../../errors.js';
 import { findErrorCode, NOT_SENT_CODES } from '../../../http/retry.js';
 import type { BulkAccount } from './account.js';
-import type { IndexedRecord } from './check.js';
+import type { IndexedRecord } from '../../../api/records.js';
 
 /** What happened to one record whose `createPet` failed. */
 export type FailureKind = 'not_created' | 'unknown';
@@ -48,8 +50,14 @@ export type Outcome = { kind: 'created'; pet: Pet } | { kind: 'failed' | 'unknow
 
 /** What the sender works with. */
 export interface SenderDeps {
-  /** Sends one record (`createPet`); resolves with the created pet. */
-  create(record: IndexedRecord): Promise<Pet>;
+  /** Sends one record (`createPet`); resolves with the created pet and the answer's headers. */
+  create(record: IndexedRecord): Promise<{ data: Pet; headers: IncomingHttpHeaders }>;
+  /** Prints a warning (a deprecation signal in an answer). */
+  warn(message: string): void;
+  /** The clock, for the days a deprecation leaves. */
+  now(): Date;
+  /** Called after each record is settled into the account (progress, the run's record). */
+  settled?: () => Promise<void>;
   account: BulkAccount;
   /** Aborted by a signal: no record is sent after it. */
   signal: AbortSignal;
@@ -64,6 +72,16 @@ export interface SenderDeps {
  */
 export async function* sendRecords(records: AsyncIterable<IndexedRecord>, deps: SenderDeps): AsyncGenerator<Pet> {
   const { account, signal } = deps;
+  // Deprecation signals of createPet's answers: one warning however many are sent (RFC 9745, RFC 8594).
+  const deprecation = new DeprecationReporter(
+    (m) => deps.warn(m),
+    () => deps.now(),
+  );
+  const create = async (record: IndexedRecord): Promise<Pet> => {
+    const { data, headers } = await deps.create(record);
+    deprecation.observeAndFlush(headers, 'createPet (POST /pets)');
+    return data;
+  };
   try {
     for await (const record of records) {
       if (signal.aborted) {
@@ -71,7 +89,9 @@ export async function* sendRecords(records: AsyncIterable<IndexedRecord>, deps: 
         throw InterruptedError.from(signal);
       }
       account.dispatch(record);
-      yield settle(record, await attempt(record, deps), account);
+      const pet = settle(record, await attempt(record, create), account);
+      await deps.settled?.();
+      yield pet;
     }
   } catch (err) {
     account.stopped(err);
@@ -80,9 +100,9 @@ export async function* sendRecords(records: AsyncIterable<IndexedRecord>, deps: 
 }
 
 /** One record's request and its outcome; never rejects. */
-async function attempt(record: IndexedRecord, deps: SenderDeps): Promise<Outcome> {
+async function attempt(record: IndexedRecord, create: (record: IndexedRecord) => Promise<Pet>): Promise<Outcome> {
   try {
-    return { kind: 'created', pet: await deps.create(record) };
+    return { kind: 'created', pet: await create(record) };
   } catch (error) {
     return { kind: classifyCreateFailure(error) === 'not_created' ? 'failed' : 'unknown', error };
   }
