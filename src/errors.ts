@@ -40,6 +40,7 @@ export const ERROR_CODES = [
   'network',
   'timeout',
   'tls',
+  'proxy',
   'invalid_response',
   'output',
   'interrupted',
@@ -144,6 +145,32 @@ export class TlsError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, { exitCode: ExitCode.network, code: 'tls', hint });
     this.name = 'TlsError';
+  }
+}
+
+/**
+ * The proxy the request went through refused or failed it (exit 3, code `proxy`): it could
+ * not be reached, asked for credentials (407), refused the tunnel with another status, or
+ * closed it. Raised only while the tunnel to the API is being opened, so nothing reached
+ * the API: a write is surely not done (cli-contract.md "Network behaviour": such a record
+ * is "not sent"). `status` is the proxy's answer (0 when it gave none); the JSON error adds
+ * `proxy`, its URL with any credentials masked.
+ */
+export class ProxyError extends CliError {
+  /** The proxy's URL as it may be shown (credentials masked). */
+  readonly proxy: string;
+
+  constructor(message: string, opts: { proxy: string; status?: number; hint?: string; cause?: unknown }) {
+    super(message, {
+      exitCode: ExitCode.network,
+      code: 'proxy',
+      status: opts.status ?? 0,
+      hint: opts.hint,
+      cause: opts.cause,
+      details: { proxy: opts.proxy },
+    });
+    this.name = 'ProxyError';
+    this.proxy = opts.proxy;
   }
 }
 

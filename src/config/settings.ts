@@ -21,6 +21,7 @@
 import { AuthError, ConfigError, InterruptedError, UsageError, CliError } from '../errors.js';
 import { quote } from '../input.js';
 import { isSendableKey, maskUrl } from '../mask.js';
+import { isLoopbackHost } from '../loopback.js';
 import { suggestCommand } from '../suggest.js';
 import type { EnvVars } from './env.js';
 import { ENVIRONMENTS, REMOTE_ENVIRONMENTS, type EnvName, type RemoteEnvName } from './environments.js';
@@ -143,12 +144,6 @@ export function parseEnvName(raw: string, what: string): EnvName {
   const found = ENVIRONMENTS.find((e) => e === raw);
   if (found !== undefined) return found;
   throw new UsageError(`invalid ${what} ${quote(raw)}: must be one of ${ENVIRONMENTS.join(', ')}`);
-}
-
-/** True for hosts that never leave this machine (RFC 6761 `localhost`, 127.0.0.0/8, ::1). */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127(?:\.\d{1,3}){3}$/.test(h);
 }
 
 /**

@@ -34,6 +34,7 @@ import {
   InvalidResponseError,
   NetworkError,
   OutputError,
+  ProxyError,
   TlsError,
   UsageError,
 } from '../../errors.js';
@@ -43,8 +44,11 @@ import { RecordStream } from '../../render/output.js';
 import { BulkAccount, type StopPoint } from './create-account.js';
 import { openSource, streamToFile, type RecordSource, type StreamedFile } from './create-source.js';
 
-/** What happened to one record whose `createPet` failed. */
-export type FailureKind = 'not_created' | 'unknown';
+/**
+ * What happened to one record whose `createPet` failed: refused or never made
+ * (`not_created`), stopped at the proxy so nothing reached the API (`not_sent`), or unknown.
+ */
+export type FailureKind = 'not_created' | 'not_sent' | 'unknown';
 
 /**
  * Decides whether a failed `createPet` surely did not create the pet. The server answering
@@ -54,6 +58,8 @@ export type FailureKind = 'not_created' | 'unknown';
  * reached the server (cli-contract.md "Network behaviour").
  */
 export function classifyCreateFailure(err: unknown): FailureKind {
+  // The http layer raises a ProxyError only while the tunnel is opened: the API saw nothing.
+  if (err instanceof ProxyError) return 'not_sent';
   // A ConfigError comes from the embedded sandbox's own store: it refused the write.
   if (err instanceof ApiError || err instanceof AuthError || err instanceof TlsError || err instanceof ConfigError)
     return 'not_created';
@@ -61,6 +67,12 @@ export function classifyCreateFailure(err: unknown): FailureKind {
   if (err instanceof NetworkError)
     return findErrorCode(err.cause, NOT_SENT_CODES) !== undefined ? 'not_created' : 'unknown';
   return 'unknown';
+}
+
+/** Where a failed `createPet` leaves its record in the account (see classifyCreateFailure). */
+function stopKindOf(err: unknown): StopPoint['kind'] {
+  const kind = classifyCreateFailure(err);
+  return kind === 'not_created' ? 'failed' : kind === 'not_sent' ? 'none' : 'unknown';
 }
 
 /** Most problems listed when records are refused; the rest are counted. */
@@ -127,7 +139,7 @@ export async function runCreateFromFile(ctx: Context, file: string): Promise<num
         deprecation.observeAndFlush(res.headers, 'createPet (POST /pets)');
         pet = res.data;
       } catch (err) {
-        failure = stop(classifyCreateFailure(err) === 'not_created' ? 'failed' : 'unknown', index, record.line, err);
+        failure = stop(stopKindOf(err), index, record.line, err);
         break;
       }
       account.created(record.line, pet.id);
@@ -275,7 +287,9 @@ function accountError(ctx: Context, account: BulkAccount, failure: unknown): Cli
   const at = `stopped at record ${stop.index + 1} of ${account.total} (line ${stop.line})`;
   const what =
     stop.kind === 'none'
-      ? `stopped after record ${stop.index} of ${account.total}`
+      ? stop.index === 0
+        ? `stopped before the first of ${account.total} records`
+        : `stopped after record ${stop.index} of ${account.total}`
       : stop.kind === 'failed'
         ? `${at}, not created`
         : `${at}, which may have been created`;
