@@ -40,6 +40,7 @@ import {
 } from '../../errors.js';
 import { findErrorCode, NOT_SENT_CODES } from '../../http/retry.js';
 import { settleOrAbort } from '../../io.js';
+import { describeApiError } from '../../render/escape.js';
 import { RecordStream } from '../../render/output.js';
 import { BulkAccount, type StopPoint } from './create-account.js';
 import { openSource, streamToFile, type RecordSource, type StreamedFile } from './create-source.js';
@@ -250,7 +251,8 @@ function valid(text: Parameters<typeof checkRecord>[0]): NewPetRecord {
 }
 
 function describeCause(err: unknown): string {
-  if (err instanceof ApiError) return `${err.message} (${err.code}, HTTP ${err.status})`;
+  // The server's text, escaped here: it must not start a line of its own in the account.
+  if (err instanceof ApiError) return describeApiError(err);
   return err instanceof Error ? err.message : String(err);
 }
 
