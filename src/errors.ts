@@ -214,6 +214,23 @@ export class InvalidResponseError extends CliError {
   }
 }
 
+/**
+ * An answer whose body passed the size cap (`MAX_BODY_BYTES`, 10 MiB): an InvalidResponseError
+ * (exit 1, code `invalid_response`) that a command can give a hint of its own (`pets list`:
+ * ask for smaller pages).
+ */
+export class BodyTooLargeError extends InvalidResponseError {
+  constructor(message: string, status: number, hint?: string) {
+    super(message, status, hint);
+    this.name = 'BodyTooLargeError';
+  }
+
+  /** The same failure with `hint` under it. */
+  withHint(hint: string): BodyTooLargeError {
+    return new BodyTooLargeError(this.message, this.status, hint);
+  }
+}
+
 /** The signals petstore stops on, and the exit code of each (128 + its number). */
 export type StopSignal = 'SIGINT' | 'SIGTERM';
 

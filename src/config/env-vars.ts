@@ -122,7 +122,8 @@ export const ENV_VARS = {
   HTTPS_PROXY: {
     type: 'string',
     lowercase: true,
-    meaning: 'The proxy for `https://` base URLs (read as `http://` without a scheme); loopback hosts are never proxied.',
+    meaning:
+      'The proxy for `https://` base URLs (read as `http://` without a scheme); loopback hosts are never proxied.',
   },
   HTTP_PROXY: {
     type: 'string',

@@ -170,7 +170,9 @@ export function checkBaseUrl(raw: string, what: string): string {
       'Use https://.',
     );
   }
-  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+  // A bare `?` or `#` leaves `search` and `hash` empty, yet a path joined to it would land
+  // after it (`/v1?/pets`): any `?` or `#` in the text is refused.
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || /[?#]/.test(raw)) {
     throw new UsageError(`invalid ${what} ${shown}: must not carry credentials, a query or a fragment`);
   }
   return url.href.replace(/\/+$/, '');

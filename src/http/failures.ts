@@ -45,6 +45,22 @@ export function findErrorCode(err: unknown, known: readonly string[]): string | 
   return findInChain(err, ({ code }) => (typeof code === 'string' && known.includes(code) ? code : undefined));
 }
 
+/**
+ * Connection failures that happen before a byte of the request is written: refused, DNS,
+ * unreachable, connect timeout. A request that failed so surely did not reach the server,
+ * so even a POST may be sent again, and a bulk create knows the record was not created.
+ */
+export const NOT_SENT_CODES: readonly string[] = [
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETDOWN',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+];
+
 /** Connection failures, in words. */
 const NETWORK_CODES: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
@@ -218,11 +234,31 @@ export function describeFailure(err: unknown, ctx: FailureContext): Error {
   }
   const code = findErrorCode(err, NETWORK_CODE_LIST);
   if (code !== undefined) {
-    const what = ctx.phase === undefined ? `cannot reach ${url.host}` : `${url.host} failed ${ctx.phase}`;
+    // Only a connection never made is "cannot reach": a reset one reached the server.
+    const what =
+      ctx.phase !== undefined
+        ? `${url.host} failed ${ctx.phase}`
+        : NOT_SENT_CODES.includes(code)
+          ? `cannot reach ${url.host}`
+          : `no answer from ${url.host}`;
     return new NetworkError(`${what}: ${NETWORK_CODES[code] ?? code}`, {
       cause: err,
       hint: ctx.unreachableHint ?? 'Check the base URL and that the server is up.',
     });
   }
   return err instanceof Error ? err : new Error(String(err));
+}
+
+/**
+ * Whether a failed request may have reached the server with nothing said of what it did:
+ * the connection was reset or closed after it was made (a NetworkError whose cause is not
+ * one of NOT_SENT_CODES), or the deadline passed. False for a connection never made, a
+ * failed TLS handshake or a proxy that refused the tunnel (nothing reached the API), and
+ * for an answer, which says what happened. A write that may have been received must not
+ * be sent again unseen (cli-contract.md "Network behaviour").
+ */
+export function mayHaveReachedServer(err: unknown): boolean {
+  if (err instanceof TimeoutError) return true;
+  if (!(err instanceof NetworkError)) return false;
+  return findErrorCode(err.cause, NOT_SENT_CODES) === undefined;
 }

@@ -76,7 +76,7 @@ export function parseProxyUrl(variable: ProxyVariable): URL {
   const text = variable.value.trim();
   const full = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
   // Masked as read: `bob:pa/ss@host` alone would parse as a URL of scheme `bob:`.
-  const shown = `'${maskUrl(full)}'`;
+  const shown = JSON.stringify(maskUrl(full));
   let url: URL;
   try {
     url = new URL(full);
