@@ -96,6 +96,7 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<num
       writer.setKey(name, apiKey, baseUrl.value);
       return writer.path;
     },
+    { waitMs: ctx.globals.timeoutMs, signal: ctx.signal, onWait: (m) => ctx.note(m) },
   );
   ctx.io.stderr.write(
     `Logged in to ${name} (${baseUrl.value}): key ${maskKey(apiKey)} ${options.verify ? 'checked and ' : ''}stored in ${path}\n`,
