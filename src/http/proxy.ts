@@ -83,7 +83,7 @@ export function parseProxyUrl(variable: ProxyVariable): URL {
   } catch {
     throw new UsageError(
       `invalid ${variable.name} ${shown}: not a URL (expected http://[USER:PASSWORD@]HOST:PORT); nothing was sent`,
-      'In the user name and password, write / as %2F, @ as %40 and : as %3A.',
+      'In the user name and password, write / as %2F, : as %3A and @ as %40.',
     );
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
