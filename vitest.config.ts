@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -8,6 +8,12 @@ export default defineConfig({
   define: { __PETSTORE_VERSION__: JSON.stringify(pkg.version) },
   test: {
     include: ['test/**/*.test.ts'],
+    // The standalone executable's own checks run when the suite is pointed at one
+    // (PETSTORE_TEST_EXECUTABLE, see test/helpers/run-cli.ts).
+    exclude: [
+      ...configDefaults.exclude,
+      ...(process.env.PETSTORE_TEST_EXECUTABLE ? [] : ['test/e2e/executable.test.ts']),
+    ],
     // Two cores: one worker each; spawned CLIs and servers share them.
     pool: 'forks',
     maxWorkers: 2,

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The end-to-end suite drives the CLI in a real terminal through tmux and pipes its JSON
-# through jq (Debian packages). Installs what is missing when we may (root with apt-get);
-# otherwise says what to do.
+# The end-to-end suite drives the CLI in a real terminal through tmux, pipes its JSON
+# through jq, pages through less and reads the man page with man (Debian packages; `man`
+# is man-db's). Installs what is missing when we may (root with apt-get); otherwise says
+# what to do.
 set -euo pipefail
+declare -A package=([tmux]=tmux [jq]=jq [less]=less [man]=man-db)
 missing=()
-for tool in tmux jq less; do
-  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+for tool in tmux jq less man; do
+  command -v "$tool" >/dev/null 2>&1 || missing+=("${package[$tool]}")
 done
 if [ "${#missing[@]}" -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then

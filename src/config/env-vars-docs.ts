@@ -28,6 +28,12 @@ export function listedEnvVarName(name: EnvVarName): string {
   return 'lowercase' in ENV_VARS[name] ? `\`${name}\`, \`${name.toLowerCase()}\`` : `\`${name}\``;
 }
 
+/** Who reads a variable that petstore's code does not read through `EnvVars`, in words. */
+export const READ_BY = {
+  node: 'Read by Node itself.',
+  shim: 'Read by the start-up shim, before the CLI loads.',
+} as const;
+
 /**
  * The Markdown table of every declared variable, in the registry's order: name, values,
  * what applies when it is unset, meaning (and who reads it, when Node does).
@@ -35,7 +41,8 @@ export function listedEnvVarName(name: EnvVarName): string {
 export function envVarsMarkdownTable(): string {
   const rows = (Object.keys(ENV_VARS) as EnvVarName[]).map((name) => {
     const spec: { type: EnvVarType; default?: string; meaning: string; readBy?: string } = ENV_VARS[name];
-    const meaning = spec.readBy === 'node' ? `${spec.meaning} Read by Node itself.` : spec.meaning;
+    const meaning =
+      spec.readBy === undefined ? spec.meaning : `${spec.meaning} ${READ_BY[spec.readBy as keyof typeof READ_BY]}`;
     return `| ${listedEnvVarName(name)} | ${describeEnvVarType(spec.type)} | ${spec.default ?? '—'} | ${meaning} |`;
   });
   return ['| variable | value | when unset | meaning |', '|---|---|---|---|', ...rows].join('\n') + '\n';

@@ -32,8 +32,11 @@ export interface EnvVarSpec {
   lowercase?: true;
   /** A secret: never printed, and left out of the environment of the processes petstore starts. */
   secret?: true;
-  /** Read by Node itself, not through `EnvVars`: listed for users only. */
-  readBy?: 'node';
+  /**
+   * Read by Node itself, or by the start-up shim (bin/petstore.js, before the CLI is
+   * loaded), not through `EnvVars`: listed for users only.
+   */
+  readBy?: 'node' | 'shim';
 }
 
 /** Every environment variable petstore reads (or, `readBy: 'node'`, that Node reads for it). */
@@ -167,6 +170,18 @@ export const ENV_VARS = {
     readBy: 'node',
     meaning: 'A PEM file of extra CA certificates, for an API behind a private CA.',
   },
+  XDG_CACHE_HOME: {
+    type: 'absolute-path',
+    default: '`$HOME/.cache`',
+    readBy: 'shim',
+    meaning: "The base of the folder (`petstore/` in it) of the start-up's code cache.",
+  },
+  NODE_DISABLE_COMPILE_CACHE: {
+    type: 'boolean',
+    default: 'off',
+    readBy: 'shim',
+    meaning: "No code cache at start-up (Node's own switch, honoured by petstore too).",
+  },
 } as const satisfies Record<string, EnvVarSpec>;
 
 /** The name of a declared variable. */
@@ -174,7 +189,7 @@ export type EnvVarName = keyof typeof ENV_VARS;
 
 /** The names of the variables petstore reads itself (not those Node reads for it). */
 export type ReadEnvVarName = {
-  [N in EnvVarName]: (typeof ENV_VARS)[N] extends { readBy: 'node' } ? never : N;
+  [N in EnvVarName]: (typeof ENV_VARS)[N] extends { readBy: 'node' | 'shim' } ? never : N;
 }[EnvVarName];
 
 type ValueOf<T> = T extends 'boolean' ? boolean : T extends readonly (infer V extends string)[] ? V : string;

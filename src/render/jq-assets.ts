@@ -1,20 +1,27 @@
 /**
  * Where jq lives: the two files `--jq` loads, and nothing else does (so the 0.9 MB of
  * WebAssembly costs no other command anything). Built, they sit beside the bundle in dist/
- * (`scripts/build.mjs` writes them); run from the sources (the in-process tests), the worker
- * is the source file beside this one and the WebAssembly the jq-wasm package's own. A
- * packaging that puts the CLI somewhere else (one file, a single executable with assets)
- * changes these two functions and nothing more.
+ * (`scripts/build.mjs` writes them); inside the standalone executable they are its assets
+ * (Node's single-executable `getAsset`, `scripts/build-exe.mjs` puts them there); run from
+ * the sources (the in-process tests), the worker is the source file beside this one and the
+ * WebAssembly the jq-wasm package's own.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { getAsset, isSea } from 'node:sea';
+import type { WorkerOptions } from 'node:worker_threads';
 
 /** Set by scripts/build.mjs (esbuild `define`); absent when the sources run directly. */
 declare const __PETSTORE_BUILT__: boolean | undefined;
 
-/** The worker thread's script (`jq-worker.cjs`): the same name beside the bundle and in the sources. */
-export function jqWorkerUrl(): URL {
-  return new URL('./jq-worker.cjs', import.meta.url);
+/**
+ * The worker thread's script (`jq-worker.cjs`) as `new Worker(script, options)` takes it:
+ * the file of that name beside the bundle or in the sources, or, inside the executable,
+ * the script's text (run with `eval`, as the executable holds no files).
+ */
+export function jqWorkerScript(): { script: URL | string; options: Pick<WorkerOptions, 'eval'> } {
+  if (isSea()) return { script: getAsset('jq-worker.cjs', 'utf8'), options: { eval: true } };
+  return { script: new URL('./jq-worker.cjs', import.meta.url), options: {} };
 }
 
 /**
@@ -22,6 +29,7 @@ export function jqWorkerUrl(): URL {
  * @throws the file system's error when it cannot be read.
  */
 export async function readJqWasm(): Promise<Uint8Array> {
+  if (isSea()) return new Uint8Array(getAsset('jq.wasm'));
   if (typeof __PETSTORE_BUILT__ === 'boolean') return readFile(new URL('./jq.wasm', import.meta.url));
   return readFile(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'));
 }

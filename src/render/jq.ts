@@ -10,7 +10,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { CliError, ExitCode, InterruptedError, UsageError } from '../errors.js';
-import { jqWorkerUrl, readJqWasm } from './jq-assets.js';
+import { jqWorkerScript, readJqWasm } from './jq-assets.js';
 
 /** What one run of the filter produced, in order, even when it stopped with an error. */
 export interface JqOutcome {
@@ -74,8 +74,9 @@ export class JqFilter {
    */
   static async open(expression: string, signal: AbortSignal): Promise<JqFilter> {
     const wasm = await readJqWasm();
+    const { script, options } = jqWorkerScript();
     // An empty environment: the worker needs none, and none of petstore's secrets belong in it.
-    const worker = new Worker(jqWorkerUrl(), { workerData: { wasm }, stdout: true, stderr: true, env: {} });
+    const worker = new Worker(script, { ...options, workerData: { wasm }, stdout: true, stderr: true, env: {} });
     // The WebAssembly's own complaints (`Aborted()`) are reported through the answers instead.
     worker.stdout.resume();
     worker.stderr.resume();

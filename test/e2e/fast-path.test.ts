@@ -1,7 +1,7 @@
 /**
  * The start-up fast path of bin/petstore.js: `--version`, `-V`, `--help` and `-h` alone
  * print text captured at build time instead of loading the CLI. These tests run each of
- * them both ways, through the shim and through the full path (dist/cli-entry.js's `run`,
+ * them both ways, through the shim and through the full path (dist/petstore.cjs's `run`,
  * which parses with commander), and require the same stdout, stderr and exit code, so the
  * captured text can never drift from what the program itself prints.
  */
@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { baseEnv, runCli, type CliResult } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 
-const ENTRY = fileURLToPath(new URL('../../dist/cli-entry.js', import.meta.url));
+const BUNDLE = fileURLToPath(new URL('../../dist/petstore.cjs', import.meta.url));
 const STATIC_DIR = fileURLToPath(new URL('../../dist/static/', import.meta.url));
 
 /** Runs argv through the full path (commander), bypassing the shim's fast path. */
@@ -21,13 +21,7 @@ function runFullPath(args: string[], env: Record<string, string> = {}): Promise<
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        'const { run } = await import(process.argv[1]); run(process.argv.slice(2));',
-        ENTRY,
-        ...args,
-      ],
+      ['-e', 'require(process.argv[1]).run(process.argv.slice(2));', BUNDLE, ...args],
       { env: { ...baseEnv(), HOME: '/nonexistent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';

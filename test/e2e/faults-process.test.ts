@@ -7,7 +7,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answer, closedPortBaseUrl, slowHeaders, startTestServer, type TestServer } from '../helpers/fault-server.js';
-import { CLI, runCli } from '../helpers/run-cli.js';
+import { CLI_SHELL, runCli } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { shell } from '../helpers/shell.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
@@ -44,7 +44,7 @@ describe('a closed stdout', () => {
       server.handle(answer({ status: 200, body: bigPets() }));
       const dir = tempDir();
       const errFile = join(dir, 'stderr.txt');
-      const script = `"${process.execPath}" "${CLI}" pets list --limit 100 --output ${output} 2>"${errFile}" | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`;
+      const script = `${CLI_SHELL} pets list --limit 100 --output ${output} 2>"${errFile}" | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`;
       // Asynchronous: the test server lives in this process and must keep answering.
       const r = await shell(script, {
         PETSTORE_BASE_URL: server.baseUrl,

@@ -8,7 +8,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, unwrapped } from '../helpers/run-cli.js';
+import { CLI_SHELL, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { shell } from '../helpers/shell.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -44,12 +44,9 @@ describe('suggested commands go where the run went', () => {
     'a sandbox create whose pet cannot be printed: the hint to see it carries --env sandbox',
     async () => {
       const dir = tempDir();
-      const r = await shell(
-        `"${process.execPath}" "${CLI}" --env sandbox pets create --name Zed --category-id 1 > /dev/full`,
-        {
-          PETSTORE_CONFIG_DIR: dir,
-        },
-      );
+      const r = await shell(`${CLI_SHELL} --env sandbox pets create --name Zed --category-id 1 > /dev/full`, {
+        PETSTORE_CONFIG_DIR: dir,
+      });
       expect(r.code).toBe(1);
       expect(unwrapped(r.stderr)).toMatch(/pet (\d+) was created, but it could not be printed/);
       expect(unwrapped(r.stderr)).toMatch(/`petstore --env sandbox pets get \d+` shows it/);

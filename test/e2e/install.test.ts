@@ -54,8 +54,11 @@ describe('the package', () => {
     for (const p of [
       'bin/petstore.js',
       'bin/package.json',
-      'dist/cli-entry.js',
+      'dist/petstore.cjs',
       'dist/static/help.txt',
+      'dist/man/petstore.1',
+      'dist/THIRD_PARTY_NOTICES',
+      'LICENSE',
       'package.json',
     ])
       expect(paths).toContain(p);
@@ -85,8 +88,9 @@ describe('installed with npm install -g --prefix DIR TARBALL', () => {
   };
 
   it('is self-contained: nothing installed beside it', () => {
-    expect(existsSync(join(prefix, 'lib', 'node_modules', 'petstore', 'dist', 'cli-entry.js'))).toBe(true);
-    expect(existsSync(join(prefix, 'lib', 'node_modules', 'petstore', 'node_modules'))).toBe(false);
+    const { name } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string };
+    expect(existsSync(join(prefix, 'lib', 'node_modules', name, 'dist', 'petstore.cjs'))).toBe(true);
+    expect(existsSync(join(prefix, 'lib', 'node_modules', name, 'node_modules'))).toBe(false);
   });
 
   it('petstore --version prints the package version', async () => {

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI } from '../helpers/run-cli.js';
+import { CLI_PROGRAM } from '../helpers/run-cli.js';
 import { shell } from '../helpers/shell.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
@@ -36,7 +36,7 @@ describe('README', () => {
     const home = tempDir();
     const bin = join(home, 'bin');
     mkdirSync(bin);
-    symlinkSync(CLI, join(bin, 'petstore'));
+    symlinkSync(CLI_PROGRAM, join(bin, 'petstore'));
     const work = join(home, 'work');
     mkdirSync(work);
     // One shell, as a person pasting block after block would have; stop at the first failure.
@@ -69,7 +69,7 @@ describe('README', () => {
     const home = tempDir();
     const bin = join(home, 'bin');
     mkdirSync(bin);
-    symlinkSync(CLI, join(bin, 'petstore'));
+    symlinkSync(CLI_PROGRAM, join(bin, 'petstore'));
     symlinkSync(process.execPath, join(bin, 'node'));
     const bash = spawnSync('bash', ['-c', 'command -v bash'], { encoding: 'utf8' }).stdout.trim();
     symlinkSync(bash, join(bin, 'bash'));
@@ -93,6 +93,16 @@ describe('README', () => {
     for (const link of links) expect(existsSync(join(root, link)), link).toBe(true);
   });
 
+  it('Install: each block stands alone in a fresh clone, and names the tarball npm pack makes', () => {
+    const install = readme.slice(readme.indexOf('\n## Install\n'), readme.indexOf('\n## First-time setup'));
+    const blocks = [...install.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    // A fresh clone has no dist/ and no dev dependencies: every block installs first.
+    for (const block of blocks) expect(block).toMatch(/^npm install && /);
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+    expect(install).toContain(`./${pkg.name}-${pkg.version}.tgz`);
+  });
+
   it('every docs/ file links back only to files that exist', () => {
     for (const doc of [
       'commands',
@@ -104,6 +114,7 @@ describe('README', () => {
       'performance',
       'development',
       'architecture',
+      'install',
     ]) {
       const file = join(root, 'docs', `${doc}.md`);
       const text = readFileSync(file, 'utf8');

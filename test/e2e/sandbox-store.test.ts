@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { SandboxStore, seedData } from '../../src/sandbox/store.js';
 import { holdLock } from '../helpers/lock-holder.js';
-import { CLI, baseEnv, runCli } from '../helpers/run-cli.js';
+import { CLI_ARGV, baseEnv, runCli } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 afterAll(() => removeTempDirs());
@@ -102,7 +102,7 @@ describe('parallel processes', () => {
 describe('soak: one `sandbox serve`, many clients', () => {
   it('1,000 creates by 20 processes: every response 201, ids distinct, store valid', async () => {
     const dir = tempDir();
-    const serve = spawn(process.execPath, [CLI, 'sandbox', 'serve', '--port', '0'], {
+    const serve = spawn(CLI_ARGV[0], [...CLI_ARGV.slice(1), 'sandbox', 'serve', '--port', '0'], {
       env: { ...baseEnv(), PETSTORE_CONFIG_DIR: dir, HOME: dir },
     });
     const exited = new Promise<number | null>((resolve) => serve.on('exit', (code) => resolve(code)));

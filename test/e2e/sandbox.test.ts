@@ -6,7 +6,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, baseEnv, runCli } from '../helpers/run-cli.js';
+import { CLI_ARGV, baseEnv, runCli } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 interface Served {
@@ -20,7 +20,7 @@ interface Served {
 
 /** Starts `petstore sandbox serve --port 0` and waits until it prints its key (stdout) and listening line (stderr). */
 async function serve(dir: string, extra: string[] = []): Promise<Served> {
-  const child = spawn(process.execPath, [CLI, 'sandbox', 'serve', '--port', '0', ...extra], {
+  const child = spawn(CLI_ARGV[0], [...CLI_ARGV.slice(1), 'sandbox', 'serve', '--port', '0', ...extra], {
     env: { ...baseEnv(), PETSTORE_CONFIG_DIR: dir, HOME: dir },
   });
   let out = '';

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, registerSecret } from '../helpers/run-cli.js';
+import { CLI_ARGV, registerSecret } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -46,7 +46,7 @@ function openTerminal(args: string[], env: Record<string, string>): TmuxSession 
   })
     .map(([k, v]) => `${k}=${sh(v)}`)
     .join(' ');
-  const cmd = `env -i ${vars} ${sh(process.execPath)} ${sh(CLI)} ${args.map(sh).join(' ')}; echo "EXIT=$?"; sleep 60`;
+  const cmd = `env -i ${vars} ${CLI_ARGV.map(sh).join(' ')} ${args.map(sh).join(' ')}; echo "EXIT=$?"; sleep 60`;
   const t = startTmux({ command: cmd, height: 30 });
   terminals.push(t);
   return t;

@@ -1,13 +1,34 @@
 /**
  * Runs the built CLI (`bin/petstore.js`) as a child process, the way users and scripts do,
  * and checks on every run that no secret reached stdout or stderr.
+ *
+ * One switch points every spawned run at the standalone executable instead:
+ * `PETSTORE_TEST_EXECUTABLE=dist-exe/petstore-linux-x64 npx vitest run FILE...` (built by
+ * `npm run build:exe`; `.ci/run` runs the process tests so). `runCli`, `spawnCli`, the tmux
+ * helper's `petstore` and scripts that use `CLI_SHELL` then run the executable.
  */
 import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 
 /** Path of the CLI's bin shim. */
 export const CLI = fileURLToPath(new URL('../../bin/petstore.js', import.meta.url));
+
+const executable = process.env.PETSTORE_TEST_EXECUTABLE;
+/** The standalone executable the spawned runs target, or undefined (they run `node bin/petstore.js`). */
+export const EXECUTABLE = executable !== undefined && executable !== '' ? resolve(executable) : undefined;
+
+/** The command line of the CLI under test: `[node, bin/petstore.js]`, or `[executable]`. */
+export const CLI_ARGV: readonly [string, ...string[]] =
+  EXECUTABLE !== undefined ? [EXECUTABLE] : [process.execPath, CLI];
+
+/** A file that runs as `petstore` when linked into a directory on PATH (the shim or the executable). */
+export const CLI_PROGRAM = EXECUTABLE ?? CLI;
+
+/** `CLI_ARGV` as words of a shell command line, each quoted. */
+export const CLI_SHELL = CLI_ARGV.map((w) => `'${w.replace(/'/g, "'\\''")}'`).join(' ');
 
 /** Result of one run. */
 export interface CliResult {
@@ -79,9 +100,20 @@ export function unwrapped(text: string): string {
   return text.replace(/ *\n *(?!$)/g, ' ');
 }
 
-/** The environment a run starts from: PATH and HOME only, nothing that changes behaviour. */
+/**
+ * Where spawned runs keep petstore's code cache (bin/petstore.js): one directory beside the
+ * temp dirs, shared by every run, as a user's ~/.cache is, so that the config directories
+ * the tests inspect (HOME defaults to one) hold only what petstore stores there.
+ */
+export const TEST_CACHE_HOME = join(tmpdir(), 'petstore-test-cache');
+
+/** The environment a run starts from: PATH, LANG and the cache home, nothing that changes behaviour. */
 export function baseEnv(): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    XDG_CACHE_HOME: TEST_CACHE_HOME,
+  };
   if (process.env.SYSTEMROOT !== undefined) env.SYSTEMROOT = process.env.SYSTEMROOT;
   return env;
 }
@@ -98,7 +130,8 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult
   if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY.length >= 6) secrets.push(env.PETSTORE_API_KEY);
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const [command, ...pre] = CLI_ARGV;
+    const child = spawn(command, [...pre, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { CLI, baseEnv, expectNoSecret } from './run-cli.js';
+import { CLI_ARGV, baseEnv, expectNoSecret } from './run-cli.js';
 
 /** Options of a steered run. */
 export interface SpawnOptions {
@@ -75,7 +75,8 @@ function blockedOnFifo(pid: number): boolean {
 
 /** Starts `petstore ...args` under the test's control. */
 export function spawnCli(args: string[], opts: SpawnOptions): Steered {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const [command, ...pre] = CLI_ARGV;
+  const child = spawn(command, [...pre, ...args], {
     env: { ...baseEnv(), HOME: opts.env.PETSTORE_CONFIG_DIR ?? '/nonexistent', ...opts.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, baseEnv } from './run-cli.js';
+import { CLI_SHELL, baseEnv } from './run-cli.js';
 import { tempDir } from './temp-config.js';
 
 /** True when a `tmux` binary is on PATH. */
@@ -71,7 +71,7 @@ export function startTmux(opts: TmuxOptions = {}): TmuxSession {
   const binDir = join(tempDir('petstore-tmux-'), 'bin');
   mkdirSync(binDir, { recursive: true });
   const shim = join(binDir, 'petstore');
-  writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+  writeFileSync(shim, `#!/bin/sh\nexec ${CLI_SHELL} "$@"\n`);
   chmodSync(shim, 0o755);
   const base = baseEnv();
   const env: Record<string, string> = {
