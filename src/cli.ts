@@ -11,7 +11,7 @@ import { parseFields } from './input.js';
 import { flushed, processIo, type Io } from './io.js';
 import { buildProgram } from './program.js';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from './render/escape.js';
+import { describeApiError, escapeForTerminal, escapeJsonText, escapeKeepingLines } from './render/escape.js';
 import { messageColumns, wrapMessage } from './render/wrap.js';
 import type { ForcedEnd, Shutdown } from './shutdown.js';
 
@@ -258,7 +258,7 @@ function reportError(thrown: unknown, state: RunState, translate: (err: Commande
   if (!(err instanceof CliError)) {
     const e = err instanceof Error ? err : new Error(String(err));
     io.stderr.write(
-      `${red('error:')} ${wrapMessage(`internal error: ${escapeKeepingLines(e.message)}`, width, 'error: '.length, 2)}\nThis looks like a bug in petstore; please report it.\n`,
+      `${red('error:')} ${wrapMessage(`internal error: ${escapeForTerminal(e.message)}`, width, 'error: '.length, 2)}\nThis looks like a bug in petstore; please report it.\n`,
     );
     if (state.verbose && e.stack !== undefined) io.stderr.write(`${e.stack}\n`);
     else io.stderr.write('Run again with --verbose to see the stack trace.\n');
@@ -266,10 +266,7 @@ function reportError(thrown: unknown, state: RunState, translate: (err: Commande
   }
   // A server's Error code and message are one line of text it chose: every control, bidi and
   // format character is escaped, so it can neither drive the terminal nor forge a line.
-  const message =
-    err instanceof ApiError
-      ? `${escapeForTerminal(err.message)} (${escapeForTerminal(err.code)}, HTTP ${err.status})`
-      : escapeKeepingLines(err.message);
+  const message = err instanceof ApiError ? describeApiError(err) : escapeKeepingLines(err.message);
   io.stderr.write(`${red('error:')} ${wrapMessage(message, width, 'error: '.length, 2)}\n`);
   if (err.hint !== undefined) io.stderr.write(`${wrapMessage(escapeKeepingLines(err.hint), width)}\n`);
   return code;

@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   'network',
   'timeout',
   'tls',
+  'proxy',
   'invalid_response',
   'output',
   'interrupted',
@@ -151,6 +152,32 @@ export class TlsError extends CliError {
 }
 
 /**
+ * The proxy the request went through refused or failed it (exit 3, code `proxy`): it could
+ * not be reached, asked for credentials (407), refused the tunnel with another status, or
+ * closed it. Raised only while the tunnel to the API is being opened, so nothing reached
+ * the API: a write is surely not done (cli-contract.md "Network behaviour": such a record
+ * is "not sent"). `status` is the proxy's answer (0 when it gave none); the JSON error adds
+ * `proxy`, its URL with any credentials masked.
+ */
+export class ProxyError extends CliError {
+  /** The proxy's URL as it may be shown (credentials masked). */
+  readonly proxy: string;
+
+  constructor(message: string, opts: { proxy: string; status?: number; hint?: string; cause?: unknown }) {
+    super(message, {
+      exitCode: ExitCode.network,
+      code: 'proxy',
+      status: opts.status ?? 0,
+      hint: opts.hint,
+      cause: opts.cause,
+      details: { proxy: opts.proxy },
+    });
+    this.name = 'ProxyError';
+    this.proxy = opts.proxy;
+  }
+}
+
+/**
  * stdout cannot be written: a full disk, a closed pipe under a write command, another I/O
  * error (exit 1, code `output`). A read command whose reader went away (EPIPE) ends with
  * exit 0 instead (cli-contract.md "Network behaviour").
@@ -187,6 +214,23 @@ export class InvalidResponseError extends CliError {
       hint,
     });
     this.name = 'InvalidResponseError';
+  }
+}
+
+/**
+ * An answer whose body passed the size cap (`MAX_BODY_BYTES`, 10 MiB): an InvalidResponseError
+ * (exit 1, code `invalid_response`) that a command can give a hint of its own (`pets list`:
+ * ask for smaller pages).
+ */
+export class BodyTooLargeError extends InvalidResponseError {
+  constructor(message: string, status: number, hint?: string) {
+    super(message, status, hint);
+    this.name = 'BodyTooLargeError';
+  }
+
+  /** The same failure with `hint` under it. */
+  withHint(hint: string): BodyTooLargeError {
+    return new BodyTooLargeError(this.message, this.status, hint);
   }
 }
 

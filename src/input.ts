@@ -87,13 +87,16 @@ export function parseMaxPages(raw: string): number {
 }
 
 /**
- * Parses `--timeout SECONDS`: a positive decimal number of seconds, at most one day.
- * Returns milliseconds.
+ * Parses `--timeout SECONDS`: a decimal number of seconds from 0.001 (one millisecond, the
+ * deadline's unit: less would round to no time at all) to 86400 (one day). Returns
+ * milliseconds (cli-contract.md "Network behaviour").
  * @throws UsageError otherwise.
  */
 export function parseTimeoutSeconds(raw: string): number {
-  if (!/^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/.test(raw) || Number(raw) <= 0 || Number(raw) > 86_400) {
-    throw new UsageError(`invalid --timeout ${quote(raw)}: must be a number of seconds greater than 0 (at most 86400)`);
+  if (!/^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/.test(raw) || Number(raw) < 0.001 || Number(raw) > 86_400) {
+    throw new UsageError(
+      `invalid --timeout ${quote(raw)}: must be a number of seconds, at least 0.001 and at most 86400`,
+    );
   }
   return Math.round(Number(raw) * 1000);
 }

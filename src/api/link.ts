@@ -53,3 +53,41 @@ export function assertSameOrigin(next: URL, baseUrl: string): void {
     );
   }
 }
+
+/**
+ * The pages one walk has fetched, to stop a walk whose `Link: rel="next"` points back to one
+ * of them: followed, it would print the same pets again and again until `--max-pages`.
+ */
+export class PageTrail {
+  private readonly seen = new Set<string>();
+
+  /** @param baseUrl the base URL whose origin every page must keep (`assertSameOrigin`). */
+  constructor(private readonly baseUrl: string) {}
+
+  /**
+   * The page to fetch after page `page`, which `url` answered (after redirects): its
+   * `Link: rel="next"` target, or undefined on the last page.
+   * @throws InvalidResponseError (exit 1) for an unparsable Link, a target on another
+   * origin, or one already fetched (a loop).
+   */
+  next(headers: IncomingHttpHeaders, url: URL, page: number): URL | undefined {
+    this.seen.add(pageKey(url));
+    const next = findNextLink(headers, url);
+    if (next === undefined) return undefined;
+    assertSameOrigin(next, this.baseUrl);
+    if (this.seen.has(pageKey(next))) {
+      throw new InvalidResponseError(
+        `server's Link rel="next" on page ${page} points back to a page already fetched (${next.pathname}${next.search}); not followed, so the walk ends here`,
+        200,
+        "The pets printed so far are every pet the server's links lead to. Report the Link header to the API operator.",
+      );
+    }
+    this.seen.add(pageKey(next));
+    return next;
+  }
+}
+
+/** A page's identity: its URL without a fragment (never sent to the server). */
+function pageKey(url: URL): string {
+  return url.href.replace(/#.*$/, '');
+}

@@ -5,7 +5,7 @@
  * server sends, on the base URL's origin only, and at most `maxPages` of them.
  */
 import type { ApiResult, ListPetsQuery, PetstoreClient } from './client.js';
-import { assertSameOrigin, findNextLink } from './link.js';
+import { PageTrail } from './link.js';
 import type { Pet } from './schemas.js';
 
 /** One page of a walk: the validated pets, headers and URL, and where it lies in the walk. */
@@ -35,8 +35,9 @@ export interface PageWalkOptions {
  * consumer is done with a page, so a page is handled (printed) before a bad link on it
  * fails the walk. Stopping the loop early (`break`, `return`) sends no further request.
  * @throws what `listPets` throws (ApiError, InvalidResponseError, NetworkError,
- * TimeoutError); InvalidResponseError for an unparsable Link header or a next link to
- * another origin (the key must stay with its origin); `onMaxPages(...)` past `maxPages`.
+ * TimeoutError); InvalidResponseError for an unparsable Link header, a next link to
+ * another origin (the key must stay with its origin) or back to a page already fetched
+ * (`PageTrail`); `onMaxPages(...)` past `maxPages`.
  */
 export async function* walkPetPages(
   client: PetstoreClient,
@@ -45,13 +46,13 @@ export async function* walkPetPages(
 ): AsyncGenerator<PetPage, void, undefined> {
   let next: URL | undefined;
   let pets = 0;
+  const trail = new PageTrail(client.baseUrl);
   for (let number = 1; ; number++) {
     const res = await client.listPets(query, next);
     yield { ...res, number, before: pets };
     pets += res.data.length;
-    next = findNextLink(res.headers, res.url);
+    next = trail.next(res.headers, res.url, number);
     if (next === undefined) return;
-    assertSameOrigin(next, client.baseUrl);
     if (number >= options.maxPages) throw options.onMaxPages(number, pets);
     options.beforeNext?.(number, pets);
   }

@@ -116,7 +116,7 @@ export const MAX_RECORD_CHARS = 1024 * 1024;
 
 /**
  * A JSON number written other than as plain integer digits (`1e2`, `1.0`) whose value is
- * nevertheless integral: kept as written so that it is refused as a categoryId, since
+ * nevertheless integral, or too large for a double (`1e400`): kept as written so that it is refused as a categoryId, since
  * `--category-id` refuses the same forms (cli-contract.md "Input rules": exact int64).
  */
 class InexactNumber {
@@ -128,7 +128,8 @@ function parseRecordJson(text: string): unknown {
   return parse(text, null, (t: string) => {
     if (isInteger(t)) return isSafeNumber(t) ? Number(t) : BigInt(t);
     const n = Number(t);
-    return Number.isInteger(n) ? new InexactNumber(t) : n;
+    // `1e400` is Infinity, which JSON.stringify would describe as `null`: keep its text too.
+    return Number.isInteger(n) || !Number.isFinite(n) ? new InexactNumber(t) : n;
   });
 }
 

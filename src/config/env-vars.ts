@@ -130,17 +130,18 @@ export const ENV_VARS = {
   HTTPS_PROXY: {
     type: 'string',
     lowercase: true,
-    meaning: 'The proxy for `https://` base URLs (the embedded sandbox is never proxied).',
+    meaning:
+      'The proxy for `https://` base URLs (read as `http://` without a scheme); loopback hosts are never proxied.',
   },
   HTTP_PROXY: {
     type: 'string',
     lowercase: true,
-    meaning: 'The proxy for `http://` base URLs.',
+    meaning: 'The proxy for `http://` URLs only; the only plain-http base URLs allowed are loopback, never proxied.',
   },
   NO_PROXY: {
     type: 'string',
     lowercase: true,
-    meaning: 'Hosts reached without a proxy (comma-separated; `*` for all).',
+    meaning: 'Hosts reached without a proxy (comma-separated; `example.com` covers its hosts too; `*` for all).',
   },
   LC_ALL: {
     type: 'string',

@@ -1,21 +1,30 @@
 /**
  * Network settings that come from the environment (cli-contract.md "Network behaviour"):
- * the proxy variables, read in either case as curl and undici do (lowercase wins).
+ * the proxy variables, read in either case as curl and undici do (lowercase wins), each
+ * with the name it was found under, so a message can name the variable the user set.
  */
 import type { EnvVars } from './env.js';
 
-/** The proxy variables' values; undefined when unset or empty. */
+/** A proxy variable as spelled in the environment, and its value. */
+export interface ProxyVariableEnv {
+  name: string;
+  value: string;
+}
+
+/** The proxy variables; undefined when unset or empty. */
 export interface ProxyEnv {
-  httpProxy: string | undefined;
-  httpsProxy: string | undefined;
-  noProxy: string | undefined;
+  httpProxy: ProxyVariableEnv | undefined;
+  httpsProxy: ProxyVariableEnv | undefined;
+  noProxy: ProxyVariableEnv | undefined;
 }
 
 /** Reads `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` (lower case first) through the registry. */
 export function proxyFromEnv(env: EnvVars): ProxyEnv {
+  const read = (found: { name: string; text: string } | undefined): ProxyVariableEnv | undefined =>
+    found === undefined ? undefined : { name: found.name, value: found.text };
   return {
-    httpProxy: env.get('HTTP_PROXY'),
-    httpsProxy: env.get('HTTPS_PROXY'),
-    noProxy: env.get('NO_PROXY'),
+    httpProxy: read(env.source('HTTP_PROXY')),
+    httpsProxy: read(env.source('HTTPS_PROXY')),
+    noProxy: read(env.source('NO_PROXY')),
   };
 }

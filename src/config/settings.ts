@@ -21,6 +21,7 @@
 import { AuthError, ConfigError, InterruptedError, UsageError, CliError } from '../errors.js';
 import { quote } from '../input.js';
 import { isSendableKey, maskUrl } from '../mask.js';
+import { isLoopbackHost } from '../loopback.js';
 import { suggestCommand } from '../suggest.js';
 import type { EnvVars } from './env.js';
 import { ENVIRONMENTS, REMOTE_ENVIRONMENTS, type EnvName, type RemoteEnvName } from './environments.js';
@@ -145,12 +146,6 @@ export function parseEnvName(raw: string, what: string): EnvName {
   throw new UsageError(`invalid ${what} ${quote(raw)}: must be one of ${ENVIRONMENTS.join(', ')}`);
 }
 
-/** True for hosts that never leave this machine (RFC 6761 `localhost`, 127.0.0.0/8, ::1). */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127(?:\.\d{1,3}){3}$/.test(h);
-}
-
 /**
  * Checks a base URL: it parses, is `https:` (or `http:` on a loopback host, since a bearer
  * key must not cross a network in clear), and has no credentials, query or fragment.
@@ -175,7 +170,9 @@ export function checkBaseUrl(raw: string, what: string): string {
       'Use https://.',
     );
   }
-  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+  // A bare `?` or `#` leaves `search` and `hash` empty, yet a path joined to it would land
+  // after it (`/v1?/pets`): any `?` or `#` in the text is refused.
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || /[?#]/.test(raw)) {
     throw new UsageError(`invalid ${what} ${shown}: must not carry credentials, a query or a fragment`);
   }
   return url.href.replace(/\/+$/, '');

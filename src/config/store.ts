@@ -19,7 +19,8 @@
  *   offending key, and cannot modify the file.
  * - Writes (`auth login|logout`, `config set|unset`) go through conf, which writes
  *   atomically (temp file, fsync, rename) with `configFileMode` 0600. Each read-modify-write
- *   holds a lock (proper-lockfile: a `config.json.lock` directory made atomically with mkdir),
+ *   holds a lock (file-lock.ts: a `config.json.lock` directory made atomically with mkdir,
+ *   naming its holder's process),
  *   so two commands writing at once never lose each other's change (cli-contract.md "The
  *   config file"). They validate the file with the read path first, under the lock, so a
  *   corrupt or ill-shaped file is reported and left byte for byte as it was; conf runs with
@@ -29,7 +30,7 @@
 import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import type Conf from 'conf';
 import { z } from 'zod';
-import { ConfigError, describeFileError } from '../errors.js';
+import { ConfigError, describeFileError, InterruptedError } from '../errors.js';
 import type { EnvVars } from './env.js';
 import { ENVIRONMENTS, type RemoteEnvName } from './environments.js';
 import { configDir, configFile, isDefaultConfigDir } from './paths.js';
@@ -164,75 +165,93 @@ export interface ConfigWriter {
   deleteKey(name: RemoteEnvName): boolean;
 }
 
-/** How long a writer waits for another writer's lock before giving up, in ms. */
-const CONFIG_LOCK_WAIT_MS = 5000;
-/**
- * A lock whose holder has not refreshed it for this long (ms) is stale: its process died
- * (kill -9) and the lock is taken over. proper-lockfile's minimum; the holder refreshes it
- * every second while it holds it.
- */
-const CONFIG_LOCK_STALE_MS = 2000;
+/** How a writer waits for another writer's lock. */
+export interface ConfigLockWait {
+  /** The longest wait, in ms: the command's `--timeout` (default 30 s). */
+  waitMs: number;
+  /** Ctrl-C: stops the wait (nothing is changed). */
+  signal?: AbortSignal | undefined;
+  /** Told once, after a second of waiting, which process holds the lock. */
+  onWait?: ((message: string) => void) | undefined;
+}
+
+/** Longest pause between two looks at a held config lock (ms): writers may come by the hundred. */
+const CONFIG_LOCK_POLL_MS = 25;
 
 /**
  * Runs `change` with a writer over the config file, holding the config lock from before
  * the file is read until after it is written, so concurrent writers are serialised and
  * none loses another's change. Creates the config directory with mode 0700 (conf would make
- * it 0755). A lock left by a killed process is taken over after about 2 s.
- * @throws ConfigError when the lock cannot be had within CONFIG_LOCK_WAIT_MS, as
+ * it 0755). The lock is petstore's file lock (file-lock.ts): while its holder lives (its
+ * process runs on this host, or it keeps the lock's mtime fresh) the writer waits, up to
+ * `wait.waitMs`; a lock whose holder is gone (killed, crashed) is taken over at once.
+ * @throws ConfigError when the lock cannot be had within `wait.waitMs` (naming the holder;
+ * it offers removing the lock only when its holder is known to be gone), as
  * `loadConfigStore` for a broken file (left untouched), or when the directory or file
- * cannot be written; whatever `change` throws (nothing is written then).
+ * cannot be written; the signal's InterruptedError; whatever `change` throws (nothing is
+ * written then).
  */
 export async function withConfigWriter<T>(
   env: EnvVars,
   warn: (message: string) => void,
   change: (writer: ConfigWriter) => T | Promise<T>,
+  wait: ConfigLockWait = { waitMs: 30_000 },
 ): Promise<T> {
   const dir = configDir(env);
   await ensurePrivateDir(dir, isDefaultConfigDir(env));
-  const release = await lockConfig(configFile(env));
+  const file = configFile(env);
+  // conf takes ~190 ms to load: not while others wait for the lock.
+  const conf = import('conf');
+  const { FileLock, LockBusyError, LockFileError } = await import('../file-lock.js');
+  const lock = new FileLock(file);
   try {
-    return await change(await openConfigWriter(env, dir, warn));
-  } finally {
-    await release();
-  }
-}
-
-/**
- * Takes the config lock, waiting up to CONFIG_LOCK_WAIT_MS. Returns its release.
- * @throws ConfigError when another writer holds it that long, or it cannot be created.
- */
-async function lockConfig(file: string): Promise<() => Promise<void>> {
-  const { default: lockfile } = await import('proper-lockfile');
-  const retries = Math.ceil(CONFIG_LOCK_WAIT_MS / 50);
-  try {
-    return await lockfile.lock(file, {
-      realpath: false,
-      stale: CONFIG_LOCK_STALE_MS,
-      retries: { retries, minTimeout: 20, maxTimeout: 50, factor: 1.2, randomize: true },
-      // A holder that could not refresh its lock in time must not crash; it still writes
-      // atomically, and the lock was given up only because it looked dead.
-      onCompromised: () => undefined,
-    });
+    return await lock.run(
+      {
+        deadline: Date.now() + wait.waitMs,
+        signal: wait.signal,
+        onWait: wait.onWait,
+        pollMaxMs: CONFIG_LOCK_POLL_MS,
+      },
+      async () => change(await openConfigWriter(env, dir, warn, (await conf).default)),
+    );
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOCKED') {
+    if (err instanceof LockBusyError) throw lockBusy(file, err.holder, wait.waitMs, lock.holderGone());
+    if (err instanceof LockFileError) {
       throw new ConfigError(
-        `another petstore command has been writing the config file ${file} for more than ${CONFIG_LOCK_WAIT_MS / 1000} s; nothing was changed`,
-        `Try again; if no petstore is running, remove ${file}.lock.`,
+        `cannot lock the config file ${file}: ${describeFileError(err.cause)}; nothing was changed`,
       );
     }
-    throw new ConfigError(`cannot lock the config file ${file}: ${describeFileError(err)}; nothing was changed`);
+    if (wait.signal?.aborted === true) throw InterruptedError.from(wait.signal);
+    throw err;
+  } finally {
+    await lock.close();
   }
 }
 
+/** The error of a lock still held at the deadline; removal is offered only when its holder is gone. */
+function lockBusy(file: string, holder: string | undefined, waitMs: number, gone: boolean): ConfigError {
+  const who = holder === undefined ? 'another petstore command' : `another petstore command (${holder})`;
+  return new ConfigError(
+    `${who} has been writing the config file ${file} for more than ${waitMs / 1000} s; nothing was changed`,
+    gone
+      ? `Its process is gone, yet its lock could not be taken over: remove ${file}.lock and try again.`
+      : 'Try again once it has finished, or give it longer with --timeout SECONDS.',
+  );
+}
+
 /**
- * Opens the config file for writing through conf (loaded here, lazily), after validating
+ * Opens the config file for writing through conf (loaded by the caller, lazily), after validating
  * it with the read path, so a broken file is reported and never touched. Call it only
  * while holding the config lock.
  * @throws ConfigError as `loadConfigStore`.
  */
-async function openConfigWriter(env: EnvVars, dir: string, warn: (message: string) => void): Promise<ConfigWriter> {
+async function openConfigWriter(
+  env: EnvVars,
+  dir: string,
+  warn: (message: string) => void,
+  ConfClass: typeof Conf,
+): Promise<ConfigWriter> {
   const store = await loadConfigStore(env, warn);
-  const { default: ConfClass } = await import('conf');
   let conf: Conf;
   try {
     conf = new ConfClass({

@@ -4,7 +4,7 @@
  * (cli-contract.md "Errors and exit codes": off-contract answers are `invalid_response`).
  */
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import { InvalidResponseError } from '../errors.js';
+import { BodyTooLargeError, InvalidResponseError } from '../errors.js';
 import { headerValue, type HeaderMap } from './headers.js';
 
 /** Largest response body read, in bytes (10 MiB), also once decoded; a page of 100 pets is ~10 KiB. */
@@ -29,7 +29,7 @@ export async function readBody(
   const declared = Number(headerValue(headers['content-length']) ?? NaN);
   if (declared > max) {
     body.destroy();
-    throw new InvalidResponseError(`response body too large (${declared} bytes; limit ${max})`, status);
+    throw new BodyTooLargeError(`response body too large (${declared} bytes; limit ${max})`, status);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -38,7 +38,7 @@ export async function readBody(
       size += (chunk as Buffer).length;
       if (size > max) {
         body.destroy();
-        throw new InvalidResponseError(`response body too large (over ${max} bytes)`, status);
+        throw new BodyTooLargeError(`response body too large (over ${max} bytes)`, status);
       }
       chunks.push(chunk as Buffer);
     }
@@ -70,12 +70,10 @@ export function decodeContent(raw: Buffer, headers: HeaderMap, status: number, m
     if (coding === 'deflate') return inflateSync(raw, options);
     return gunzipSync(raw, options);
   } catch (err) {
-    throw new InvalidResponseError(
-      (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'
-        ? `response body too large once decoded (over ${max} bytes)`
-        : `server answered ${status} with a ${coding} body that cannot be decoded`,
-      status,
-    );
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new BodyTooLargeError(`response body too large once decoded (over ${max} bytes)`, status);
+    }
+    throw new InvalidResponseError(`server answered ${status} with a ${coding} body that cannot be decoded`, status);
   }
 }
 

@@ -1,11 +1,14 @@
 /**
  * What went wrong on the wire, in the contract's terms (cli-contract.md "Errors and exit
- * codes"): undici's and the OS's failures become NetworkError, TlsError, TimeoutError,
- * InterruptedError or InvalidResponseError with the reason in words. One walker reads the
+ * codes"): undici's and the OS's failures become NetworkError, ProxyError, TlsError,
+ * TimeoutError, InterruptedError or InvalidResponseError with the reason in words. One walker reads the
  * cause chain for every question asked of a failure (undici's Errors.md: check `code`, not
  * `instanceof`; a multi-address connect gives an AggregateError, so `errors` too).
  */
-import { InterruptedError, InvalidResponseError, NetworkError, TimeoutError, TlsError } from '../errors.js';
+import { STATUS_CODES } from 'node:http';
+import { InterruptedError, InvalidResponseError, NetworkError, ProxyError, TimeoutError, TlsError } from '../errors.js';
+import { maskUrl } from '../mask.js';
+import { ProxyFailure } from './proxy.js';
 
 /** The fields of an error that the rules below read. */
 interface ErrorFields {
@@ -41,6 +44,22 @@ export function findInChain<T>(err: unknown, pick: (e: ErrorFields) => T | undef
 export function findErrorCode(err: unknown, known: readonly string[]): string | undefined {
   return findInChain(err, ({ code }) => (typeof code === 'string' && known.includes(code) ? code : undefined));
 }
+
+/**
+ * Connection failures that happen before a byte of the request is written: refused, DNS,
+ * unreachable, connect timeout. A request that failed so surely did not reach the server,
+ * so even a POST may be sent again, and a bulk create knows the record was not created.
+ */
+export const NOT_SENT_CODES: readonly string[] = [
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETDOWN',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+];
 
 /** Connection failures, in words. */
 const NETWORK_CODES: Record<string, string> = {
@@ -80,20 +99,28 @@ const TLS_REASONS: Record<string, string> = {
 const NOT_TLS_CODES = ['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG'];
 
 /**
+ * Why a TLS handshake or certificate check failed, in words, and the code that said so;
+ * undefined for any other failure.
+ */
+function tlsReason(err: unknown): { reason: string; code: string | undefined } | undefined {
+  const code = findErrorCode(err, Object.keys(TLS_REASONS));
+  const reason = code === undefined ? undefined : TLS_REASONS[code];
+  if (reason !== undefined) return { reason, code };
+  // Any other OpenSSL/TLS code: `ERR_SSL_*`, `ERR_TLS_*`, `EPROTO`.
+  const other = findInChain(err, ({ code: c }) =>
+    typeof c === 'string' && (c.startsWith('ERR_SSL_') || c.startsWith('ERR_TLS_') || c === 'EPROTO') ? c : undefined,
+  );
+  return other === undefined ? undefined : { reason: `the TLS handshake failed (${other})`, code: undefined };
+}
+
+/**
  * A TlsError (exit 3, code `tls`) for a failed TLS handshake or certificate check, with the
  * reason in words and a hint for a private CA; undefined for any other failure.
  */
 function describeTlsFailure(err: unknown, url: URL): TlsError | undefined {
-  const code = findErrorCode(err, Object.keys(TLS_REASONS));
-  let reason = code === undefined ? undefined : TLS_REASONS[code];
-  if (reason === undefined) {
-    // Any other OpenSSL/TLS code: `ERR_SSL_*`, `ERR_TLS_*`, `EPROTO`.
-    const other = findInChain(err, ({ code: c }) =>
-      typeof c === 'string' && (c.startsWith('ERR_SSL_') || c.startsWith('ERR_TLS_') || c === 'EPROTO') ? c : undefined,
-    );
-    if (other === undefined) return undefined;
-    reason = `the TLS handshake failed (${other})`;
-  }
+  const tls = tlsReason(err);
+  if (tls === undefined) return undefined;
+  const { reason, code } = tls;
   return new TlsError(
     `cannot connect securely to ${url.host}: ${reason}`,
     code !== undefined && NOT_TLS_CODES.includes(code)
@@ -114,6 +141,56 @@ function findParserError(err: unknown): string | undefined {
   });
 }
 
+/**
+ * A ProxyError (exit 3, code `proxy`) for a tunnel the proxy refused or failed: the proxy
+ * named (credentials masked) with the variable it came from, and what it did (its status,
+ * or why it could not be reached); undefined when no proxy failed.
+ */
+function describeProxyFailure(err: unknown, url: URL): ProxyError | undefined {
+  const failure = findInChain(err, (e) => (e instanceof ProxyFailure ? e : undefined));
+  if (failure === undefined) return undefined;
+  const { proxy, variable, status } = failure;
+  const shown = maskUrl(proxy.href);
+  const target = `${url.hostname}:${url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : url.port}`;
+  const elsewhere = `add ${url.hostname} to NO_PROXY to connect without it`;
+  const opts = { proxy: shown, status, cause: err };
+  if (status !== undefined) {
+    const credentials = proxy.username !== '' || proxy.password !== '';
+    return new ProxyError(
+      `the proxy ${shown} (${variable}) refused to connect to ${target}: ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd() +
+        '; nothing reached the API',
+      {
+        ...opts,
+        hint:
+          status !== 407
+            ? `Check ${variable}, or ${elsewhere}.`
+            : credentials
+              ? `The proxy did not accept the user name and password in ${variable}; check them.`
+              : `The proxy asks for credentials: set ${variable}=${proxy.protocol}//USER:PASSWORD@${proxy.host} (special characters percent-encoded).`,
+      },
+    );
+  }
+  const hint = `Check that the proxy is up and that ${variable} is right, or ${elsewhere}.`;
+  const tls = tlsReason(failure.cause);
+  if (tls !== undefined) {
+    return new ProxyError(`cannot connect securely to the proxy ${shown} (${variable}): ${tls.reason}`, {
+      ...opts,
+      hint,
+    });
+  }
+  const code = findErrorCode(failure.cause, NETWORK_CODE_LIST);
+  if (code === undefined || ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes(code)) {
+    return new ProxyError(
+      `the proxy ${shown} (${variable}) closed the connection instead of opening one to ${target}; nothing reached the API`,
+      { ...opts, hint },
+    );
+  }
+  return new ProxyError(`cannot reach the proxy ${shown} (${variable}): ${NETWORK_CODES[code] ?? code}`, {
+    ...opts,
+    hint,
+  });
+}
+
 /** What a failure is read against: where the request went and why it may have stopped. */
 export interface FailureContext {
   url: URL;
@@ -130,7 +207,7 @@ export interface FailureContext {
 /**
  * Maps a failure of undici or the OS to the contract's error classes: InterruptedError
  * (exit 130/143) when the user stopped the run, TimeoutError (exit 3) when the deadline
- * passed, TlsError (exit 3), InvalidResponseError (exit 1) for malformed HTTP,
+ * passed, ProxyError (exit 3) when the proxy refused or failed the tunnel, TlsError (exit 3), InvalidResponseError (exit 1) for malformed HTTP,
  * NetworkError (exit 3, the raw error as its `cause`) for a connection failure; anything
  * else is returned as an Error (a bug).
  */
@@ -143,6 +220,8 @@ export function describeFailure(err: unknown, ctx: FailureContext): Error {
       'Raise the deadline with --timeout SECONDS, or check the server.',
     );
   }
+  const proxy = describeProxyFailure(err, url);
+  if (proxy !== undefined) return proxy;
   const tls = describeTlsFailure(err, url);
   if (tls !== undefined) return tls;
   const malformed = findErrorCode(err, MALFORMED_CODES) ?? findParserError(err);
@@ -155,11 +234,31 @@ export function describeFailure(err: unknown, ctx: FailureContext): Error {
   }
   const code = findErrorCode(err, NETWORK_CODE_LIST);
   if (code !== undefined) {
-    const what = ctx.phase === undefined ? `cannot reach ${url.host}` : `${url.host} failed ${ctx.phase}`;
+    // Only a connection never made is "cannot reach": a reset one reached the server.
+    const what =
+      ctx.phase !== undefined
+        ? `${url.host} failed ${ctx.phase}`
+        : NOT_SENT_CODES.includes(code)
+          ? `cannot reach ${url.host}`
+          : `no answer from ${url.host}`;
     return new NetworkError(`${what}: ${NETWORK_CODES[code] ?? code}`, {
       cause: err,
       hint: ctx.unreachableHint ?? 'Check the base URL and that the server is up.',
     });
   }
   return err instanceof Error ? err : new Error(String(err));
+}
+
+/**
+ * Whether a failed request may have reached the server with nothing said of what it did:
+ * the connection was reset or closed after it was made (a NetworkError whose cause is not
+ * one of NOT_SENT_CODES), or the deadline passed. False for a connection never made, a
+ * failed TLS handshake or a proxy that refused the tunnel (nothing reached the API), and
+ * for an answer, which says what happened. A write that may have been received must not
+ * be sent again unseen (cli-contract.md "Network behaviour").
+ */
+export function mayHaveReachedServer(err: unknown): boolean {
+  if (err instanceof TimeoutError) return true;
+  if (!(err instanceof NetworkError)) return false;
+  return findErrorCode(err.cause, NOT_SENT_CODES) === undefined;
 }

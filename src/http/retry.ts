@@ -14,11 +14,11 @@
  *   (`NOT_SENT_CODES`) is tried again.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { findErrorCode } from './failures.js';
+import { findErrorCode, NOT_SENT_CODES } from './failures.js';
 
 // Callers that classify a failure by the policy's lists (a bulk create deciding whether a
-// record was created) find the walker here too.
-export { findErrorCode };
+// record was created) find the walker and the list here too.
+export { findErrorCode, NOT_SENT_CODES };
 
 /** Statuses retried (cli-contract.md "Network behaviour"); 500 is not one: the server failed at the request itself. */
 const RETRY_STATUSES: readonly number[] = [429, 502, 503, 504];
@@ -28,22 +28,6 @@ export const REFUSAL_STATUS = 429;
 
 /** Idempotent methods (RFC 9110 §9.2.2): safe ones plus PUT and DELETE. */
 const IDEMPOTENT_METHODS: readonly string[] = ['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'];
-
-/**
- * Connection failures that happen before a byte of the request is written: refused, DNS,
- * unreachable, connect timeout. A request that failed so surely did not reach the server,
- * so even a POST may be sent again, and a bulk create knows the record was not created.
- */
-export const NOT_SENT_CODES: readonly string[] = [
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETDOWN',
-  'ENETUNREACH',
-  'EHOSTDOWN',
-  'EHOSTUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-];
 
 /**
  * Connection failures an idempotent request is sent again after: those above, plus a

@@ -2,9 +2,10 @@
  * The HTTP transport: one undici Agent (kept-alive connection) per CLI run, the bearer key,
  * and the send loop: each attempt, the retry policy's decision after a failed one
  * (retry.ts), same-origin redirects (redirect.ts), all within one deadline (deadline.ts);
- * proxies from HTTPS_PROXY/HTTP_PROXY/NO_PROXY, `localhost` on every loopback address
- * (lookup.ts); the body read within its cap and decoded (body.ts); failures in the
- * contract's terms (failures.ts) (cli-contract.md "Network behaviour").
+ * proxies from HTTPS_PROXY/HTTP_PROXY/NO_PROXY, never for a loopback host (proxy.ts),
+ * `localhost` on every loopback address (lookup.ts); the body read within its cap and
+ * decoded (body.ts); failures in the contract's terms (failures.ts) (cli-contract.md
+ * "Network behaviour").
  *
  * It never prints, except through the `log` callback that `--verbose` supplies (verbose.ts),
  * and it never lets the key (or a proxy's password) reach that log.
@@ -13,18 +14,20 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, InvalidResponseError, NetworkError } from '../errors.js';
 import { parseJson } from '../json.js';
-import { isSendableKey, maskUrl } from '../mask.js';
+import { isSendableKey } from '../mask.js';
 import { decodeContent, jsonText, readBody } from './body.js';
 import { Deadline } from './deadline.js';
 import { describeFailure, findErrorCode } from './failures.js';
 import { lookupWithLoopback } from './lookup.js';
+import { ProxyRouter, type ProxySettings } from './proxy.js';
 import { isRedirect, redirectTarget } from './redirect.js';
 import { REFUSAL_STATUS, RETRY_ERROR_CODES, RetryPolicy, type AttemptFailure, type RetryDecision } from './retry.js';
-import { Agent, loadEnvHttpProxyAgent, request, type Dispatcher } from './undici.js';
+import { Agent, loadProxyClasses, request, type Dispatcher, type ProxyClasses } from './undici.js';
 import { WireLog } from './verbose.js';
 
 export { MAX_BODY_BYTES } from './body.js';
 export { headerValue } from './headers.js';
+export type { ProxySettings, ProxyVariable } from './proxy.js';
 
 /** Options of one transport (one CLI run). */
 export interface TransportOptions {
@@ -64,13 +67,6 @@ export interface TransportOptions {
   serverFailure?: (() => Error | undefined) | undefined;
 }
 
-/** The proxy variables' values (cli-contract.md "Network behaviour"). */
-export interface ProxySettings {
-  httpProxy?: string | undefined;
-  httpsProxy?: string | undefined;
-  noProxy?: string | undefined;
-}
-
 /** One request. `url` is absolute; `method` upper case (an RFC 9110 token). */
 export interface HttpRequest {
   method: string;
@@ -106,6 +102,8 @@ export class HttpTransport {
   /** The run's retry policy, for callers that act on a refusal themselves. */
   readonly policy: RetryPolicy;
   private readonly agent: Dispatcher;
+  /** Routes each origin through its proxy or to `agent`, when a proxy variable is set. */
+  private readonly proxies: ProxyRouter | undefined;
   private readonly opts: TransportOptions;
   private readonly deadline: Deadline;
   private readonly log: WireLog | undefined;
@@ -117,11 +115,11 @@ export class HttpTransport {
    */
   static async open(opts: TransportOptions): Promise<HttpTransport> {
     const { httpProxy, httpsProxy } = opts.proxy ?? {};
-    const ProxyAgent = isSet(httpProxy) || isSet(httpsProxy) ? await loadEnvHttpProxyAgent() : undefined;
-    return new HttpTransport(opts, ProxyAgent);
+    const classes = httpProxy !== undefined || httpsProxy !== undefined ? await loadProxyClasses() : undefined;
+    return new HttpTransport(opts, classes);
   }
 
-  private constructor(opts: TransportOptions, ProxyAgent?: Awaited<ReturnType<typeof loadEnvHttpProxyAgent>>) {
+  private constructor(opts: TransportOptions, proxyClasses?: ProxyClasses) {
     if (opts.apiKey !== undefined && !isSendableKey(opts.apiKey)) {
       throw new ConfigError(
         'the API key contains characters an HTTP header cannot carry (only visible ASCII is allowed); nothing was sent',
@@ -144,17 +142,12 @@ export class HttpTransport {
       autoSelectFamily: true,
       connect: { lookup: lookupWithLoopback },
     };
-    const { httpProxy, httpsProxy, noProxy } = opts.proxy ?? {};
-    if (ProxyAgent !== undefined) {
-      // The values are passed explicitly (NO_PROXY as '' when unset), so undici reads no
-      // environment of its own.
-      this.agent = new ProxyAgent({ ...agentOptions, httpProxy, httpsProxy, noProxy: noProxy ?? '' });
-      if (isSet(httpsProxy)) this.log?.note(`HTTPS_PROXY ${maskUrl(httpsProxy)}`);
-      if (isSet(httpProxy)) this.log?.note(`HTTP_PROXY ${maskUrl(httpProxy)}`);
-      if (isSet(noProxy)) this.log?.note(`NO_PROXY ${noProxy}`);
-    } else {
-      this.agent = new Agent(agentOptions);
-    }
+    this.agent = new Agent(agentOptions);
+    const log = this.log;
+    this.proxies =
+      proxyClasses === undefined || opts.proxy === undefined
+        ? undefined
+        : new ProxyRouter(opts.proxy, proxyClasses, this.agent, agentOptions, log && ((line) => log.note(line)));
   }
 
   /** Milliseconds left before the deadline (never negative). */
@@ -189,7 +182,9 @@ export class HttpTransport {
    * @throws NetworkError (exit 3) when the server cannot be reached, TimeoutError (exit 3)
    * when the deadline passes, TlsError (exit 3), InterruptedError on Ctrl-C,
    * InvalidResponseError (exit 1) for malformed HTTP, a body over the cap or a refused
-   * redirect; ConfigError or a bug the embedded sandbox met while answering.
+   * redirect; ProxyError (exit 3) when the proxy refused or failed the tunnel; UsageError
+   * (exit 2, nothing sent) when the proxy it needs is not a URL; ConfigError or a bug the
+   * embedded sandbox met while answering.
    */
   async sendRaw(req: HttpRequest): Promise<RawResponse> {
     if (this.opts.deadlinePer === 'request') this.deadline.restart();
@@ -217,13 +212,14 @@ export class HttpTransport {
    */
   private async sendWithRetries(req: HttpRequest, url: URL): Promise<Dispatcher.ResponseData> {
     const headers = this.headersFor(req);
+    const dispatcher = this.proxies?.dispatcherFor(url) ?? this.agent;
     for (let failures = 1; ; failures++) {
       this.log?.request(req.method, url, headers, req.body);
       const started = Date.now();
       let res: Dispatcher.ResponseData;
       try {
         res = await this.deadline.race(
-          request(this.agent, {
+          request(dispatcher, {
             origin: url.origin,
             path: url.pathname + url.search,
             method: req.method,
@@ -323,10 +319,6 @@ export class HttpTransport {
 
   /** Closes the kept-alive connections so the process can exit at once. */
   async close(): Promise<void> {
-    await this.agent.destroy().catch(() => undefined);
+    await Promise.all([this.proxies?.close(), this.agent.destroy().catch(() => undefined)]);
   }
-}
-
-function isSet(value: string | undefined): value is string {
-  return value !== undefined && value !== '';
 }

@@ -5,7 +5,7 @@
  */
 import Agent from 'undici/lib/dispatcher/agent.js';
 import apiRequest from 'undici/lib/api/api-request.js';
-import type { Dispatcher, EnvHttpProxyAgent } from 'undici';
+import type { Dispatcher, Pool, ProxyAgent } from 'undici';
 
 export { Agent };
 export type { Dispatcher };
@@ -15,18 +15,27 @@ export function request(dispatcher: Dispatcher, opts: Dispatcher.RequestOptions)
   return apiRequest.call(dispatcher, opts);
 }
 
+/** The proxy classes, loaded only when a proxy variable is set. */
+export interface ProxyClasses {
+  ProxyAgent: typeof ProxyAgent;
+  Pool: typeof Pool;
+}
+
 /**
- * undici's EnvHttpProxyAgent, loaded only when a proxy variable is set (it pulls in the
- * proxy, pool and SOCKS code). Its tunnels call `Dispatcher#connect`, which undici's
- * index.js installs on the prototype and this path-by-path import must install itself.
+ * undici's ProxyAgent and the Pool it talks to the proxy through, loaded only when a proxy
+ * variable is set (they pull in the proxy, pool and SOCKS code). Tunnels call
+ * `Dispatcher#connect`, which undici's index.js installs on the prototype and this
+ * path-by-path import must install itself.
  */
-export async function loadEnvHttpProxyAgent(): Promise<typeof EnvHttpProxyAgent> {
-  const [{ default: ProxyAgentClass }, { default: DispatcherClass }, { default: apiConnect }] = await Promise.all([
-    import('undici/lib/dispatcher/env-http-proxy-agent.js'),
-    import('undici/lib/dispatcher/dispatcher.js'),
-    import('undici/lib/api/api-connect.js'),
-  ]);
+export async function loadProxyClasses(): Promise<ProxyClasses> {
+  const [{ default: ProxyAgentClass }, { default: PoolClass }, { default: DispatcherClass }, { default: apiConnect }] =
+    await Promise.all([
+      import('undici/lib/dispatcher/proxy-agent.js'),
+      import('undici/lib/dispatcher/pool.js'),
+      import('undici/lib/dispatcher/dispatcher.js'),
+      import('undici/lib/api/api-connect.js'),
+    ]);
   const proto = DispatcherClass.prototype as { connect?: unknown };
   proto.connect ??= apiConnect;
-  return ProxyAgentClass;
+  return { ProxyAgent: ProxyAgentClass, Pool: PoolClass };
 }

@@ -25,8 +25,10 @@ export function escapeForTerminal(s: string): string {
 }
 
 /**
- * Like `escapeForTerminal`, but keeps line feeds: for petstore's own multi-line messages
- * whose parts may quote a server.
+ * Like `escapeForTerminal`, but keeps line feeds: for petstore's own multi-line messages.
+ * Server text never starts a line of its own (cli-contract.md "Errors and exit codes"): a
+ * message that quotes a server escapes that part with `escapeForTerminal` (or
+ * `describeApiError`) first, line feeds included; what is left here is petstore's.
  */
 export function escapeKeepingLines(s: string): string {
   return s.replace(UNSAFE, (c) => (c === '\n' ? c : escapeChar(c)));
@@ -63,10 +65,20 @@ export function escapeJsonText(json: string): string {
 }
 
 /**
- * Escapes a line of jq's raw string output for a terminal: like `escapeForTerminal`, but
- * tabs and line feeds stay, since a filter lays out its own text with them
- * (`"\(.id)\t\(.name)"`); every other control, bidi and format character is escaped.
+ * Escapes one of jq's raw strings for a terminal: like `escapeForTerminal`, but tabs stay,
+ * since a filter lays out columns with them (`"\(.id)\t\(.name)"`) and a tab cannot start
+ * a line. Line feeds and carriage returns are escaped: the string may be a server's (a
+ * pet's name), which must not forge a line; each value still ends its own line.
  */
 export function escapeRawForTerminal(s: string): string {
-  return s.replace(UNSAFE, (c) => (c === '\n' || c === '\t' ? c : escapeChar(c)));
+  return s.replace(UNSAFE, (c) => (c === '\t' ? c : escapeChar(c)));
+}
+
+/**
+ * An API Error body as one line that petstore may quote inside a message of its own:
+ * `MESSAGE (CODE, HTTP STATUS)`, the server's code and message escaped with
+ * `escapeForTerminal` (line feeds too), so it cannot forge a line.
+ */
+export function describeApiError(err: { message: string; code: string; status: number }): string {
+  return `${escapeForTerminal(err.message)} (${escapeForTerminal(err.code)}, HTTP ${err.status})`;
 }

@@ -75,7 +75,8 @@ export class JqFilter {
   static async open(expression: string, signal: AbortSignal): Promise<JqFilter> {
     const wasm = await readJqWasm();
     const { script, options } = jqWorkerScript();
-    const worker = new Worker(script, { ...options, workerData: { wasm }, stdout: true, stderr: true });
+    // An empty environment: the worker needs none, and none of petstore's secrets belong in it.
+    const worker = new Worker(script, { ...options, workerData: { wasm }, stdout: true, stderr: true, env: {} });
     // The WebAssembly's own complaints (`Aborted()`) are reported through the answers instead.
     worker.stdout.resume();
     worker.stderr.resume();

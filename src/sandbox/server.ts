@@ -159,8 +159,8 @@ async function handle(
 ): Promise<void> {
   const { store } = opts;
   const url = new URL(req.url ?? '/', 'http://sandbox');
-  const route = matchRoute(req.method ?? 'GET', url.pathname);
   try {
+    const route = matchRoute(req.method ?? 'GET', url.pathname);
     if (route === undefined) throw new HttpProblem(404, 'not_found', `no such path: ${url.pathname}`);
     if (route.op === 'getPet') {
       res.setHeader('Deprecation', DEPRECATION_HEADER);
@@ -217,10 +217,23 @@ function matchRoute(method: string, path: string): Route | undefined {
   }
   const m = /^\/v1\/pets\/([^/]+)$/.exec(path);
   if (m !== null) {
-    const petId = decodeURIComponent(m[1] ?? '');
+    const petId = decodePathSegment(m[1] ?? '');
     return method === 'GET' || method === 'HEAD' ? { op: 'getPet', petId } : { op: 'getPet', petId, allow: 'GET' };
   }
   return undefined;
+}
+
+/**
+ * A path segment's percent-decoding (RFC 3986 §2.1).
+ * @throws HttpProblem 400 `invalid_request` when it is not valid percent-encoded UTF-8
+ * (`%E0%A4%A`): a malformed request, not a failure of the server.
+ */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpProblem(400, 'invalid_request', `the path segment ${segment} is not valid percent-encoded UTF-8`);
+  }
 }
 
 function checkAuth(req: IncomingMessage, apiKey: string): void {

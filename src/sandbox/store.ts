@@ -4,7 +4,7 @@
  * (`sandbox.json.journal`), both mode 0600 (files: `data-files.ts`, formats: `codec.ts`).
  *
  * - **Creates append** one line per pet to the journal under the cross-process lock
- *   (`lock.ts`), so a create costs the same whatever the size of the store. Creates that
+ *   (`file-lock.ts`), so a create costs the same whatever the size of the store. Creates that
  *   arrive together in one process share one append.
  * - **Reads take no lock.** Each process keeps the data it has read; a read checks the
  *   snapshot's identity (inode, size, times) and reads only the journal bytes added
@@ -23,10 +23,10 @@
 import type { NewPet, Pet } from '../api/schemas.js';
 import { TimeoutError } from '../errors.js';
 import { DataFiles, fileError, seedData, type SandboxData } from './data-files.js';
-import { FileLock, LockBusyError, LockFileError, type WaitOptions } from './lock.js';
+import { FileLock, LockBusyError, LockFileError, type WaitOptions } from '../file-lock.js';
 
 export { COMPACT_MIN_BYTES, seedData, type SandboxData } from './data-files.js';
-export { LockBusyError } from './lock.js';
+export { LockBusyError } from '../file-lock.js';
 
 /** Options of a store. */
 export interface SandboxStoreOptions {
@@ -152,7 +152,7 @@ export class SandboxStore {
     return this.update((seed) => seed, { replace: true, ...opts });
   }
 
-  /** Gives back the lock if this process still holds it (see `lock.ts`, leases). */
+  /** Gives back the lock if this process still holds it (see `file-lock.ts`, leases). */
   async close(): Promise<void> {
     await this.lock.close();
   }

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { answer, apiError, count, reset, sequence, slowHeaders } from '../helpers/fault-server.js';
 import { startPagingServer, type PagingOptions, type PagingServer } from '../helpers/paging-server.js';
 import { startRecordingProxy } from '../helpers/proxy-server.js';
-import { unwrapped } from '../helpers/run-cli.js';
+import { runCli, unwrapped } from '../helpers/run-cli.js';
 import { runMain, type MainOptions } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type Handler, type TestServer } from '../helpers/test-server.js';
@@ -578,20 +578,28 @@ describe('proxies and TLS', () => {
     return (server.address() as AddressInfo).port;
   }
 
-  it('goes through HTTP_PROXY like every command, the proxy password masked in --verbose', async () => {
-    const target = await start(answer({ status: 200, raw: '[]' }));
-    const proxy = await startRecordingProxy();
+  it('goes through HTTPS_PROXY like every command, the proxy password masked in --verbose', async () => {
+    // An API on the network (a name only the proxy knows, a certificate of the test CA, which
+    // Node trusts through NODE_EXTRA_CA_CERTS at start-up: a process of its own).
+    const fixture = (name: string): string => readFileSync(new URL(`../fixtures/tls/${name}`, import.meta.url), 'utf8');
+    const target = await pool.start(answer({ status: 200, raw: '[]' }), {
+      tls: { key: fixture('remote.key'), cert: fixture('remote.pem') },
+    });
+    const proxy = await startRecordingProxy({ hosts: { 'api.petstore.test': Number(new URL(target.origin).port) } });
     others.push(proxy);
     const withCreds = proxy.url.replace('http://', 'http://user:pr0xy-pw@');
-    const r = await runMain(['api', 'pets', '--verbose'], {
-      env: env(target.baseUrl, { HTTP_PROXY: withCreds }),
+    const r = await runCli(['api', 'pets', '--verbose'], {
+      env: env('https://api.petstore.test/v1', {
+        HTTPS_PROXY: withCreds,
+        NODE_EXTRA_CA_CERTS: new URL('../fixtures/tls/ca.pem', import.meta.url).pathname,
+      }),
       secrets: ['pr0xy-pw'],
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(proxy.seen.join(' ')).toContain(new URL(target.baseUrl).host);
+    expect(proxy.seen).toEqual(['CONNECT api.petstore.test:443']);
     expect(proxy.auth[0]).toBe(`Basic ${Buffer.from('user:pr0xy-pw').toString('base64')}`);
     expect(target.requests.map((q) => q.url)).toEqual(['/v1/pets']);
-    expect(r.stderr).toContain(`* HTTP_PROXY http://***@127.0.0.1:${new URL(proxy.url).port}/`);
+    expect(r.stderr).toContain(`* HTTPS_PROXY http://***@127.0.0.1:${new URL(proxy.url).port}/`);
   });
 
   it('a self-signed certificate: exit 3, code tls, nothing printed', async () => {

@@ -349,7 +349,7 @@ describe.concurrent('--jq output and errors', () => {
     expect((JSON.parse(r.stderr) as { message: string }).message).toBe('--jq: no @sum');
   });
 
-  it('on a terminal, raw strings are escaped but keep their tabs and newlines; piped they are exact', async () => {
+  it('on a terminal, raw strings are escaped (line feeds too: no forged line) but keep their tabs; piped they are exact', async () => {
     const server = await startServer(() => ({
       status: 200,
       raw: '[{"id":1,"name":"a\\u001b[2Jb\\u202ec","categoryId":1}]',
@@ -359,7 +359,7 @@ describe.concurrent('--jq output and errors', () => {
       runMain(['pets', 'list', '--jq', filter], { env: env(server), tty: true }),
       runMain(['pets', 'list', '--jq', filter], { env: env(server) }),
     ]);
-    expect(tty.stdout).toBe('1\ta\\x1b[2Jb\\u{202e}c\n\n');
+    expect(tty.stdout).toBe('1\ta\\x1b[2Jb\\u{202e}c\\x0a\n');
     expect(piped.stdout).toBe('1\ta\u001b[2Jb\u202ec\n\n');
   });
 

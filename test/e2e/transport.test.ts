@@ -1,7 +1,7 @@
 /**
  * Known faults of the transport, named (cli-contract.md "Errors and exit codes", "Network
  * behaviour"): TLS failures (exit 3, code `tls`, the reason in words), malformed HTTP
- * (`invalid_response`), charsets and content codings, proxies from the environment,
+ * (`invalid_response`), charsets and content codings (proxies: proxy.test.ts),
  * `localhost` on IPv6 only, and server text that tries to drive the terminal. In-process,
  * except where the CA must be trusted through NODE_EXTRA_CA_CERTS, which Node reads at
  * start-up only.
@@ -12,7 +12,6 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startRecordingProxy, type RecordingProxy } from '../helpers/proxy-server.js';
 import { runCli, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -23,12 +22,10 @@ const PET = { id: 5, name: 'Rex', categoryId: 1, status: 'available' };
 const fixture = (name: string): string => readFileSync(new URL(`../fixtures/tls/${name}`, import.meta.url), 'utf8');
 const { start, closeAll } = serverPool();
 const servers: Server[] = [];
-const proxies: RecordingProxy[] = [];
 
 afterAll(async () => {
   await closeAll();
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  await Promise.all(proxies.map((p) => p.close()));
   removeTempDirs();
 });
 
@@ -190,71 +187,6 @@ describe('charsets, content codings and a byte-order mark', () => {
     const r = await runMain(['pets', 'list'], { env: env(srv.baseUrl) });
     expect(r.code).toBe(1);
     expect(unwrapped(r.stderr)).toContain('content coding "zstd"');
-  });
-});
-
-/** A recording proxy closed when the file ends. */
-async function recordingProxy(): Promise<RecordingProxy> {
-  const proxy = await startRecordingProxy();
-  proxies.push(proxy);
-  return proxy;
-}
-
-describe('proxies from the environment', () => {
-  it.each(['HTTP_PROXY', 'http_proxy'])(
-    '%s: the request goes through the proxy, its password masked in --verbose',
-    async (name) => {
-      const srv = await start(() => ({ status: 200, body: [PET] }));
-      const proxy = await recordingProxy();
-      const withCreds = proxy.url.replace('http://', 'http://proxyuser:pr0xy-s3cret@');
-      const r = await runMain(['pets', 'list', '--verbose'], { env: env(srv.baseUrl, { [name]: withCreds }) });
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toBe('5\tRex\t1\tavailable\n');
-      expect(proxy.seen.length).toBeGreaterThanOrEqual(1);
-      expect(proxy.seen.join(' ')).toContain(new URL(srv.baseUrl).host);
-      expect(proxy.auth[0]).toBe(`Basic ${Buffer.from('proxyuser:pr0xy-s3cret').toString('base64')}`);
-      expect(unwrapped(r.stderr)).toContain('HTTP_PROXY http://***@127.0.0.1:');
-      expect(r.stderr).not.toContain('pr0xy-s3cret');
-      expect(r.stderr).not.toContain('proxyuser');
-    },
-  );
-
-  it('NO_PROXY names the host: connected directly', async () => {
-    const srv = await start(() => ({ status: 200, body: [PET] }));
-    const proxy = await recordingProxy();
-    const r = await runMain(['pets', 'list'], {
-      env: env(srv.baseUrl, { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' }),
-    });
-    expect(r.code, r.stderr).toBe(0);
-    expect(proxy.seen).toEqual([]);
-    expect(srv.requests).toHaveLength(1);
-  });
-
-  it('a proxy that closes every CONNECT: the --timeout deadline still holds (exit 3)', async () => {
-    // undici 7 dials such a proxy again in a loop that ignores the request's signal
-    // (nodejs/undici#3897); the transport must not wait on it past the deadline.
-    let tunnels = 0;
-    const port = await listen(
-      createHttpServer().on('connect', (_req, socket: Socket) => {
-        tunnels++;
-        socket.destroy();
-      }),
-    );
-    const r = await runMain(['pets', 'list', '--timeout', '1', '--json'], {
-      env: env('http://127.0.0.1:9/v1', { HTTP_PROXY: `http://127.0.0.1:${port}` }),
-    });
-    expect(r.code).toBe(3);
-    expect(lastJson(r.stderr)).toMatchObject({ code: 'timeout' });
-    expect(tunnels).toBeGreaterThan(0);
-  });
-
-  it('the embedded sandbox is never reached through a proxy', async () => {
-    const proxy = await recordingProxy();
-    const r = await runMain(['--env', 'sandbox', 'pets', 'list', '--limit', '1'], {
-      env: { PETSTORE_CONFIG_DIR: tempDir(), HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url },
-    });
-    expect(r.code, r.stderr).toBe(0);
-    expect(proxy.seen).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * A separate process that takes the sandbox data's lock with petstore's own lock code
- * (src/sandbox/lock.ts, bundled once per test process with esbuild) and holds it until it
+ * (src/file-lock.ts, bundled once per test process with esbuild) and holds it until it
  * is killed or its stdin closes: for tests of a busy store and of a holder killed with -9.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './temp-config.js';
 
-const LOCK_TS = fileURLToPath(new URL('../../src/sandbox/lock.ts', import.meta.url));
+const LOCK_TS = fileURLToPath(new URL('../../src/file-lock.ts', import.meta.url));
 
 let bundled: Promise<string> | undefined;
 

@@ -4,6 +4,7 @@
  * including answers that break the API contract on purpose.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /** A request as the server saw it. */
@@ -43,11 +44,17 @@ export function errorReply(status: number, code: string, message: string): Reply
   return { status, body: { code, message, status } };
 }
 
+/** How a test server listens. */
+export interface TestServerOptions {
+  /** Speak HTTPS with this key and certificate (PEM); `origin` is then `https://127.0.0.1:PORT`. */
+  tls?: { key: string; cert: string };
+}
+
 /** Starts a server on 127.0.0.1 and a free port. The default handler answers 200 `[]`. */
-export async function startTestServer(initial?: Handler): Promise<TestServer> {
+export async function startTestServer(initial?: Handler, opts: TestServerOptions = {}): Promise<TestServer> {
   let handler: Handler = initial ?? (() => ({ status: 200, body: [] }));
   const requests: RecordedRequest[] = [];
-  const server: Server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -67,10 +74,11 @@ export async function startTestServer(initial?: Handler): Promise<TestServer> {
         })
         .catch(() => res.destroy());
     });
-  });
+  };
+  const server: Server = opts.tls === undefined ? createServer(listener) : createTlsServer(opts.tls, listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `${opts.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`;
   return {
     origin,
     baseUrl: `${origin}/v1`,
@@ -91,13 +99,13 @@ export async function startTestServer(initial?: Handler): Promise<TestServer> {
  * `startTestServer` that remembers the server, `closeAll` goes in the file's `afterAll`.
  */
 export function serverPool(): {
-  start: (handler?: Handler) => Promise<TestServer>;
+  start: (handler?: Handler, opts?: TestServerOptions) => Promise<TestServer>;
   closeAll: () => Promise<void>;
 } {
   const servers: TestServer[] = [];
   return {
-    start: async (handler) => {
-      const s = await startTestServer(handler);
+    start: async (handler, opts) => {
+      const s = await startTestServer(handler, opts);
       servers.push(s);
       return s;
     },

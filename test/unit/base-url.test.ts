@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { joinUrl } from '../../src/api/client.js';
 import { EnvVars } from '../../src/config/env.js';
-import { checkBaseUrl, isLoopbackHost, lacksVersionSegment } from '../../src/config/settings.js';
+import { checkBaseUrl, lacksVersionSegment } from '../../src/config/settings.js';
+import { isLoopbackHost } from '../../src/loopback.js';
 import { UsageError } from '../../src/errors.js';
 import { wantsColor } from '../../src/io.js';
 
@@ -59,15 +60,30 @@ describe('checkBaseUrl', () => {
 });
 
 describe('isLoopbackHost', () => {
-  it.each(['localhost', '127.0.0.1', '127.255.255.254', '[::1]', '::1', 'a.localhost'])('%j is loopback', (h) => {
+  it.each([
+    'localhost',
+    '127.0.0.1',
+    '127.255.255.254',
+    '[::1]',
+    '::1',
+    'a.localhost',
+    'localhost.',
+    '[::ffff:7f00:1]',
+  ])('%j is loopback', (h) => {
     expect(isLoopbackHost(h)).toBe(true);
   });
-  it.each(['example.com', '10.0.0.1', '0.0.0.0', '::', '127.0.0', 'localhost.evil.com', '1127.0.0.1'])(
-    '%j is not',
-    (h) => {
-      expect(isLoopbackHost(h)).toBe(false);
-    },
-  );
+  it.each([
+    'example.com',
+    '10.0.0.1',
+    '0.0.0.0',
+    '::',
+    '127.0.0',
+    'localhost.evil.com',
+    '1127.0.0.1',
+    '[::ffff:a00:1]',
+  ])('%j is not', (h) => {
+    expect(isLoopbackHost(h)).toBe(false);
+  });
 });
 
 describe('lacksVersionSegment', () => {

@@ -15,6 +15,7 @@ import {
   InterruptedError,
   InvalidResponseError,
   NetworkError,
+  ProxyError,
   TimeoutError,
   UsageError,
 } from '../../src/errors.js';
@@ -163,6 +164,7 @@ describe('classifyCreateFailure', () => {
     [new NetworkError('refused', { cause: { code: 'ECONNREFUSED' } }), 'not_created'],
     [new NetworkError('reset', { cause: { code: 'ECONNRESET' } }), 'unknown'],
     [new TimeoutError('late'), 'unknown'],
+    [new ProxyError('407', { proxy: 'http://proxy/', status: 407 }), 'not_sent'],
     [new InterruptedError(), 'unknown'],
     [new Error('bug'), 'unknown'],
   ])('%s → %s', (err, want) => {

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { COMPACT_MIN_BYTES, SandboxStore, seedData } from '../../src/sandbox/store.js';
 import { decodeSnapshot, encodeSnapshot } from '../../src/sandbox/codec.js';
-import { FileLock } from '../../src/sandbox/lock.js';
+import { FileLock } from '../../src/file-lock.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 afterAll(() => removeTempDirs());

@@ -38,9 +38,12 @@ describe('undici internal paths', () => {
   });
 
   it('the lazily loaded proxy agent can tunnel (Dispatcher#connect installed)', async () => {
-    const { loadEnvHttpProxyAgent } = await import('../../src/http/undici.js');
-    const ProxyAgent = await loadEnvHttpProxyAgent();
-    const agent = new ProxyAgent({ httpProxy: 'http://127.0.0.1:9', noProxy: '' });
+    const { loadProxyClasses } = await import('../../src/http/undici.js');
+    const { ProxyAgent, Pool } = await loadProxyClasses();
+    const agent = new ProxyAgent({ uri: 'http://127.0.0.1:9' });
+    const pool = new Pool('http://127.0.0.1:9');
+    expect(typeof (pool as unknown as { connect: unknown }).connect).toBe('function');
+    await pool.close();
     expect(typeof (agent as unknown as { connect: unknown }).connect).toBe('function');
     await agent.close();
   });

@@ -9,7 +9,7 @@ import type { RawResponse } from '../../http/transport.js';
 import type { Io } from '../../io.js';
 import { parseJson } from '../../json.js';
 import { OutputError } from '../../errors.js';
-import { escapeKeepingLines } from '../../render/escape.js';
+import { escapeForTerminal, escapeKeepingLines } from '../../render/escape.js';
 import { renderJson, renderJsonArrayEnd, renderJsonArrayItem } from '../../render/pets.js';
 
 /**
@@ -50,13 +50,14 @@ export function renderHead(io: Io, res: RawResponse): string {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${v}`);
   }
-  const text = lines.join('\n');
-  return `${io.stdoutIsTTY ? escapeKeepingLines(text) : text}\n\n`;
+  // On a terminal each line is escaped on its own: a header value never starts a line.
+  return `${(io.stdoutIsTTY ? lines.map(escapeForTerminal) : lines).join('\n')}\n\n`;
 }
 
 /**
  * The body as printed: piped, its bytes as they are; on a terminal, JSON indented and
- * escaped, any other text escaped (line feeds kept), ending with a line feed.
+ * escaped, any other text escaped (line feeds kept: the body is the document asked for,
+ * shown as curl and gh show it, not a message of petstore's), ending with a line feed.
  */
 export function renderBody(io: Io, body: Buffer): string | Buffer {
   if (!io.stdoutIsTTY || body.length === 0) return body;

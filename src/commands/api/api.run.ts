@@ -7,7 +7,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import type { PetstoreClient } from '../../api/client.js';
-import { assertSameOrigin, findNextLink } from '../../api/link.js';
+import { findNextLink, PageTrail } from '../../api/link.js';
 import type { Context } from '../../context.js';
 import { DeprecationReporter } from '../../deprecation.js';
 import { CliError, ExitCode, InvalidResponseError, UsageError, describeFileError } from '../../errors.js';
@@ -94,7 +94,8 @@ function toRequest(
  * code says whether it is complete). A first page that is an error or not an array prints
  * as it is, alone.
  * @throws the error of an answer of 400 or more; InvalidResponseError for a page that is
- * not a JSON array or a next link to another origin; CliError `max_pages`.
+ * not a JSON array, a next link to another origin or back to a page already fetched;
+ * CliError `max_pages`.
  */
 async function paginate(
   client: PetstoreClient,
@@ -113,12 +114,12 @@ async function paginate(
     if (findNextLink(res.headers, res.url) !== undefined) throw notAnArray(1);
     return ExitCode.ok;
   }
+  const trail = new PageTrail(client.baseUrl);
   try {
     for (let page = 1; ; page++) {
       await printer.page(res, items);
-      const next = findNextLink(res.headers, res.url);
+      const next = trail.next(res.headers, res.url, page);
       if (next === undefined) return ExitCode.ok;
-      assertSameOrigin(next, client.baseUrl);
       if (page >= maxPages) {
         throw new CliError(
           `stopped at --max-pages ${maxPages}; the server links to more, so the array printed is incomplete`,

@@ -15,6 +15,7 @@ import type { Context } from '../../context.js';
 import { AuthError, CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import { abortable } from '../../io.js';
 import { isSendableKey, maskKey } from '../../mask.js';
+import { escapeForTerminal } from '../../render/escape.js';
 
 /** Typed options of `auth login`. */
 export interface LoginOptions {
@@ -68,14 +69,15 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<num
   if (options.verify) {
     const check = await checkKey(new PetstoreClient(await ctx.createTransport(apiKey), baseUrl.value));
     if (check.result === 'rejected') {
+      // The server's code and message are escaped here: neither may start a line of its own.
       throw new AuthError(
-        `${baseUrl.value} refused the key (401 ${check.error.code}: ${check.error.message}); nothing was stored`,
+        `${baseUrl.value} refused the key (401 ${escapeForTerminal(check.error.code)}: ${escapeForTerminal(check.error.message)}); nothing was stored`,
         `Check the key for ${name}, or store it unchecked with --no-verify.`,
       );
     }
     if (check.result === 'unreachable' || check.result === 'failed') {
       // The check's own failure (network, timeout, tls, a 5xx...) keeps its code and exit code.
-      throw new CliError(`could not verify the key: ${check.error.message}; nothing was stored`, {
+      throw new CliError(`could not verify the key: ${escapeForTerminal(check.error.message)}; nothing was stored`, {
         exitCode: check.error.exitCode,
         code: check.error.code,
         status: check.error.status,
@@ -94,6 +96,7 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<num
       writer.setKey(name, apiKey, baseUrl.value);
       return writer.path;
     },
+    { waitMs: ctx.globals.timeoutMs, signal: ctx.signal, onWait: (m) => ctx.note(m) },
   );
   ctx.io.stderr.write(
     `Logged in to ${name} (${baseUrl.value}): key ${maskKey(apiKey)} ${options.verify ? 'checked and ' : ''}stored in ${path}\n`,

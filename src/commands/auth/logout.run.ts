@@ -31,6 +31,7 @@ export async function runLogout(ctx: Context): Promise<number> {
         const current = writer.store.getKey(name);
         return current !== undefined && writer.deleteKey(name) ? { key: current.key, path: writer.path } : undefined;
       },
+      { waitMs: ctx.globals.timeoutMs, signal: ctx.signal, onWait: (m) => ctx.note(m) },
     );
     ctx.io.stderr.write(
       removed === undefined

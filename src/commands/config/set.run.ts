@@ -26,6 +26,7 @@ export async function runSet(ctx: Context, key: string, raw: string): Promise<nu
       writer.set(def.key, value);
       return { path: writer.path, stored: env === undefined ? undefined : writer.store.getKey(env) };
     },
+    { waitMs: ctx.globals.timeoutMs, signal: ctx.signal, onWait: (m) => ctx.note(m) },
   );
   // A stored key stays bound to the URL it was stored for; say so before it surprises anyone.
   if (env !== undefined && stored?.baseUrl !== undefined && stored.baseUrl !== value) {

@@ -24,6 +24,7 @@ export async function runUnset(ctx: Context, key: string): Promise<number> {
     ctx.env,
     () => undefined,
     (writer) => (writer.delete(def.key) ? writer.path : undefined),
+    { waitMs: ctx.globals.timeoutMs, signal: ctx.signal, onWait: (m) => ctx.note(m) },
   );
   ctx.note(path === undefined ? `${def.key} is not set; nothing to remove.` : `Removed ${def.key} from ${path}`);
   return ExitCode.ok;

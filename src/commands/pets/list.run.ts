@@ -9,7 +9,7 @@ import { findNextLink } from '../../api/link.js';
 import { walkPetPages } from '../../api/pages.js';
 import type { Context } from '../../context.js';
 import { DeprecationReporter } from '../../deprecation.js';
-import { CliError, ExitCode } from '../../errors.js';
+import { BodyTooLargeError, CliError, ExitCode } from '../../errors.js';
 import type { PetSort } from '../../input.js';
 import { RecordStream, writePets } from '../../render/output.js';
 import { describeListProgress, ProgressLine } from '../../render/progress.js';
@@ -37,10 +37,26 @@ function fullPageWithoutLinkWarning(size: number): string {
 /**
  * Lists pets: one page, or with `all` every page the server links to.
  * @throws UsageError (nothing sent), ApiError, InvalidResponseError (also for a next link
- * to another origin), NetworkError, TimeoutError, CliError `max_pages` (exit 1) when
+ * to another origin or back to a page fetched before; a page over the body cap with a hint
+ * to ask for smaller pages), NetworkError, TimeoutError, CliError `max_pages` (exit 1) when
  * `maxPages` pages were fetched and the server still links to another.
  */
 export async function runList(ctx: Context, options: ListOptions): Promise<number> {
+  try {
+    return await listPets(ctx, options);
+  } catch (err) {
+    // A page over the body cap: fewer pets per page is the way round it.
+    if (!(err instanceof BodyTooLargeError)) throw err;
+    const limit = options.query.limit ?? LIMIT_DEFAULT;
+    throw err.withHint(
+      options.all
+        ? `Ask for smaller pages: --all --limit N with N below ${limit}, the size of these pages.`
+        : `Ask for fewer pets with a smaller --limit (this one was ${limit}), and add --all to fetch the rest page by page.`,
+    );
+  }
+}
+
+async function listPets(ctx: Context, options: ListOptions): Promise<number> {
   const { client } = await ctx.connect();
   const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
   if (options.all) return listAll(ctx, options, deprecation);

@@ -8,6 +8,7 @@
  * Ready for several requests in flight: `failed` and `unknown` are lists.
  */
 import { ApiError, CliError, ExitCode, InterruptedError } from '../../../errors.js';
+import { describeApiError } from '../../../render/escape.js';
 import type { RenderMode } from '../../../render/pets.js';
 import { shellQuote } from '../../../suggest.js';
 
@@ -94,6 +95,13 @@ export class BulkAccount {
   stopped(cause: unknown): unknown {
     this.stop ??= { at: undefined, kind: 'none', cause };
     return cause;
+  }
+
+  /** Takes back the dispatch of `record`, whose request never left (a proxy refused it): it is not sent. */
+  unsend(record: Place): void {
+    this.inFlight.delete(record.index);
+    this.dispatchedCount = record.index;
+    this.firstNotSentLine = record.line;
   }
 
   /** Records that `record`, read but not sent, is the first record not sent. */
@@ -231,7 +239,9 @@ export class BulkAccount {
       stop.at === undefined ? '' : `stopped at record ${stop.at.index + 1} of ${this.records} (line ${stop.at.line})`;
     const what =
       stop.kind === 'none' || stop.at === undefined
-        ? `stopped after record ${this.dispatchedCount} of ${this.records}`
+        ? this.dispatchedCount === 0
+          ? `stopped before the first of ${this.records} records`
+          : `stopped after record ${this.dispatchedCount} of ${this.records}`
         : stop.kind === 'failed'
           ? `${at}, not created`
           : `${at}, which may have been created`;
@@ -275,7 +285,8 @@ export function describeLines(ranges: LineRange[]): string {
 
 /** What stopped the run, in a few words (the server's message with its code and status). */
 function describeCause(err: unknown): string {
-  if (err instanceof ApiError) return `${err.message} (${err.code}, HTTP ${err.status})`;
+  // The server's text, escaped here: it must not start a line of its own in the account.
+  if (err instanceof ApiError) return describeApiError(err);
   return err instanceof Error ? err.message : String(err);
 }
 

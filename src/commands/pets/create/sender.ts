@@ -19,14 +19,18 @@ import {
   InterruptedError,
   InvalidResponseError,
   NetworkError,
+  ProxyError,
   TlsError,
 } from '../../../errors.js';
 import { findErrorCode, NOT_SENT_CODES } from '../../../http/retry.js';
 import type { BulkAccount } from './account.js';
 import type { IndexedRecord } from '../../../api/records.js';
 
-/** What happened to one record whose `createPet` failed. */
-export type FailureKind = 'not_created' | 'unknown';
+/**
+ * What happened to one record whose `createPet` failed: refused or never made
+ * (`not_created`), stopped at the proxy so nothing reached the API (`not_sent`), or unknown.
+ */
+export type FailureKind = 'not_created' | 'not_sent' | 'unknown';
 
 /**
  * Decides whether a failed `createPet` surely did not create the pet. The server answering
@@ -36,6 +40,8 @@ export type FailureKind = 'not_created' | 'unknown';
  * reached the server (cli-contract.md "Network behaviour").
  */
 export function classifyCreateFailure(err: unknown): FailureKind {
+  // The http layer raises a ProxyError only while the tunnel is opened: the API saw nothing.
+  if (err instanceof ProxyError) return 'not_sent';
   // A ConfigError comes from the embedded sandbox's own store: it refused the write.
   if (err instanceof ApiError || err instanceof AuthError || err instanceof TlsError || err instanceof ConfigError)
     return 'not_created';
@@ -45,8 +51,8 @@ export function classifyCreateFailure(err: unknown): FailureKind {
   return 'unknown';
 }
 
-/** The outcome of one record's request. */
-export type Outcome = { kind: 'created'; pet: Pet } | { kind: 'failed' | 'unknown'; error: unknown };
+/** The outcome of one record's request; `not_sent`: it never reached the API (a proxy refused). */
+export type Outcome = { kind: 'created'; pet: Pet } | { kind: 'failed' | 'unknown' | 'not_sent'; error: unknown };
 
 /** What the sender works with. */
 export interface SenderDeps {
@@ -104,7 +110,8 @@ async function attempt(record: IndexedRecord, create: (record: IndexedRecord) =>
   try {
     return { kind: 'created', pet: await create(record) };
   } catch (error) {
-    return { kind: classifyCreateFailure(error) === 'not_created' ? 'failed' : 'unknown', error };
+    const kind = classifyCreateFailure(error);
+    return { kind: kind === 'not_created' ? 'failed' : kind, error };
   }
 }
 
@@ -117,6 +124,12 @@ function settle(record: IndexedRecord, outcome: Outcome, account: BulkAccount): 
   if (outcome.kind === 'created') {
     account.settleCreated(record);
     return outcome.pet;
+  }
+  if (outcome.kind === 'not_sent') {
+    // Stopped before the API: the record is the first not sent, and the run stops there.
+    account.unsend(record);
+    account.stopped(outcome.error);
+    throw outcome.error;
   }
   account.settleNotCreated(record, outcome.kind, outcome.error);
   account.stop = { at: record, kind: outcome.kind, cause: outcome.error };

@@ -1,6 +1,7 @@
 /**
- * The cross-process lock of the sandbox data: proper-lockfile's `<file>.lock` directory
- * (mkdir is atomic, even on NFS), with three additions.
+ * The cross-process lock of a file (the sandbox data, the config file): proper-lockfile's
+ * `<file>.lock` directory (mkdir is atomic, even on NFS), with three additions. A leaf
+ * (node's modules and proper-lockfile only), so `config/` and `sandbox/` share it.
  *
  * - **Owner.** The directory holds a file `owner` with the holder's pid, host and a random
  *   token, written inside the same mkdir step (through the `fs` that proper-lockfile is
@@ -76,6 +77,11 @@ export interface WaitOptions {
   stillWanted?: () => boolean;
   /** Told once when the wait has lasted a second, with a line naming the holder. */
   onWait?: (message: string) => void;
+  /**
+   * The longest pause between two attempts, in ms (default 10): waiters that come by the
+   * hundred (one `config set` per process) poll less often than a bulk create's records.
+   */
+  pollMaxMs?: number;
 }
 
 interface Owner {
@@ -195,6 +201,16 @@ export class FileLock {
     return describeOwner(readOwner(this.path));
   }
 
+  /**
+   * Whether the lock is held by a process known to be gone: one of this host that no longer
+   * runs (another host's, or one whose owner file is unreadable, cannot be known gone).
+   */
+  holderGone(): boolean {
+    const text = readOwner(this.path);
+    const owner = text === undefined ? undefined : parseOwner(text);
+    return owner !== undefined && owner.host === hostname() && !processAlive(owner.pid);
+  }
+
   /** Releases a lease, after any `run` under way. */
   close(): Promise<void> {
     return this.exclusive(() => this.release());
@@ -279,7 +295,7 @@ export class FileLock {
         // Released meanwhile.
       }
       await sleep(Math.min(delay / 2 + Math.random() * (delay / 2), Math.max(0, wait.deadline - now)), wait.signal);
-      delay = Math.min(delay * 2, POLL_MAX_MS);
+      delay = Math.min(delay * 2, wait.pollMaxMs ?? POLL_MAX_MS);
     }
   }
 
@@ -297,7 +313,7 @@ export class FileLock {
   /**
    * node:fs for proper-lockfile, with the owner file added to mkdir and rmdir and dead
    * owners made stale in stat. Synchronous underneath (callbacks on the next tick), for
-   * the reason given in `data-files.ts`: fewer trips through a busy scheduler.
+   * the reason given in `sandbox/data-files.ts`: fewer trips through a busy scheduler.
    */
   private makeLockFs(): Record<string, unknown> {
     const later =
