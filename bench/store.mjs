@@ -2,7 +2,7 @@
 // - bulk create: `petstore --env sandbox pets create --from-file F` of N records (5,000 by
 //   default) into a fresh store, as a whole process; records per second of wall time.
 // - stale lock: a process takes the store's lock with petstore's own lock code
-//   (src/sandbox/lock.ts, bundled here with esbuild) and is killed with SIGKILL while it
+//   (src/file-lock.ts, bundled here with esbuild) and is killed with SIGKILL while it
 //   holds it. Measured: how long the next taker needs to get the lock (in a process of its
 //   own, from its first attempt), and a whole `--env sandbox pets create` run right after
 //   the kill, against the same run with no stale lock.
@@ -22,7 +22,7 @@ async function bundleLockTool(dir) {
   await build({
     stdin: {
       contents: `
-        import { FileLock } from ${JSON.stringify(join(root, 'src', 'sandbox', 'lock.ts'))};
+        import { FileLock } from ${JSON.stringify(join(root, 'src', 'file-lock.ts'))};
         const [mode, file] = process.argv.slice(2);
         (async () => {
           await import('proper-lockfile'); // Loaded before the clock starts: not part of the wait.
