@@ -17,9 +17,6 @@ import { ExitCode } from './errors.js';
 import { flushed } from './io.js';
 import { ENDING_SIGNALS, ShutdownRegistry, type EndingSignal, type ForcedEnd } from './shutdown.js';
 
-/** How long a command may take to stop after the first signal, in ms. */
-const STOP_GRACE_MS = 1000;
-
 /**
  * Runs the CLI for this process and exits with its code. `main` is the CLI's own; another
  * one shows the glue alone (a test of a command that never returns).
@@ -44,7 +41,7 @@ export async function run(
     // comes twice by itself (from the terminal and from the shell passing it to its jobs).
     if (controller.signal.aborted && signal !== 'SIGHUP') end(code, { kind: 'signal', signal });
     controller.abort(signal);
-    setTimeout(() => end(code, { kind: 'signal', signal }), STOP_GRACE_MS).unref();
+    setTimeout(() => end(code, { kind: 'signal', signal }), shutdown.graceMs).unref();
   };
   for (const signal of Object.keys(ENDING_SIGNALS) as EndingSignal[]) process.on(signal, onSignal);
   process.on('beforeExit', () => {

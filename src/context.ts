@@ -33,6 +33,15 @@ export interface ConnectOptions {
    * transport sends it again itself.
    */
   refusals?: 'transport' | 'caller';
+  /** Requests in flight at once (a bulk create's `--concurrency`): that many connections; default 1. */
+  connections?: number;
+  /** `fresh`: a new connection for every request (a bulk create's POSTs; `TransportOptions`). */
+  connectionReuse?: 'keep-alive' | 'fresh';
+  /**
+   * What aborts requests under way: by default the run's signal (at once on Ctrl-C); a bulk
+   * create passes its own, to wait for the answers of requests already sent.
+   */
+  interrupt?: AbortSignal;
 }
 
 /** What `createTransport` may be told beyond the key. */

@@ -345,7 +345,9 @@ async function openTransport(
     apiKey,
     timeoutMs: globals.timeoutMs,
     retries: globals.retries,
-    signal: state.signal,
+    signal: choices.interrupt ?? state.signal,
+    connections: choices.connections,
+    connectionReuse: choices.connectionReuse,
     // Header values and bodies are the server's text: escaped like every other
     // (cli-contract.md "Errors and exit codes"); each line is written whole.
     log: globals.verbose || debug !== undefined ? (line) => io.stderr.write(`${escapeForTerminal(line)}\n`) : undefined,

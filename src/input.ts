@@ -112,6 +112,30 @@ export function parseRetries(raw: string): number {
   return Number(raw);
 }
 
+/** Most requests a bulk create keeps in flight (`--concurrency`). */
+export const CONCURRENCY_MAX = 32;
+/** Requests a bulk create keeps in flight unless told otherwise. */
+export const DEFAULT_CONCURRENCY = 4;
+
+/**
+ * Parses `--concurrency N` (`pets create --from-file`): a whole number 1..32 of requests in
+ * flight at once (cli-contract.md "Bulk create").
+ * @throws UsageError otherwise (`0`, `33`, `1.5`, `-1`, `abc`, empty).
+ */
+export function parseConcurrency(raw: string): number {
+  if (
+    !DIGITS.test(raw) ||
+    raw.replace(/^0+(?=\d)/, '').length > 2 ||
+    Number(raw) < 1 ||
+    Number(raw) > CONCURRENCY_MAX
+  ) {
+    throw new UsageError(
+      `invalid --concurrency ${quote(raw)}: must be a whole number from 1 to ${CONCURRENCY_MAX} (requests in flight at once)`,
+    );
+  }
+  return Number(raw);
+}
+
 /**
  * Output formats of cli-contract.md "Output": `table` for people, `tsv` the tab-separated
  * machine form (what a pipe gets without `--output`), `csv` for spreadsheets (RFC 4180),

@@ -9,6 +9,12 @@
 /** The signals that end a run, each with its exit code (128 + its number). */
 export const ENDING_SIGNALS = { SIGHUP: 129, SIGINT: 130, SIGQUIT: 131, SIGTERM: 143 } as const;
 
+/**
+ * How long a run may take to stop after the first signal, in ms, before the process is
+ * ended by force (cli-contract.md "Errors and exit codes": honoured within a second).
+ */
+export const STOP_GRACE_MS = 1000;
+
 /** A signal that ends a run. */
 export type EndingSignal = keyof typeof ENDING_SIGNALS;
 
@@ -43,6 +49,11 @@ export interface ShutdownHook {
 export interface Shutdown {
   /** Registers `hook`; returns the function that removes it again (safe to call twice). */
   add(hook: ShutdownHook): () => void;
+  /**
+   * How long after the first signal the process is ended by force, in ms: what a part that
+   * finishes work under way (a bulk create awaiting answers) may spend of it.
+   */
+  readonly graceMs: number;
 }
 
 /**
@@ -52,6 +63,9 @@ export interface Shutdown {
  */
 export class ShutdownRegistry implements Shutdown {
   private readonly hooks: ShutdownHook[] = [];
+
+  /** @param graceMs how long after the first signal `cli-entry.ts` ends the process (STOP_GRACE_MS). */
+  constructor(readonly graceMs: number = STOP_GRACE_MS) {}
 
   add(hook: ShutdownHook): () => void {
     this.hooks.push(hook);

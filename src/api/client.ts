@@ -88,14 +88,17 @@ export class PetstoreClient {
 
   /**
    * `createPet`: `POST /pets` with a NewPet body (spec §4.2). Sent once; never retried
-   * once it may have reached the server.
-   * @throws ApiError (400 → exit 6, 401 → exit 4), InvalidResponseError, NetworkError, TimeoutError.
+   * once it may have reached the server. `opts.timeoutMs`: a deadline shorter than the
+   * transport's for this request (with a per-request deadline).
+   * @throws ApiError (400 → exit 6, 401 → exit 4, a 429 with its headers when the caller
+   * handles refusals), InvalidResponseError, NetworkError, TimeoutError.
    */
-  async createPet(pet: NewPet): Promise<ApiResult<Pet>> {
+  async createPet(pet: NewPet, opts: { timeoutMs?: number } = {}): Promise<ApiResult<Pet>> {
     const res = await this.transport.send({
       method: 'POST',
       url: joinUrl(this.baseUrl, 'pets'),
       body: stringifyJson(pet),
+      timeoutMs: opts.timeoutMs,
     });
     return validate(res, 201, PetSchema, 'Pet', this.hints);
   }

@@ -83,6 +83,12 @@ export const ENV_VARS = {
     default: 'off',
     meaning: '`pets create` never asks for missing values, even on a terminal.',
   },
+  PETSTORE_BULK_CONNECTIONS: {
+    type: ['fresh', 'keep-alive'],
+    default: '`fresh`: a new connection per request',
+    meaning:
+      '`keep-alive`: a bulk create reuses connections (faster; a server closing one can leave a record unknown).',
+  },
   PETSTORE_SANDBOX_WITHOUT_GET_PET: {
     type: 'boolean',
     default: 'off',

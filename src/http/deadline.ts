@@ -1,15 +1,19 @@
 /**
  * One deadline (cli-contract.md "Network behaviour"): `--timeout` bounds the whole command,
- * retries and waits included, or, for a bulk create, each request on its own. Its signal
- * bounds every phase (connect, headers, body, the waits between retries), so undici's own
- * 300 s defaults never fire first.
+ * retries and waits included, or, for a bulk create, each record's request on its own. Its
+ * signal bounds every phase (connect, headers, body, the waits between retries), so
+ * undici's own 300 s defaults never fire first.
  */
 
 /** A deadline `timeoutMs` from when it is started, combined with the run's Ctrl-C signal. */
 export class Deadline {
   private endsAt = 0;
-  private timer!: AbortSignal;
-  private combined!: AbortSignal;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timeoutController = new AbortController();
+  private combinedController = new AbortController();
+  private readonly onInterrupt = (): void => {
+    this.combinedController.abort(this.interrupt?.reason);
+  };
 
   /**
    * @param timeoutMs the deadline in ms (`--timeout` × 1000).
@@ -19,24 +23,44 @@ export class Deadline {
     readonly timeoutMs: number,
     private readonly interrupt: AbortSignal | undefined,
   ) {
+    this.interrupt?.addEventListener('abort', this.onInterrupt);
     this.restart();
   }
 
-  /** Starts counting again from now (each request of a bulk create). */
-  restart(): void {
-    this.endsAt = Date.now() + this.timeoutMs;
-    this.timer = AbortSignal.timeout(this.timeoutMs);
-    this.combined = this.interrupt === undefined ? this.timer : AbortSignal.any([this.timer, this.interrupt]);
+  /** Starts counting `timeoutMs` (by default the deadline's own) again from now. */
+  restart(timeoutMs = this.timeoutMs): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.endsAt = Date.now() + timeoutMs;
+    this.timeoutController = new AbortController();
+    this.combinedController = new AbortController();
+    const timeout = this.timeoutController;
+    const combined = this.combinedController;
+    // A timer cleared by `dispose` rather than AbortSignal.timeout, whose timers live until
+    // they fire: a bulk create starts one deadline per request, hundreds of thousands.
+    this.timer = setTimeout(() => {
+      const reason = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+      timeout.abort(reason);
+      combined.abort(reason);
+    }, timeoutMs);
+    this.timer.unref();
+    if (this.interrupt?.aborted === true) combined.abort(this.interrupt.reason);
+  }
+
+  /** Stops the clock and forgets the interrupt signal (a request's deadline, once it is answered). */
+  dispose(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.interrupt?.removeEventListener('abort', this.onInterrupt);
   }
 
   /** Aborted when the deadline passes or the run is interrupted: what a request waits on. */
   get signal(): AbortSignal {
-    return this.combined;
+    return this.combinedController.signal;
   }
 
   /** Aborted when the deadline passes (only): tells a timeout from an interruption. */
   get timeoutSignal(): AbortSignal {
-    return this.timer;
+    return this.timeoutController.signal;
   }
 
   /**
@@ -47,7 +71,7 @@ export class Deadline {
    * A later rejection of `pending` is ignored; closing the transport ends its work.
    */
   race<T>(pending: Promise<T>): Promise<T> {
-    const signal = this.combined;
+    const signal = this.signal;
     if (signal.aborted) {
       pending.catch(() => undefined);
       return Promise.reject(signal.reason as Error);

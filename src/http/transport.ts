@@ -41,8 +41,20 @@ export interface TransportOptions {
   log?: ((line: string) => void) | undefined;
   /** With `log`: show request and response bodies too (`PETSTORE_DEBUG=api`), credentials redacted. */
   logBodies?: boolean;
-  /** Aborts everything (Ctrl-C). */
+  /** Aborts everything (Ctrl-C); a bulk create passes its own, aborted once requests under way may no longer be waited for. */
   signal?: AbortSignal | undefined;
+  /**
+   * Connections kept per origin, at most (default 1: requests one after another reuse one
+   * kept-alive socket). A bulk create with N requests in flight needs N.
+   */
+  connections?: number | undefined;
+  /**
+   * `fresh`: every request on a new connection, closed after its answer (undici's `reset`,
+   * `Connection: close`), so no request is ever written to a kept-alive socket the server
+   * is closing, where its fate would be unknown (a bulk create's POSTs). Default
+   * `keep-alive`.
+   */
+  connectionReuse?: 'keep-alive' | 'fresh' | undefined;
   /**
    * What `timeoutMs` bounds: the whole command (default), or each `send` on its own
    * (`pets create --from-file`: the deadline bounds each record's request).
@@ -75,6 +87,11 @@ export interface HttpRequest {
   body?: string | Buffer | undefined;
   /** Headers added to petstore's own (lower-case names); `authorization` is always the key's. */
   headers?: Record<string, string> | undefined;
+  /**
+   * With `deadlinePer: 'request'`: this request's deadline in ms, when shorter than the
+   * transport's (a record sent again after a 429 has what is left of its own).
+   */
+  timeoutMs?: number | undefined;
 }
 
 /** A response whose body was read whole (within `MAX_BODY_BYTES`) and decoded, not interpreted. */
@@ -130,15 +147,15 @@ export class HttpTransport {
     this.deadline = new Deadline(opts.timeoutMs, opts.signal);
     this.log = opts.log === undefined ? undefined : new WireLog(opts.log, opts.apiKey, opts.logBodies === true);
     // The deadline's signal bounds every phase, so undici's own 300 s defaults are off.
-    // One connection per origin: a CLI run sends its requests one after another, and a cap of
-    // one makes every page of `--all` and every record of a bulk create reuse the kept-alive
-    // socket instead of opening a new one while the last is still being marked idle.
+    // One connection per origin unless more requests are in flight at once: a CLI run sends
+    // its requests one after another, and a cap of one makes every page of `--all` reuse the
+    // kept-alive socket instead of opening a new one while the last is still being marked idle.
     // autoSelectFamily: a name with IPv4 and IPv6 addresses tries every address it resolves to.
     const agentOptions = {
       connectTimeout: opts.timeoutMs,
       headersTimeout: 0,
       bodyTimeout: 0,
-      connections: 1,
+      connections: opts.connections ?? 1,
       autoSelectFamily: true,
       connect: { lookup: lookupWithLoopback },
     };
@@ -150,7 +167,7 @@ export class HttpTransport {
         : new ProxyRouter(opts.proxy, proxyClasses, this.agent, agentOptions, log && ((line) => log.note(line)));
   }
 
-  /** Milliseconds left before the deadline (never negative). */
+  /** Milliseconds left before the command's deadline (never negative). */
   remainingMs(): number {
     return this.deadline.remainingMs();
   }
@@ -187,17 +204,30 @@ export class HttpTransport {
    * embedded sandbox met while answering.
    */
   async sendRaw(req: HttpRequest): Promise<RawResponse> {
-    if (this.opts.deadlinePer === 'request') this.deadline.restart();
+    if (this.opts.deadlinePer !== 'request') return this.sendWithin(req, this.deadline);
+    // Each request its own deadline: several may be in flight at once.
+    const deadline = new Deadline(Math.min(req.timeoutMs ?? Infinity, this.opts.timeoutMs), this.opts.signal);
+    try {
+      return await this.sendWithin(req, deadline);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  /** `sendRaw` within `deadline`. */
+  private async sendWithin(req: HttpRequest, deadline: Deadline): Promise<RawResponse> {
     let url = req.url;
     for (let hop = 0; ; hop++) {
-      const res = await this.sendWithRetries(req, url);
-      const failure = this.opts.serverFailure?.();
+      const res = await this.sendWithRetries(req, url, deadline);
+      // Only an answer the embedded sandbox failed (a 500) takes its failure: with several
+      // requests in flight, another may have succeeded meanwhile.
+      const failure = res.statusCode >= 500 ? this.opts.serverFailure?.() : undefined;
       if (failure !== undefined) {
         await res.body.dump().catch(() => undefined);
         throw failure;
       }
       if (!isRedirect(res.statusCode)) {
-        return { status: res.statusCode, headers: res.headers, url, body: await this.readAll(res, url) };
+        return { status: res.statusCode, headers: res.headers, url, body: await this.readAll(res, url, deadline) };
       }
       await res.body.dump().catch(() => undefined);
       const target = redirectTarget(res.statusCode, res.headers, url, req.method, hop);
@@ -210,15 +240,16 @@ export class HttpTransport {
    * The send loop: one attempt after another until one answers with a status the policy
    * does not retry, or the policy says stop. Its answer's body is left unread.
    */
-  private async sendWithRetries(req: HttpRequest, url: URL): Promise<Dispatcher.ResponseData> {
+  private async sendWithRetries(req: HttpRequest, url: URL, deadline: Deadline): Promise<Dispatcher.ResponseData> {
     const headers = this.headersFor(req);
+    const reset = this.opts.connectionReuse === 'fresh';
     const dispatcher = this.proxies?.dispatcherFor(url) ?? this.agent;
     for (let failures = 1; ; failures++) {
       this.log?.request(req.method, url, headers, req.body);
       const started = Date.now();
       let res: Dispatcher.ResponseData;
       try {
-        res = await this.deadline.race(
+        res = await deadline.race(
           request(dispatcher, {
             origin: url.origin,
             path: url.pathname + url.search,
@@ -226,17 +257,18 @@ export class HttpTransport {
             // A copy: undici's proxy agent adds `host` to the object it is given.
             headers: { ...headers },
             body: req.body,
-            signal: this.deadline.signal,
+            signal: deadline.signal,
+            reset,
           }),
         );
       } catch (err) {
         // Ctrl-C or the deadline: nothing to log or decide, the error says it.
-        if (this.deadline.signal.aborted) throw this.toCliError(err, url);
+        if (deadline.signal.aborted) throw this.toCliError(err, url, deadline);
         const code = findErrorCode(err, RETRY_ERROR_CODES);
         this.log?.failure(code ?? 'error', err instanceof Error ? err.message : String(err), Date.now() - started);
-        const decision = this.decide({ method: req.method, code }, failures);
-        if (!decision.retry) throw this.toCliError(err, url);
-        await this.wait(decision.waitMs, url);
+        const decision = this.decide({ method: req.method, code }, failures, deadline);
+        if (!decision.retry) throw this.toCliError(err, url, deadline);
+        await this.wait(decision.waitMs, url, deadline);
         continue;
       }
       this.log?.response(res.statusCode, Date.now() - started, res.headers);
@@ -244,29 +276,33 @@ export class HttpTransport {
       // Only a refusal and a 5xx are put to the policy; any other answer is the answer.
       if (status !== REFUSAL_STATUS && status < 500) return res;
       if (status === REFUSAL_STATUS && this.opts.refusals === 'caller') return res;
-      const decision = this.decide({ method: req.method, status, retryAfter: res.headers['retry-after'] }, failures);
+      const decision = this.decide(
+        { method: req.method, status, retryAfter: res.headers['retry-after'] },
+        failures,
+        deadline,
+      );
       if (!decision.retry) return res;
-      await this.discard(res, url);
-      await this.wait(decision.waitMs, url);
+      await this.discard(res, url, deadline);
+      await this.wait(decision.waitMs, url, deadline);
     }
   }
 
   /** Asks the policy about the `failures`-th failed attempt and logs its decision. */
-  private decide(failure: AttemptFailure, failures: number): RetryDecision {
+  private decide(failure: AttemptFailure, failures: number, deadline: Deadline): RetryDecision {
     const decision: RetryDecision =
       this.opts.signal?.aborted === true
         ? { retry: false, reason: 'aborted' }
-        : this.policy.decide(failure, failures, this.deadline.remainingMs());
+        : this.policy.decide(failure, failures, deadline.remainingMs());
     this.log?.note(decision.reason);
     return decision;
   }
 
   /** Waits `ms` before the next attempt; Ctrl-C or the deadline ends the wait at once. */
-  private async wait(ms: number, url: URL): Promise<void> {
+  private async wait(ms: number, url: URL, deadline: Deadline): Promise<void> {
     try {
-      await sleep(ms, undefined, { signal: this.deadline.signal });
+      await sleep(ms, undefined, { signal: deadline.signal });
     } catch (err) {
-      throw this.toCliError(err, url);
+      throw this.toCliError(err, url, deadline);
     }
   }
 
@@ -284,9 +320,9 @@ export class HttpTransport {
   }
 
   /** Reads and decodes a body within the cap, logging it with `PETSTORE_DEBUG=api`. */
-  private async readAll(res: Dispatcher.ResponseData, url: URL): Promise<Buffer> {
+  private async readAll(res: Dispatcher.ResponseData, url: URL, deadline: Deadline): Promise<Buffer> {
     const raw = await readBody(res.body, res.headers, res.statusCode, (err) => {
-      const failure = this.toCliError(err, url, 'while reading the answer');
+      const failure = this.toCliError(err, url, deadline, 'while reading the answer');
       // A cut-off answer is not sent for again: undici would "resume" it with a Range
       // request, which the API does not offer, and a POST may have been acted on.
       if (failure instanceof NetworkError) this.log?.note('the answer was cut off after its headers; not retried');
@@ -298,21 +334,22 @@ export class HttpTransport {
   }
 
   /** Drops the body of an answer that will be asked for again (showing it with `PETSTORE_DEBUG=api`). */
-  private async discard(res: Dispatcher.ResponseData, url: URL): Promise<void> {
+  private async discard(res: Dispatcher.ResponseData, url: URL, deadline: Deadline): Promise<void> {
     if (this.log?.bodies === true) {
-      await this.readAll(res, url).catch(() => undefined);
+      await this.readAll(res, url, deadline).catch(() => undefined);
       return;
     }
     await res.body.dump().catch(() => undefined);
   }
 
   /** Maps an undici/OS failure to the contract's error classes (failures.ts). */
-  private toCliError(err: unknown, url: URL, phase?: string): Error {
+  private toCliError(err: unknown, url: URL, deadline: Deadline, phase?: string): Error {
     return describeFailure(err, {
       url,
       phase,
       interrupt: this.opts.signal,
-      deadline: { signal: this.deadline.timeoutSignal, timeoutMs: this.opts.timeoutMs },
+      // A record's shortened deadline is still its --timeout, counted from its first attempt.
+      deadline: { signal: deadline.timeoutSignal, timeoutMs: this.opts.timeoutMs },
       unreachableHint: this.opts.unreachableHint,
     });
   }

@@ -67,7 +67,10 @@ describe.concurrent('pets create --from-file', () => {
     const dir = tempDir();
     const file = join(dir, 'new-pets.ndjson');
     writeFileSync(file, SIX);
-    const r = await runMain(['pets', 'create', '--from-file', file, '--output', 'ndjson'], { env: env(server) });
+    // One request at a time (today's --concurrency 1): the stop comes at a known record.
+    const r = await runMain(['pets', 'create', '--from-file', file, '--output', 'ndjson', '--concurrency', '1'], {
+      env: env(server),
+    });
     expect(r.code).toBe(1);
     expect(posts(server)).toHaveLength(4);
     // The created pets are on stdout, one line each, as they were created.
@@ -101,7 +104,7 @@ describe.concurrent('pets create --from-file', () => {
     const dir = tempDir();
     const file = join(dir, 'p.ndjson');
     writeFileSync(file, SIX);
-    const r = await runMain(['pets', 'create', '--from-file', file], { env: env(server) });
+    const r = await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], { env: env(server) });
     expect(r.code).toBe(6);
     expect(r.stdout).toBe('101\tRex\t1\tavailable\n102\tKiwi\t2\tavailable\n');
     expect(unwrapped(r.stderr)).toContain(
@@ -120,7 +123,9 @@ describe.concurrent('pets create --from-file', () => {
     const dir = tempDir();
     const file = join(dir, 'p.ndjson');
     writeFileSync(file, SIX);
-    const r = await runMain(['pets', 'create', '--from-file', file, '--retries', '3'], { env: env(server) });
+    const r = await runMain(['pets', 'create', '--from-file', file, '--retries', '3', '--concurrency', '1'], {
+      env: env(server),
+    });
     expect(r.code).toBe(3);
     expect(posts(server)).toHaveLength(2);
     expect(unwrapped(r.stderr)).toContain('stopped at record 2 of 6 (line 2), which may have been created');
@@ -145,8 +150,10 @@ describe.concurrent('pets create --from-file', () => {
       env: { PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1', PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
     });
     expect(r.code).toBe(3);
-    expect(unwrapped(r.stderr)).toContain('(line 1), not created: cannot reach 127.0.0.1:1');
-    expect(unwrapped(r.stderr)).toContain('failed 1: line 1, not created');
+    // Four requests in flight (the default) fail together; the account names the first.
+    expect(unwrapped(r.stderr)).toContain('stopped at record 1 of 6 (line 1), not created: cannot reach 127.0.0.1:1');
+    expect(unwrapped(r.stderr)).toContain('failed 4: lines 1-4, not created');
+    expect(unwrapped(r.stderr)).toContain('not sent 2');
     expect(readFileSync(`${file}.remaining.ndjson`, 'utf8')).toBe(SIX);
   });
 
@@ -169,7 +176,11 @@ describe.concurrent('pets create --from-file', () => {
     const server = await petServer({ at: 2, reply: 'error500' });
     const cwd = tempDir();
     writeFileSync(join(cwd, 'stdin.remaining.ndjson'), 'mine\n');
-    const r = await runMain(['pets', 'create', '--from-file', '-'], { env: env(server), input: SIX, cwd });
+    const r = await runMain(['pets', 'create', '--from-file', '-', '--concurrency', '1'], {
+      env: env(server),
+      input: SIX,
+      cwd,
+    });
     expect(r.code).toBe(1);
     const path = join(cwd, 'stdin.remaining-2.ndjson');
     expect(unwrapped(r.stderr)).toContain(`are in ${path}`);

@@ -147,11 +147,14 @@ describe('a full disk (/dev/full)', () => {
     async () => {
       const srv = await petServer();
       const { dir, file } = ndjson(50);
-      const r = await shell(`"${process.execPath}" "${CLI}" pets create --from-file "${file}" > /dev/full`, {
-        PETSTORE_CONFIG_DIR: dir,
-        PETSTORE_BASE_URL: srv.baseUrl,
-        PETSTORE_API_KEY: KEY,
-      });
+      const r = await shell(
+        `"${process.execPath}" "${CLI}" pets create --from-file "${file}" --concurrency 1 > /dev/full`,
+        {
+          PETSTORE_CONFIG_DIR: dir,
+          PETSTORE_BASE_URL: srv.baseUrl,
+          PETSTORE_API_KEY: KEY,
+        },
+      );
       expect(r.code).toBe(1);
       expect(unwrapped(r.stderr)).toContain('no space left on the device');
       expect(r.stderr).toContain('created 1: line 1\n');
@@ -325,7 +328,7 @@ describe('signals', () => {
     const controller = new AbortController();
     const shutdown = new ShutdownRegistry();
     let stderr = '';
-    const run = runMain(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
+    const run = runMain(['pets', 'create', '--from-file', file, '--output', 'ndjson', '--concurrency', '1'], {
       env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
       signal: controller.signal,
       shutdown,
@@ -353,7 +356,15 @@ describe('signals', () => {
       const shutdown = new ShutdownRegistry();
       let stderr = '';
       const run = runMain(
-        ['pets', 'create', '--from-file', file, ...(form === 'ndjson' ? ['--output', 'ndjson'] : [])],
+        [
+          'pets',
+          'create',
+          '--from-file',
+          file,
+          '--concurrency',
+          '1',
+          ...(form === 'ndjson' ? ['--output', 'ndjson'] : []),
+        ],
         {
           env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
           signal: controller.signal,
@@ -413,7 +424,8 @@ describe.skipIf(!hasTmux())('Ctrl-C in a terminal', () => {
       const screen = await t.waitFor(/rc=\d+/);
       expect(screen).toMatch(/rc=130/);
       const lines = screen.split('\n');
-      expect(lines.some((l) => l.startsWith('error: stopped at record'))).toBe(true);
+      // The requests in flight are awaited (each answer takes 0.1 s): the run stops after one of them.
+      expect(lines.some((l) => /^error: stopped (after|at) record \d+ of 200/.test(l))).toBe(true);
       expect(lines.filter((l) => l.length > 80 && !l.includes('petstore pets create'))).toEqual([]);
     } finally {
       t.kill();
@@ -430,7 +442,7 @@ describe('a failed request', () => {
       return { status: 201, body: { id: 1000 + n, ...(JSON.parse(req.body) as object) } };
     });
     const { dir, file } = ndjson(5);
-    const r = await runMain(['pets', 'create', '--from-file', file], {
+    const r = await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], {
       env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
     });
     expect(r.code).toBe(1);

@@ -190,7 +190,7 @@ describe('2. a full disk while the remaining file is written', () => {
       const r = await onSmallDisks(
         [{ path: disk, kib: Math.ceil(text.length / 1024) + 40 }],
         `cp '${dir}/pets.ndjson' '${disk}/pets.ndjson' && cd '${cwd}' &&
-        ${node} pets create --from-file '${disk}/pets.ndjson' --output ndjson >/dev/null; echo "exit=$?"
+        ${node} pets create --from-file '${disk}/pets.ndjson' --output ndjson --concurrency 1 >/dev/null; echo "exit=$?"
         echo "disk=$(ls -A '${disk}' | tr '\\n' ' ')"`,
         serverEnv(srv, dir),
       );
@@ -216,7 +216,7 @@ describe('2. a full disk while the remaining file is written', () => {
       const r = await onSmallDisks(
         [{ path: disk, kib: Math.ceil(text.length / 1024) + 40 }],
         `cp '${dir}/pets.ndjson' '${disk}/pets.ndjson' && cd '${disk}' &&
-        ${node} pets create --from-file pets.ndjson >/dev/null; echo "exit=$?"
+        ${node} pets create --from-file pets.ndjson --concurrency 1 >/dev/null; echo "exit=$?"
         echo "disk=$(ls -A '${disk}' | tr '\\n' ' ')"`,
         serverEnv(srv, dir),
       );
@@ -237,7 +237,7 @@ describe('3. a planted symlink is never followed', () => {
     const victim = join(dir, 'victim');
     writeFileSync(victim, 'precious\n');
     symlinkSync(victim, `${file}.remaining.ndjson`);
-    const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
+    const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson', '--concurrency', '1'], {
       env: serverEnv(srv, dir),
       secrets: [KEY],
     });
@@ -261,7 +261,9 @@ describe('4. the remaining file never replaces a file, nor lands beside a device
     const { dir, file } = inputFile(4);
     writeFileSync(`${file}.remaining.ndjson`, 'mine\n');
     writeFileSync(`${file}.remaining-2.ndjson`, 'earlier\n');
-    const r = await runMain(['pets', 'create', '--from-file', file], { env: serverEnv(srv, dir) });
+    const r = await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], {
+      env: serverEnv(srv, dir),
+    });
     expect(r.code).toBe(1);
     expect(readFileSync(`${file}.remaining.ndjson`, 'utf8')).toBe('mine\n');
     expect(readFileSync(`${file}.remaining-2.ndjson`, 'utf8')).toBe('earlier\n');
@@ -275,7 +277,7 @@ describe('4. the remaining file never replaces a file, nor lands beside a device
     const cwd = join(dir, 'cwd');
     mkdirSync(cwd);
     const r = await shell(
-      `cd '${cwd}' && cat '${file}' | ${node} pets create --from-file /dev/stdin --output ndjson`,
+      `cd '${cwd}' && cat '${file}' | ${node} pets create --from-file /dev/stdin --output ndjson --concurrency 1`,
       serverEnv(srv, dir, { TMPDIR: dir }),
     );
     try {
@@ -405,7 +407,7 @@ describe('8. re-runs do not duplicate', () => {
     const env = serverEnv(srv, dir);
     const names = (): string[] => srv.requests.map((r) => (JSON.parse(r.body) as { name: string }).name);
 
-    const first = await runMain(['pets', 'create', '--from-file', file], { env });
+    const first = await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], { env });
     expect(first.code).toBe(1);
     const remaining = `${file}.remaining.ndjson`;
     expect(names()).toEqual(range(1, 4));
@@ -462,7 +464,7 @@ describe('8. re-runs do not duplicate', () => {
     const srv = await petServer({ failAt: 2 });
     const { dir, file } = inputFile(3);
     const env = serverEnv(srv, dir);
-    expect((await runMain(['pets', 'create', '--from-file', file], { env })).code).toBe(1);
+    expect((await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], { env })).code).toBe(1);
     expect((await runMain(['pets', 'create', '--from-file', file], { env })).code).toBe(2);
     const forced = await runMain(['pets', 'create', '--from-file', file, '--force'], { env });
     expect(forced.code).toBe(0);
@@ -499,7 +501,7 @@ describe.skipIf(!hasTmux())('9. progress in a real terminal', () => {
     const t = startTmux({ env: serverEnv(srv, dir), width, height: 20 });
     try {
       t.sendLine(`petstore pets create --from-file '${file}' > /dev/null; echo "rc=$?"`);
-      const during = await t.waitFor(/created [\d,]+ of 5,000 \([\d,]+\/s\)/, { timeoutMs: 60_000 });
+      const during = await t.waitFor(/created [\d,]+ of 5,000 \([\d,]+\/s, \d+ in flight\)/, { timeoutMs: 60_000 });
       expect(during).not.toMatch(/rc=\d/);
       const screen = await t.waitFor(/rc=\d+/, { timeoutMs: 60_000 });
       expect(screen).toMatch(/\ncreated 5,000 pets in \d+\.\d s\nrc=0\n/);
@@ -534,7 +536,9 @@ describe('the account in JSON', () => {
   it('failed and unknown are arrays of {line, ...}; createdRanges are line ranges', async () => {
     const srv = await petServer({ failAt: 3 });
     const { dir, file } = inputFile(5);
-    const r = await runMain(['pets', 'create', '--from-file', file, '--json'], { env: serverEnv(srv, dir) });
+    const r = await runMain(['pets', 'create', '--from-file', file, '--json', '--concurrency', '1'], {
+      env: serverEnv(srv, dir),
+    });
     expect(r.code).toBe(1);
     expect(lastJson(r.stderr)).toMatchObject({
       code: 'unavailable',

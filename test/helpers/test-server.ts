@@ -48,6 +48,13 @@ export function errorReply(status: number, code: string, message: string): Reply
 export interface TestServerOptions {
   /** Speak HTTPS with this key and certificate (PEM); `origin` is then `https://127.0.0.1:PORT`. */
   tls?: { key: string; cert: string };
+  /**
+   * Close each kept-alive connection this many ms after answering, unless another request
+   * came on it meanwhile — an idle timeout the server never announces (no `Connection:
+   * close`, no `Keep-Alive: timeout`), so a client may write its next request to a
+   * connection the server is closing.
+   */
+  closeIdleAfterMs?: number;
 }
 
 /** Starts a server on 127.0.0.1 and a free port. The default handler answers 200 `[]`. */
@@ -74,8 +81,11 @@ export async function startTestServer(initial?: Handler, opts: TestServerOptions
         })
         .catch(() => res.destroy());
     });
+    if (opts.closeIdleAfterMs !== undefined) closeWhenIdle(req, res, opts.closeIdleAfterMs);
   };
   const server: Server = opts.tls === undefined ? createServer(listener) : createTlsServer(opts.tls, listener);
+  // No idle timeout of Node's own (nor its `Keep-Alive: timeout` header) beside closeIdleAfterMs.
+  if (opts.closeIdleAfterMs !== undefined) server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const origin = `${opts.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`;
@@ -92,6 +102,21 @@ export async function startTestServer(initial?: Handler, opts: TestServerOptions
         server.closeAllConnections();
       }),
   };
+}
+
+/** Requests seen per connection (closeIdleAfterMs). */
+const requestsOn = new WeakMap<object, number>();
+
+/** Destroys the connection of `req` `ms` after `res` is sent, unless another request came on it. */
+function closeWhenIdle(req: IncomingMessage, res: ServerResponse, ms: number): void {
+  const socket = req.socket;
+  const seen = (requestsOn.get(socket) ?? 0) + 1;
+  requestsOn.set(socket, seen);
+  res.on('finish', () => {
+    setTimeout(() => {
+      if (requestsOn.get(socket) === seen) socket.destroy();
+    }, ms);
+  });
 }
 
 /**

@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkedRecords, NotTextError, Utf8Text } from '../../src/api/records.js';
 import { BulkAccount, describeLines } from '../../src/commands/pets/create/account.js';
+import { GAP, InFlightLimit, ReorderBuffer } from '../../src/commands/pets/create/flight.js';
 import { checkInput } from '../../src/commands/pets/create/check.js';
 import { progressLine, sendingProgress, sendingSummary } from '../../src/commands/pets/create/progress.js';
 import { remainingPlace, writeRemaining } from '../../src/commands/pets/create/remaining.js';
@@ -134,6 +135,56 @@ describe('BulkAccount', () => {
     expect(err.message).toBe('stopped at record 2 of 3 (line 2), which may have been created: hung up');
   });
 
+  it('answers in any order: created ranges merge wherever they land; a taken-back record is not sent until sent again', () => {
+    const a = new BulkAccount(8, 8);
+    for (const i of [0, 1, 2, 3, 4, 5]) a.dispatch(place(i));
+    for (const i of [2, 0, 5, 1]) a.settleCreated(place(i));
+    expect(a.createdRanges()).toEqual([
+      [1, 3],
+      [6, 6],
+    ]);
+    // Record 4 refused (429): taken back, waiting; record 5 still under way.
+    a.unsend(place(3));
+    expect(a.inFlightCount).toBe(1);
+    expect(a.notSent).toBe(3);
+    expect(a.isRemaining(3)).toBe(true);
+    expect(a.mayBeCreatedLines()).toEqual([5]);
+    expect(a.remainingRanges()).toEqual([
+      [4, 4],
+      [7, 8],
+    ]);
+    // Sent again and created: the ranges join up.
+    a.dispatch(place(3));
+    a.settleCreated(place(3));
+    a.settleCreated(place(4));
+    expect(a.createdRanges()).toEqual([[1, 6]]);
+    expect(a.notSent).toBe(2);
+    expect(a.createdTotal).toBe(6);
+  });
+
+  it('several failed and unknown at one stop: listed in input order, consecutive lines joined', () => {
+    const a = new BulkAccount(10, 10);
+    for (const i of [0, 1, 2, 3, 4, 5]) a.dispatch(place(i));
+    const bad = new ApiError({ code: 'bad', message: 'no', status: 400 }, 400);
+    a.settleNotCreated(place(4), 'failed', bad);
+    a.settleNotCreated(place(2), 'failed', bad);
+    a.settleNotCreated(place(3), 'failed', bad);
+    a.settleNotCreated(place(1), 'unknown', new Error('reset'));
+    a.settleCreated(place(0));
+    a.settleCreated(place(5));
+    const lines = a.lines((w) => `petstore ${w}`, 'stdin');
+    expect(lines).toContain('failed 3: lines 3-5, not created');
+    expect(lines.some((l) => l.startsWith('unknown 1: line 2: '))).toBe(true);
+    expect(a.details()).toMatchObject({
+      failed: [{ line: 3 }, { line: 4 }, { line: 5 }],
+      unknown: [{ line: 2 }],
+      createdRanges: [{ lines: [1, 1] }, { lines: [6, 6] }],
+      notSent: 4,
+      remaining: 7,
+      remainingRanges: [{ lines: [3, 5] }, { lines: [7, 10] }],
+    });
+  });
+
   it.each([
     [[[3, 3]], 'line 3'],
     [[[1, 4]], 'lines 1-4'],
@@ -157,6 +208,54 @@ describe('BulkAccount', () => {
     ],
   ] as [[number, number][], string][])('describeLines(%j) is %j', (ranges, want) => {
     expect(describeLines(ranges)).toBe(want);
+  });
+});
+
+describe('InFlightLimit', () => {
+  it('halves at a refusal (once per round), never below 1, and climbs back by one per window of successes', () => {
+    const limit = new InFlightLimit(16);
+    expect(limit.allowed).toBe(16);
+    limit.refused(10, 20);
+    expect(limit.allowed).toBe(8);
+    expect(limit.lowered).toBe(true);
+    // Refusals of requests sent before that halving answer the load it already took back.
+    limit.refused(15, 21);
+    expect(limit.allowed).toBe(8);
+    limit.refused(25, 30);
+    limit.refused(31, 32);
+    limit.refused(33, 34);
+    limit.refused(35, 36);
+    expect(limit.allowed).toBe(1);
+    // About one more per window of successes: 1 → 2 after one, 2 → 3 after three more.
+    const successesUntil = (n: number): number => {
+      let k = 0;
+      for (; limit.allowed < n; k++) limit.succeeded();
+      return k;
+    };
+    expect(successesUntil(2)).toBe(1);
+    expect(successesUntil(3)).toBe(3);
+    expect(successesUntil(4)).toBe(3);
+    for (let i = 0; i < 1000; i++) limit.succeeded();
+    expect(limit.allowed).toBe(16);
+    expect(limit.lowered).toBe(false);
+  });
+});
+
+describe('ReorderBuffer', () => {
+  it('hands values on in index order whatever order they come in, skipping gaps; flush hands on what is held', () => {
+    const b = new ReorderBuffer<string>();
+    b.put(2, 'c');
+    b.put(1, GAP);
+    expect([...b.take()]).toEqual([]);
+    b.put(0, 'a');
+    expect([...b.take()]).toEqual(['a', 'c']);
+    expect(b.next).toBe(3);
+    b.put(5, 'f');
+    b.put(4, 'e');
+    expect(b.size).toBe(2);
+    // Record 3 will never come (the run stopped): flush hands on the rest in order.
+    expect([...b.flush()]).toEqual(['e', 'f']);
+    expect(b.size).toBe(0);
   });
 });
 
@@ -186,6 +285,17 @@ describe('the progress line', () => {
     [0, 3, 0, 'created 0 of 3'],
   ])('sendingProgress(%d, %d, %d ms) is %j', (created, records, ms, want) => {
     expect(sendingProgress(created, records, ms)).toBe(want);
+  });
+
+  it.each([
+    [{ inFlight: 16, waiting: 0, allowed: 16, lowered: false }, 'created 1,234 of 5,000 (230/s, 16 in flight)'],
+    [{ inFlight: 1, waiting: 0, allowed: 1, lowered: false }, 'created 1,234 of 5,000 (230/s)'],
+    [
+      { inFlight: 4, waiting: 3, allowed: 4, lowered: true },
+      'created 1,234 of 5,000 (230/s, 4 in flight, slowed by 429, 3 waiting)',
+    ],
+  ])('with requests in flight %j: %j', (flight, want) => {
+    expect(sendingProgress(1234, 5000, 5365, flight)).toBe(want);
   });
 
   it('sums up', () => {

@@ -6,7 +6,7 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { PET_STATUSES, toJsonInt } from '../../api/constants.js';
 import { UsageError } from '../../errors.js';
-import { parseInt64, parseStatus } from '../../input.js';
+import { CONCURRENCY_MAX, DEFAULT_CONCURRENCY, parseConcurrency, parseInt64, parseStatus } from '../../input.js';
 import type { Runner } from '../runner.js';
 import { missingFlags, type PetDraft } from './create.draft.js';
 import { canPrompt, missingFlagsError } from './shared/missing-flags.js';
@@ -14,7 +14,7 @@ import { canPrompt, missingFlagsError } from './shared/missing-flags.js';
 /** Typed options of `pets create`: one pet from flags, or a file of records. */
 export type CreateOptions =
   | { draft: PetDraft; fromFile?: undefined }
-  | { fromFile: { file: string; dryRun: boolean; force: boolean }; draft?: undefined };
+  | { fromFile: { file: string; dryRun: boolean; force: boolean; concurrency: number }; draft?: undefined };
 
 /**
  * The error for required flags that are missing and cannot be asked for: every one of
@@ -54,6 +54,12 @@ export function newCreateCommand(f: Runner) {
         'create every NewPet of a JSON array or NDJSON file, in order (- = stdin)',
       ).conflicts(['name', 'categoryId', 'status']),
     )
+    .addOption(
+      new Option(
+        '--concurrency <n>',
+        `with --from-file: requests in flight at once, 1-${CONCURRENCY_MAX} (default: ${DEFAULT_CONCURRENCY}); created pets are printed in input order`,
+      ).argParser((v) => parseConcurrency(v)),
+    )
     .option('--dry-run', 'with --from-file: check every record and print what would be sent; send nothing')
     .option(
       '--force',
@@ -65,9 +71,9 @@ export function newCreateCommand(f: Runner) {
 Examples:
   $ petstore pets create --name Rex --category-id 1
   $ petstore pets create --name Kiwi --category-id 4 --status pending --json
-  $ petstore pets create --from-file new-pets.ndjson --output ndjson
+  $ petstore pets create --from-file new-pets.ndjson --concurrency 16 --output ndjson
 
-With --from-file, every record is checked before the first is sent. On a failure the records not created are saved for a re-run to FILE.remaining.ndjson beside the file (else, and for stdin, in the current directory; never over an existing file); a record that may have been created is reported, not saved. Sending again a file whose run stopped partway is refused: send its remaining file, or add --force.`,
+With --from-file, every record is checked before the first is sent; several requests are in flight at once (--concurrency), each on a new connection, and the created pets are printed in input order. A 429 answer is a refusal: that record is sent again after Retry-After, and fewer requests are kept in flight for a while. On a failure the records not created are saved for a re-run to FILE.remaining.ndjson beside the file (else, and for stdin, in the current directory; never over an existing file); a record that may have been created is reported, not saved. Sending again a file whose run stopped partway is refused: send its remaining file, or add --force.`,
     )
     .action((flags) =>
       f.run(async (ctx) => {
@@ -91,14 +97,27 @@ export type CreateFlags = ReturnType<ReturnType<typeof newCreateCommand>['opts']
  * Turns the parsed flags into a pet draft, or a `--from-file` source (commander has already
  * refused `--from-file` together with the other flags). Missing required values are left
  * for the caller (`missingFlags`): asked for on a terminal, refused all at once otherwise.
- * @throws UsageError when `--from-file` is empty, or `--dry-run`/`--force` come without it.
+ * @throws UsageError when `--from-file` is empty, or `--dry-run`/`--force`/`--concurrency` come without it.
  */
 function toCreateOptions(flags: CreateFlags): CreateOptions {
   if (flags.fromFile !== undefined) {
     if (flags.fromFile === '') throw new UsageError('invalid --from-file "": give a file path, or - for stdin');
-    return { fromFile: { file: flags.fromFile, dryRun: flags.dryRun === true, force: flags.force === true } };
+    const fromFile = {
+      file: flags.fromFile,
+      dryRun: flags.dryRun === true,
+      force: flags.force === true,
+      concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
+    };
+    return { fromFile };
   }
-  const alone = flags.dryRun === true ? '--dry-run' : flags.force === true ? '--force' : undefined;
+  const alone =
+    flags.dryRun === true
+      ? '--dry-run'
+      : flags.force === true
+        ? '--force'
+        : flags.concurrency !== undefined
+          ? '--concurrency'
+          : undefined;
   if (alone !== undefined) {
     throw new UsageError(
       `${alone} works with --from-file only`,

@@ -1,11 +1,13 @@
 /**
  * The account of a bulk create (cli-contract.md "Bulk create", "Network behaviour": a write
  * command reports which records were created, failed, unknown and not sent). Records are
- * settled into it in input order: created ones as ranges of lines (memory does not grow
- * with the input; their ids are on stdout), failed and unknown ones each with its line and
- * error, the rest not sent; and where the records not created were saved, or why they
+ * settled into it as their answers come: created ones as ranges of lines (memory does not
+ * grow with the input; their ids are on stdout), failed and unknown ones each with its line
+ * and error, the rest not sent; and where the records not created were saved, or why they
  * could not be. Rendered as a few lines for people, as fields of the JSON error object.
- * Ready for several requests in flight: `failed` and `unknown` are lists.
+ * With several requests in flight the account is right at any moment (a forced end
+ * included), several records can fail or be unknown at one stop, and records after a
+ * failed one can be created.
  */
 import { ApiError, CliError, ExitCode, InterruptedError } from '../../../errors.js';
 import { describeApiError } from '../../../render/escape.js';
@@ -49,11 +51,17 @@ const RANGES_SHOWN = 5;
 
 /** The account of one bulk create of `records` records, the last on line `lastLine`. */
 export class BulkAccount {
+  /** Created records as ranges of consecutive records, in input order. */
   private readonly created: { first: Place; last: Place }[] = [];
   private createdCount = 0;
   private readonly failedRecords: (Place & RecordError)[] = [];
   private readonly unknownRecords: (Place & RecordError)[] = [];
+  /** Requests under way, by index. */
   private readonly inFlight = new Map<number, Place>();
+  /** Records sent before and taken back (refused, waiting to be sent again; stopped at a proxy): not sent. */
+  private readonly takenBack = new Map<number, Place>();
+  private readonly failedIndexes = new Set<number>();
+  /** One past the highest index sent: every record from there on was never sent. */
   private dispatchedCount = 0;
   private lastDispatchedLine = 0;
   private firstNotSentLine: number | undefined;
@@ -67,11 +75,23 @@ export class BulkAccount {
     readonly lastLine: number,
   ) {}
 
-  /** Records that the request for `record` is about to be sent (the records after it are not sent yet). */
+  /**
+   * Records that the request for `record` is about to be sent: a new record (records are
+   * first sent in input order; the ones after the highest sent are not sent yet), or one
+   * taken back that is sent again.
+   */
   dispatch(record: Place): void {
-    this.dispatchedCount = record.index + 1;
-    this.lastDispatchedLine = record.line;
+    if (record.index >= this.dispatchedCount) {
+      this.dispatchedCount = record.index + 1;
+      this.lastDispatchedLine = record.line;
+    }
+    this.takenBack.delete(record.index);
     this.inFlight.set(record.index, record);
+  }
+
+  /** How many requests are under way. */
+  get inFlightCount(): number {
+    return this.inFlight.size;
   }
 
   /**
@@ -81,8 +101,11 @@ export class BulkAccount {
    */
   endedByForce(cause: unknown): this {
     const first = [...this.inFlight.values()].sort((a, b) => a.index - b.index)[0];
-    for (const record of this.inFlight.values()) this.settleNotCreated(record, 'unknown', cause);
-    if (first !== undefined) this.stop ??= { at: first, kind: 'unknown', cause };
+    for (const record of [...this.inFlight.values()]) this.settleNotCreated(record, 'unknown', cause);
+    // A record left unknown says more than a stop between records (the signal that came first).
+    if (first !== undefined && (this.stop === undefined || this.stop.kind === 'none')) {
+      this.stop = { at: first, kind: 'unknown', cause };
+    }
     this.stopped(cause);
     if (this.notCreated > 0) this.saved ??= { error: ENDED_BEFORE_SAVED };
     return this;
@@ -97,30 +120,45 @@ export class BulkAccount {
     return cause;
   }
 
-  /** Takes back the dispatch of `record`, whose request never left (a proxy refused it): it is not sent. */
+  /**
+   * Takes back the dispatch of `record`, which surely did not create it (a 429 refused it and
+   * it waits to be sent again; a proxy refused the tunnel): until it is sent again, it is
+   * not sent, and it is in the remaining file if the run stops now.
+   */
   unsend(record: Place): void {
     this.inFlight.delete(record.index);
-    this.dispatchedCount = record.index;
-    this.firstNotSentLine = record.line;
+    this.takenBack.set(record.index, record);
   }
 
-  /** Records that `record`, read but not sent, is the first record not sent. */
+  /** Records that `record`, read but never sent, is the first record not sent. */
   notSentFrom(record: Place): void {
-    this.firstNotSentLine ??= record.line;
+    if (record.index >= this.dispatchedCount) this.firstNotSentLine ??= record.line;
   }
 
-  /** Settles `record` as created (records are settled in input order). */
+  /** Settles `record` as created (in any order: answers come as they come). */
   settleCreated(record: Place): void {
     this.inFlight.delete(record.index);
-    const last = this.created[this.created.length - 1];
-    if (last !== undefined && record.index === last.last.index + 1) last.last = record;
-    else this.created.push({ first: record, last: record });
     this.createdCount++;
+    // Answers come nearly in input order: the place is found from the end.
+    let at = this.created.length;
+    while (at > 0 && (this.created[at - 1]?.first.index ?? -1) > record.index) at--;
+    const before = this.created[at - 1];
+    const after = this.created[at];
+    const joinsBefore = before !== undefined && before.last.index + 1 === record.index;
+    const joinsAfter = after !== undefined && after.first.index - 1 === record.index;
+    if (joinsBefore && joinsAfter) {
+      before.last = after.last;
+      this.created.splice(at, 1);
+    } else if (joinsBefore) before.last = record;
+    else if (joinsAfter) after.first = record;
+    else this.created.splice(at, 0, { first: record, last: record });
   }
 
   /** Settles `record` as failed (not created) or unknown (may have been), with `error`. */
   settleNotCreated(record: Place, kind: 'failed' | 'unknown', error: unknown): void {
     this.inFlight.delete(record.index);
+    this.takenBack.delete(record.index);
+    if (kind === 'failed') this.failedIndexes.add(record.index);
     (kind === 'failed' ? this.failedRecords : this.unknownRecords).push({ ...record, ...recordError(error) });
   }
 
@@ -129,12 +167,12 @@ export class BulkAccount {
     return this.createdCount;
   }
 
-  /** Records never sent. */
+  /** Records not sent: never sent, or taken back. */
   get notSent(): number {
-    return this.records - this.dispatchedCount;
+    return this.records - this.dispatchedCount + this.takenBack.size;
   }
 
-  /** Records surely not created (failed or never sent): what the remaining file holds. */
+  /** Records surely not created (failed or not sent): what the remaining file holds. */
   get notCreated(): number {
     return this.failedRecords.length + this.notSent;
   }
@@ -144,20 +182,38 @@ export class BulkAccount {
     return this.created.map((r) => [r.first.line, r.last.line]);
   }
 
-  /** The lines of the records that may have been created. */
+  /** The lines of the records that may have been created, in input order. */
   unknownLines(): number[] {
-    return this.unknownRecords.map((r) => r.line);
+    return byLine(this.unknownRecords).map((r) => r.line);
+  }
+
+  /**
+   * The lines of the records that may have been created should the process die now: the
+   * unknown ones and those whose requests are under way (what a run's record says while it
+   * runs).
+   */
+  mayBeCreatedLines(): number[] {
+    return [...this.unknownLines(), ...[...this.inFlight.values()].map((r) => r.line)].sort((a, b) => a - b);
+  }
+
+  /** The number (1-based) of the last record sent and not taken back; 0 when none was. */
+  private lastSent(): number {
+    let n = this.dispatchedCount;
+    while (n > 0 && this.takenBack.has(n - 1)) n--;
+    return n;
   }
 
   /** Whether the record at `index` is one the remaining file holds. */
   isRemaining(index: number): boolean {
-    return index >= this.dispatchedCount || this.failedRecords.some((r) => r.index === index);
+    return index >= this.dispatchedCount || this.takenBack.has(index) || this.failedIndexes.has(index);
   }
 
   /** The lines of the records not created, as ranges (to rebuild them when they could not be saved). */
   remainingRanges(): LineRange[] {
-    const ranges: LineRange[] = this.failedRecords.map((r) => [r.line, r.line]);
-    if (this.notSent > 0) ranges.push([this.firstNotSentLine ?? this.lastDispatchedLine + 1, this.lastLine]);
+    const ranges: LineRange[] = [...this.failedRecords, ...this.takenBack.values()].map((r) => [r.line, r.line]);
+    if (this.records > this.dispatchedCount) {
+      ranges.push([this.firstNotSentLine ?? this.lastDispatchedLine + 1, this.lastLine]);
+    }
     ranges.sort((a, b) => a[0] - b[0]);
     const merged: LineRange[] = [];
     for (const r of ranges) {
@@ -176,12 +232,12 @@ export class BulkAccount {
     const out: string[] = [];
     const created = this.createdRanges();
     out.push(this.createdCount === 0 ? 'created: none' : `created ${this.createdCount}: ${describeLines(created)}`);
-    const failed = this.failedRecords.map((r): LineRange => [r.line, r.line]);
-    if (failed.length > 0) out.push(`failed ${failed.length}: ${describeLines(failed)}, not created`);
-    const unknown = this.unknownRecords.map((r): LineRange => [r.line, r.line]);
+    const failed = joinLines(byLine(this.failedRecords).map((r) => r.line));
+    if (failed.length > 0) out.push(`failed ${this.failedRecords.length}: ${describeLines(failed)}, not created`);
+    const unknown = joinLines(byLine(this.unknownRecords).map((r) => r.line));
     if (unknown.length > 0) {
       out.push(
-        `unknown ${unknown.length}: ${describeLines(unknown)}: the request may have reached the server, so it may have been created; it is not retried and not in the remaining file (check with \`${suggest('pets list')}\`)`,
+        `unknown ${this.unknownRecords.length}: ${describeLines(unknown)}: the request may have reached the server, so it may have been created; it is not retried and not in the remaining file (check with \`${suggest('pets list')}\`)`,
       );
     }
     if (this.notSent > 0) out.push(`not sent ${this.notSent}`);
@@ -211,8 +267,8 @@ export class BulkAccount {
       records: this.records,
       created: this.createdCount,
       createdRanges: lines(this.createdRanges()),
-      failed: this.failedRecords.map(settled),
-      unknown: this.unknownRecords.map(settled),
+      failed: byLine(this.failedRecords).map(settled),
+      unknown: byLine(this.unknownRecords).map(settled),
       notSent: this.notSent,
       remaining: this.notCreated,
       remainingFile: this.saved !== undefined && 'file' in this.saved ? this.saved.file : null,
@@ -237,11 +293,12 @@ export class BulkAccount {
     const stop = this.stop ?? { at: undefined, kind: 'none', cause: interruption };
     const at =
       stop.at === undefined ? '' : `stopped at record ${stop.at.index + 1} of ${this.records} (line ${stop.at.line})`;
+    const sent = this.lastSent();
     const what =
       stop.kind === 'none' || stop.at === undefined
-        ? this.dispatchedCount === 0
+        ? sent === 0
           ? `stopped before the first of ${this.records} records`
-          : `stopped after record ${this.dispatchedCount} of ${this.records}`
+          : `stopped after record ${sent} of ${this.records}`
         : stop.kind === 'failed'
           ? `${at}, not created`
           : `${at}, which may have been created`;
@@ -273,6 +330,22 @@ export function nothingSent(interruption: InterruptedError): CliError {
     exitCode: interruption.exitCode,
     code: 'interrupted',
   });
+}
+
+/** Lines in order as ranges, consecutive lines joined (`3, 4, 5, 9` → `3-5, 9`). */
+function joinLines(lines: number[]): LineRange[] {
+  const ranges: LineRange[] = [];
+  for (const line of lines) {
+    const last = ranges[ranges.length - 1];
+    if (last !== undefined && last[1] + 1 === line) last[1] = line;
+    else ranges.push([line, line]);
+  }
+  return ranges;
+}
+
+/** `records` in input order (answers come in any order). */
+function byLine<T extends Place>(records: T[]): T[] {
+  return [...records].sort((a, b) => a.index - b.index);
 }
 
 /** `line 3`, `lines 1-4`, `lines 3, 5-7`: at most RANGES_SHOWN ranges, then how many more. */

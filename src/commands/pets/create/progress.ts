@@ -57,10 +57,33 @@ export function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
 
-/** The bulk create's progress: `created 1,234 of 5,000 (230/s)`; the rate once a second has passed. */
-export function sendingProgress(created: number, records: number, elapsedMs: number): string {
-  const rate = elapsedMs >= 1000 ? ` (${formatCount(Math.round((created * 1000) / elapsedMs))}/s)` : '';
-  return `created ${formatCount(created)} of ${formatCount(records)}${rate}`;
+/** What the progress line says of the requests (the sender's `FlightState`). */
+export interface FlightCounts {
+  /** Requests under way. */
+  inFlight: number;
+  /** Records refused (429) and waiting to be sent again. */
+  waiting: number;
+  /** Whether refusals lowered the requests kept in flight. */
+  lowered: boolean;
+  /** Requests allowed in flight now. */
+  allowed: number;
+}
+
+/**
+ * The bulk create's progress: `created 1,234 of 5,000 (230/s)`, the rate once a second has
+ * passed, counting every record whose answer said created, in whatever order answers came.
+ * With several requests in flight it says how many (`16 in flight`); after 429 refusals,
+ * how many the run keeps now and how many records wait to be sent again
+ * (`4 in flight, slowed by 429, 3 waiting`).
+ */
+export function sendingProgress(created: number, records: number, elapsedMs: number, flight?: FlightCounts): string {
+  const parts: string[] = [];
+  if (elapsedMs >= 1000) parts.push(`${formatCount(Math.round((created * 1000) / elapsedMs))}/s`);
+  if (flight !== undefined && (flight.allowed > 1 || flight.lowered)) {
+    parts.push(`${flight.inFlight} in flight${flight.lowered ? ', slowed by 429' : ''}`);
+  }
+  if (flight !== undefined && flight.waiting > 0) parts.push(`${formatCount(flight.waiting)} waiting`);
+  return `created ${formatCount(created)} of ${formatCount(records)}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}`;
 }
 
 /** The line at the end of a bulk create: `created 5,000 pets in 21.7 s`. */

@@ -291,7 +291,7 @@ export class RunHistory {
       records: account.records,
       created: account.createdTotal,
       createdRanges: account.createdRanges(),
-      unknownLines: account.unknownLines(),
+      unknownLines: account.mayBeCreatedLines(),
       remainingRanges: state === 'complete' ? [] : account.remainingRanges(),
       remainingFile,
       written: this.origin?.written ?? null,
