@@ -5,6 +5,16 @@
 // - a 100 MB NDJSON file (records with 4 KiB names) validated and sent to bench/server.mjs
 //   (constant answers, so only the client is measured): wall time and the process's peak
 //   RSS (VmHWM, through bench/rss-probe.cjs).
+// And, for bulk create at scale (`benchScale`):
+// - requests in flight: records/s at --concurrency 1, 4 and 16, each with a fresh
+//   connection per request (the default) and with kept-alive connections
+//   (PETSTORE_BULK_CONNECTIONS=keep-alive), against bench/server.mjs answering each POST
+//   after 10-30 ms (so answers come back out of order), in alternating rounds; the ratios
+//   to --concurrency 1;
+// - into the embedded sandbox: the default --concurrency against 1, in the same rounds;
+// - memory: a 1,000,000-record NDJSON file checked (--dry-run, every record printed) and
+//   200,000 records sent at --concurrency 16 to the server answering at once, each with its
+//   peak RSS.
 import { spawn } from 'node:child_process';
 import { median, runProcess } from './lib.mjs';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
@@ -29,15 +39,38 @@ function writeRecords(file, count, line, { array = false } = {}) {
   closeSync(fd);
 }
 
-/** Starts bench/server.mjs; resolves { baseUrl, stop }. */
-function startServer() {
+/**
+ * Starts bench/server.mjs with `args`; resolves { baseUrl, stop, maxInFlight }, where
+ * maxInFlight() resolves the most POSTs it held at once since the last call (`--delay-ms`).
+ */
+function startServer(args = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'bench', 'server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [join(root, 'bench', 'server.mjs'), ...args], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     child.on('error', reject);
-    child.stdout.setEncoding('utf8').once('data', (d) => {
-      const port = /PORT (\d+)/.exec(d)?.[1];
-      if (port === undefined) reject(new Error(`bench server said: ${d}`));
-      else resolve({ baseUrl: `http://127.0.0.1:${port}/v1`, stop: () => child.stdin.end() });
+    const waiting = [];
+    let buffered = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      buffered += d;
+      for (let nl = buffered.indexOf('\n'); nl !== -1; nl = buffered.indexOf('\n')) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        const port = /^PORT (\d+)/.exec(line)?.[1];
+        if (port !== undefined) {
+          resolve({
+            baseUrl: `http://127.0.0.1:${port}/v1`,
+            stop: () => child.stdin.end(),
+            maxInFlight: () =>
+              new Promise((r) => {
+                waiting.push(r);
+                child.stdin.write('stats\n');
+              }),
+          });
+        }
+        const most = /^MAX_IN_FLIGHT (\d+)/.exec(line)?.[1];
+        if (most !== undefined) waiting.shift()?.(Number(most));
+      }
     });
   });
 }
@@ -100,4 +133,163 @@ export async function benchBulk({ cli, env, runs, log }) {
     server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** `count` NDJSON records named `prefix` 1..count. */
+const recordLine = (prefix) => (i) => `{"name":"${prefix} ${i}","categoryId":${(i % 7) + 1},"status":"available"}`;
+
+/**
+ * Bulk create at scale (see the top of this file). `seconds`: about how long each rate run
+ * lasts (its records are scaled to the concurrency, at the server's 20 ms average);
+ * `runs`: rounds of the rate runs; `dryRunRecords`, `sendRecords`: the memory runs' sizes.
+ * @param {{cli: string, env: NodeJS.ProcessEnv, runs: number, seconds: number, dryRunRecords: number,
+ *   sendRecords: number, sandboxRecords: number, log: (line: string) => void}} opts
+ */
+export async function benchScale({ cli, env, runs, seconds, dryRunRecords, sendRecords, sandboxRecords, log }) {
+  const dir = mkdtempSync(join(tmpdir(), 'petstore-bench-scale-'));
+  const probe = join(root, 'bench', 'rss-probe.cjs');
+  const slow = await startServer(['--delay-ms', '10-30']);
+  const fast = await startServer();
+  let state = 0;
+  // A fresh state directory each run: a run of an input sent before would warn or be refused.
+  const runEnv = (server, extra = {}) => ({
+    ...env,
+    PETSTORE_CONFIG_DIR: dir,
+    PETSTORE_STATE_DIR: join(dir, `state-${++state}`),
+    PETSTORE_BASE_URL: server.baseUrl,
+    PETSTORE_API_KEY: 'bench-key-0123456789',
+    ...extra,
+  });
+  try {
+    const levels = [1, 4, 16];
+    const modes = ['fresh', 'keep-alive'];
+    const files = new Map();
+    for (const level of levels) {
+      const count = Math.max(50, Math.round(45 * level * seconds));
+      const file = join(dir, `rate-${level}.ndjson`);
+      writeRecords(file, count, recordLine(`Rate${level}`));
+      files.set(level, { file, count });
+    }
+    const sandboxFile = join(dir, 'sandbox.ndjson');
+    writeRecords(sandboxFile, sandboxRecords, recordLine('Sandbox'));
+    const samples = new Map();
+    const sample = (key, value) => samples.set(key, [...(samples.get(key) ?? []), value]);
+    for (let r = 0; r < runs; r++) {
+      for (const mode of modes) {
+        for (const level of levels) {
+          const { file, count } = files.get(level);
+          log(`bulk at scale: ${count} records, --concurrency ${level}, ${mode}, round ${r + 1} of ${runs}`);
+          const argv = [process.execPath, cli, 'pets', 'create', '--from-file', file, '--concurrency', String(level)];
+          const res = await runProcess([...argv, '-o', 'ndjson'], runEnv(slow, { PETSTORE_BULK_CONNECTIONS: mode }), {
+            quiet: true,
+          });
+          if (res.code !== 0) throw new Error(`--concurrency ${level} (${mode}): exit ${res.code}: ${res.err}`);
+          sample(`${mode} ${level}`, count / (res.ms / 1000));
+          sample(`in flight ${mode} ${level}`, await slow.maxInFlight());
+        }
+      }
+      for (const level of [1, undefined]) {
+        log(
+          `bulk at scale: ${sandboxRecords} records into the sandbox, --concurrency ${level ?? 'default'}, round ${r + 1} of ${runs}`,
+        );
+        const sandboxDir = mkdtempSync(join(dir, 'sandbox-'));
+        const argv = [process.execPath, cli, '--env', 'sandbox', 'pets', 'create', '--from-file', sandboxFile];
+        const flags = [
+          ...(level === undefined ? [] : ['--concurrency', String(level)]),
+          '--timeout',
+          '3600',
+          '-o',
+          'ndjson',
+        ];
+        const res = await runProcess(
+          [...argv, ...flags],
+          { ...env, PETSTORE_CONFIG_DIR: sandboxDir, PETSTORE_STATE_DIR: join(sandboxDir, 'state') },
+          { quiet: true },
+        );
+        if (res.code !== 0)
+          throw new Error(`sandbox --concurrency ${level ?? 'default'}: exit ${res.code}: ${res.err}`);
+        sample(`sandbox ${level ?? 'default'}`, sandboxRecords / (res.ms / 1000));
+        rmSync(sandboxDir, { recursive: true, force: true });
+      }
+    }
+    const rate = (key) => median(samples.get(key));
+    const rates = Object.fromEntries(
+      modes.map((mode) => [
+        mode,
+        Object.fromEntries(
+          levels.map((level) => [
+            level,
+            {
+              records: files.get(level).count,
+              recordsPerSecond: rate(`${mode} ${level}`),
+              ratioTo1: rate(`${mode} ${level}`) / rate(`${mode} 1`),
+              maxInFlight: Math.max(...samples.get(`in flight ${mode} ${level}`)),
+            },
+          ]),
+        ),
+      ]),
+    );
+    const sandbox = {
+      records: sandboxRecords,
+      oneInFlight: rate('sandbox 1'),
+      default: rate('sandbox default'),
+      ratio: rate('sandbox default') / rate('sandbox 1'),
+    };
+    const memory = await benchScaleMemory({
+      cli,
+      dir,
+      probe,
+      runEnv: () => runEnv(fast),
+      dryRunRecords,
+      sendRecords,
+      log,
+    });
+    return { runs, serverDelayMs: '10-30', rates, sandbox, memory };
+  } finally {
+    slow.stop();
+    fast.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The two memory runs of benchScale: a large file checked, a large file sent; peak RSS of each. */
+async function benchScaleMemory({ cli, dir, probe, runEnv, dryRunRecords, sendRecords, log }) {
+  const checked = join(dir, 'checked.ndjson');
+  writeRecords(checked, dryRunRecords, recordLine('Checked'));
+  log(`bulk at scale: ${dryRunRecords} records checked (--dry-run)`);
+  const dry = await runProcess(
+    [process.execPath, '--require', probe, cli, 'pets', 'create', '--from-file', checked, '--dry-run', '-o', 'ndjson'],
+    runEnv(),
+    { rssProbe: true, quiet: true },
+  );
+  if (dry.code !== 0)
+    throw new Error(`--dry-run of ${dryRunRecords} records: exit ${dry.code}: ${dry.err.slice(0, 500)}`);
+  rmSync(checked, { force: true });
+  const sent = join(dir, 'sent.ndjson');
+  writeRecords(sent, sendRecords, recordLine('Sent'));
+  log(`bulk at scale: ${sendRecords} records sent (--concurrency 16)`);
+  const send = await runProcess(
+    [
+      process.execPath,
+      '--require',
+      probe,
+      cli,
+      'pets',
+      'create',
+      '--from-file',
+      sent,
+      '--concurrency',
+      '16',
+      '-o',
+      'ndjson',
+    ],
+    runEnv(),
+    { rssProbe: true, quiet: true },
+  );
+  if (send.code !== 0) throw new Error(`${sendRecords} records sent: exit ${send.code}: ${send.err.slice(0, 500)}`);
+  const mib = (kib) => (kib === undefined ? undefined : kib / 1024);
+  return {
+    dryRun: { records: dryRunRecords, wallMs: dry.ms, peakRssMiB: mib(dry.peakKiB) },
+    sent: { records: sendRecords, concurrency: 16, wallMs: send.ms, peakRssMiB: mib(send.peakKiB) },
+  };
 }

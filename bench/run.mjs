@@ -14,6 +14,8 @@
 // Usage: node bench/run.mjs [--runs N] [--warmup N] [--json] [--clean-env] [--only NAME,NAME] [--cli PATH]
 //                           [--before PATH] [--exe PATH | --no-exe]
 //                           [--store-runs N] [--bulk-records N] [--no-store] [--bulk-runs N] [--no-bulk]
+//                           [--bulk-only] [--no-scale] [--scale-runs N] [--scale-seconds N]
+//                           [--dry-run-records N] [--send-records N] [--sandbox-records N]
 //   (also BENCH_RUNS, BENCH_WARMUP). Build first (`npm run bench` builds dist/ and the
 //   executable). --cli PATH runs that shim instead of an installed copy.
 //
@@ -28,6 +30,14 @@
 // (wall time, peak RSS). `--no-bulk` skips it; with `--only`, it runs when the list names
 // `bulk input`.
 //
+// Last, bulk create at scale (bench/bulk.mjs `benchScale`): records/s at --concurrency 1, 4
+// and 16, with a fresh connection per request and with kept-alive ones, against a server
+// answering in 10-30 ms (--scale-runs rounds, 3; each run about --scale-seconds, 4); the
+// sandbox at the default --concurrency against 1; the peak RSS of --dry-run-records
+// (1,000,000) records checked and --send-records (200,000) sent. `--no-scale` skips it;
+// with `--only`, it runs when the list names `bulk at scale`. `--bulk-only` runs the two
+// bulk parts alone (no start-up rounds, no store).
+//
 // Wall time: process.hrtime around spawn -> exit, measured in this process.
 // Peak RSS: GNU time (`/usr/bin/time -f %M`, Debian package `time`) wraps each run when it
 // is installed, so RSS comes from the kernel's rusage of the very run that was timed (the
@@ -39,7 +49,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchBulk } from './bulk.mjs';
+import { benchBulk, benchScale } from './bulk.mjs';
 import { median } from './lib.mjs';
 import { bundleCardFloor, installPacked } from './prepare.mjs';
 import { benchStore } from './store.mjs';
@@ -59,7 +69,14 @@ const STORE_RUNS = Number(opt('--store-runs', 3));
 const BULK_RECORDS = Number(opt('--bulk-records', 5000));
 const STORE = !flag('--no-store') && (ONLY === undefined || ONLY.includes('sandbox store'));
 const BULK_RUNS = Number(opt('--bulk-runs', 3));
+const BULK_ONLY = flag('--bulk-only');
 const BULK = !flag('--no-bulk') && (ONLY === undefined || ONLY.includes('bulk input'));
+const SCALE = !flag('--no-scale') && (ONLY === undefined || ONLY.includes('bulk at scale'));
+const SCALE_RUNS = Number(opt('--scale-runs', 3));
+const SCALE_SECONDS = Number(opt('--scale-seconds', 4));
+const DRY_RUN_RECORDS = Number(opt('--dry-run-records', 1_000_000));
+const SEND_RECORDS = Number(opt('--send-records', 200_000));
+const SANDBOX_RECORDS = Number(opt('--sandbox-records', 3000));
 if (
   !Number.isInteger(RUNS) ||
   RUNS < 1 ||
@@ -70,10 +87,12 @@ if (
   !Number.isInteger(BULK_RECORDS) ||
   BULK_RECORDS < 1 ||
   !Number.isInteger(BULK_RUNS) ||
-  BULK_RUNS < 1
+  BULK_RUNS < 1 ||
+  ![SCALE_RUNS, DRY_RUN_RECORDS, SEND_RECORDS, SANDBOX_RECORDS].every((n) => Number.isInteger(n) && n >= 1) ||
+  !(SCALE_SECONDS > 0)
 ) {
   console.error(
-    'usage: node bench/run.mjs [--runs N>=1] [--warmup N>=0] [--json] [--clean-env] [--only NAME,...] [--cli PATH] [--store-runs N>=1] [--bulk-records N>=1] [--no-store] [--bulk-runs N>=1] [--no-bulk]',
+    'usage: node bench/run.mjs [--runs N>=1] [--warmup N>=0] [--json] [--clean-env] [--only NAME,...] [--cli PATH] [--store-runs N>=1] [--bulk-records N>=1] [--no-store] [--bulk-runs N>=1] [--no-bulk] [--bulk-only] [--no-scale] [--scale-runs N>=1] [--scale-seconds S>0] [--dry-run-records N>=1] [--send-records N>=1] [--sandbox-records N>=1]',
   );
   process.exit(2);
 }
@@ -277,8 +296,9 @@ if (httpie !== undefined) {
   });
 } else notes.push('httpie (`http`) not installed: skipped; the "faster than httpie" target cannot be checked.');
 
-const selected =
-  ONLY === undefined
+const selected = BULK_ONLY
+  ? []
+  : ONLY === undefined
     ? commands
     : commands.filter(
         (c) =>
@@ -433,7 +453,7 @@ for (const r of petstoreRows) {
 }
 // --- the sandbox data store -----------------------------------------------------------
 let store;
-if (STORE) {
+if (STORE && !BULK_ONLY) {
   const progress =
     !JSON_OUT && process.stderr.isTTY ? (line) => process.stderr.write(`\r\x1b[K${line}`) : () => undefined;
   store = await benchStore({
@@ -488,6 +508,55 @@ if (BULK) {
   });
 }
 
+// --- bulk create at scale ---------------------------------------------------------------
+let scale;
+if (SCALE) {
+  const progress =
+    !JSON_OUT && process.stderr.isTTY ? (line) => process.stderr.write(`\r\x1b[K${line}`) : () => undefined;
+  scale = await benchScale({
+    cli,
+    env: cleanEnv,
+    runs: SCALE_RUNS,
+    seconds: SCALE_SECONDS,
+    dryRunRecords: DRY_RUN_RECORDS,
+    sendRecords: SEND_RECORDS,
+    sandboxRecords: SANDBOX_RECORDS,
+    log: progress,
+  });
+  progress('');
+  for (const mode of ['fresh', 'keep-alive']) {
+    const r16 = scale.rates[mode][16];
+    targets.push({
+      target: `--concurrency 16 >= 10x the records/s of --concurrency 1 (${mode === 'fresh' ? 'a fresh connection per request' : 'kept-alive connections'}, server 10-30 ms)`,
+      value: round3(r16.ratioTo1),
+      limit: 10,
+      met: r16.ratioTo1 >= 10,
+      higherIsBetter: true,
+    });
+  }
+  targets.push({
+    target: `sandbox: the default --concurrency at least as fast as 1 (${scale.sandbox.records} records)`,
+    value: round3(scale.sandbox.ratio),
+    limit: 1,
+    met: scale.sandbox.ratio >= 1,
+    higherIsBetter: true,
+  });
+  const { dryRun, sent } = scale.memory;
+  for (const [what, m] of [
+    [`${dryRun.records.toLocaleString('en-US')} NDJSON records checked (--dry-run): peak RSS < 200 MiB`, dryRun],
+    [`${sent.records.toLocaleString('en-US')} records sent at --concurrency 16: peak RSS < 200 MiB`, sent],
+  ]) {
+    targets.push({
+      target: what,
+      value: m.peakRssMiB === undefined ? null : round3(m.peakRssMiB),
+      limit: 200,
+      met: m.peakRssMiB === undefined ? null : m.peakRssMiB < 200,
+      unit: 'MiB',
+      note: 'no RSS probe',
+    });
+  }
+}
+
 const cpu = cpus();
 const doc = {
   node: process.version,
@@ -504,6 +573,7 @@ const doc = {
   commands: rows,
   sandboxStore: store,
   bulkInput: bulk,
+  bulkAtScale: scale,
   targets,
   notes,
 };
@@ -532,13 +602,17 @@ if (JSON_OUT) {
       .join('  ')
       .trimEnd();
   console.log(
-    `petstore start-up bench: Node ${doc.node}, ${doc.machine.cpu}, ${doc.machine.cores} cores; ${RUNS} runs after ${WARMUP} warm-ups, in rounds`,
+    BULK_ONLY
+      ? `petstore bench, bulk parts only: Node ${doc.node}, ${doc.machine.cpu}, ${doc.machine.cores} cores`
+      : `petstore start-up bench: Node ${doc.node}, ${doc.machine.cpu}, ${doc.machine.cores} cores; ${RUNS} runs after ${WARMUP} warm-ups, in rounds`,
   );
   console.log(`wall: ${doc.wallTime}; RSS: ${rssMethod}`);
   console.log(`environment: ${doc.environment}${nodeVars.length > 0 ? ` (with ${nodeVars.join(', ')})` : ''}\n`);
-  console.log(line(table[0]));
-  for (const row of table.slice(1)) console.log(line(row));
-  console.log("\nratio: median / the floor's median; paired: median of each run / the floor run of its round.");
+  if (rows.length > 0) {
+    console.log(line(table[0]));
+    for (const row of table.slice(1)) console.log(line(row));
+    console.log("\nratio: median / the floor's median; paired: median of each run / the floor run of its round.");
+  }
   console.log('targets (ratios are of medians):');
   for (const t of targets) {
     const verdict = t.met === null ? 'n/a ' : t.met ? 'met ' : 'MISS';
@@ -574,7 +648,46 @@ if (JSON_OUT) {
       `  ${large.mebibytes.toFixed(0)} MiB NDJSON (${large.records} records) validated and sent: ${(large.wallMs / 1000).toFixed(1)} s, peak RSS ${large.peakRssMiB === undefined ? '-' : `${large.peakRssMiB.toFixed(0)} MiB`}`,
     );
   }
+  if (scale !== undefined) printScale(scale);
   for (const n of notes) console.log(`note: ${n}`);
 }
 cleanup();
 process.exit(0);
+
+/** Prints bulk create at scale: the rates side by side, the ratios, the sandbox, the memory runs. */
+function printScale({ runs, rates, sandbox, memory }) {
+  const f0 = (x) => Math.round(x).toLocaleString('en-US');
+  console.log(
+    `\nbulk create at scale (pets create --from-file; server answering each POST in 10-30 ms; median of ${runs} rounds):`,
+  );
+  const head = ['--concurrency', 'fresh connections', 'ratio', 'kept alive', 'ratio', 'server saw in flight'];
+  const table = [head];
+  for (const level of [1, 4, 16]) {
+    const a = rates.fresh[level];
+    const k = rates['keep-alive'][level];
+    table.push([
+      String(level),
+      `${f0(a.recordsPerSecond)} records/s`,
+      `${a.ratioTo1.toFixed(1)}x`,
+      `${f0(k.recordsPerSecond)} records/s`,
+      `${k.ratioTo1.toFixed(1)}x`,
+      `${a.maxInFlight} / ${k.maxInFlight}`,
+    ]);
+  }
+  const widths = head.map((_, i) => Math.max(...table.map((row) => row[i].length)));
+  for (const row of table)
+    console.log(`  ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')}`);
+  console.log(
+    `  kept alive / fresh at 16: ${(rates['keep-alive'][16].recordsPerSecond / rates.fresh[16].recordsPerSecond).toFixed(2)}x`,
+  );
+  console.log(
+    `  sandbox, ${sandbox.records} records: --concurrency 1 ${f0(sandbox.oneInFlight)} records/s, the default ${f0(sandbox.default)} records/s (${sandbox.ratio.toFixed(2)}x)`,
+  );
+  const mem = (m) => (m.peakRssMiB === undefined ? '-' : `${m.peakRssMiB.toFixed(0)} MiB`);
+  console.log(
+    `  ${memory.dryRun.records.toLocaleString('en-US')} records checked (--dry-run): ${(memory.dryRun.wallMs / 1000).toFixed(1)} s, peak RSS ${mem(memory.dryRun)}`,
+  );
+  console.log(
+    `  ${memory.sent.records.toLocaleString('en-US')} records sent at --concurrency 16 (server answering at once): ${(memory.sent.wallMs / 1000).toFixed(1)} s, peak RSS ${mem(memory.sent)}`,
+  );
+}

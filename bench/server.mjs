@@ -1,7 +1,16 @@
 // The bench's loopback Pet Store server: constant, precomputed answers so only the client
 // is measured. GET /v1/pets -> 20 pets; POST /v1/pets -> 201 with one Pet. Prints
 // `PORT <n>` on stdout once listening; exits when stdin closes or its parent is gone.
+// `--delay-ms MIN-MAX`: each POST is answered after a random wait in that range (a server
+// some way off, whose answers come back out of order); it then also counts the most POSTs
+// it held at once and prints `MAX_IN_FLIGHT <n>` on stdout when asked by a line `stats`.
 import { createServer } from 'node:http';
+
+const delayArg = process.argv.indexOf('--delay-ms');
+const [minDelay, maxDelay] =
+  delayArg === -1 ? [0, 0] : (process.argv[delayArg + 1] ?? '0-0').split('-').map((n) => Number(n));
+let pending = 0;
+let mostPending = 0;
 
 const pets = [];
 const statuses = ['available', 'pending', 'sold'];
@@ -18,7 +27,19 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     const path = (req.url ?? '').split('?')[0];
     if (path === '/v1/pets' && req.method === 'GET') return send(200, listBody);
-    if (path === '/v1/pets' && req.method === 'POST') return send(201, createdBody);
+    if (path === '/v1/pets' && req.method === 'POST') {
+      if (maxDelay === 0) return send(201, createdBody);
+      pending++;
+      mostPending = Math.max(mostPending, pending);
+      setTimeout(
+        () => {
+          pending--;
+          send(201, createdBody);
+        },
+        minDelay + Math.random() * (maxDelay - minDelay),
+      );
+      return;
+    }
     send(404, Buffer.from('{"code":"not_found","message":"no such path","status":404}'));
   });
 });
@@ -26,7 +47,12 @@ server.keepAliveTimeout = 1000;
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`PORT ${server.address().port}\n`);
 });
-process.stdin.resume();
+process.stdin.setEncoding('utf8').on('data', (d) => {
+  if (d.includes('stats')) {
+    process.stdout.write(`MAX_IN_FLIGHT ${mostPending}\n`);
+    mostPending = 0;
+  }
+});
 process.stdin.on('end', () => process.exit(0));
 // A parent killed outright may leave stdin open in a grandchild; a new parent id means orphaned.
 const parent = process.ppid;

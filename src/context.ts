@@ -35,7 +35,10 @@ export interface ConnectOptions {
   refusals?: 'transport' | 'caller';
   /** Requests in flight at once (a bulk create's `--concurrency`): that many connections; default 1. */
   connections?: number;
-  /** `fresh`: a new connection for every request (a bulk create's POSTs; `TransportOptions`). */
+  /**
+   * `fresh`: a new connection for every request to a remote server (a bulk create's POSTs;
+   * `TransportOptions`); the embedded sandbox always keeps its connections.
+   */
   connectionReuse?: 'keep-alive' | 'fresh';
   /**
    * What aborts requests under way: by default the run's signal (at once on Ctrl-C); a bulk

@@ -225,6 +225,10 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
   const [transport, { PetstoreClient }] = await Promise.all([
     ctx.createTransport(connection.apiKey.value, {
       ...options,
+      // The embedded sandbox announces its idle timeout (`Keep-Alive: timeout=5`, which undici
+      // honours with a margin) and closes no connection sooner: no request can meet a
+      // connection it is closing, so connections are kept whatever a remote server needs.
+      connectionReuse: sandbox ? 'keep-alive' : options.connectionReuse,
       direct: sandbox,
       unreachableHint: sandbox ? undefined : unreachableHint(connection),
       serverFailure: sandboxFailure,
