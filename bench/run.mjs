@@ -76,7 +76,7 @@ const SCALE_RUNS = Number(opt('--scale-runs', 3));
 const SCALE_SECONDS = Number(opt('--scale-seconds', 4));
 const DRY_RUN_RECORDS = Number(opt('--dry-run-records', 1_000_000));
 const SEND_RECORDS = Number(opt('--send-records', 200_000));
-const SANDBOX_RECORDS = Number(opt('--sandbox-records', 3000));
+const SANDBOX_RECORDS = Number(opt('--sandbox-records', 10_000));
 if (
   !Number.isInteger(RUNS) ||
   RUNS < 1 ||

@@ -126,7 +126,11 @@ export class SandboxStore {
       const started = Date.now();
       const deadline = started + (opts.waitMs ?? this.waitMs);
       this.pending.push({ pet, started, deadline, signal: opts.signal, resolve, reject });
-      if (!this.flushing) void this.flush();
+      if (this.flushing) return;
+      this.flushing = true;
+      // On the next turn of the event loop: creates whose requests arrived together (a bulk
+      // create with requests in flight) go in one batch, one write.
+      setImmediate(() => void this.flush());
     });
   }
 

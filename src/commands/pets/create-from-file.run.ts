@@ -168,8 +168,10 @@ async function sendChecked(ctx: Context, options: FromFileOptions, run: Pass2): 
     afterRefusal: (headers, refusals, remainingMs) => api.retryPolicy.afterRefusal(headers, refusals, remainingMs),
     warn: run.warn,
     now: () => ctx.now(),
-    answered: (flight) =>
-      progress.update(sendingProgress(account.createdTotal, checked.records, performance.now() - started, flight)),
+    answered: ctx.io.stderrIsTTY
+      ? (flight) =>
+          progress.update(sendingProgress(account.createdTotal, checked.records, performance.now() - started, flight))
+      : undefined,
     checkpoint: () => history.checkpoint(account),
   });
   const failure = await sendAll(run.records(), sender, run.print, account);
