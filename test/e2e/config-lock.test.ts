@@ -142,6 +142,45 @@ describe.concurrent('concurrent config writers, and the lock', () => {
     expect(readConfig(dir).staging?.baseUrl).toBe(STAGING_URL);
   }, 20_000);
 
+  it('an empty lock, left by a writer killed while letting go: taken at once, however fresh its mtime', async () => {
+    const dir = tempDir();
+    const env = { PETSTORE_CONFIG_DIR: dir };
+    // Killed between removing its owner file and the directory. An mtime an hour ahead
+    // keeps the 5 s staleness out of it: a lock code that waits for that never gets in.
+    mkdirSync(join(dir, 'config.json.lock'));
+    const ahead = new Date(Date.now() + 3_600_000);
+    utimesSync(join(dir, 'config.json.lock'), ahead, ahead);
+    const r = await runMain(['config', 'set', 'staging.baseUrl', STAGING_URL, '--timeout', '10'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readConfig(dir).staging?.baseUrl).toBe(STAGING_URL);
+  }, 20_000);
+
+  it.runIf(process.platform === 'linux')(
+    'held by a stopped writer (Ctrl-Z) that has not refreshed its lock for 10 s: not taken, exit 2 naming it',
+    async () => {
+      const dir = tempDir();
+      const env = { PETSTORE_CONFIG_DIR: dir };
+      expect((await runMain(['config', 'set', 'production.baseUrl', PROD_URL], { env })).code).toBe(0);
+      const before = readFileSync(join(dir, 'config.json'), 'utf8');
+      const holder = await holdLock(join(dir, 'config.json'));
+      holder.child.kill('SIGSTOP');
+      try {
+        const old = new Date(Date.now() - 10_000);
+        utimesSync(join(dir, 'config.json.lock'), old, old);
+        const r = await runMain(['config', 'set', 'staging.baseUrl', STAGING_URL, '--timeout', '1'], { env });
+        expect(r.code).toBe(2);
+        const text = unwrapped(r.stderr);
+        expect(text).toContain(`process ${holder.pid}`);
+        expect(text).not.toContain('remove');
+      } finally {
+        holder.child.kill('SIGKILL');
+        await holder.exited;
+      }
+      expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(before);
+    },
+    20_000,
+  );
+
   it('left behind by a killed writer: taken over, and the write succeeds', async () => {
     const dir = tempDir();
     const env = { PETSTORE_CONFIG_DIR: dir };
