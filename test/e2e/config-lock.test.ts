@@ -46,15 +46,15 @@ describe.concurrent('concurrent config writers, and the lock', () => {
       const [login, url] =
         round % 2 === 0 ? (['production', 'staging'] as const) : (['staging', 'production'] as const);
       const key = login === 'production' ? PROD_KEY : STAGING_KEY;
+      // The 100 writers below run at the same time: on a loaded machine a process may need
+      // more than runCli's default 20 s, as theirs do.
+      const timeoutMs = 150_000;
       const results = await Promise.all([
         runCli(
           ['--env', login, '--base-url', 'http://127.0.0.1:9/v1', 'auth', 'login', '--with-token', '--no-verify'],
-          {
-            env,
-            input: key,
-          },
+          { env, input: key, timeoutMs },
         ),
-        runCli(['config', 'set', `${url}.baseUrl`, url === 'production' ? PROD_URL : STAGING_URL], { env }),
+        runCli(['config', 'set', `${url}.baseUrl`, url === 'production' ? PROD_URL : STAGING_URL], { env, timeoutMs }),
       ]);
       for (const r of results) expect(r.code, r.stderr).toBe(0);
       const config = readConfig(dir);
@@ -67,7 +67,7 @@ describe.concurrent('concurrent config writers, and the lock', () => {
       await Promise.all(Array.from({ length: ROUNDS_AT_ONCE }, (_, i) => round(first + i)));
     }
     expect(lost).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 
   it('100 writers at once under load: none refused, no change lost', async () => {
     // Four writers set a key of their own; 96 others rewrite the file meanwhile (each
