@@ -214,9 +214,13 @@ function fishScript(model: CompletionModel): string {
  * Prints the completion script of `shell` for the command tree `root`.
  * @returns exit code 0.
  */
-export function runCompletion(ctx: Context, root: CommandUnknownOpts, shell: 'bash' | 'zsh' | 'fish'): number {
+export async function runCompletion(
+  ctx: Context,
+  root: CommandUnknownOpts,
+  shell: 'bash' | 'zsh' | 'fish',
+): Promise<number> {
   const model = completionModel(root);
   const script = shell === 'fish' ? fishScript(model) : shell === 'zsh' ? zshScript(model) : bashScript(model);
-  ctx.io.stdout.write(script);
+  await ctx.io.out(script);
   return ExitCode.ok;
 }
