@@ -21,7 +21,7 @@ import { ExitCode, InterruptedError } from '../../errors.js';
 import { BulkAccount, nothingSent } from './create/account.js';
 import { checkInput } from './create/check.js';
 import { recordPrinter } from './create/printer.js';
-import { progressLine, sendingProgress, sendingSummary } from './create/progress.js';
+import { sendingProgress, sendingSummary } from './create/progress.js';
 import { remainingPlace, saveRemaining } from './create/remaining.js';
 import { RunHistory, runTarget } from './create/run-record.js';
 import { sendRecords } from './create/sender.js';
@@ -47,7 +47,7 @@ export interface FromFileOptions {
  */
 export async function runCreateFromFile(ctx: Context, options: FromFileOptions): Promise<number> {
   const { io, signal } = ctx;
-  const progress = progressLine(io.stderrIsTTY ? io.stderr : undefined, io.stderrColumns, () => performance.now());
+  const { progress } = io;
   // Records on a terminal would run into the progress line: it is erased before each.
   const beforeWrite = io.stdoutIsTTY ? () => progress.clear() : () => undefined;
   const print = recordPrinter(await ctx.petOutput(), { signal, beforeWrite });
