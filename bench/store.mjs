@@ -31,7 +31,9 @@ async function bundleLockTool(dir) {
           await lock.run({ deadline: Date.now() + 60000 }, async () => {
             if (mode === 'hold') {
               process.stdout.write('locked\\n');
-              await new Promise(() => {});
+              // Held until killed: a promise alone keeps no process alive, and one that
+              // exits lets go of the lock (its exit handler), racing the kill.
+              await new Promise(() => setInterval(() => {}, 1e9));
             }
             process.stdout.write((performance.now() - started).toFixed(2) + '\\n');
           });

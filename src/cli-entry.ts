@@ -14,8 +14,11 @@
  */
 import { main as cliMain, type MainDeps } from './cli.js';
 import { ExitCode } from './errors.js';
-import { flushed } from './io.js';
+import { flushed, writeLastWords } from './io.js';
 import { ENDING_SIGNALS, ShutdownRegistry, type EndingSignal, type ForcedEnd } from './shutdown.js';
+
+/** How often a held process looks again whether it was let go, in ms. */
+const HOLD_POLL_MS = 100;
 
 /**
  * Runs the CLI for this process and exits with its code. `main` is the CLI's own; another
@@ -31,7 +34,7 @@ export async function run(
   const end = (code: number, how: ForcedEnd): never => {
     // stderr is written synchronously by the hooks (a file, pipe or terminal on Linux).
     const told = shutdown.forceEnd(how);
-    if (how.kind === 'stalled' && !told) process.stderr.write(`error: ${stalledMessage(how.doing)}\n`);
+    if (how.kind === 'stalled' && !told) writeLastWords(`error: ${stalledMessage(how.doing)}`);
     process.exit(code);
   };
   const onSignal = (signal: EndingSignal): void => {
@@ -41,7 +44,18 @@ export async function run(
     // comes twice by itself (from the terminal and from the shell passing it to its jobs).
     if (controller.signal.aborted && signal !== 'SIGHUP') end(code, { kind: 'signal', signal });
     controller.abort(signal);
-    setTimeout(() => end(code, { kind: 'signal', signal }), shutdown.graceMs).unref();
+    endAfterGrace(() => end(code, { kind: 'signal', signal }));
+  };
+  // A second after the signal, unless a part holds the process (a pager the person is
+  // reading): then a second after it lets go.
+  const endAfterGrace = (endNow: () => void): void => {
+    setTimeout(() => {
+      if (!shutdown.holding()) endNow();
+      else waitForRelease(() => endAfterGrace(endNow));
+    }, shutdown.graceMs).unref();
+  };
+  const waitForRelease = (then: () => void): void => {
+    setTimeout(() => (shutdown.holding() ? waitForRelease(then) : then()), HOLD_POLL_MS).unref();
   };
   for (const signal of Object.keys(ENDING_SIGNALS) as EndingSignal[]) process.on(signal, onSignal);
   process.on('beforeExit', () => {

@@ -8,11 +8,10 @@ import { EnvVars } from './config/env.js';
 import { createContext, type RunState } from './factory.js';
 import { expandJsonFields, toGlobalOptions } from './global-options.js';
 import { parseFields } from './input.js';
-import { flushed, processIo, type Io } from './io.js';
+import { processIo, type ErrorMessage, type Io } from './io.js';
 import { buildProgram } from './program.js';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import { describeApiError, escapeForTerminal, escapeJsonText, escapeKeepingLines } from './render/escape.js';
-import { messageColumns, wrapMessage } from './render/wrap.js';
+import { describeApiError, escapeForTerminal } from './render/escape.js';
 import type { ForcedEnd, Shutdown } from './shutdown.js';
 
 /** Inputs of one run; tests pass their own. */
@@ -61,10 +60,9 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     now: deps.now ?? (() => new Date()),
     cwd: deps.cwd ?? process.cwd(),
     cleanups: [],
-    jsonErrors: guessJsonErrors(argv),
-    warned: new Set(),
     verbose: false,
   };
+  io.setJsonOutput(guessJsonOutput(argv));
   let code: number;
   let failedCommand: () => string[] | undefined = () => undefined;
   let running: () => string[] | undefined = () => undefined;
@@ -77,22 +75,23 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     },
   });
   try {
-    // With --output json|ndjson, stderr carries only the one JSON error object, so the
-    // help commander prints for a missing command word is left out (cli-contract.md "Errors").
-    const built = buildProgram(
-      io,
-      (flags) => createContext(state, toGlobalOptions(flags, env)),
-      () => state.jsonErrors,
-    );
+    // A value PETSTORE_MESSAGES does not allow is a usage error, like any variable's.
+    env.get('PETSTORE_MESSAGES');
+    const built = buildProgram(io, (flags) => createContext(state, toGlobalOptions(flags, env)));
     failedCommand = built.failedCommand;
     running = built.running;
     await built.program.parseAsync(expandJsonFields(argv, valueFlags(built.program)), { from: 'user' });
     code = built.exitCode() ?? ExitCode.ok;
-    // What was written last may fail only once it is flushed (a full disk, a closed pipe).
-    await flushed(io.stdout);
+    // The person reads a paged table to the end; then what was written last may fail
+    // only once it is flushed (a full disk, a closed pipe).
+    await io.stopPager();
+    await io.flush();
     const failed = io.stdoutError();
     if (failed !== undefined) throw new OutputError(failed);
   } catch (err) {
+    // A pager petstore started is waited for before the error is said, so that it stands
+    // below what the pager showed (cli-contract.md "Errors and exit codes").
+    await io.stopPager().catch(() => undefined);
     code = report(err);
   } finally {
     unregister();
@@ -138,11 +137,11 @@ function reportForcedEnd(end: ForcedEnd, state: RunState, report: (err: unknown)
 }
 
 /**
- * Whether stderr should carry JSON before the flags are parsed: `--output json|ndjson`,
- * `--json` (with or without fields) or `--jq` (which implies json unless `--output` says
- * otherwise) anywhere in argv before `--`.
+ * Whether the output is JSON, before the flags are parsed (for the messages of a run whose
+ * flags do not parse): `--output json|ndjson`, `--json` (with or without fields) or `--jq`
+ * (which implies json unless `--output` says otherwise) anywhere in argv before `--`.
  */
-function guessJsonErrors(argv: string[]): boolean {
+function guessJsonOutput(argv: string[]): boolean {
   let jq = false;
   let otherOutput = false;
   for (let i = 0; i < argv.length; i++) {
@@ -218,56 +217,52 @@ function fromCommander(err: CommanderErrorLike, argv: readonly string[], failedA
 }
 
 /**
- * Prints an error the contract's way and returns its exit code; `translate` turns
- * commander's own errors into UsageErrors.
+ * Prints an error the contract's way (through Io, which decides text or JSON) and returns
+ * its exit code; `translate` turns commander's own errors into UsageErrors.
  */
 function reportError(thrown: unknown, state: RunState, translate: (err: CommanderErrorLike) => UsageError): number {
-  const { io } = state;
   let err = thrown;
-  if (state.signal.aborted && !(err instanceof CliError && !(err instanceof InterruptedError))) {
-    err = InterruptedError.from(state.signal);
-  }
+  // Whatever a signal made the command throw is the interruption, unless it says more.
+  const plain = !(err instanceof CliError) || (err instanceof InterruptedError && err.account === undefined);
+  if (state.signal.aborted && plain) err = InterruptedError.from(state.signal);
   // cli-contract.md "Network behaviour": a read command whose reader went away (`| head -1`)
   // ends quietly with exit 0; write commands turn this into an account of their own.
   if (err instanceof OutputError && err.errno === 'EPIPE') return ExitCode.ok;
   if (isCommanderError(err)) {
-    if (err.exitCode === 0) return ExitCode.ok; // --help, --version
-    // Help shown because a command word is missing (`petstore pets`): a usage error, already explained.
-    if (err.code === 'commander.help' && !state.jsonErrors) return ExitCode.usage;
+    // --help, --version, and help shown because a command word is missing (`petstore pets`).
+    if (err.exitCode === 0 || err.code === 'commander.help') return ExitCode.ok;
     err = translate(err);
   }
-  const code = exitCodeFor(err);
-  if (state.jsonErrors) {
-    const body =
-      err instanceof CliError
-        ? { code: err.code, message: err.message, status: err.status, ...err.details }
-        : { code: 'internal', message: err instanceof Error ? err.message : String(err), status: 0 };
-    io.stderr.write(escapeJsonText(JSON.stringify(body)) + '\n');
-    return code;
-  }
-  const red = io.colorErr.red;
-  // Every line fits 80 columns, or a narrower terminal; long words (URLs) stay whole.
-  const width = messageColumns(io.stderrColumns);
-  if (err instanceof InterruptedError) {
-    io.stderr.write('\n');
-    return code;
-  }
-  // The terminal echoed Ctrl-C as `^C` where the cursor was: start the report on a line of
-  // its own, or its first line would run two columns past the width.
-  if (state.signal.aborted && state.signal.reason !== 'SIGTERM' && io.stderrIsTTY) io.stderr.write('\n');
+  state.io.error(errorMessage(err, state));
+  return exitCodeFor(err);
+}
+
+/** What Io writes for an error: its JSON fields and its text form. */
+function errorMessage(err: unknown, state: RunState): ErrorMessage {
   if (!(err instanceof CliError)) {
     const e = err instanceof Error ? err : new Error(String(err));
-    io.stderr.write(
-      `${red('error:')} ${wrapMessage(`internal error: ${escapeForTerminal(e.message)}`, width, 'error: '.length, 2)}\nThis looks like a bug in petstore; please report it.\n`,
-    );
-    if (state.verbose && e.stack !== undefined) io.stderr.write(`${e.stack}\n`);
-    else io.stderr.write('Run again with --verbose to see the stack trace.\n');
-    return code;
+    return {
+      code: 'internal',
+      message: e.message,
+      status: 0,
+      text: `internal error: ${escapeForTerminal(e.message)}`,
+      after: [
+        'This looks like a bug in petstore; please report it.',
+        state.verbose && e.stack !== undefined ? e.stack : 'Run again with --verbose to see the stack trace.',
+      ],
+    };
   }
+  const fields = { code: err.code, message: err.message, status: err.status, details: err.details };
+  if (err instanceof InterruptedError) return { ...fields, interrupted: { note: err.account } };
+  // The terminal echoed Ctrl-C as `^C` where the cursor was: the report starts on a line of
+  // its own, or its first line would run two columns past the width.
+  const afterEcho = state.signal.aborted && state.signal.reason !== 'SIGTERM' && state.io.stderrIsTTY;
   // A server's Error code and message are one line of text it chose: every control, bidi and
   // format character is escaped, so it can neither drive the terminal nor forge a line.
-  const message = err instanceof ApiError ? describeApiError(err) : escapeKeepingLines(err.message);
-  io.stderr.write(`${red('error:')} ${wrapMessage(message, width, 'error: '.length, 2)}\n`);
-  if (err.hint !== undefined) io.stderr.write(`${wrapMessage(escapeKeepingLines(err.hint), width)}\n`);
-  return code;
+  return {
+    ...fields,
+    text: err instanceof ApiError ? describeApiError(err) : undefined,
+    hint: err.hint,
+    newLine: afterEcho,
+  };
 }

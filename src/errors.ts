@@ -252,11 +252,27 @@ const SIGNAL_WORDS: Record<StopSignal, string> = {
  */
 export class InterruptedError extends CliError {
   readonly signal: StopSignal;
+  /** What the run left unfinished, in one line for people (`the list is incomplete: ...`). */
+  readonly account: string | undefined;
 
-  constructor(signal: StopSignal = 'SIGINT') {
-    super(SIGNAL_WORDS[signal], { exitCode: ENDING_SIGNALS[signal], code: 'interrupted' });
+  /**
+   * @param account what was left unfinished, said after the signal's word (in JSON, the
+   * message); `details` become fields of the JSON error object.
+   */
+  constructor(signal: StopSignal = 'SIGINT', account?: string, details?: Record<string, unknown>) {
+    super(account === undefined ? SIGNAL_WORDS[signal] : `${SIGNAL_WORDS[signal]}: ${account}`, {
+      exitCode: ENDING_SIGNALS[signal],
+      code: 'interrupted',
+      details,
+    });
     this.name = 'InterruptedError';
     this.signal = signal;
+    this.account = account;
+  }
+
+  /** The same interruption, saying what it left unfinished (`account`, and `details` in JSON). */
+  withAccount(account: string, details?: Record<string, unknown>): InterruptedError {
+    return new InterruptedError(this.signal, account, details);
   }
 
   /** The interruption an aborted run's signal stands for (its reason names the signal; SIGINT otherwise). */

@@ -24,8 +24,6 @@ import type { Io } from './io.js';
 import type { HttpTransport } from './http/transport.js';
 import type { JqFilter } from './render/jq.js';
 import type { PetOutput } from './render/output.js';
-import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from './render/escape.js';
-import { messageColumns, wrapMessage } from './render/wrap.js';
 import { suggestCommand } from './suggest.js';
 
 /** What one run shares between `main` and its Context. */
@@ -40,10 +38,6 @@ export interface RunState {
   cwd: string;
   /** Run in reverse order when the command ends. */
   cleanups: (() => Promise<void> | void)[];
-  /** Whether stderr carries JSON objects (`--output json|ndjson`). */
-  jsonErrors: boolean;
-  /** Warnings already printed (each is printed once). */
-  warned: Set<string>;
   /** Whether `--verbose` was given (for the stack of an unexpected error). */
   verbose: boolean;
   /** What to report if the process is ended before the command returns (`Context.atForcedEnd`). */
@@ -52,7 +46,7 @@ export interface RunState {
 
 /** Builds the Context of a command from the run's state and its global options. */
 export function createContext(state: RunState, globals: GlobalOptions): Context {
-  state.jsonErrors = globals.output === 'json' || globals.output === 'ndjson';
+  state.io.setJsonOutput(globals.output === 'json' || globals.output === 'ndjson');
   state.verbose = globals.verbose || debugLevel(state.env.get('PETSTORE_DEBUG')) !== undefined;
   const { io, env } = state;
   let configPromise: Promise<ConfigReader> | undefined;
@@ -102,14 +96,8 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
         if (state.lastWords === report) state.lastWords = undefined;
       };
     },
-    warn: (message, opts) => {
-      if (state.warned.has(message)) return;
-      state.warned.add(message);
-      writeMessage(state, 'warning', message, opts?.wrap);
-    },
-    note: (message, opts) => {
-      if (io.stderrIsTTY || opts?.always === true) writeMessage(state, 'note', message);
-    },
+    warn: (message, opts) => io.warn(message, opts),
+    note: (message, opts) => io.note(message, opts),
     // Said once, honoured always: only when no format was asked for does the terminal decide.
     output: globals.outputExplicit ? globals.output : io.stdoutIsTTY ? 'table' : 'tsv',
     petOutput: () => (outputPromise ??= openPetOutput(ctx, state)),
@@ -138,14 +126,14 @@ async function openPetOutput(ctx: Context, state: RunState): Promise<PetOutput> 
     mode: ctx.output,
     fields: ctx.globals.fields,
     jq,
-    jqMessage: (line) => writeMessage(state, 'debug', line),
+    jqMessage: (line) => ctx.io.message({ level: 'debug', message: line }),
   };
 }
 
 /**
  * Runs environments' `apiKeyCommand`s for this run, each at most once (cli-contract.md
  * "Environments": once per run), without petstore's secrets in their environment; their
- * stderr is shown line by line, escaped (a JSON object per line with --output json|ndjson).
+ * stderr is shown line by line, escaped (as Io writes every message: text, or JSON objects).
  */
 function keyCommandRunner(state: RunState): RunKeyCommand {
   const runs = new Map<RemoteEnvName, Promise<string>>();
@@ -159,13 +147,7 @@ function keyCommandRunner(state: RunState): RunKeyCommand {
           {
             env: state.env.forChild(),
             signal: state.signal,
-            onStderrLine: (line) => {
-              state.io.stderr.write(
-                state.jsonErrors
-                  ? `${escapeJsonText(JSON.stringify({ level: 'stderr', from: setting, message: line }))}\n`
-                  : `${escapeForTerminal(line)}\n`,
-              );
-            },
+            onStderrLine: (line) => state.io.message({ level: 'stderr', from: setting, message: line }),
           },
         ),
       );
@@ -173,33 +155,6 @@ function keyCommandRunner(state: RunState): RunKeyCommand {
     }
     return run;
   };
-}
-
-/**
- * Writes a warning (`warning: ...`, wrapped with a hanging indent), a note (dim) or a line
- * of jq's `debug` output (as jq wrote it) on stderr, escaped. With --output json|ndjson
- * every stderr line is one JSON object instead, so a script can parse stderr line by line; the error, when there is one, is the last.
- * `wrap` narrows the width below the usual 80 columns (or the terminal's, when narrower).
- */
-function writeMessage(state: RunState, level: 'warning' | 'note' | 'debug', message: string, wrap?: number): void {
-  const { io } = state;
-  if (state.jsonErrors) {
-    io.stderr.write(escapeJsonText(JSON.stringify({ level, message })) + '\n');
-    return;
-  }
-  // jq's own `debug` and `stderr` lines, as jq writes them.
-  if (level === 'debug') {
-    io.stderr.write(`${escapeKeepingLines(message)}\n`);
-    return;
-  }
-  const width = Math.min(wrap ?? Infinity, messageColumns(io.stderrColumns));
-  if (level === 'note') {
-    io.stderr.write(`${io.colorErr.dim(wrapMessage(escapeKeepingLines(message), width))}\n`);
-    return;
-  }
-  // `warning: ` takes 9 columns of the first line.
-  const text = wrapMessage(escapeKeepingLines(message), width, 'warning: '.length, 2);
-  io.stderr.write(`${io.colorErr.yellow('warning:')} ${text}\n`);
 }
 
 async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
@@ -354,7 +309,7 @@ async function openTransport(
     connectionReuse: choices.connectionReuse,
     // Header values and bodies are the server's text: escaped like every other
     // (cli-contract.md "Errors and exit codes"); each line is written whole.
-    log: globals.verbose || debug !== undefined ? (line) => io.stderr.write(`${escapeForTerminal(line)}\n`) : undefined,
+    log: globals.verbose || debug !== undefined ? (line) => io.message({ level: 'verbose', message: line }) : undefined,
     logBodies: debug === 'api',
     deadlinePer: choices.deadlinePer,
     refusals: choices.refusals,

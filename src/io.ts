@@ -1,13 +1,33 @@
 /**
- * Io: the one door to stdout, stderr and stdin (STYLE.md "Output"). Commands never touch
- * `process.stdout` directly, so tests can hand in their own streams (a `PassThrough` with
- * TTY flags and a width) and the colour decision is made once.
+ * Io: the one door to the terminal (STYLE.md "Output", gh's `IOStreams`). It owns stdout,
+ * stderr and stdin, and everything drawn on them: the one writer of records (stdout, or the
+ * pager while one runs), the one writer of messages (errors, warnings, notes, `--verbose`
+ * lines), which decides text or JSON in one place (`io/messages.ts`), the progress line
+ * (`io/progress.ts`: erased before any other line and drawn again after it) and the pager
+ * (`io/pager.ts`: started, fed, waited for, never left behind). Commands call it; nothing
+ * else writes to stdout or stderr (checked by test/unit/architecture.test.ts). Tests hand
+ * in their own streams (a `PassThrough` with TTY flags and a width).
  */
 import { accessSync, constants as fsConstants } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import type { EnvVars } from './config/env.js';
-import { InterruptedError } from './errors.js';
+import { InterruptedError, OutputError } from './errors.js';
+import {
+  kindOf,
+  messageForm,
+  renderError,
+  renderMessage,
+  type ErrorMessage,
+  type Message,
+  type MessagePolicy,
+} from './io/messages.js';
+import type { PagerChoice, RunningPager } from './io/pager.js';
+import { ProgressLine, type Progress } from './io/progress.js';
 import { ShutdownRegistry, type Shutdown } from './shutdown.js';
+
+export type { ErrorMessage, Message } from './io/messages.js';
+export type { PagerChoice } from './io/pager.js';
+export type { Progress } from './io/progress.js';
 
 /** Colour functions; identity functions when colour is off. */
 export interface Colors {
@@ -20,10 +40,9 @@ export interface Colors {
   cyan: (s: string) => string;
 }
 
-/** Streams, TTY flags, terminal widths and the colour decision for one CLI run. */
+/** Streams' TTY flags, terminal sizes, colours, and the writers of one CLI run. */
 export interface Io {
-  stdout: Writable;
-  stderr: Writable;
+  /** Standard input (read by `--with-token`, `--from-file -`, prompts). */
   stdin: Readable;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
@@ -36,14 +55,9 @@ export interface Io {
   stdoutRows: number | undefined;
   /**
    * The first error stdout reported (EPIPE when its reader went away, ENOSPC on a full
-   * disk, ...), or undefined. Writers learn of it through their write callbacks as well.
+   * disk, ...), or undefined. Writers learn of it through `out` as well.
    */
   stdoutError: () => NodeJS.ErrnoException | undefined;
-  /**
-   * The pager for text longer than the screen (cli-contract.md "Output"), decided on first
-   * call: undefined when stdout is not a terminal or paging is turned off.
-   */
-  pager: () => PagerChoice | undefined;
   /** Colour for data on stdout. */
   colorOut: Colors;
   /** Colour for messages on stderr. */
@@ -53,15 +67,71 @@ export interface Io {
    * pager, a temp file or a command's account does at a signal or a forced end.
    */
   shutdown: Shutdown;
+
+  /**
+   * Writes records (data) to stdout, or into the pager while one runs, and waits until
+   * they were taken (memory stays flat however much is written). On a terminal the
+   * progress line is erased first and drawn again after.
+   * @throws OutputError when stdout cannot be written (EPIPE: its reader went away; ENOSPC, EIO).
+   */
+  out(data: string | Uint8Array): Promise<void>;
+  /**
+   * Writes text to stdout at once, not waiting (help and the version, for commander's
+   * synchronous callbacks); a failure is found by `flush` and `stdoutError`.
+   */
+  outNow(text: string): void;
+  /**
+   * True when output of `lines` lines is longer than stdout's terminal (one row is kept
+   * for the prompt) and a pager is chosen (cli-contract.md "Output"): then `startPager`.
+   */
+  wouldPage(lines: number): boolean;
+  /**
+   * Starts the pager when `wouldPage` allows (at most one per run; `out` writes into it
+   * from then on). True when one runs.
+   */
+  startPager(): Promise<boolean>;
+  /**
+   * Ends the pager's input and waits for the person to quit it; a no-op without one. A
+   * pager that could not run the command it was given (exit 126, 127) gets its text
+   * written to stdout instead.
+   */
+  stopPager(): Promise<void>;
+  /** Waits until stdout and stderr have taken everything written so far. */
+  flush(): Promise<void>;
+
+  /** The progress line on stderr's terminal (nothing at all when stderr is not one). */
+  progress: Progress;
+
+  /**
+   * Tells the message writer whether the run's output is JSON (`--output json|ndjson`,
+   * `--json`, `--jq`): with it, errors are JSON objects, and so are other messages when
+   * stderr is not a terminal (`io/messages.ts` `messageForm`).
+   */
+  setJsonOutput(json: boolean): void;
+  /** Whether errors are written as JSON objects now. */
+  jsonErrors(): boolean;
+  /** Writes an error, as text or one JSON object. */
+  error(e: ErrorMessage): void;
+  /**
+   * Writes `warning: message` (once per message), wrapped so that no line is wider than
+   * 80 columns, the terminal, or `wrap`; or one JSON object.
+   */
+  warn(message: string, opts?: { wrap?: number }): void;
+  /**
+   * Writes a note (dim), only when stderr is a terminal (notes are for people), or
+   * always with `always` (what a script must learn too, such as a file petstore removed).
+   */
+  note(message: string, opts?: { always?: boolean }): void;
+  /** Writes any other message: a `--verbose` line, jq's `debug`, a key command's stderr, a served request. */
+  message(m: Message): void;
+  /**
+   * The streams an interactive prompt reads and draws on (stdin, stderr); the progress
+   * line is erased first.
+   */
+  prompt(): { input: Readable; output: Writable };
 }
 
 const identity = (s: string): string => s;
-
-/** A pager: a shell command line and the environment to run it with. */
-export interface PagerChoice {
-  command: string;
-  env: NodeJS.ProcessEnv;
-}
 
 /**
  * Picks the pager gh's way: `PETSTORE_PAGER`, else `PAGER`, else `less -FRX` when `less`
@@ -164,17 +234,18 @@ function sizeOf(
   return stream.isTTY === true && typeof size === 'number' && size > 0 ? size : undefined;
 }
 
+/** A stream that may be a terminal (as `process.stdout` is). */
+type TtyWritable = Writable & { isTTY?: boolean; columns?: number; rows?: number; fd?: unknown };
+
 /**
  * Builds an Io over any three streams; a stream's `isTTY` and `columns` say whether it is
- * a terminal and how wide (as on `process.stdout`). `env` and `noColorFlag` decide colour.
- * `shutdown` is the process's registry (a fresh one, which nothing drives, by default).
+ * a terminal and how wide (as on `process.stdout`). `env` and `noColorFlag` decide colour;
+ * `PETSTORE_MESSAGES` the form of messages (a value it does not allow is `main`'s usage
+ * error, and counts as unset here). `shutdown` is the process's registry (a fresh one,
+ * which nothing drives, by default).
  */
 export async function createIo(
-  streams: {
-    stdout: Writable & { isTTY?: boolean; columns?: number; rows?: number };
-    stderr: Writable & { isTTY?: boolean; columns?: number };
-    stdin: Readable & { isTTY?: boolean };
-  },
+  streams: { stdout: TtyWritable; stderr: TtyWritable; stdin: Readable & { isTTY?: boolean } },
   env: EnvVars,
   noColorFlag: boolean,
   shutdown: Shutdown = new ShutdownRegistry(),
@@ -185,30 +256,193 @@ export async function createIo(
     loadColors(wantsColor(stdoutIsTTY, env, noColorFlag)),
     loadColors(wantsColor(stderrIsTTY, env, noColorFlag)),
   ]);
-  // Failures of stdout are handled where it is written (write callbacks, `cli.ts`); the
-  // listener keeps an 'error' event from becoming an uncaught exception and remembers it.
-  let stdoutError: NodeJS.ErrnoException | undefined;
-  let pager: { choice: PagerChoice | undefined } | undefined;
-  streams.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    stdoutError ??= err;
-  });
-  streams.stderr.on('error', () => undefined);
-  return {
-    stdout: streams.stdout,
-    stderr: streams.stderr,
-    stdin: streams.stdin,
-    stdoutIsTTY,
-    stderrIsTTY,
-    stdinIsTTY: streams.stdin.isTTY === true,
-    stdoutColumns: sizeOf(streams.stdout, 'columns'),
-    stderrColumns: sizeOf(streams.stderr, 'columns'),
-    stdoutRows: sizeOf(streams.stdout, 'rows'),
-    stdoutError: () => stdoutError,
-    pager: () => (pager ??= { choice: choosePager(env, stdoutIsTTY) }).choice,
-    colorOut,
-    colorErr,
-    shutdown,
-  };
+  let forced: 'json' | 'text' | undefined;
+  try {
+    forced = env.get('PETSTORE_MESSAGES');
+  } catch {
+    forced = undefined;
+  }
+  return new StreamIo(streams, { colorOut, colorErr, shutdown, forced, pager: () => choosePager(env, stdoutIsTTY) });
+}
+
+/** What `createIo` decided for a StreamIo. */
+interface StreamIoChoices {
+  colorOut: Colors;
+  colorErr: Colors;
+  shutdown: Shutdown;
+  forced: 'json' | 'text' | undefined;
+  /** The pager, chosen on first need. */
+  pager: () => PagerChoice | undefined;
+}
+
+/** The Io over three streams (`createIo`). */
+class StreamIo implements Io {
+  readonly stdin: Readable;
+  readonly stdoutIsTTY: boolean;
+  readonly stderrIsTTY: boolean;
+  readonly stdinIsTTY: boolean;
+  readonly stdoutColumns: number | undefined;
+  readonly stderrColumns: number | undefined;
+  readonly stdoutRows: number | undefined;
+  readonly colorOut: Colors;
+  readonly colorErr: Colors;
+  readonly shutdown: Shutdown;
+  readonly progress: ProgressLine;
+  private readonly stdout: TtyWritable;
+  private readonly stderr: TtyWritable;
+  private readonly policy: MessagePolicy;
+  private readonly choosePager: () => PagerChoice | undefined;
+  private pagerChoice: { choice: PagerChoice | undefined } | undefined;
+  private pager: RunningPager | undefined;
+  /** What was written into the pager, in case it turns out not to run (exit 126, 127). */
+  private paged: (string | Uint8Array)[] = [];
+  private firstStdoutError: NodeJS.ErrnoException | undefined;
+  private readonly warned = new Set<string>();
+
+  constructor(
+    streams: { stdout: TtyWritable; stderr: TtyWritable; stdin: Readable & { isTTY?: boolean } },
+    choices: StreamIoChoices,
+  ) {
+    this.stdout = streams.stdout;
+    this.stderr = streams.stderr;
+    this.stdin = streams.stdin;
+    this.stdoutIsTTY = streams.stdout.isTTY === true;
+    this.stderrIsTTY = streams.stderr.isTTY === true;
+    this.stdinIsTTY = streams.stdin.isTTY === true;
+    this.stdoutColumns = sizeOf(streams.stdout, 'columns');
+    this.stderrColumns = sizeOf(streams.stderr, 'columns');
+    this.stdoutRows = sizeOf(streams.stdout, 'rows');
+    this.colorOut = choices.colorOut;
+    this.colorErr = choices.colorErr;
+    this.shutdown = choices.shutdown;
+    this.choosePager = choices.pager;
+    this.policy = { forced: choices.forced, jsonOutput: false, stderrIsTTY: this.stderrIsTTY };
+    // stderr is written synchronously on a terminal (Linux), so the line is where it was drawn.
+    this.progress = new ProgressLine(
+      (t) => this.stderr.write(t),
+      this.stderrIsTTY,
+      this.stderrColumns,
+      () => performance.now(),
+    );
+    // Failures of stdout are reported where it is written (`out`, `cli.ts`); the listener
+    // keeps an 'error' event from becoming an uncaught exception and remembers it.
+    streams.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      this.firstStdoutError ??= err;
+    });
+    streams.stderr.on('error', () => undefined);
+  }
+
+  stdoutError = (): NodeJS.ErrnoException | undefined => this.firstStdoutError;
+
+  async out(data: string | Uint8Array): Promise<void> {
+    if (this.pager !== undefined && !this.pager.done) {
+      this.paged.push(data);
+      return this.pager.write(data);
+    }
+    const failed = this.firstStdoutError;
+    if (failed !== undefined) throw new OutputError(failed);
+    if (data.length === 0) return;
+    let written: Promise<void> | undefined;
+    // Records on the terminal the progress line is on would run into it.
+    const write = (): void => {
+      written = new Promise<void>((resolve, reject) => {
+        this.stdout.write(data, (err) => {
+          if (err === null || err === undefined) resolve();
+          else reject(new OutputError(this.firstStdoutError ?? err));
+        });
+      });
+    };
+    if (this.stdoutIsTTY) this.progress.around(write);
+    else write();
+    await written;
+  }
+
+  outNow(text: string): void {
+    this.stdout.write(text);
+  }
+
+  wouldPage(lines: number): boolean {
+    const rows = this.stdoutRows;
+    if (!this.stdoutIsTTY || rows === undefined || lines <= rows - 1) return false;
+    return (this.pagerChoice ??= { choice: this.choosePager() }).choice !== undefined;
+  }
+
+  async startPager(): Promise<boolean> {
+    if (this.pager !== undefined) return !this.pager.done;
+    const choice = this.pagerChoice?.choice;
+    if (choice === undefined) return false;
+    const { RunningPager } = await import('./io/pager.js');
+    // The pager draws on the terminal itself when stdout is the process's; else (tests)
+    // what it prints is copied to stdout.
+    const direct = this.stdout.fd === 1;
+    this.progress.clear();
+    this.pager = await RunningPager.start(choice, this.shutdown, direct ? undefined : (d) => void this.stdout.write(d));
+    return this.pager !== undefined;
+  }
+
+  async stopPager(): Promise<void> {
+    const pager = this.pager;
+    if (pager === undefined) return;
+    const code = await pager.finish();
+    const text = this.paged;
+    this.paged = [];
+    this.pager = undefined;
+    // The shell found no such command: the text is written as it is, so nothing is lost.
+    if (code === 126 || code === 127) for (const d of text) await this.out(d);
+  }
+
+  flush(): Promise<void> {
+    return Promise.all([flushed(this.stdout), flushed(this.stderr)]).then(() => undefined);
+  }
+
+  setJsonOutput(json: boolean): void {
+    this.policy.jsonOutput = json;
+  }
+
+  jsonErrors(): boolean {
+    return messageForm(this.policy, 'error') === 'json';
+  }
+
+  error(e: ErrorMessage): void {
+    this.line(renderError(e, messageForm(this.policy, 'error'), this.style()));
+  }
+
+  warn(message: string, opts?: { wrap?: number }): void {
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    this.message({ level: 'warning', message, wrap: opts?.wrap });
+  }
+
+  note(message: string, opts?: { always?: boolean }): void {
+    if (this.stderrIsTTY || opts?.always === true) this.message({ level: 'note', message });
+  }
+
+  message(m: Message): void {
+    this.line(renderMessage(m, messageForm(this.policy, kindOf(m)), this.style()));
+  }
+
+  prompt(): { input: Readable; output: Writable } {
+    this.progress.clear();
+    return { input: this.stdin, output: this.stderr };
+  }
+
+  /** Writes whole lines on stderr, below the progress line's place. */
+  private line(text: string): void {
+    this.progress.around(() => this.stderr.write(text));
+  }
+
+  private style(): { columns: number | undefined; yellow: Colors['yellow']; red: Colors['red']; dim: Colors['dim'] } {
+    const c = this.colorErr;
+    return { columns: this.stderrColumns, yellow: c.yellow, red: c.red, dim: c.dim };
+  }
+}
+
+/**
+ * Writes the last words of a process that is being ended (`cli-entry.ts`, when nothing of
+ * the run said why) on its stderr, synchronously.
+ */
+export function writeLastWords(line: string): void {
+  process.stderr.write(`${line}\n`);
 }
 
 /** Builds the Io of the real process from its streams, environment and shutdown registry. */

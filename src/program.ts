@@ -49,19 +49,13 @@ export const HELP_COLUMNS = 80;
 /**
  * Builds the program. `makeContext` turns the parsed global flags into a command's
  * Context; commander's own output and errors flow through `io` and `cli.ts` (its
- * `exitOverride` makes it throw instead of exiting). While `quietStderr()` is true,
- * commander's own stderr text (help after a missing command word) is dropped.
+ * `exitOverride` makes it throw instead of exiting).
  */
-export function buildProgram(
-  io: Io,
-  makeContext: (flags: GlobalFlags) => Context,
-  quietStderr: () => boolean = () => false,
-): Program {
+export function buildProgram(io: Io, makeContext: (flags: GlobalFlags) => Context): Program {
   let exitCode: number | undefined;
   let failedCommand: string[] | undefined;
   let running: string[] | undefined;
   const outWidth = (): number => io.stdoutColumns ?? HELP_COLUMNS;
-  const errWidth = (): number => io.stderrColumns ?? HELP_COLUMNS;
   const root = addGlobalOptions(new Command('petstore'));
   const runner: Runner = {
     run: async (body) => {
@@ -77,14 +71,16 @@ export function buildProgram(
     .configureOutput({
       // Only help (and the version) comes this way: commander wraps its own lists at the
       // width, and the texts added after them (examples, notes) are wrapped here.
-      writeOut: (s) => io.stdout.write(wrapHelpText(s, outWidth())),
-      writeErr: (s) => {
-        if (!quietStderr()) io.stderr.write(wrapHelpText(s, errWidth()));
-      },
+      writeOut: (s) => io.outNow(wrapHelpText(s, outWidth())),
+      // Commander's only other text is the help it shows for a command word left out
+      // (`petstore`, `petstore pets`): help asked for in the only way there is, so it goes
+      // to stdout with exit 0, as gh and kubectl do (cli.ts).
+      writeErr: (s) => io.outNow(wrapHelpText(s, outWidth())),
       // cli.ts prints the error (plain or JSON), so commander's own copy is dropped.
       outputError: () => undefined,
       getOutHelpWidth: outWidth,
-      getErrHelpWidth: errWidth,
+      getErrHelpWidth: outWidth,
+      getErrHasColors: () => false,
     })
     .configureHelp({
       // A subcommand's help also lists the flags it inherits (gh's INHERITED FLAGS).
@@ -121,7 +117,7 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
     .addCommand(newConfigCommand(runner))
     .addCommand(newApiCommand(runner))
     .addCommand(newCompletionCommand(runner))
-    .addCommand(newVersionCommand(VERSION, (s) => io.stdout.write(s)))
+    .addCommand(newVersionCommand(VERSION, (s) => io.outNow(s)))
     .addCommand(newHelpCommand())
     .hook('preAction', (_root, action) => refuseRecordFlags(root.opts(), action));
   inheritSettings(root, [], (words) => (failedCommand ??= words));

@@ -43,6 +43,12 @@ export interface ShutdownHook {
   onForcedEnd?: (end: ForcedEnd) => boolean;
   /** What the part is doing now, in a few words ("copying stdin to a temporary file"). */
   doing?: () => string | undefined;
+  /**
+   * True while a person is using the terminal through this part (a pager petstore started):
+   * the process is not ended a second after a signal while it holds (the one wait the
+   * contract allows past that second), only by a second signal the part does not take.
+   */
+  holds?: () => boolean;
 }
 
 /** Where parts register. */
@@ -94,6 +100,11 @@ export class ShutdownRegistry implements Shutdown {
     let told = false;
     for (const hook of hooks) if (attempt(() => hook.onForcedEnd?.(end)) === true) told = true;
     return told;
+  }
+
+  /** Whether a part holds the process (`ShutdownHook.holds`): a pager the person is reading. */
+  holding(): boolean {
+    return this.newestFirst().some((hook) => attempt(() => hook.holds?.()) === true);
   }
 
   /** What the newest part that says so is doing, if any. */

@@ -1,10 +1,13 @@
 /**
  * `completion bash|zsh|fish`: prints a shell completion script. The script is generated
  * from the commander tree (commands, subcommands, flags, and the choices commander holds
- * for flag values and arguments: `--status`, `--env`, `--output`, config keys, shells), so
- * it cannot drift from the real CLI.
+ * for flag values and arguments: `--status`, `--env`, `--output`, config keys, shells) and
+ * from the settings registry (the values of `config set environment`), so it cannot drift
+ * from the real CLI. After `help`, the words are the tree's own (`help pets list`); a
+ * flag that takes a file completes paths as files (a directory gets a `/` and no space).
  */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import { settingChoices } from '../config/keys.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 
@@ -34,6 +37,8 @@ export interface CompletionNode {
   flags: CompletionFlag[];
   /** Choices of its first argument (`completion <shell>`), if any. */
   argChoices: readonly string[] | undefined;
+  /** Choices of its second argument by its first (`config set environment` → the environments). */
+  valueChoices?: Record<string, readonly string[]>;
 }
 
 /** The completion model: every command path, root first; global flags apply everywhere. */
@@ -67,25 +72,50 @@ function flagsOf(cmd: CommandUnknownOpts): CompletionFlag[] {
     }));
 }
 
-/** Walks the commander tree into a completion model. */
+/** Commands whose second argument's choices depend on the first, and where they come from. */
+const VALUE_CHOICES: Record<string, () => Record<string, readonly string[]>> = {
+  'config set': settingChoices,
+};
+
+/**
+ * Walks the commander tree into a completion model. `help` gets a node for every command
+ * path (`help pets` offers `list create get`), since it takes the tree's words.
+ */
 function completionModel(program: CommandUnknownOpts): CompletionModel {
   const nodes: CompletionNode[] = [];
+  const helpNodes: CompletionNode[] = [];
   const visit = (cmd: CommandUnknownOpts, path: string[]): void => {
     const subs = cmd.commands;
     const arg = cmd.registeredArguments[0];
+    const isHelp = path.length === 1 && path[0] === 'help';
+    const subcommands = subs.map((c) => ({ name: c.name(), description: c.description() }));
     nodes.push({
       path,
       description: cmd.description(),
-      subcommands: subs.map((c) => ({ name: c.name(), description: c.description() })),
+      subcommands: isHelp ? [] : subcommands,
       flags: path.length === 0 ? [] : [...flagsOf(cmd), HELP_FLAG],
-      argChoices:
-        path.length === 1 && path[0] === 'help'
-          ? program.commands.map((c) => c.name()).filter((n) => n !== 'help')
-          : arg?.argChoices,
+      argChoices: isHelp ? undefined : arg?.argChoices,
+      valueChoices: VALUE_CHOICES[path.join(' ')]?.(),
     });
+    if (!isHelp) {
+      const words = subcommands.filter((s) => s.name !== 'help');
+      helpNodes.push({
+        path: ['help', ...path],
+        description: cmd.description(),
+        subcommands: words,
+        flags: [HELP_FLAG],
+        argChoices: undefined,
+      });
+    }
     for (const c of subs) visit(c, [...path, c.name()]);
   };
   visit(program, []);
+  // `help` itself is the first of the help nodes (`help` alone offers the top level).
+  const at = nodes.findIndex((n) => n.path.length === 1 && n.path[0] === 'help');
+  const [root, ...helpRest] = helpNodes;
+  const helpRoot = root === undefined || at === -1 ? undefined : { ...root, description: nodes[at]?.description ?? '' };
+  if (at !== -1 && helpRoot !== undefined)
+    nodes.splice(at, 1, helpRoot, ...helpRest.filter((n) => n.subcommands.length > 0));
   const globalFlags = [...flagsOf(program), HELP_FLAG];
   return { name: program.name(), nodes, globalFlags };
 }
@@ -117,23 +147,26 @@ export function bashScript(model: CompletionModel): string {
       );
     else if (f.values !== undefined)
       valueCases.push(`    ${pattern}) COMPREPLY=($(compgen -W "${shellWords(f.values)}" -- "$cur")); return 0 ;;`);
-    else if (f.file) valueCases.push(`    ${pattern}) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;`);
+    // As file names: a directory gets its `/` and no space after it, names with spaces stay whole.
+    else if (f.file)
+      valueCases.push(
+        `    ${pattern}) compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;`,
+      );
     else valueCases.push(`    ${pattern}) COMPREPLY=(); return 0 ;;`);
   }
   const globalWords = model.globalFlags.flatMap((f) => (f.long !== undefined ? [f.long] : []));
   // Words first (subcommands, argument choices); flags when the word starts with "-" or
   // nothing else can follow.
   const nodeCases = model.nodes.map((n) => {
-    const positional = [...n.subcommands.map((s) => s.name), ...(n.argChoices ?? [])];
     const flags = [
       ...n.flags.flatMap((f) => (f.long !== undefined ? [f.long] : [])),
       ...(n.path.length === 0 ? globalWords : globalWords.filter((w) => w !== '--help' && w !== '--version')),
     ];
-    return `    "${n.path.join(' ')}") words="${shellWords(positional)}"; flags="${shellWords([...new Set(flags)])}" ;;`;
+    return `    "${n.path.join(' ')}") ${positionalWords(n)}; flags="${shellWords([...new Set(flags)])}" ;;`;
   });
   return `# ${model.name} completion for bash. Load it with: source <(${model.name} completion bash)
 ${fn}() {
-  local cur prev path="" w i skip=0 words="" flags=""
+  local cur prev path="" w i skip=0 words="" flags="" nargs=0 first=""
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
   # "--status=so": bash splits at "=", so the flag is two words back.
@@ -145,7 +178,8 @@ ${fn}() {
     case "$w" in
       -*=*|=) ;;
       -*) case " ${valueFlags.join(' ')} " in *" $w "*) skip=1 ;; esac ;;
-      *) case "$path:$w" in ${pathCases}) path="\${path:+$path }$w" ;; esac ;;
+      *) if ((nargs == 0)); then case "$path:$w" in ${pathCases}) path="\${path:+$path }$w"; continue ;; esac; fi
+         ((nargs == 0)) && first="$w"; nargs=$((nargs + 1)) ;;
     esac
   done
   case "$prev" in
@@ -160,6 +194,20 @@ ${nodeCases.join('\n')}
 }
 complete -F ${fn} ${model.name}
 `;
+}
+
+/**
+ * The bash words that may come next at node `n`, given `nargs` (the arguments after its
+ * path so far) and `first` (the first of them): its subcommands, the choices of its first
+ * argument, or of its second by the first.
+ */
+function positionalWords(n: CompletionNode): string {
+  const first = [...n.subcommands.map((s) => s.name), ...(n.argChoices ?? [])];
+  const second = Object.entries(n.valueChoices ?? {}).map(
+    ([key, values]) => `${key}) words="${shellWords(values)}" ;; `,
+  );
+  const then = second.length === 0 ? '' : ` elif ((nargs == 1)); then case "$first" in ${second.join('')}esac;`;
+  return `if ((nargs == 0)); then words="${shellWords(first)}";${then} fi`;
 }
 
 /** The zsh script: zsh's bashcompinit runs the bash completion function. */
@@ -201,8 +249,15 @@ function fishScript(model: CompletionModel): string {
           (n.subcommands.length > 0 ? `; and not __fish_seen_subcommand_from ${subNames(n)}` : '');
     for (const s of n.subcommands)
       out.push(`complete -c ${c} -n ${fishQuote(cond)} -a ${s.name} -d ${fishQuote(s.description)}`);
-    if (n.argChoices !== undefined)
-      out.push(`complete -c ${c} -n ${fishQuote(cond)} -a ${fishQuote(n.argChoices.join(' '))}`);
+    if (n.argChoices !== undefined) {
+      // The first argument once: after a key, its values (below), not the keys again.
+      const before = `${cond}; and not __fish_seen_subcommand_from ${n.argChoices.join(' ')}`;
+      out.push(`complete -c ${c} -n ${fishQuote(before)} -a ${fishQuote(n.argChoices.join(' '))}`);
+    }
+    for (const [key, values] of Object.entries(n.valueChoices ?? {}))
+      out.push(
+        `complete -c ${c} -n ${fishQuote(`${cond}; and __fish_seen_subcommand_from ${key}`)} -a ${fishQuote(values.join(' '))}`,
+      );
     if (n.path.length > 0)
       for (const f of n.flags)
         if (f.long !== '--help') out.push(`complete -c ${c} -n ${fishQuote(cond)}${fishFlag(f)}`);
@@ -214,9 +269,13 @@ function fishScript(model: CompletionModel): string {
  * Prints the completion script of `shell` for the command tree `root`.
  * @returns exit code 0.
  */
-export function runCompletion(ctx: Context, root: CommandUnknownOpts, shell: 'bash' | 'zsh' | 'fish'): number {
+export async function runCompletion(
+  ctx: Context,
+  root: CommandUnknownOpts,
+  shell: 'bash' | 'zsh' | 'fish',
+): Promise<number> {
   const model = completionModel(root);
   const script = shell === 'fish' ? fishScript(model) : shell === 'zsh' ? zshScript(model) : bashScript(model);
-  ctx.io.stdout.write(script);
+  await ctx.io.out(script);
   return ExitCode.ok;
 }

@@ -1,6 +1,5 @@
 /** `petstore help [COMMAND...]`: help for a command path (`petstore help pets list`). */
 import { Argument, Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { UsageError } from '../errors.js';
 import { rootOf } from './runner.js';
 
 /** Declares `help`. It needs no Context: it only walks the command tree. */
@@ -21,21 +20,25 @@ Examples:
 }
 
 /**
- * Finds the command named by `words` under `root`.
- * @throws UsageError naming the unknown word and listing the commands known at that level.
+ * Finds the command named by `words` under `root`. An unknown word is reported the way
+ * commander reports it for `petstore pets lst` (the same message and "Did you mean"
+ * suggestion, from commander's own code, and the same hint), since `petstore help pets
+ * lst` is the same mistake.
+ * @throws commander's `commander.unknownCommand` error (cli.ts makes it a UsageError, exit 2).
  */
 function findCommand(root: CommandUnknownOpts, words: readonly string[]): CommandUnknownOpts {
   let cmd = root;
-  for (const [i, word] of words.entries()) {
+  for (const word of words) {
     const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
-    if (sub === undefined) {
-      const known = cmd.commands.map((c) => c.name()).filter((n) => n !== 'help');
-      throw new UsageError(
-        `unknown command ${JSON.stringify(words.slice(0, i + 1).join(' '))}`,
-        `Commands${cmd === root ? '' : ` of \`${cmd.name()}\``}: ${known.join(', ')}.`,
-      );
-    }
-    cmd = sub;
+    cmd = sub ?? unknownCommand(cmd, word);
   }
   return cmd;
+}
+
+/** Raises commander's own error for `word` unknown under `cmd`, with its suggestion. */
+function unknownCommand(cmd: CommandUnknownOpts, word: string): never {
+  // Commander reads the unknown word from `args`, as after parsing `petstore pets lst`.
+  const unknown = cmd as unknown as { args: string[]; unknownCommand(): never };
+  unknown.args = [word];
+  return unknown.unknownCommand();
 }

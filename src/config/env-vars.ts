@@ -99,6 +99,11 @@ export const ENV_VARS = {
     default: '`PAGER`',
     meaning: 'The pager for a table longer than the screen; `cat` turns paging off.',
   },
+  PETSTORE_MESSAGES: {
+    type: ['json', 'text'],
+    default: 'errors as JSON with `--output json|ndjson`; other messages too when stderr is not a terminal',
+    meaning: 'The form of every message on stderr: `json` (one object a line) or `text`.',
+  },
   PAGER: {
     type: 'string',
     default: '`less -FRX`, when `less` is on `PATH`',

@@ -17,6 +17,8 @@ export interface SettingDef {
   description: string;
   /** The value used when the file has none (`config get` prints it, as gh does). */
   default?: string;
+  /** The values it takes, when they are a fixed list (completed after `config set KEY`). */
+  choices?: readonly string[];
   /**
    * Checks and normalises a value for `config set`; `warn` receives advice that does not
    * refuse the value.
@@ -66,6 +68,7 @@ export const SETTINGS: readonly SettingDef[] = [
     key: 'environment',
     description: `environment used when neither --env nor PETSTORE_ENV is given: ${ENVIRONMENTS.join(', ')}`,
     default: 'production',
+    choices: ENVIRONMENTS,
     parse: (raw) => parseEnvName(raw, 'environment'),
   },
   baseUrlSetting('production'),
@@ -76,6 +79,11 @@ export const SETTINGS: readonly SettingDef[] = [
 
 /** The names of the known settings (`config get|set|unset` complete and accept these). */
 export const SETTING_KEYS: readonly string[] = SETTINGS.map((s) => s.key);
+
+/** The values of the settings that take a fixed list, by key (`environment`: the environments). */
+export function settingChoices(): Record<string, readonly string[]> {
+  return Object.fromEntries(SETTINGS.flatMap((s) => (s.choices === undefined ? [] : [[s.key, s.choices]])));
+}
 
 /** Names that look like an attempt to handle an API key through `config`. */
 const KEY_LIKE = /(?:^|\.)(?:api[-_]?key|key|keys|token|secret|auth)(?:\.|$)/i;

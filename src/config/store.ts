@@ -19,13 +19,12 @@
  *   offending key, and cannot modify the file.
  * - Writes (`auth login|logout`, `config set|unset`) go through conf, which writes
  *   atomically (temp file, fsync, rename) with `configFileMode` 0600. Each read-modify-write
- *   holds a lock (file-lock.ts: a `config.json.lock` directory made atomically with mkdir,
- *   naming its holder's process),
- *   so two commands writing at once never lose each other's change (cli-contract.md "The
- *   config file"). They validate the file with the read path first, under the lock, so a
- *   corrupt or ill-shaped file is reported and left byte for byte as it was; conf runs with
- *   `clearInvalidConfig: false` and no defaults or schema, so its constructor never rewrites
- *   the file either.
+ *   holds a lock (file-lock.ts: a `config.json.lock` directory that names its holder's
+ *   process, made atomically with the name in it), so two commands writing at once never
+ *   lose each other's change (cli-contract.md "The config file"). They validate the file
+ *   with the read path first, under the lock, so a corrupt or ill-shaped file is reported
+ *   and left byte for byte as it was; conf runs with `clearInvalidConfig: false` and no
+ *   defaults or schema, so its constructor never rewrites the file either.
  */
 import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import type Conf from 'conf';

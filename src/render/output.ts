@@ -7,7 +7,7 @@
  */
 import { PET_FIELDS, type PetField } from '../api/constants.js';
 import type { Pet } from '../api/schemas.js';
-import { CliError, ExitCode, OutputError } from '../errors.js';
+import { CliError, ExitCode } from '../errors.js';
 import type { Io } from '../io.js';
 import { stringifyJson } from '../json.js';
 import { escapeJsonText, escapeRawForTerminal } from './escape.js';
@@ -45,32 +45,28 @@ export const JQ_MAX_INPUT_BYTES = 32 * 1024 * 1024;
 export const JQ_MAX_INPUT_PETS = 200_000;
 
 /**
- * Writes `text` to stdout and waits until the stream has taken it, so memory stays flat
- * however much is written, and a failure is known at once.
+ * Writes `text` to stdout through Io and waits until it was taken.
  * @throws OutputError when stdout cannot be written (EPIPE: its reader went away; ENOSPC, EIO).
  */
-export async function writeOut(io: Io, text: string): Promise<void> {
-  const failed = io.stdoutError();
-  if (failed !== undefined) throw new OutputError(failed);
-  await new Promise<void>((resolve, reject) => {
-    io.stdout.write(text, (err) => {
-      if (err === null || err === undefined) resolve();
-      else reject(new OutputError(io.stdoutError() ?? err));
-    });
-  });
+export function writeOut(io: Io, text: string): Promise<void> {
+  return io.out(text);
+}
+
+/** Lines of `text` (it ends with a newline). */
+function lineCount(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 /**
  * Writes a rendered table: through the pager when it is longer than the terminal (only on
- * a terminal; see pager.ts), else like any other output.
+ * a terminal; Io decides), else like any other output. The pager may have been started
+ * already, as soon as the rows held were more than a screenful (`FormatSink.push`).
  * @throws OutputError as `writeOut`.
  */
 async function writeTable(io: Io, text: string): Promise<void> {
-  const pager = io.pager();
-  if (pager !== undefined) {
-    const { shouldPage, page } = await import('./pager.js');
-    if (shouldPage(io, text) && (await page(io, pager, text))) return;
-  }
+  if (io.wouldPage(lineCount(text))) await io.startPager();
   await writeOut(io, text);
 }
 
@@ -160,6 +156,9 @@ class FormatSink implements Sink {
       }
       case 'table':
         this.held.push(...records);
+        // More than a screenful (the header too): the pager starts now, so that a signal
+        // before the end finds it running, ends its input and waits for the person.
+        if (out.io.wouldPage(this.held.length + 1)) await out.io.startPager();
     }
   }
 

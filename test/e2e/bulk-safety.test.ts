@@ -324,9 +324,15 @@ describe('5. SIGHUP and SIGQUIT end a run like SIGTERM: the account and the rema
     });
     await p.until(() => p.stdout().split('\n').length > 3);
     p.child.kill('SIGHUP');
-    // The second one while the remaining file is being written.
-    await p.until(() => readdirSync(dir).some((f) => f.endsWith('.tmp')));
-    p.child.kill('SIGHUP');
+    // More hang-ups every few ms until the run ends, so some land while the remaining file is
+    // written, however long that takes on a loaded machine (polling for its temp file could
+    // miss the moment).
+    const state = { ended: false };
+    void p.exited.then(() => (state.ended = true));
+    while (!state.ended) {
+      p.child.kill('SIGHUP');
+      await new Promise((r) => setTimeout(r, 5));
+    }
     expect((await p.exited).code).toBe(129);
     const err = lastJson(p.stderr());
     expect(err.remainingFile).toBe(`${file}.remaining.ndjson`);

@@ -2,8 +2,10 @@
  * The bash completion script loaded into an interactive bash in a real terminal (tmux):
  * `source <(petstore completion bash)`, then Tab completes commands and `--status` values.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { removeTempDirs } from '../helpers/temp-config.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 let tmux: TmuxSession | undefined;
@@ -13,31 +15,70 @@ afterEach(() => {
   removeTempDirs();
 });
 
+/** An interactive bash in `cwd` with petstore's completion loaded, its screen cleared. */
+async function bashWithCompletion(cwd?: string): Promise<TmuxSession> {
+  const t = startTmux({ command: 'bash --norc --noprofile -i', env: { TERM: 'xterm', HISTFILE: '/dev/null' } });
+  tmux = t;
+  await t.waitFor((s) => /[$#]/.test(s));
+  t.type(`PS1='$ '; ${cwd === undefined ? '' : `cd '${cwd}'; `}source <(petstore completion bash); echo LOADED`);
+  t.send('Enter');
+  await t.waitFor((s) => /^LOADED$/m.test(s));
+  t.type('clear');
+  t.send('Enter');
+  await t.waitFor((s) => !s.includes('LOADED'));
+  return t;
+}
+
 describe('completion in an interactive bash', () => {
+  it('`config set environment <TAB><TAB>` offers the environments, not the keys again', async () => {
+    const t = await bashWithCompletion();
+    t.type('petstore config set environment ');
+    t.send('Tab');
+    t.send('Tab');
+    const screen = await t.waitFor((s) => /production/.test(s) && /staging/.test(s));
+    expect(screen).toMatch(/production\s+sandbox\s+staging/);
+    expect(screen).not.toContain('baseUrl');
+    t.type('sa');
+    t.send('Tab');
+    await t.waitFor((s) => /^\$ petstore config set environment sandbox *$/m.test(s));
+  }, 30_000);
+
+  it('`--from-file data<TAB>` completes the directory `data/` with no space after it, then the file in it', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'data'));
+    writeFileSync(join(dir, 'data', 'new-pets.ndjson'), '{"name":"Rex","categoryId":1}\n');
+    const t = await bashWithCompletion(dir);
+    t.type('petstore pets create --from-file da');
+    t.send('Tab');
+    await t.waitFor((s) => /^\$ petstore pets create --from-file data\/$/m.test(s));
+    t.send('Tab');
+    await t.waitFor((s) => /^\$ petstore pets create --from-file data\/new-pets\.ndjson *$/m.test(s));
+  }, 30_000);
+
+  it('`petstore help pets l<TAB>` completes a command word under pets', async () => {
+    const t = await bashWithCompletion();
+    t.type('petstore help pets l');
+    t.send('Tab');
+    await t.waitFor((s) => /^\$ petstore help pets list *$/m.test(s));
+  }, 30_000);
+
   it('completes `petstore pe<TAB>` to pets and lists the --status values on <TAB><TAB>', async () => {
     // startTmux puts a `petstore` command on the shell's PATH.
-    tmux = startTmux({ command: 'bash --norc --noprofile -i', env: { TERM: 'xterm', HISTFILE: '/dev/null' } });
-    await tmux.waitFor((s) => /[$#]/.test(s));
-    tmux.type(`PS1='$ '; source <(petstore completion bash); echo LOADED`);
-    tmux.send('Enter');
-    await tmux.waitFor((s) => /^LOADED$/m.test(s));
-    tmux.type('clear');
-    tmux.send('Enter');
-    await tmux.waitFor((s) => !s.includes('LOADED'));
+    const t = await bashWithCompletion();
 
-    tmux.type('petstore pe');
-    tmux.send('Tab');
+    t.type('petstore pe');
+    t.send('Tab');
     // capture-pane drops trailing spaces; the space completion added shows once more is typed.
-    await tmux.waitFor((s) => /^\$ petstore pets *$/m.test(s));
+    await t.waitFor((s) => /^\$ petstore pets *$/m.test(s));
 
-    tmux.type('list --status ');
-    tmux.send('Tab');
-    tmux.send('Tab');
-    const screen = await tmux.waitFor((s) => /available\s+pending\s+sold/.test(s));
+    t.type('list --status ');
+    t.send('Tab');
+    t.send('Tab');
+    const screen = await t.waitFor((s) => /available\s+pending\s+sold/.test(s));
     expect(screen).toContain('$ petstore pets list --status');
 
-    tmux.type('s');
-    tmux.send('Tab');
-    await tmux.waitFor((s) => /^\$ petstore pets list --status sold *$/m.test(s));
+    t.type('s');
+    t.send('Tab');
+    await t.waitFor((s) => /^\$ petstore pets list --status sold *$/m.test(s));
   }, 30_000);
 });

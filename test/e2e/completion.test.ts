@@ -101,6 +101,12 @@ describe('completion bash', () => {
     ['petstore config get ', SETTING_KEYS],
     ['petstore config set s', SETTING_KEYS.filter((k) => k.startsWith('s'))],
     ['petstore config unset ', SETTING_KEYS],
+    ['petstore config set environment ', ['production', 'staging', 'sandbox']],
+    ['petstore config set environment s', ['staging', 'sandbox']],
+    ['petstore config set staging.baseUrl --h', ['--help']],
+    ['petstore help pets ', ['list', 'create', 'get']],
+    ['petstore help pets l', ['list']],
+    ['petstore help config s', ['set']],
     ['petstore pets get 7 -o nd', ['ndjson']],
     ['petstore completion ', ['bash', 'zsh', 'fish']],
     ['petstore pets create --from-', ['--from-file']],
@@ -157,6 +163,13 @@ describe.concurrent('completion zsh and fish', () => {
     expect(s).toContain('-l from-file -r -F');
     expect(s).toContain('-l input -r -F');
     expect(s).toContain("-a 'bash zsh fish'");
+    // As in bash: the environments after `config set environment`, the tree's words after `help`.
+    expect(s).toContain(
+      "complete -c petstore -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from environment' -a 'production staging sandbox'",
+    );
+    expect(s).toContain(
+      "complete -c petstore -n '__fish_seen_subcommand_from help; and __fish_seen_subcommand_from pets; and not __fish_seen_subcommand_from list create get' -a list",
+    );
   });
 
   it('refuses an unknown shell with exit 2', async () => {

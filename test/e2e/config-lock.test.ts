@@ -46,15 +46,15 @@ describe.concurrent('concurrent config writers, and the lock', () => {
       const [login, url] =
         round % 2 === 0 ? (['production', 'staging'] as const) : (['staging', 'production'] as const);
       const key = login === 'production' ? PROD_KEY : STAGING_KEY;
+      // The 100 writers below run at the same time: on a loaded machine a process may need
+      // more than runCli's default 20 s, as theirs do.
+      const timeoutMs = 150_000;
       const results = await Promise.all([
         runCli(
           ['--env', login, '--base-url', 'http://127.0.0.1:9/v1', 'auth', 'login', '--with-token', '--no-verify'],
-          {
-            env,
-            input: key,
-          },
+          { env, input: key, timeoutMs },
         ),
-        runCli(['config', 'set', `${url}.baseUrl`, url === 'production' ? PROD_URL : STAGING_URL], { env }),
+        runCli(['config', 'set', `${url}.baseUrl`, url === 'production' ? PROD_URL : STAGING_URL], { env, timeoutMs }),
       ]);
       for (const r of results) expect(r.code, r.stderr).toBe(0);
       const config = readConfig(dir);
@@ -67,7 +67,7 @@ describe.concurrent('concurrent config writers, and the lock', () => {
       await Promise.all(Array.from({ length: ROUNDS_AT_ONCE }, (_, i) => round(first + i)));
     }
     expect(lost).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 
   it('100 writers at once under load: none refused, no change lost', async () => {
     // Four writers set a key of their own; 96 others rewrite the file meanwhile (each
@@ -141,6 +141,45 @@ describe.concurrent('concurrent config writers, and the lock', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(readConfig(dir).staging?.baseUrl).toBe(STAGING_URL);
   }, 20_000);
+
+  it('an empty lock, left by a writer killed while letting go: taken at once, however fresh its mtime', async () => {
+    const dir = tempDir();
+    const env = { PETSTORE_CONFIG_DIR: dir };
+    // Killed between removing its owner file and the directory. An mtime an hour ahead
+    // keeps the 5 s staleness out of it: a lock code that waits for that never gets in.
+    mkdirSync(join(dir, 'config.json.lock'));
+    const ahead = new Date(Date.now() + 3_600_000);
+    utimesSync(join(dir, 'config.json.lock'), ahead, ahead);
+    const r = await runMain(['config', 'set', 'staging.baseUrl', STAGING_URL, '--timeout', '10'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readConfig(dir).staging?.baseUrl).toBe(STAGING_URL);
+  }, 20_000);
+
+  it.runIf(process.platform === 'linux')(
+    'held by a stopped writer (Ctrl-Z) that has not refreshed its lock for 10 s: not taken, exit 2 naming it',
+    async () => {
+      const dir = tempDir();
+      const env = { PETSTORE_CONFIG_DIR: dir };
+      expect((await runMain(['config', 'set', 'production.baseUrl', PROD_URL], { env })).code).toBe(0);
+      const before = readFileSync(join(dir, 'config.json'), 'utf8');
+      const holder = await holdLock(join(dir, 'config.json'));
+      holder.child.kill('SIGSTOP');
+      try {
+        const old = new Date(Date.now() - 10_000);
+        utimesSync(join(dir, 'config.json.lock'), old, old);
+        const r = await runMain(['config', 'set', 'staging.baseUrl', STAGING_URL, '--timeout', '1'], { env });
+        expect(r.code).toBe(2);
+        const text = unwrapped(r.stderr);
+        expect(text).toContain(`process ${holder.pid}`);
+        expect(text).not.toContain('remove');
+      } finally {
+        holder.child.kill('SIGKILL');
+        await holder.exited;
+      }
+      expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(before);
+    },
+    20_000,
+  );
 
   it('left behind by a killed writer: taken over, and the write succeeds', async () => {
     const dir = tempDir();

@@ -485,7 +485,7 @@ describe.concurrent('with --output json|ndjson every error is one JSON object on
   const cases: { args: string[]; code: string; exit: number; message?: RegExp }[] = [
     { args: ['pets', 'list', '--json', '--bogus'], code: 'usage', exit: 2, message: /unknown option '--bogus'/ },
     { args: ['--output', 'ndjson', 'pets', 'lst'], code: 'usage', exit: 2, message: /unknown command 'lst'/ },
-    { args: ['pets', '--json'], code: 'usage', exit: 2, message: /missing command/ },
+    { args: ['pets', 'create', '--json'], code: 'usage', exit: 2, message: /missing --name and --category-id/ },
     { args: ['pets', 'get', '--output=ndjson'], code: 'usage', exit: 2, message: /missing required argument 'id'/ },
     { args: ['pets', 'list', '--json', '--limit', '0'], code: 'usage', exit: 2, message: /--limit "0"/ },
     { args: ['pets', 'list', '--json', '--timeout', 'soon'], code: 'usage', exit: 2, message: /--timeout "soon"/ },

@@ -6,10 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/render/width.js';
+import { closedPortBaseUrl } from '../helpers/fault-server.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain, type MainOptions } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { errorReply, serverPool, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { errorReply, serverPool, type TestServer } from '../helpers/test-server.js';
 import { startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const KEY = 'pk_test_first_contact_0123';
@@ -398,8 +399,8 @@ describe.concurrent('hints that are right when pasted', () => {
   });
 
   it('an unreachable server names where its base URL came from, as a command that works', async () => {
-    const gone = await startTestServer();
-    await gone.close();
+    // A port below 1024 that refuses: a released ephemeral port may be taken by another test's server.
+    const gone = { baseUrl: await closedPortBaseUrl() };
     const config = tempDir();
     await runMain(['config', 'set', 'staging.baseUrl', gone.baseUrl], { env: { PETSTORE_CONFIG_DIR: config } });
     const base = { PETSTORE_CONFIG_DIR: config, PETSTORE_API_KEY: KEY };

@@ -439,7 +439,8 @@ describe.concurrent('--all with --jq', () => {
   it(`past ${JQ_MAX_INPUT_BYTES / 1024 / 1024} MiB it stops fetching: exit 1, nothing printed, a hint to -o ndjson`, async () => {
     // 100 pets of about 4 KB a page: the cap falls in page 83.
     const p = await pager({ pages: 120, perPage: 100, nameLength: 4000 });
-    const r = await runMain(['pets', 'list', '--all', '--jq', 'length'], { env: pagerEnv(p) });
+    // The whole command's deadline is not the subject: a loaded machine may take longer than 30 s.
+    const r = await runMain(['pets', 'list', '--all', '--jq', 'length', '--timeout', '600'], { env: pagerEnv(p) });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     const err = JSON.parse(r.stderr) as { code: string; message: string };
@@ -452,8 +453,10 @@ describe.concurrent('--all with --jq', () => {
   it(`past ${JQ_MAX_INPUT_PETS} pets too; with -o ndjson the filter runs per pet and never stops`, async () => {
     const p = await pager({ pages: 42, perPage: 5000 });
     const [whole, each] = await Promise.all([
-      runMain(['pets', 'list', '--all', '--jq', 'length', '--output', 'json'], { env: pagerEnv(p) }),
-      runMain(['pets', 'list', '--all', '-o', 'ndjson', '--jq', 'select(.id % 50000 == 0) | .id'], {
+      runMain(['pets', 'list', '--all', '--jq', 'length', '--output', 'json', '--timeout', '600'], {
+        env: pagerEnv(p),
+      }),
+      runMain(['pets', 'list', '--all', '-o', 'ndjson', '--jq', 'select(.id % 50000 == 0) | .id', '--timeout', '600'], {
         env: pagerEnv(p),
       }),
     ]);

@@ -1,11 +1,12 @@
 /**
- * The README's examples run as pasted: every `sh` block between its `examples:start` and
- * `examples:end` markers, in order, in one shell, with `petstore` on PATH (as after
- * Install), a fresh config directory and an empty working directory. And the links from
- * the README to docs/ lead to files that exist.
+ * The README runs as pasted: in a fresh clone (the repository's files, no dist/, with no
+ * `petstore` on PATH), its Quick start and then every `sh` block between its
+ * `examples:start` and `examples:end` markers, in order, in one shell — the first of them
+ * the line that puts the clone's own `petstore` on PATH. And the links from the README to
+ * docs/ lead to files that exist.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -29,36 +30,82 @@ function exampleBlocks(): string[] {
   return [...readme.slice(start, end).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
 }
 
+/** The commands of the Quick start's `sh` block (comments and blank lines left out). */
+function quickStart(): string[] {
+  const section = readme.slice(readme.indexOf('\n## Quick start\n'), readme.indexOf('\n## Install\n'));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  return block.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+}
+
+/**
+ * A fresh clone of the repository as it is now: the files git tracks (or would), without
+ * dist/; node_modules is the repository's, hard-linked (its hidden lockfile copied, as npm
+ * rewrites it), so that `npm install` finds everything installed and works offline.
+ */
+function freshClone(into: string): string {
+  const clone = join(into, 'clone');
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .filter((f) => f !== '' && existsSync(join(root, f)));
+  for (const f of files) cpSync(join(root, f), join(clone, f), { recursive: false, preserveTimestamps: true });
+  execFileSync('cp', ['-al', join(root, 'node_modules'), join(clone, 'node_modules')]);
+  const hidden = join(clone, 'node_modules', '.package-lock.json');
+  rmSync(hidden, { force: true });
+  cpSync(join(root, 'node_modules', '.package-lock.json'), hidden);
+  return clone;
+}
+
 describe('README', () => {
-  it('every example runs as pasted, in order, against the sandbox', async () => {
+  it('Quick start, then every example, runs as pasted, in order, in a fresh clone', async () => {
+    const start = quickStart();
+    // The one that runs this test suite is left out.
+    const commands = start.filter((c) => !c.includes('npm test'));
+    expect(start).toContain('npm install && npx petstore --env sandbox pets list --status available');
+    expect(commands.length).toBe(start.length - 1);
     const blocks = exampleBlocks();
-    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    expect(blocks[0]).toMatch(/^export PATH="\$PWD\/bin:\$PATH"$/m);
     const home = tempDir();
-    const bin = join(home, 'bin');
-    mkdirSync(bin);
-    symlinkSync(CLI_PROGRAM, join(bin, 'petstore'));
-    const work = join(home, 'work');
-    mkdirSync(work);
+    const clone = freshClone(home);
+    const before = readdirSync(clone).sort();
+    const node = dirname(process.execPath);
     // One shell, as a person pasting block after block would have; stop at the first failure.
-    const script = ['set -euo pipefail', `cd '${work}'`, ...blocks].join('\n');
+    const script = ['set -euo pipefail', `cd '${clone}'`, ...commands, ...blocks, 'pwd > "$HOME/examples-ran-in"'];
     const r = await shell(
-      script,
+      script.join('\n'),
       {
-        PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+        // No petstore on it: the README's own line puts the clone's there.
+        PATH: `${node}:/usr/bin:/bin`,
         HOME: home,
+        TMPDIR: home,
         PETSTORE_CONFIG_DIR: join(home, 'config'),
         TERM: 'dumb',
+        // npm finds everything installed: it must not reach the network, nor print notices.
+        npm_config_offline: 'true',
+        npm_config_cache: join(home, 'npm-cache'),
+        npm_config_audit: 'false',
+        npm_config_fund: 'false',
+        npm_config_update_notifier: 'false',
       },
-      120_000,
+      150_000,
     );
     expect(r.code, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`).toBe(0);
     expect(r.stderr).not.toMatch(/^error:/m);
+    // Quick start listed the available animals of the sandbox.
+    expect(r.stdout).toMatch(/^1\tRex\t1\tavailable$/m);
     // What the examples say they print.
     expect(r.stdout).toContain('9223372036854775807');
+    const work = readFileSync(join(home, 'examples-ran-in'), 'utf8').trim();
+    expect(work.startsWith(home)).toBe(true);
     expect(readFileSync(join(work, 'created.ndjson'), 'utf8').trim().split('\n')).toHaveLength(2);
     expect(JSON.parse(readFileSync(join(work, 'pets.json'), 'utf8')) as unknown).toEqual(expect.any(Array));
     expect(readFileSync(join(work, 'pets.csv'), 'utf8')).toMatch(/^id,name,categoryId,status\r\n/);
-  }, 150_000);
+    // The clone got its build and nothing else: the examples wrote their files elsewhere.
+    expect(readdirSync(clone).sort()).toEqual([...before, 'dist'].sort());
+  }, 200_000);
 
   it('its --jq examples run where no jq is installed', async () => {
     const lines = exampleBlocks()
@@ -99,6 +146,10 @@ describe('README', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(3);
     // A fresh clone has no dist/ and no dev dependencies: every block installs first.
     for (const block of blocks) expect(block).toMatch(/^npm install && /);
+    // Each is one alternative: one line, which leaves no file behind in the clone (npm pack's
+    // tarball is removed once installed).
+    for (const block of blocks) expect(block.split('\n')).toHaveLength(1);
+    expect(install).toMatch(/npm pack && npm install -g (\.\/\S+\.tgz) && rm \1/);
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
     expect(install).toContain(`./${pkg.name}-${pkg.version}.tgz`);
   });

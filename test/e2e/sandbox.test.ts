@@ -199,7 +199,7 @@ describe.concurrent('refusing to serve', () => {
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
       expect(r.stderr).toContain(`127.0.0.1:${port}`);
-      expect(r.stderr).toContain('EADDRINUSE');
+      expect(r.stderr).toContain('is in use by another program');
       expect(r.stderr).toContain('--port');
     } finally {
       other.child.kill('SIGINT');

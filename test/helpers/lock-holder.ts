@@ -1,7 +1,15 @@
 /**
- * A separate process that takes the sandbox data's lock with petstore's own lock code
- * (src/file-lock.ts, bundled once per test process with esbuild) and holds it until it
- * is killed or its stdin closes: for tests of a busy store and of a holder killed with -9.
+ * A separate process that takes a file's lock with petstore's own lock code
+ * (src/file-lock.ts, bundled once per test process with esbuild): for tests of a busy store
+ * and of a holder killed with -9 at any moment of its life.
+ *
+ * Modes:
+ * - `hold`: takes the lock and holds it until it is killed or its stdin closes.
+ * - `exit`: takes the lock and exits at once while holding it, so its exit handler lets
+ *   go of the lock (owner file, then the directory): a kill that races with it lands
+ *   anywhere in that.
+ * - `cycle`: takes and lets go of the lock in a loop (each turn makes and removes the lock
+ *   directory and its owner file), until it is killed or its stdin closes.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { build } from 'esbuild';
@@ -21,11 +29,27 @@ function holderScript(): Promise<string> {
       stdin: {
         contents: `
           import { FileLock } from ${JSON.stringify(LOCK_TS)};
-          const lock = new FileLock(process.argv[2]);
-          lock.run({ deadline: Date.now() + 30000 }, () => {
-            process.stdout.write('locked ' + process.pid + '\\n');
-            return new Promise((resolve) => process.stdin.on('end', resolve).resume());
-          }).then(() => lock.close());
+          const [file, mode] = process.argv.slice(2);
+          const lock = new FileLock(file);
+          const wait = () => ({ deadline: Date.now() + 30000 });
+          let stop = false;
+          process.stdin.on('end', () => (stop = true)).resume();
+          if (mode === 'cycle') {
+            (async () => {
+              for (let turn = 0; !stop; turn++) {
+                await lock.run(wait(), async () => {});
+                await lock.close();
+                if (turn === 0) process.stdout.write('cycling ' + process.pid + '\\n');
+                await new Promise((resolve) => setImmediate(resolve));
+              }
+            })();
+          } else {
+            lock.run(wait(), () => {
+              process.stdout.write('locked ' + process.pid + '\\n');
+              if (mode === 'exit') process.exit(0);
+              return new Promise((resolve) => (stop ? resolve() : process.stdin.on('end', resolve)));
+            }).then(() => lock.close());
+          }
         `,
         resolveDir: process.cwd(),
         loader: 'ts',
@@ -42,6 +66,9 @@ function holderScript(): Promise<string> {
   return bundled;
 }
 
+/** What a holder process does with the lock (see the module comment). */
+export type HolderMode = 'hold' | 'exit' | 'cycle';
+
 /** A running holder. */
 export interface LockHolder {
   child: ChildProcessWithoutNullStreams;
@@ -51,12 +78,13 @@ export interface LockHolder {
 }
 
 /**
- * Starts a process that takes the lock of the data file `file` and resolves once it holds
- * it. Close its stdin to make it release the lock and exit; kill it to leave the lock behind.
+ * Starts a process that takes the lock of `file` (`<file>.lock`) and resolves once it
+ * holds it (`cycle`: once it has taken and let go of it a first time). Close its stdin to
+ * make it let go and exit; kill it to leave whatever it was doing unfinished.
  */
-export async function holdLock(file: string): Promise<LockHolder> {
+export async function holdLock(file: string, mode: HolderMode = 'hold'): Promise<LockHolder> {
   const script = await holderScript();
-  const child = spawn(process.execPath, [script, file], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script, file, mode], { stdio: ['pipe', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   let out = '';
   let err = '';
@@ -70,7 +98,8 @@ export async function holdLock(file: string): Promise<LockHolder> {
         resolve();
       }
     });
-    void exited.then(() => reject(new Error(`the lock holder exited: ${err}`)));
+    // 'close' comes after the last of stdout: an `exit` holder may be gone before its line is read.
+    child.on('close', () => reject(new Error(`the lock holder exited: ${err}`)));
   });
   return { child, pid: child.pid ?? 0, exited };
 }

@@ -205,6 +205,18 @@ describe('code shape', () => {
     expect(offenders).toEqual([]);
   });
 
+  it("nothing but Io's own module (io.ts, io/) writes to stdout or stderr", () => {
+    // Records, messages, the progress line and the pager go through Io, which decides text
+    // or JSON and keeps the progress line off every other line (docs/architecture.md).
+    const writes = /\b(?:stdout|stderr)\??\.write\(/;
+    const offenders = files.filter((f) => f !== 'io.ts' && !f.startsWith('io/') && writes.test(text(f)));
+    expect(offenders).toEqual([]);
+    // The rule sees what it is for.
+    expect(writes.test('ctx.io.stderr.write(`x`)')).toBe(true);
+    expect(writes.test('process.stdout?.write(s)')).toBe(true);
+    expect(writes.test('child.stdout.on("data", f)')).toBe(false);
+  });
+
   it('only cli-entry.ts hands process.env to main; only config/ reads an environment', () => {
     const offenders = files.filter((f) => /process\.env\b/.test(text(f)));
     expect(offenders.filter((f) => !f.startsWith('config/') && f !== 'cli-entry.ts')).toEqual([]);

@@ -12,7 +12,7 @@ import { checkedRecords, NotTextError, Utf8Text } from '../../src/api/records.js
 import { BulkAccount, describeLines } from '../../src/commands/pets/create/account.js';
 import { GAP, InFlightLimit, ReorderBuffer } from '../../src/commands/pets/create/flight.js';
 import { checkInput } from '../../src/commands/pets/create/check.js';
-import { progressLine, sendingProgress, sendingSummary } from '../../src/commands/pets/create/progress.js';
+import { sendingProgress, sendingSummary } from '../../src/commands/pets/create/progress.js';
 import { remainingPlace, writeRemaining } from '../../src/commands/pets/create/remaining.js';
 import { ApiError, InterruptedError, UsageError } from '../../src/errors.js';
 import { ShutdownRegistry } from '../../src/shutdown.js';
@@ -260,26 +260,6 @@ describe('ReorderBuffer', () => {
 });
 
 describe('the progress line', () => {
-  it('draws at most every 100 ms, never wider than the terminal, and erases itself', () => {
-    let t = 0;
-    let screen = '';
-    const line = progressLine({ write: (s) => (screen += s) }, 12, () => t);
-    line.update('created 1 of 5,000');
-    t = 50;
-    line.update('created 2 of 5,000');
-    t = 150;
-    line.update('created 3 of 5,000');
-    line.clear();
-    line.clear();
-    expect(screen).toBe('\rcreated 1 o\x1b[K\rcreated 3 o\x1b[K\r\x1b[K');
-  });
-
-  it('writes nothing without a terminal', () => {
-    const line = progressLine(undefined, 80, () => 0);
-    line.update('x');
-    line.clear();
-  });
-
   it.each([
     [1234, 5000, 5365, 'created 1,234 of 5,000 (230/s)'],
     [0, 3, 0, 'created 0 of 3'],

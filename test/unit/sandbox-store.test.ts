@@ -130,7 +130,8 @@ describe.concurrent('ids and files', () => {
       { deadline: Date.now() + 10_000 },
       () => new Promise<void>((resolve) => (held = resolve)),
     );
-    await vi.waitFor(() => expect(held).toBeDefined());
+    // The first store lingers on the lock a moment after its read; a loaded machine may take seconds.
+    await vi.waitFor(() => expect(held).toBeDefined(), { timeout: 10_000 });
     const create = a.create({ name: 'Never', categoryId: 1 }, { signal: gaveUp.signal });
     gaveUp.abort(new Error('client gone'));
     await expect(create).rejects.toThrow('client gone');

@@ -8,7 +8,6 @@ import { STATUS_CODES } from 'node:http';
 import type { RawResponse } from '../../http/transport.js';
 import type { Io } from '../../io.js';
 import { parseJson } from '../../json.js';
-import { OutputError } from '../../errors.js';
 import { escapeForTerminal, escapeKeepingLines } from '../../render/escape.js';
 import { renderJson, renderJsonArrayEnd, renderJsonArrayItem } from '../../render/pets.js';
 
@@ -16,16 +15,8 @@ import { renderJson, renderJsonArrayEnd, renderJsonArrayItem } from '../../rende
  * Writes text or bytes to stdout and waits until the stream has taken them.
  * @throws OutputError when stdout cannot be written (EPIPE: its reader went away; ENOSPC).
  */
-export async function writeStdout(io: Io, data: string | Buffer): Promise<void> {
-  const failed = io.stdoutError();
-  if (failed !== undefined) throw new OutputError(failed);
-  if (data.length === 0) return;
-  await new Promise<void>((resolve, reject) => {
-    io.stdout.write(data, (err) => {
-      if (err === null || err === undefined) resolve();
-      else reject(new OutputError(io.stdoutError() ?? err));
-    });
-  });
+export function writeStdout(io: Io, data: string | Buffer): Promise<void> {
+  return io.out(data);
 }
 
 /** The body as JSON (exact int64), or undefined when it is not JSON. */

@@ -98,8 +98,9 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<num
     },
     { waitMs: ctx.globals.timeoutMs, signal: ctx.signal, onWait: (m) => ctx.note(m) },
   );
-  ctx.io.stderr.write(
-    `Logged in to ${name} (${baseUrl.value}): key ${maskKey(apiKey)} ${options.verify ? 'checked and ' : ''}stored in ${path}\n`,
+  ctx.note(
+    `Logged in to ${name} (${baseUrl.value}): key ${maskKey(apiKey)} ${options.verify ? 'checked and ' : ''}stored in ${path}`,
+    { always: true },
   );
   if (ctx.env.isSet('PETSTORE_API_KEY')) {
     ctx.warn('PETSTORE_API_KEY is set and wins over the stored key until you unset it');
@@ -175,7 +176,7 @@ async function promptForKey(ctx: Context, name: string, baseUrl: string): Promis
         theme: { prefix: { idle: io.colorErr.cyan('?'), done: io.colorErr.cyan('?') } },
         validate: (value) => (value.trim() === '' ? 'The key cannot be empty.' : true),
       },
-      { input: io.stdin, output: io.stderr, signal: ctx.signal },
+      { ...io.prompt(), signal: ctx.signal },
     );
   } catch (err) {
     // Ctrl-C at the prompt (ExitPromptError) or the run's abort signal (AbortPromptError).

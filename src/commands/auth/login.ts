@@ -14,8 +14,7 @@ export function newLoginCommand(f: Runner) {
     .addHelpText(
       'after',
       `
-The key is bound to the environment's base URL and never sent anywhere else.
-There is no flag that takes the key itself: argv is visible to every local user.
+The key is bound to the environment's base URL and never sent anywhere else. There is no flag that takes the key itself: argv is visible to every local user.
 
 Examples:
   $ petstore --env staging auth login

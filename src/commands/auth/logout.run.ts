@@ -21,7 +21,7 @@ export async function runLogout(ctx: Context): Promise<number> {
   const store = await ctx.loadConfig();
   const stored = store.getKey(name);
   if (stored === undefined) {
-    ctx.io.stderr.write(`No ${name} key stored in ${store.path}; nothing to remove.\n`);
+    ctx.note(`No ${name} key stored in ${store.path}; nothing to remove.`, { always: true });
   } else {
     // Checked again under the lock: another command may have changed it meanwhile.
     const removed = await withConfigWriter(
@@ -33,10 +33,11 @@ export async function runLogout(ctx: Context): Promise<number> {
       },
       { waitMs: ctx.globals.timeoutMs, signal: ctx.signal, onWait: (m) => ctx.note(m) },
     );
-    ctx.io.stderr.write(
+    ctx.note(
       removed === undefined
-        ? `No ${name} key stored in ${store.path}; nothing to remove.\n`
-        : `Logged out of ${name}: removed key ${maskKey(removed.key)} from ${removed.path}\n`,
+        ? `No ${name} key stored in ${store.path}; nothing to remove.`
+        : `Logged out of ${name}: removed key ${maskKey(removed.key)} from ${removed.path}`,
+      { always: true },
     );
   }
   if (ctx.env.isSet('PETSTORE_API_KEY')) {

@@ -89,9 +89,9 @@ export async function runStatus(ctx: Context, options: StatusOptions): Promise<n
   const code = options.check && selectedRow?.check !== undefined ? selectedRow.check.exitCode : ExitCode.ok;
   if (ctx.output === 'json' || ctx.output === 'ndjson') {
     const doc = toJson(settings, selected, rows);
-    ctx.io.stdout.write(ctx.output === 'json' ? renderJson(doc) : renderNdjson(doc));
+    await ctx.io.out(ctx.output === 'json' ? renderJson(doc) : renderNdjson(doc));
   } else {
-    ctx.io.stdout.write(fitToTerminal(renderText(selected, rows, ctx.io.colorOut), ctx.io.stdoutColumns));
+    await ctx.io.out(fitToTerminal(renderText(selected, rows, ctx.io.colorOut), ctx.io.stdoutColumns));
   }
   return code;
 }

@@ -27,6 +27,6 @@ export async function runToken(ctx: Context): Promise<number> {
   const key = settings.remotes.find((r) => r.selected)?.key;
   if (key === undefined) throw new Error(`no key resolved for ${name}`);
   if (!key.ok) throw key.error;
-  ctx.io.stdout.write(`${key.value}\n`);
+  await ctx.io.out(`${key.value}\n`);
   return ExitCode.ok;
 }

@@ -29,9 +29,9 @@ export async function runGet(ctx: Context, key: string): Promise<number> {
   const mode = ctx.output;
   if (mode === 'json' || mode === 'ndjson') {
     const doc = { key: def.key, value, source: stored === undefined ? 'default' : 'file' };
-    ctx.io.stdout.write(`${mode === 'json' ? JSON.stringify(doc, null, 2) : JSON.stringify(doc)}\n`);
+    await ctx.io.out(`${mode === 'json' ? JSON.stringify(doc, null, 2) : JSON.stringify(doc)}\n`);
   } else {
-    ctx.io.stdout.write(`${value}\n`);
+    await ctx.io.out(`${value}\n`);
   }
   return ExitCode.ok;
 }

@@ -118,17 +118,18 @@ export async function runList(ctx: Context): Promise<number> {
   const { io } = ctx;
   switch (ctx.output) {
     case 'json':
-      io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      await io.out(`${JSON.stringify(rows, null, 2)}\n`);
       break;
     case 'ndjson':
-      for (const r of rows) io.stdout.write(`${JSON.stringify(r)}\n`);
+      await io.out(rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
       break;
     case 'tsv':
-      for (const r of rows)
-        io.stdout.write(`${r.key}\t${escapeTsvField(r.value ?? '')}\t${escapeTsvField(describeSource(r))}\n`);
+      await io.out(
+        rows.map((r) => `${r.key}\t${escapeTsvField(r.value ?? '')}\t${escapeTsvField(describeSource(r))}\n`).join(''),
+      );
       break;
     case 'table':
-      io.stdout.write(renderTable(rows, io.stdoutColumns, (t) => io.colorOut.dim(t)));
+      await io.out(renderTable(rows, io.stdoutColumns, (t) => io.colorOut.dim(t)));
       break;
   }
   return ExitCode.ok;

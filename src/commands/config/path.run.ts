@@ -7,9 +7,9 @@ import { ExitCode } from '../../errors.js';
 import { configFile } from '../../config/paths.js';
 
 /** Prints the path (`{"path": …}` with `--output json`). */
-export function runPath(ctx: Context): number {
+export async function runPath(ctx: Context): Promise<number> {
   const path = configFile(ctx.env);
   const mode = ctx.output;
-  ctx.io.stdout.write(mode === 'json' || mode === 'ndjson' ? `${JSON.stringify({ path })}\n` : `${path}\n`);
+  await ctx.io.out(mode === 'json' || mode === 'ndjson' ? `${JSON.stringify({ path })}\n` : `${path}\n`);
   return ExitCode.ok;
 }

@@ -28,7 +28,7 @@ import { CONCURRENCY_MAX } from '../../input.js';
 import { BulkAccount, nothingSent } from './create/account.js';
 import { checkInput, type CheckedInput } from './create/check.js';
 import { recordPrinter } from './create/printer.js';
-import { progressLine, sendingProgress, sendingSummary, type Progress } from './create/progress.js';
+import { sendingProgress, sendingSummary, type Progress } from './create/progress.js';
 import { remainingPlace, saveRemaining } from './create/remaining.js';
 import { RunHistory, runTarget } from './create/run-record.js';
 import { BulkSender } from './create/sender.js';
@@ -61,7 +61,7 @@ export async function runCreateFromFile(ctx: Context, options: FromFileOptions):
   // they are aborted (unknown), and a stdout that does not take the output is given up.
   const settling = abortAfter(signal, ctx.shutdown.graceMs / 2);
   ctx.defer(() => settling.dispose());
-  const progress = progressLine(io.stderrIsTTY ? io.stderr : undefined, io.stderrColumns, () => performance.now());
+  const { progress } = io;
   // Records on a terminal would run into the progress line: it is erased before each.
   const beforeWrite = io.stdoutIsTTY ? () => progress.clear() : () => undefined;
   const print = recordPrinter(await ctx.petOutput(), { signal: settling.signal, beforeWrite });

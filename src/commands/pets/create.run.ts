@@ -79,7 +79,7 @@ async function askForPet(ctx: Context, draft: PetDraft): Promise<NewPet> {
     import('@inquirer/select'),
   ]);
   const c = ctx.io.colorErr;
-  const context = { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal };
+  const context = { ...ctx.io.prompt(), signal: ctx.signal };
   // No green tick after an answer: nothing has been checked by the server yet (gh's `?`).
   const theme = { prefix: { idle: c.cyan('?'), done: c.cyan('?') } };
   try {

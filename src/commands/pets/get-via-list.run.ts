@@ -12,7 +12,7 @@ import type { Context } from '../../context.js';
 import { DeprecationReporter } from '../../deprecation.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { writePet } from '../../render/output.js';
-import { describeListProgress, ProgressLine } from '../../render/progress.js';
+import { describeListProgress } from '../../render/progress.js';
 
 /** What the list path needs. */
 export interface ViaListOptions {
@@ -35,7 +35,7 @@ export interface ViaListOptions {
 export async function runGetViaList(ctx: Context, options: ViaListOptions): Promise<number> {
   const { client } = await ctx.connect();
   const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
-  const progress = new ProgressLine(ctx.io.stderr, ctx.io.stderrIsTTY);
+  const { progress } = ctx.io;
   const query = { limit: LIMIT_MAX, ...(options.status === undefined ? {} : { status: options.status }) };
   const pages = walkPetPages(client, query, {
     maxPages: options.maxPages,

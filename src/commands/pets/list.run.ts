@@ -9,10 +9,10 @@ import { findNextLink } from '../../api/link.js';
 import { walkPetPages } from '../../api/pages.js';
 import type { Context } from '../../context.js';
 import { DeprecationReporter } from '../../deprecation.js';
-import { BodyTooLargeError, CliError, ExitCode } from '../../errors.js';
+import { BodyTooLargeError, CliError, ExitCode, InterruptedError } from '../../errors.js';
 import type { PetSort } from '../../input.js';
 import { RecordStream, writePets } from '../../render/output.js';
-import { describeListProgress, ProgressLine } from '../../render/progress.js';
+import { describeListProgress } from '../../render/progress.js';
 import { collationLocale, comparePets } from './list-sort.js';
 
 /** Typed options of `pets list`. */
@@ -72,11 +72,20 @@ async function listPets(ctx: Context, options: ListOptions): Promise<number> {
   return ExitCode.ok;
 }
 
+/** A signal's interruption of `--all`, with what was fetched before it. */
+function incomplete(err: InterruptedError, pages: number, pets: number): InterruptedError {
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return err.withAccount(`the list is incomplete: ${plural(pets, 'pet')} from ${plural(pages, 'page')}`, {
+    pets,
+    pages,
+  });
+}
+
 async function listAll(ctx: Context, options: ListOptions, deprecation: DeprecationReporter): Promise<number> {
   const { client } = await ctx.connect();
   const compare = options.sort === undefined ? undefined : comparePets(options.sort, collationLocale(ctx.env));
   const out = new RecordStream(await ctx.petOutput(), { compare });
-  const progress = new ProgressLine(ctx.io.stderr, ctx.io.stderrIsTTY);
+  const { progress } = ctx.io;
   const pages = walkPetPages(client, options.query, {
     maxPages: options.maxPages,
     onMaxPages: (count, pets) =>
@@ -91,9 +100,11 @@ async function listAll(ctx: Context, options: ListOptions, deprecation: Deprecat
     beforeNext: (count, pets) => progress.update(describeListProgress(count, pets)),
   });
   let failed = false;
+  let fetched = 0;
   try {
     for await (const page of pages) {
       progress.clear();
+      fetched = page.number;
       deprecation.observeAndFlush(page.headers, 'listPets (GET /pets)');
       await out.push(page.data);
       // After a linked page, a missing Link means the end; only a server that never links leaves doubt.
@@ -106,6 +117,9 @@ async function listAll(ctx: Context, options: ListOptions, deprecation: Deprecat
     }
   } catch (err) {
     failed = true;
+    // Stopped by a signal: what was fetched is printed (into the pager, when one runs,
+    // which is then waited for), and the account says the list is incomplete.
+    if (ctx.signal.aborted) throw incomplete(InterruptedError.from(ctx.signal), fetched, out.size);
     throw err;
   } finally {
     progress.clear();

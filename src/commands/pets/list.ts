@@ -14,13 +14,32 @@ const ALL_PAGE_SIZE_DEFAULT = LIMIT_MAX;
 // Shared with `pets get --via-list` now; re-exported where callers found it.
 export { parseMaxPages } from '../../input.js';
 
+/** A `--limit` over 100, refused once it is known whether `--all` was given: the hint differs. */
+class LimitOverMax {
+  constructor(readonly error: UsageError) {}
+}
+
+/**
+ * `parseLimit`, except that a value over 100 is held (`LimitOverMax`) for `toListOptions`.
+ * @throws UsageError for any other value it refuses.
+ */
+function parseLimitOrDefer(raw: string): number | LimitOverMax {
+  try {
+    return parseLimit(raw);
+  } catch (err) {
+    // Only a value over the maximum gets a hint (pointing at --all).
+    if (err instanceof UsageError && err.hint !== undefined) return new LimitOverMax(err);
+    throw err;
+  }
+}
+
 /** Declares `pets list`. */
 export function newListCommand(f: Runner) {
   return new Command('list')
     .description('list pets (listPets: GET /pets)')
     .addOption(
       new Option('-L, --limit <n>', 'at most N pets, 1-100 (default: 20; more with --all)').argParser((v) =>
-        parseLimit(v),
+        parseLimitOrDefer(v),
       ),
     )
     .addOption(
@@ -80,6 +99,14 @@ export function toListOptions(
     throw new UsageError(
       '--max-pages needs --all: it caps how many pages --all fetches',
       `Example: ${suggest('pets list --all --max-pages 50')}`,
+    );
+  }
+  if (flags.limit instanceof LimitOverMax) {
+    throw new UsageError(
+      flags.limit.error.message,
+      all
+        ? `With --all, --limit is the size of each page (at most ${LIMIT_MAX}); every page is fetched whatever it is, so leave --limit out.`
+        : flags.limit.error.hint,
     );
   }
   const limit = flags.limit ?? (all ? ALL_PAGE_SIZE_DEFAULT : undefined);

@@ -22,6 +22,6 @@ export async function runReset(ctx: Context): Promise<number> {
   } finally {
     await store.close();
   }
-  ctx.io.stderr.write(`sandbox reset: ${data.pets.length} seed pets in ${store.file}\n`);
+  ctx.note(`sandbox reset: ${data.pets.length} seed pets in ${store.file}`, { always: true });
   return 0;
 }

@@ -19,12 +19,14 @@ function parsePort(raw: string): number {
 }
 
 /**
- * Parses `--host`: any non-empty address or host name.
+ * Parses `--host`: any non-empty address or host name; an IPv6 address may come in the
+ * brackets of a URL (`[::1]`), which are taken off.
  * @throws UsageError for an empty one.
  */
 function parseHost(raw: string): string {
-  if (raw === '') throw new UsageError('invalid --host "": must be an address or host name');
-  return raw;
+  const host = /^\[.*\]$/.test(raw) ? raw.slice(1, -1) : raw;
+  if (host === '') throw new UsageError(`invalid --host ${quote(raw)}: must be an address or host name`);
+  return host;
 }
 
 /** Declares `sandbox serve`. */
@@ -32,7 +34,16 @@ export function newServeCommand(f: Runner) {
   return new Command('serve')
     .description('run the sandbox server in the foreground; prints its base URL and key')
     .addOption(new Option('--port <n>', 'TCP port, 0-65535 (default: 0, a free port)').argParser((v) => parsePort(v)))
-    .addOption(new Option('--host <host>', 'address to listen on (default: 127.0.0.1)').argParser((v) => parseHost(v)))
+    .addOption(
+      new Option(
+        '--host <host>',
+        'address to listen on (default: 127.0.0.1); beyond loopback only with --allow-remote',
+      ).argParser((v) => parseHost(v)),
+    )
+    .option(
+      '--allow-remote',
+      'serve on a --host beyond this machine, over plain http (the key crosses the network in clear)',
+    )
     .option('--without-get-pet', 'play the API after getPet is removed: GET /pets/{petId} answers 410 Gone')
     .addHelpText(
       'after',
@@ -47,6 +58,7 @@ Examples:
         return runServe(ctx, {
           port: flags.port ?? 0,
           host: flags.host ?? '127.0.0.1',
+          allowRemote: flags.allowRemote === true,
           withoutGetPet: flags.withoutGetPet === true,
         });
       }),

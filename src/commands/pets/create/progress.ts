@@ -1,56 +1,10 @@
 /**
- * A progress line on a terminal (cli-contract.md "Bulk create": on a terminal, one progress
- * line on stderr while sending): one line, redrawn in place at most every PROGRESS_MS,
- * erased before anything else is written to the terminal, never wider than it. When stderr
- * is not a terminal it writes nothing at all.
+ * What a bulk create's progress line says (cli-contract.md "Bulk create": on a terminal,
+ * one progress line on stderr while sending, and one summary line at the end). Io draws
+ * the line (`Io.progress`: on stderr's terminal only, redrawn in place, erased before any
+ * other line); this part says what it shows.
  */
-
-/** Least time between two drawings, in ms. */
-const PROGRESS_MS = 100;
-
-/** Where a progress line is drawn: a terminal's stream. */
-export interface ProgressTerminal {
-  write(text: string): unknown;
-}
-
-/** A progress line. */
-export interface Progress {
-  /** Shows `text` (drawn now, or at the next update when one was drawn less than PROGRESS_MS ago). */
-  update(text: string): void;
-  /** Erases the line, if one is shown; the next `update` draws it again. */
-  clear(): void;
-}
-
-/**
- * A progress line on `terminal` (none: nothing is ever written), `columns` wide (80 when
- * unknown), timed by `now` (ms). Erasing is `\r` and EL (erase in line, ECMA-48 `CSI K`);
- * the text is cut to the width less one column, so the terminal never wraps it.
- */
-export function progressLine(
-  terminal: ProgressTerminal | undefined,
-  columns: number | undefined,
-  now: () => number,
-): Progress {
-  const width = Math.max(1, (columns ?? 80) - 1);
-  if (terminal === undefined) return { update: () => undefined, clear: () => undefined };
-  let shown = false;
-  let drawnAt = -Infinity;
-  return {
-    update: (text) => {
-      const t = now();
-      if (shown && t - drawnAt < PROGRESS_MS) return;
-      drawnAt = t;
-      shown = true;
-      terminal.write(`\r${text.slice(0, width)}\x1b[K`);
-    },
-    clear: () => {
-      if (!shown) return;
-      shown = false;
-      drawnAt = -Infinity;
-      terminal.write('\r\x1b[K');
-    },
-  };
-}
+export type { Progress } from '../../../io.js';
 
 /** `1,234` */
 export function formatCount(n: number): string {

@@ -1,0 +1,198 @@
+/**
+ * petstore's file lock (src/file-lock.ts) between processes: a holder killed with -9 at any
+ * moment of its life leaves nothing that keeps the next taker out, and a live holder is
+ * never robbed, however long ago it last refreshed the lock. The holders are processes of
+ * their own (lock-holder.ts); the taker runs here.
+ *
+ * Nothing here measures time. What a kill leaves is made unmistakable instead: after the
+ * kill the lock directory's mtime is set an hour ahead, so a taker gets in only if the lock
+ * code sees that the holder is gone or the lock free, never through proper-lockfile's 5 s
+ * staleness, which would otherwise pass a 5 s wait off as a takeover. The taker's deadline
+ * is only an upper bound for a loaded machine; a lock the code cannot take fails at it
+ * whatever the machine's speed.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FileLock, LockBusyError } from '../../src/file-lock.js';
+import { holdLock, type HolderMode, type LockHolder } from '../helpers/lock-holder.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+
+afterAll(() => removeTempDirs());
+
+/** How long a taker may wait: far beyond a loaded machine's worst; reached only when the lock cannot be taken. */
+const TAKE_WAIT_MS = 10_000;
+/**
+ * Kills per kind of moment. A lock code that leaves the lock shut after one kill in ten (as
+ * petstore's did, while a holder exited or let go) passes 60 rounds in 0.2% of runs.
+ */
+const ROUNDS = 60;
+
+/** Sets the lock directory's mtime an hour ahead, if it is there, so that staleness cannot open it. */
+function unstaleable(lockPath: string): void {
+  const ahead = new Date(Date.now() + 3_600_000);
+  try {
+    utimesSync(lockPath, ahead, ahead);
+  } catch {
+    // No lock left behind.
+  }
+}
+
+/** What is at the lock's path, for a failure's message. */
+function describeLock(lockPath: string): string {
+  if (!existsSync(lockPath)) return 'no lock directory';
+  const entries = readdirSync(lockPath);
+  const owner = entries.includes('owner') ? readFileSync(join(lockPath, 'owner'), 'utf8') : '';
+  return `lock directory holding [${entries.join(', ')}] ${JSON.stringify(owner)}`;
+}
+
+/**
+ * Kills `holder` with SIGKILL, waits until it is reaped, then takes the lock of `file` in
+ * this process. Resolves with undefined when taken, or with what kept the taker out.
+ */
+async function killThenTake(file: string, holder: LockHolder): Promise<string | undefined> {
+  holder.child.kill('SIGKILL');
+  await holder.exited;
+  const lockPath = `${file}.lock`;
+  unstaleable(lockPath);
+  const left = describeLock(lockPath);
+  const lock = new FileLock(file);
+  try {
+    await lock.run({ deadline: Date.now() + TAKE_WAIT_MS }, () => Promise.resolve());
+    return undefined;
+  } catch (err) {
+    if (err instanceof LockBusyError) return `not taken (${err.message}); the kill left a ${left}`;
+    throw err;
+  } finally {
+    await lock.close();
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A pid no process has: one of a process that has exited and been reaped. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.on('exit', resolve));
+  return child.pid ?? 0;
+}
+
+describe('a holder killed with -9 at any moment of its life: its lock is taken over at once', () => {
+  const moments: [string, HolderMode, () => Promise<void>][] = [
+    ['just after taking the lock', 'hold', () => Promise.resolve()],
+    // The kill races with the holder's exit handler, which removes the owner file, then the directory.
+    ['while its exit lets go of the lock', 'exit', () => Promise.resolve()],
+    // Taking and letting go in a loop: the kill lands in making, holding or removing the lock.
+    ['at a random moment of taking and letting go', 'cycle', () => sleep(Math.random() * 20)],
+  ];
+  it.each(moments)(
+    '%s',
+    async (_moment, mode, before) => {
+      const failures: string[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const file = join(tempDir(), 'sandbox.json');
+        const holder = await holdLock(file, mode);
+        await before();
+        const failure = await killThenTake(file, holder);
+        if (failure !== undefined) {
+          failures.push(`round ${round}: ${failure}`);
+          break; // Each failing round costs the whole wait: one tells enough.
+        }
+        // Nothing of the holder's is left beside the data file: no half-made lock.
+        expect(readdirSync(dirname(file)).filter((n) => n.startsWith(`${basename(file)}.lock.`))).toEqual([]);
+      }
+      expect(failures).toEqual([]);
+    },
+    120_000,
+  );
+
+  it('just after refreshing the lock (proper-lockfile rewrites its mtime every second)', async () => {
+    for (let round = 0; round < 2; round++) {
+      const file = join(tempDir(), 'sandbox.json');
+      const lockPath = `${file}.lock`;
+      const holder = await holdLock(file);
+      const taken = statSync(lockPath).mtimeMs;
+      for (let i = 0; i < 1500 && statSync(lockPath).mtimeMs === taken; i++) await sleep(5);
+      expect(statSync(lockPath).mtimeMs).not.toBe(taken);
+      expect(await killThenTake(file, holder)).toBeUndefined();
+    }
+  }, 60_000);
+});
+
+describe('what a killed process can leave behind', () => {
+  it('an empty lock directory (killed between removing its owner file and the directory) is a free lock', async () => {
+    const file = join(tempDir(), 'config.json');
+    mkdirSync(`${file}.lock`);
+    unstaleable(`${file}.lock`);
+    const lock = new FileLock(file);
+    let ran = false;
+    await lock.run({ deadline: Date.now() + TAKE_WAIT_MS }, () => Promise.resolve((ran = true)));
+    expect(readFileSync(join(`${file}.lock`, 'owner'), 'utf8')).toMatch(new RegExp(`^${process.pid} `));
+    await lock.close();
+    expect(ran).toBe(true);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('half-made locks of dead processes are cleared by the next taker; one of a live process is left alone', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'config.json');
+    const dead = await deadPid();
+    // Killed after writing its owner file, before the rename; and before writing it.
+    mkdirSync(`${file}.lock.${dead}-0123456789ab`);
+    writeFileSync(join(`${file}.lock.${dead}-0123456789ab`, 'owner'), `${dead} ${hostname()} 0123456789ab\n`);
+    mkdirSync(`${file}.lock.${dead}-0123456789ac`);
+    // This process, making its lock.
+    const live = `config.json.lock.${process.pid}-ba9876543210`;
+    mkdirSync(join(dir, live));
+    const lock = new FileLock(file);
+    await lock.run({ deadline: Date.now() + TAKE_WAIT_MS }, () => Promise.resolve());
+    await lock.close();
+    expect(readdirSync(dir)).toEqual([live]);
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'an owner naming a live process that started at another time (its pid reused) counts as gone',
+    async () => {
+      const file = join(tempDir(), 'config.json');
+      const lockPath = `${file}.lock`;
+      mkdirSync(lockPath);
+      // This process is alive, but did not start one clock tick after boot.
+      writeFileSync(join(lockPath, 'owner'), `${process.pid} ${hostname()} 0123456789ab 1\n`);
+      unstaleable(lockPath);
+      const lock = new FileLock(file);
+      expect(lock.holderGone()).toBe(true);
+      await lock.run({ deadline: Date.now() + TAKE_WAIT_MS }, () => Promise.resolve());
+      await lock.close();
+      expect(existsSync(lockPath)).toBe(false);
+    },
+  );
+});
+
+describe('a live holder is never robbed', () => {
+  it.runIf(process.platform === 'linux')(
+    'stopped (Ctrl-Z, SIGSTOP) with its lock not refreshed for longer than the stale period: waited for, named',
+    async () => {
+      const file = join(tempDir(), 'sandbox.json');
+      const lockPath = `${file}.lock`;
+      const holder = await holdLock(file);
+      holder.child.kill('SIGSTOP');
+      try {
+        // As if it had not refreshed the lock for 10 s (twice the stale period).
+        const old = new Date(Date.now() - 10_000);
+        utimesSync(lockPath, old, old);
+        const lock = new FileLock(file);
+        expect(lock.holderGone()).toBe(false);
+        const taking = lock.run({ deadline: Date.now() + 500 }, () => Promise.resolve());
+        await expect(taking).rejects.toThrow(LockBusyError);
+        await expect(taking).rejects.toThrow(`held by process ${holder.pid} on ${hostname()}`);
+        expect(readFileSync(join(lockPath, 'owner'), 'utf8')).toMatch(new RegExp(`^${holder.pid} `));
+      } finally {
+        holder.child.kill('SIGKILL');
+        holder.child.kill('SIGCONT');
+        await holder.exited;
+      }
+    },
+  );
+});

@@ -1,0 +1,112 @@
+/**
+ * Io owns the terminal (cli-contract.md "Output", "Errors and exit codes"): in a real
+ * terminal (tmux), Ctrl-C during a long paged `pets list --all` stops fetching, hands what
+ * was fetched to the pager, waits for the person to quit it and only then exits 130 with a
+ * note that the list is incomplete — never leaving `less` behind on the terminal; with
+ * less than a screenful, the partial table and the same note. `--verbose --all` keeps the
+ * progress line off the request lines.
+ */
+import { execFileSync } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startPagingServer, type PagingServer } from '../helpers/paging-server.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { hasTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
+
+const KEY = 'pk_test_terminal_io_0123456789';
+const servers: PagingServer[] = [];
+const sessions: TmuxSession[] = [];
+
+afterAll(async () => {
+  for (const t of sessions) t.kill();
+  await Promise.all(servers.map((s) => s.close()));
+  removeTempDirs();
+});
+
+async function terminal(
+  server: { pages: number; perPage: number; delayMs: number },
+  size: { width: number; height: number },
+  extra: Record<string, string> = {},
+): Promise<TmuxSession> {
+  const s = await startPagingServer(server);
+  servers.push(s);
+  const dir = tempDir();
+  const t = startTmux({
+    env: {
+      PETSTORE_CONFIG_DIR: dir,
+      PETSTORE_BASE_URL: s.baseUrl,
+      PETSTORE_API_KEY: KEY,
+      NO_COLOR: '1',
+      TERM: 'xterm',
+      PAGER: '',
+      ...extra,
+    },
+    ...size,
+  });
+  sessions.push(t);
+  return t;
+}
+
+/** The commands running on the terminal of `t`'s window (its shell among them). */
+function processesOnTerminal(t: TmuxSession): string[] {
+  const tty = execFileSync('tmux', ['-L', t.socket, 'display-message', '-p', '-t', 'main', '#{pane_tty}'], {
+    encoding: 'utf8',
+  }).trim();
+  const out = execFileSync('ps', ['-t', tty, '-o', 'comm='], { encoding: 'utf8' });
+  return out.split('\n').filter((l) => l.trim() !== '');
+}
+
+describe.skipIf(!hasTmux())('Ctrl-C during a long pets list --all on a terminal', () => {
+  it('with less: waits for the person to quit the pager, then exits 130 saying the list is incomplete; no less left', async () => {
+    const t = await terminal({ pages: 10_000, perPage: 5, delayMs: 40 }, { width: 80, height: 24 });
+    t.sendLine('petstore pets list --all --max-pages 10000; echo "rc=$?"');
+    // More than a screenful fetched: the pager is petstore's from here on.
+    await t.waitFor(/fetched ([6-9]|\d\d+) pages/, { timeoutMs: 20_000 });
+    t.send('C-c');
+    // less shows the pets fetched so far and waits, with its prompt on the last line.
+    await t.waitFor((s) => /^ID\s+NAME/m.test(s) && /^:\s*$/m.test(s), { timeoutMs: 10_000 });
+    // Well past the contract's one second: petstore still waits for the pager.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(t.capture()).not.toContain('rc=');
+    t.send('q');
+    const screen = await t.waitFor(/rc=\d+/);
+    expect(screen).toMatch(/rc=130/);
+    expect(screen).toMatch(/the list is incomplete: \d+ pets from \d+ pages/);
+    // The shell has its terminal back: nothing of petstore's is left on it.
+    expect(processesOnTerminal(t).filter((c) => c !== 'sh' && c !== 'ps')).toEqual([]);
+    t.sendLine('echo hi');
+    expect(await t.waitFor(/^hi$/m)).toMatch(/^hi$/m);
+  }, 60_000);
+
+  it('with less than a screenful: the pets fetched so far, then the note, exit 130', async () => {
+    const t = await terminal({ pages: 10_000, perPage: 1, delayMs: 150 }, { width: 80, height: 40 });
+    t.sendLine('petstore pets list -L 1 --all --max-pages 10000; echo "rc=$?"');
+    await t.waitFor(/fetched [3-9] pages/, { timeoutMs: 20_000 });
+    t.send('C-c');
+    const screen = await t.waitFor(/rc=\d+/);
+    expect(screen).toMatch(/rc=130/);
+    expect(screen).toMatch(/^ID\s+NAME/m);
+    const fetched = /the list is incomplete: (\d+) pets? from (\d+) pages?/.exec(screen);
+    expect(fetched, screen).not.toBeNull();
+    const rows = screen.split('\n').filter((l) => /^\d+\s+pet-/.test(l));
+    expect(rows).toHaveLength(Number(fetched?.[1]));
+    expect(processesOnTerminal(t).filter((c) => c !== 'sh' && c !== 'ps')).toEqual([]);
+  }, 60_000);
+});
+
+describe.skipIf(!hasTmux())('--verbose --all on a terminal', () => {
+  it.each([60, 80, 120])(
+    'at %i columns, every request and answer line starts a line of its own',
+    async (width) => {
+      const t = await terminal({ pages: 6, perPage: 20, delayMs: 120 }, { width, height: 40 });
+      // stdout to a file: the terminal shows stderr alone.
+      t.sendLine('petstore pets list --all --verbose > /dev/null; echo "rc=$?"');
+      const screen = await t.waitFor(/rc=\d+/, { history: true, timeoutMs: 20_000 });
+      expect(screen).toMatch(/rc=0/);
+      expect(screen.match(/^> GET /gm)).toHaveLength(6);
+      // The progress line was erased before each line, never left in front of one.
+      expect(screen).not.toMatch(/fetched \d+ pages?, \d+ pets…./);
+      for (const line of screen.split('\n')) if (line.includes('> GET')) expect(line).toMatch(/^> GET /);
+    },
+    60_000,
+  );
+});

@@ -1,0 +1,129 @@
+/**
+ * Text fits the terminal and breaks only between words (cli-contract.md "Output": help
+ * wraps at the terminal's width, never mid-word): no help paragraph carries a hard line
+ * break of its own (which leaves a short line before a word that would have fitted), and
+ * the lines `auth login` and `auth logout` print and `config list`'s table fit 60, 80 and
+ * 120 columns. Every command's help in-process, at every width; the rest in real
+ * terminals (tmux), where a line too long is broken mid-word by the terminal itself.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import { buildProgram } from '../../src/program.js';
+import { createIo } from '../../src/io.js';
+import { EnvVars } from '../../src/config/env.js';
+import { PassThrough } from 'node:stream';
+import { runMain } from '../helpers/run-main.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { hasTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
+
+const sessions: TmuxSession[] = [];
+afterAll(() => {
+  for (const t of sessions) t.kill();
+  removeTempDirs();
+});
+
+/** Every command path of the tree, root first (`[]`, `['pets']`, `['pets', 'list']`, ...). */
+async function commandPaths(): Promise<string[][]> {
+  const io = await createIo(
+    { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough() },
+    new EnvVars({}),
+    true,
+  );
+  const { program } = buildProgram(io, () => {
+    throw new Error('no command runs here');
+  });
+  const paths: string[][] = [];
+  const visit = (cmd: CommandUnknownOpts, path: string[]): void => {
+    paths.push(path);
+    for (const sub of cmd.commands) visit(sub, [...path, sub.name()]);
+  };
+  visit(program, []);
+  return paths;
+}
+
+/**
+ * Pairs of prose lines (at the left margin, in one paragraph) where the first word of the
+ * second would have fitted on the first: a hard line break in the text itself.
+ */
+function hardBreaks(help: string, width: number): string[] {
+  const lines = help.split('\n');
+  const found: string[] = [];
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const [a = '', b = ''] = [lines[i], lines[i + 1]];
+    if (a === '' || b === '' || /^\s/.test(a) || /^\s/.test(b) || a.endsWith(':') || b.endsWith(':')) continue;
+    // A `backquoted command` is one word: it is never broken (render/wrap.ts).
+    const next = /^(?:`[^`]*`\S*|\S+)/.exec(b)?.[0] ?? '';
+    if (a.length + 1 + next.length <= width) found.push(`${a}⏎${b}`);
+  }
+  return found;
+}
+
+describe('help prose', () => {
+  it.each([60, 80, 120])('at %i columns, no paragraph of any command has a hard line break', async (columns) => {
+    const paths = await commandPaths();
+    expect(paths.length).toBeGreaterThan(10);
+    const found: string[] = [];
+    for (const path of paths) {
+      const r = await runMain([...path, '--help'], { tty: true, columns });
+      expect(r.code, path.join(' ')).toBe(0);
+      for (const line of r.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(columns);
+      found.push(...hardBreaks(r.stdout, columns).map((b) => `${path.join(' ')}: ${b}`));
+    }
+    expect(found).toEqual([]);
+  });
+});
+
+/** The lines of a screen petstore printed: not the commands typed at the prompt (`$ `, `# `). */
+function output(screen: string): string[] {
+  return screen.split('\n').filter((l) => !/^[$#] /.test(l));
+}
+
+describe.skipIf(!hasTmux())('in a terminal', () => {
+  function terminal(width: number): TmuxSession {
+    const dir = tempDir();
+    const t = startTmux({ env: { PETSTORE_CONFIG_DIR: `${dir}/a-config-directory-with-a-long-name` }, width });
+    sessions.push(t);
+    return t;
+  }
+
+  it.each([60, 80, 120])(
+    'auth status --help at %i columns: its paragraph reads without a hard break',
+    async (width) => {
+      const t = terminal(width);
+      t.sendLine('petstore auth status --help; echo "rc=$?"');
+      // The help is longer than the window: what scrolled off the top counts too.
+      const screen = await t.waitFor(/rc=0/, { history: true });
+      expect(screen).toContain('Exit code: 0; with --check');
+      expect(screen).toContain('Usage: petstore auth status');
+      const help = screen.slice(screen.indexOf('Usage:'), screen.indexOf('rc=0'));
+      expect(hardBreaks(help, width)).toEqual([]);
+      for (const line of screen.split('\n')) expect(line.length, line).toBeLessThanOrEqual(width);
+    },
+  );
+
+  it.each([60, 80])('auth login and logout say what they did in lines of at most %i columns', async (width) => {
+    const t = terminal(width);
+    t.sendLine(
+      'petstore config set production.baseUrl https://api.petstore.example/v1 > /dev/null 2>&1; clear; echo pk_live_wrapping_0123456789 | petstore auth login --with-token --no-verify; echo "rc=$?"',
+    );
+    await t.waitFor(/rc=0/);
+    t.sendLine('petstore auth logout; echo "rc=$?"');
+    const screen = await t.waitFor(/rc=0\n[\s\S]*rc=0/);
+    expect(screen).toContain('Logged in to production');
+    expect(screen).toContain('Logged out of production');
+    // A word longer than a line (the config file's path) stands alone on one, whole.
+    for (const line of output(screen)) if (line.includes(' ')) expect(line.length, line).toBeLessThanOrEqual(width);
+    // Words are whole: the lines joined again give the path of the config file unbroken.
+    expect(screen.replace(/\n/g, ' ')).toMatch(/stored in \S+\/a-config-directory-with-a-long-name\/config\.json/);
+  });
+
+  it.each([60, 80])('config list fits %i columns', async (width) => {
+    const t = terminal(width);
+    t.sendLine('petstore config set staging.baseUrl https://staging.petstore.example.with.a.long.name/v1');
+    t.sendLine("petstore config set staging.apiKeyCommand 'op read op://store/petstore/a-long-item-name/key'");
+    t.sendLine('clear; petstore config list; echo "rc=$?"');
+    const screen = await t.waitFor(/rc=\d/);
+    expect(screen).toContain('staging.apiKeyCommand');
+    for (const line of output(screen)) expect(line.length, line).toBeLessThanOrEqual(width);
+  });
+});

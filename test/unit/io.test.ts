@@ -1,0 +1,89 @@
+/**
+ * Io's parts on their own: the progress line (drawn at most every 100 ms, never wider than
+ * the terminal, erased before a line written above it and drawn again after), the one
+ * rule for the form of messages, and how a pager command is run.
+ */
+import { describe, expect, it } from 'vitest';
+import { messageForm } from '../../src/io/messages.js';
+import { pagerArgv } from '../../src/io/pager.js';
+import { ProgressLine } from '../../src/io/progress.js';
+
+describe('the progress line', () => {
+  it('draws at most every 100 ms, never wider than the terminal, and erases itself', () => {
+    let t = 0;
+    let screen = '';
+    const line = new ProgressLine(
+      (s) => (screen += s),
+      true,
+      12,
+      () => t,
+    );
+    line.update('created 1 of 5,000');
+    t = 50;
+    line.update('created 2 of 5,000');
+    t = 150;
+    line.update('created 3 of 5,000');
+    line.clear();
+    line.clear();
+    expect(screen).toBe('\rcreated 1 o\x1b[K\rcreated 3 o\x1b[K\r\x1b[K');
+  });
+
+  it('a line written around it erases it first and draws its latest text again after', () => {
+    let screen = '';
+    const line = new ProgressLine(
+      (s) => (screen += s),
+      true,
+      80,
+      () => 0,
+    );
+    line.update('fetched 1 page, 20 pets…');
+    line.update('fetched 2 pages, 40 pets…');
+    line.around(() => (screen += '> GET /v1/pets\n'));
+    expect(screen).toBe('\rfetched 1 page, 20 pets…\x1b[K\r\x1b[K> GET /v1/pets\n\rfetched 2 pages, 40 pets…\x1b[K');
+  });
+
+  it('writes nothing without a terminal, and nothing around a line when none is shown', () => {
+    let screen = '';
+    const off = new ProgressLine(
+      (s) => (screen += s),
+      false,
+      80,
+      () => 0,
+    );
+    off.update('x');
+    off.around(() => (screen += 'line\n'));
+    off.clear();
+    expect(screen).toBe('line\n');
+  });
+});
+
+describe('the form of messages', () => {
+  const policy = (jsonOutput: boolean, stderrIsTTY: boolean, forced?: 'json' | 'text') => ({
+    forced,
+    jsonOutput,
+    stderrIsTTY,
+  });
+  it.each([
+    // output json?, stderr a terminal?, forced, error, message, transcript
+    [false, false, undefined, 'text', 'text', 'text'],
+    [false, true, undefined, 'text', 'text', 'text'],
+    [true, false, undefined, 'json', 'json', 'text'],
+    [true, true, undefined, 'json', 'text', 'text'],
+    [true, false, 'text', 'text', 'text', 'text'],
+    [false, true, 'json', 'json', 'json', 'json'],
+  ] as const)('json output %s, stderr a terminal %s, forced %s: %s / %s / %s', (json, tty, forced, e, m, t) => {
+    const p = policy(json, tty, forced);
+    expect([messageForm(p, 'error'), messageForm(p, 'message'), messageForm(p, 'transcript')]).toEqual([e, m, t]);
+  });
+});
+
+describe('a pager command', () => {
+  it.each([
+    ['less -FRX', { file: 'less', args: ['-FRX'] }],
+    ['more', { file: 'more', args: [] }],
+    ["cat > '/tmp/x y'", { file: '/bin/sh', args: ['-c', "exec cat > '/tmp/x y'"] }],
+    ['less | cat', { file: '/bin/sh', args: ['-c', 'less | cat'] }],
+  ])('%j runs as %j', (command, argv) => {
+    expect(pagerArgv(command)).toEqual(argv);
+  });
+});
