@@ -11,7 +11,7 @@
 import { accessSync, constants as fsConstants } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import type { EnvVars } from './config/env.js';
-import { InterruptedError, OutputError } from './errors.js';
+import { OutputError } from './errors.js';
 import {
   kindOf,
   messageForm,
@@ -448,53 +448,4 @@ export function writeLastWords(line: string): void {
 /** Builds the Io of the real process from its streams, environment and shutdown registry. */
 export function processIo(env: EnvVars, noColorFlag: boolean, shutdown?: Shutdown): Promise<Io> {
   return createIo({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, env, noColorFlag, shutdown);
-}
-
-/**
- * Stops iterating at once when `signal` aborts, even while a read is pending (reading a FIFO
- * nobody writes to does not end on its own).
- * @throws InterruptedError for the signal that aborted the run.
- */
-export async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
-  const it = source[Symbol.asyncIterator]();
-  try {
-    for (;;) {
-      const next = await settleOrAbort(it.next(), signal);
-      if (next.done === true) return;
-      yield next.value;
-    }
-  } finally {
-    // Not awaited: a read blocked in the OS (a FIFO without a writer) may never settle.
-    void it.return?.();
-  }
-}
-
-/**
- * `pending`'s outcome, or InterruptedError as soon as `signal` aborts (a read from a FIFO
- * nobody writes to, a write to a stdout nobody reads: neither ends on its own). A rejection
- * of `pending` after the abort is ignored. The abort listener is removed each time: racing
- * against one long-lived promise instead would keep every value ever raced (each race
- * leaves a reaction on it), a chunk of input per read.
- */
-export function settleOrAbort<T>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    pending.catch(() => undefined);
-    return Promise.reject(InterruptedError.from(signal));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      reject(InterruptedError.from(signal));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    pending.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
-  });
 }

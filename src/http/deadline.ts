@@ -4,6 +4,7 @@
  * signal bounds every phase (connect, headers, body, the waits between retries), so
  * undici's own 300 s defaults never fire first.
  */
+import { raceAbort } from '../abort.js';
 
 /** A deadline `timeoutMs` from when it is started, combined with the run's Ctrl-C signal. */
 export class Deadline {
@@ -71,27 +72,7 @@ export class Deadline {
    * A later rejection of `pending` is ignored; closing the transport ends its work.
    */
   race<T>(pending: Promise<T>): Promise<T> {
-    const signal = this.signal;
-    if (signal.aborted) {
-      pending.catch(() => undefined);
-      return Promise.reject(signal.reason as Error);
-    }
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = (): void => {
-        reject(signal.reason as Error);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      pending.then(
-        (value) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(value);
-        },
-        (err: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(err instanceof Error ? err : new Error(String(err)));
-        },
-      );
-    });
+    return raceAbort(pending, this.signal);
   }
 
   /** Milliseconds left (never negative). */

@@ -74,7 +74,7 @@ describe('imports', () => {
   const allowed: Record<string, string[]> = {
     'render/': ['api/schemas.ts', 'api/constants.ts', 'io.ts', 'json.ts', 'errors.ts'],
     'api/': ['errors.ts', 'json.ts', 'http/transport.ts', 'mask.ts'],
-    'http/': ['errors.ts', 'json.ts', 'mask.ts', 'loopback.ts'],
+    'http/': ['errors.ts', 'json.ts', 'mask.ts', 'loopback.ts', 'abort.ts'],
     'config/': ['errors.ts', 'input.ts', 'mask.ts', 'suggest.ts', 'loopback.ts', 'file-lock.ts'],
     'sandbox/': ['api/schemas.ts', 'api/constants.ts', 'json.ts', 'errors.ts', 'file-lock.ts'],
   };

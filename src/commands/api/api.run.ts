@@ -13,7 +13,7 @@ import { DeprecationReporter } from '../../deprecation.js';
 import { CliError, ExitCode, InvalidResponseError, UsageError, describeFileError } from '../../errors.js';
 import { MAX_BODY_BYTES, type HttpRequest, type RawResponse } from '../../http/transport.js';
 import { quote } from '../../input.js';
-import { abortable } from '../../io.js';
+import { abortable } from '../../abort.js';
 import { stringifyJson } from '../../json.js';
 import type { ApiField, FieldValue } from './api-request.js';
 import { exactPrinter, parseBody, type AnswerPrinter } from './api-output.js';

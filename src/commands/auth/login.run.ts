@@ -13,7 +13,7 @@ import { requireBaseUrl, requireEnvironment } from '../../config/settings.js';
 import { withConfigWriter } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { AuthError, CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
-import { abortable } from '../../io.js';
+import { abortable } from '../../abort.js';
 import { isSendableKey, maskKey } from '../../mask.js';
 import { escapeForTerminal } from '../../render/escape.js';
 

@@ -6,7 +6,7 @@
  */
 import type { NewPet, Pet } from '../../../api/schemas.js';
 import { OutputError } from '../../../errors.js';
-import { settleOrAbort } from '../../../io.js';
+import { settleOrAbort } from '../../../abort.js';
 import { RecordStream, type PetOutput } from '../../../render/output.js';
 
 /** How records are printed. */
