@@ -6,12 +6,12 @@
  */
 import { raceAbort } from '../abort.js';
 
-/** A deadline `timeoutMs` from when it is started, combined with the run's Ctrl-C signal. */
+/** A deadline `timeoutMs` from when it is made, combined with the run's Ctrl-C signal. */
 export class Deadline {
-  private endsAt = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private timeoutController = new AbortController();
-  private combinedController = new AbortController();
+  private readonly endsAt: number;
+  private readonly timer: ReturnType<typeof setTimeout>;
+  private readonly timeoutController = new AbortController();
+  private readonly combinedController = new AbortController();
   private readonly onInterrupt = (): void => {
     this.combinedController.abort(this.interrupt?.reason);
   };
@@ -24,33 +24,22 @@ export class Deadline {
     readonly timeoutMs: number,
     private readonly interrupt: AbortSignal | undefined,
   ) {
-    this.interrupt?.addEventListener('abort', this.onInterrupt);
-    this.restart();
-  }
-
-  /** Starts counting `timeoutMs` (by default the deadline's own) again from now. */
-  restart(timeoutMs = this.timeoutMs): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
     this.endsAt = Date.now() + timeoutMs;
-    this.timeoutController = new AbortController();
-    this.combinedController = new AbortController();
-    const timeout = this.timeoutController;
-    const combined = this.combinedController;
     // A timer cleared by `dispose` rather than AbortSignal.timeout, whose timers live until
-    // they fire: a bulk create starts one deadline per request, hundreds of thousands.
+    // they fire: a bulk create makes one deadline per request, hundreds of thousands.
     this.timer = setTimeout(() => {
       const reason = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
-      timeout.abort(reason);
-      combined.abort(reason);
+      this.timeoutController.abort(reason);
+      this.combinedController.abort(reason);
     }, timeoutMs);
     this.timer.unref();
-    if (this.interrupt?.aborted === true) combined.abort(this.interrupt.reason);
+    if (interrupt?.aborted === true) this.combinedController.abort(interrupt.reason);
+    else interrupt?.addEventListener('abort', this.onInterrupt);
   }
 
   /** Stops the clock and forgets the interrupt signal (a request's deadline, once it is answered). */
   dispose(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+    clearTimeout(this.timer);
     this.interrupt?.removeEventListener('abort', this.onInterrupt);
   }
 

@@ -167,11 +167,6 @@ export class HttpTransport {
         : new ProxyRouter(opts.proxy, proxyClasses, this.agent, agentOptions, log && ((line) => log.note(line)));
   }
 
-  /** Milliseconds left before the command's deadline (never negative). */
-  remainingMs(): number {
-    return this.deadline.remainingMs();
-  }
-
   /**
    * Sends one request and reads its JSON body: `sendRaw`, then the API's JSON rules.
    * @throws what `sendRaw` throws; InvalidResponseError (exit 1, or 6/4/5 for 400/401/404)
