@@ -15,8 +15,8 @@ import { answer, apiError, count, reset, sequence, slowHeaders } from '../helper
 import { startPagingServer, type PagingOptions, type PagingServer } from '../helpers/paging-server.js';
 import { startRecordingProxy } from '../helpers/proxy-server.js';
 import { runCli, unwrapped } from '../helpers/run-cli.js';
-import { runMain, type MainOptions } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { lastJson, runMain, type MainOptions } from '../helpers/run-main.js';
+import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type Handler, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pst_api_cmd_K3y9f8Qz7Lw2';
@@ -30,9 +30,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-function env(baseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir(), ...extra };
-}
+const env = (baseUrl: string, extra?: Record<string, string>): Record<string, string> => remoteEnv(baseUrl, KEY, extra);
 
 /** Runs `petstore api ...args` against `server`. */
 function api(server: TestServer, args: string[], opts: MainOptions = {}) {
@@ -41,10 +39,6 @@ function api(server: TestServer, args: string[], opts: MainOptions = {}) {
 
 function start(handler?: Handler): Promise<TestServer> {
   return pool.start(handler);
-}
-
-function lastJson(stderr: string): { code: string; message: string; status: number } {
-  return JSON.parse(stderr.trim().split('\n').pop()!) as { code: string; message: string; status: number };
 }
 
 describe.concurrent('the path is relative to the base URL', () => {

@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, unwrapped } from '../helpers/run-cli.js';
-import { runMain } from '../helpers/run-main.js';
+import { lastJson, runMain } from '../helpers/run-main.js';
 import { shell } from '../helpers/shell.js';
 import { canMountSmallDisks, onSmallDisks } from '../helpers/small-disk.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
@@ -84,11 +84,6 @@ async function petServer(opts: { delayMs?: number; failAt?: number } = {}): Prom
 
 function serverEnv(srv: TestServer, dir: string, extra: Record<string, string> = {}): Record<string, string> {
   return { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY, ...extra };
-}
-
-/** The last line of stderr as the JSON error object. */
-function lastJson(stderr: string): Record<string, unknown> {
-  return JSON.parse(stderr.trim().split('\n').pop()!) as Record<string, unknown>;
 }
 
 const node = `"${process.execPath}" "${CLI}"`;

@@ -8,11 +8,19 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { petNames, petRecords, startPetServer, type PetAnswer, type PetServer } from '../helpers/pet-server.js';
+import {
+  inLineOrder,
+  petInput,
+  petNames,
+  printedNames,
+  startPetServer,
+  type PetAnswer,
+  type PetServer,
+} from '../helpers/pet-server.js';
 import { baseEnv, CLI, CLI_SHELL } from '../helpers/run-cli.js';
 import { shell } from '../helpers/shell.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { hasTmux, startTmux } from '../helpers/tmux.js';
 
 const KEY = 'pst_bulk_e2e_scale_5Tn8Rq3Vz1';
@@ -33,31 +41,12 @@ async function petServer(delayMs = 0): Promise<PetServer> {
   return s;
 }
 
-function input(n: number): { dir: string; file: string } {
-  const dir = tempDir();
-  const file = join(dir, 'pets.ndjson');
-  writeFileSync(file, petRecords(n));
-  return { dir, file };
-}
-
-function env(s: PetServer, dir: string): Record<string, string> {
-  return { PETSTORE_BASE_URL: s.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: dir };
-}
-
-const lineOf = (name: string): number => Number(name.slice(1));
-const inOrder = (names: Iterable<string>): string[] => [...names].sort((a, b) => lineOf(a) - lineOf(b));
+const env = (s: PetServer, dir: string): Record<string, string> =>
+  remoteEnv(s.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir });
 
 /** Names of the lines in `ranges` (`[{lines: [a, b]}]`). */
 function namesOf(ranges: unknown): string[] {
   return (ranges as { lines: [number, number] }[]).flatMap(({ lines: [a, b] }) => petNames(a, b));
-}
-
-/** The names in an NDJSON text. */
-function names(text: string): string[] {
-  return text
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => (JSON.parse(l) as { name: string }).name);
 }
 
 /**
@@ -72,19 +61,19 @@ function expectExact(account: Record<string, unknown>, srv: PetServer, records: 
   const unknown = (account.unknown as { line: number }[]).map((u) => `P${u.line}`);
   expect(account.failed).toEqual([]);
   expect(account.created).toBe(created.length);
-  expect(inOrder([...created, ...unknown])).toEqual(inOrder(received));
+  expect(inLineOrder([...created, ...unknown])).toEqual(inLineOrder(received));
   for (const name of created) expect(srv.created()).toContain(name);
   const notSent = petNames(1, records).filter((n) => !received.has(n));
   expect(account.notSent).toBe(notSent.length);
   expect(account.remainingFile).toBe(`${file}.remaining.ndjson`);
-  expect(names(readFileSync(`${file}.remaining.ndjson`, 'utf8'))).toEqual(notSent);
+  expect(printedNames(readFileSync(`${file}.remaining.ndjson`, 'utf8'))).toEqual(notSent);
   return created;
 }
 
 describe('many requests in flight, stopped', () => {
   it('SIGINT with 16 in flight: exit 130, the answers under way awaited, the account exact, the rest saved in order', async () => {
     const srv = await petServer(150);
-    const { dir, file } = input(400);
+    const { dir, file } = petInput(400);
     const p = spawnCli(['pets', 'create', '--from-file', file, '--concurrency', '16', '-o', 'ndjson'], {
       env: env(srv, dir),
       secrets: [KEY],
@@ -97,13 +86,13 @@ describe('many requests in flight, stopped', () => {
     expect(account.code).toBe('interrupted');
     const created = expectExact(account, srv, 400, file);
     // The pets created by the requests awaited after the signal are printed too.
-    expect(names(p.stdout())).toEqual(created);
+    expect(printedNames(p.stdout())).toEqual(created);
     expect(srv.maxPending()).toBe(16);
   });
 
   it('`| head -3` with 16 in flight: exit 1, three pets in input order, the account exact', async () => {
     const srv = await petServer();
-    const { dir, file } = input(3000);
+    const { dir, file } = petInput(3000);
     const r = await shell(
       `${CLI_SHELL} pets create --from-file '${file}' --concurrency 16 -o ndjson 2>'${dir}/err' | head -3; echo "exit=\${PIPESTATUS[0]}"`,
       env(srv, dir),
@@ -111,7 +100,7 @@ describe('many requests in flight, stopped', () => {
     );
     const [, out = '', exit = ''] = /^([\s\S]*)exit=(\d+)\n$/.exec(r.stdout) ?? [];
     expect(exit).toBe('1');
-    expect(names(out)).toEqual(['P1', 'P2', 'P3']);
+    expect(printedNames(out)).toEqual(['P1', 'P2', 'P3']);
     const account = JSON.parse(readFileSync(join(dir, 'err'), 'utf8').trim().split('\n').pop()!) as Record<
       string,
       unknown
@@ -126,7 +115,7 @@ describe('many requests in flight, stopped', () => {
 describe.skipIf(!hasTmux())('a terminal of 80 columns', () => {
   it('5,000 records at --concurrency 16, Ctrl-C mid-run: the progress line, then the account, exact, and the rest saved', async () => {
     const srv = await petServer(50);
-    const { dir, file } = input(5000);
+    const { dir, file } = petInput(5000);
     const t = startTmux({ env: env(srv, dir), width: 80, height: 24 });
     try {
       t.sendLine(`petstore pets create --from-file '${file}' --concurrency 16 > /dev/null; echo "rc=$?"`);
@@ -144,7 +133,7 @@ describe.skipIf(!hasTmux())('a terminal of 80 columns', () => {
       const unknown = Number(/^unknown (\d+):/m.exec(screen)?.[1] ?? 0);
       expect(created + unknown).toBe(received);
       expect(screen).toContain(`not sent ${5000 - received}`);
-      expect(names(readFileSync(`${file}.remaining.ndjson`, 'utf8'))).toEqual(petNames(received + 1, 5000));
+      expect(printedNames(readFileSync(`${file}.remaining.ndjson`, 'utf8'))).toEqual(petNames(received + 1, 5000));
     } finally {
       t.kill();
     }

@@ -8,16 +8,16 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startPagingServer, type PagingServer } from '../helpers/paging-server.js';
+import { pagingServerPool } from '../helpers/paging-server.js';
 import { runCli } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 const KEY = 'pk_test_children_0123456789';
-const servers: PagingServer[] = [];
+const paging = pagingServerPool();
 
 afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
+  await paging.closeAll();
   removeTempDirs();
 });
 
@@ -33,8 +33,7 @@ function seenEnv(file: string): Map<string, string> {
 
 describe('children petstore starts get no secret of its own', () => {
   it('the pager: no PETSTORE_API_KEY, but LESS and the rest of the environment', async () => {
-    const server = await startPagingServer({ pages: 2, perPage: 20 });
-    servers.push(server);
+    const server = await paging.start({ pages: 2, perPage: 20 });
     const dir = tempDir();
     const seen = join(dir, 'pager-env');
     const r = await runMain(['pets', 'list', '--all'], {

@@ -5,25 +5,17 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answer, closedPortBaseUrl, slowHeaders, startTestServer, type TestServer } from '../helpers/fault-server.js';
+import { describe, expect, it } from 'vitest';
+import { answer, closedPortBaseUrl, fileTestServer, slowHeaders } from '../helpers/fault-server.js';
 import { CLI_SHELL, runCli } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { shell } from '../helpers/shell.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { tempDir } from '../helpers/temp-config.js';
 
 const KEY = 'pst_faults_proc_Wq82mZ4kLx7R';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-  removeTempDirs();
-});
+const server = await fileTestServer();
 
 /**
  * 99 pets with 1000-character names: ~100 KB of output, more than a pipe buffer (64 KiB).

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, serverPool } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_forged_0123456789';
@@ -21,9 +21,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-function env(baseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PETSTORE_CONFIG_DIR: tempDir(), PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: KEY, ...extra };
-}
+const env = (baseUrl: string, extra?: Record<string, string>): Record<string, string> => remoteEnv(baseUrl, KEY, extra);
 
 /** The lines of `text` that start with `start` (after any indentation). */
 const linesStarting = (text: string, start: string): string[] =>

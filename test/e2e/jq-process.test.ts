@@ -5,16 +5,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startPagingServer, type PagingServer } from '../helpers/paging-server.js';
+import { pagingServerPool } from '../helpers/paging-server.js';
 import { runCli } from '../helpers/run-cli.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 const KEY = 'pk_test_jq_process_0123';
-const servers: PagingServer[] = [];
+const paging = pagingServerPool();
 
 afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
+  await paging.closeAll();
   removeTempDirs();
 });
 
@@ -31,8 +31,7 @@ describe.concurrent('a signal during a long --jq', () => {
     ['SIGTERM', 143],
   ] as const)('%s ends the run with %i, keeping the records printed before', async (signal, code) => {
     // Two pages: the filter is quick on the first and would run for hours on the second.
-    const server = await startPagingServer({ pages: 2, perPage: 3 });
-    servers.push(server);
+    const server = await paging.start({ pages: 2, perPage: 3 });
     const run = spawnCli(
       ['pets', 'list', '--all', '-o', 'ndjson', '--jq', 'if .id > 3 then last(range(1e12)) else .id end'],
       {

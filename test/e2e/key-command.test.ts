@@ -9,11 +9,11 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { registerSecret, runCli, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { errorReply, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { errorReply, fileTestServer, startTestServer } from '../helpers/test-server.js';
 import { hasTmux, startTmux } from '../helpers/tmux.js';
 
 const COMMAND_KEY = 'cmd-key-0123456789-FROM-COMMAND';
@@ -21,14 +21,7 @@ const STORED_KEY = 'stored-key-0123456789-IN-FILE';
 const ENV_KEY = 'env-key-0123456789-FROM-VARIABLE';
 for (const k of [COMMAND_KEY, STORED_KEY, ENV_KEY]) registerSecret(k);
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-  removeTempDirs();
-});
+const server = await fileTestServer();
 beforeEach(() => {
   server.requests.length = 0;
   server.handle((req) =>

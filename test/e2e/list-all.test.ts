@@ -7,29 +7,21 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startPagingServer, type PagingOptions, type PagingServer } from '../helpers/paging-server.js';
+import { pagingServerPool, startPagingServer, type PagingServer } from '../helpers/paging-server.js';
 import { baseEnv, CLI, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 const KEY = 'test-key-listall-0123456789';
-const servers: PagingServer[] = [];
-
-/** Starts a paging server that is closed when the file ends (tests run concurrently). */
-async function startServer(opts: PagingOptions): Promise<PagingServer> {
-  const s = await startPagingServer(opts);
-  servers.push(s);
-  return s;
-}
+// Servers are closed when the file ends (tests run concurrently).
+const { start: startServer, closeAll } = pagingServerPool();
 
 afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
+  await closeAll();
   removeTempDirs();
 });
 
-function env(s: PagingServer): Record<string, string> {
-  return { PETSTORE_BASE_URL: s.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() };
-}
+const env = (s: PagingServer): Record<string, string> => remoteEnv(s.baseUrl, KEY);
 
 describe.concurrent('pets list --all', () => {
   it('follows every Link rel="next" over one TCP connection and streams ndjson in order', async () => {

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hugeBody, reset } from '../helpers/fault-server.js';
 import { unwrapped } from '../helpers/run-cli.js';
-import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { lastJson, runMain } from '../helpers/run-main.js';
+import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type RecordedRequest } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_odd_0123456789';
@@ -23,13 +23,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-function env(baseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PETSTORE_CONFIG_DIR: tempDir(), PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: KEY, ...extra };
-}
-
-function lastJson(stderr: string): Record<string, unknown> {
-  return JSON.parse(stderr.trim().split('\n').pop()!) as Record<string, unknown>;
-}
+const env = (baseUrl: string, extra?: Record<string, string>): Record<string, string> => remoteEnv(baseUrl, KEY, extra);
 
 describe('a base URL ending in ? or #: exit 2 wherever it enters, nothing sent or stored', () => {
   it.each(['?', '#', '?x=1', '#top'])('%j after /v1', async (tail) => {

@@ -7,25 +7,24 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startPagingServer, type PagingServer } from '../helpers/paging-server.js';
+import { pagingServerPool } from '../helpers/paging-server.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { hasTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
+import { hasTmux, tmuxPool } from '../helpers/tmux.js';
 
 const KEY = 'pk_test_pager_0123456789';
-const servers: PagingServer[] = [];
-const sessions: TmuxSession[] = [];
+const paging = pagingServerPool();
+const tmux = tmuxPool();
 
 afterAll(async () => {
-  for (const t of sessions) t.kill();
-  await Promise.all(servers.map((s) => s.close()));
+  tmux.killAll();
+  await paging.closeAll();
   removeTempDirs();
 });
 
 /** A server with `pages` pages of 20 pets, and the environment to reach it. */
 async function setup(pages: number, extra: Record<string, string> = {}) {
-  const server = await startPagingServer({ pages, perPage: 20 });
-  servers.push(server);
+  const server = await paging.start({ pages, perPage: 20 });
   const dir = tempDir();
   return {
     dir,
@@ -141,8 +140,7 @@ describe.concurrent('a table longer than the screen', () => {
 describe.skipIf(!hasTmux())('less in a real terminal', () => {
   it('opens for a long --all table at 80x24; q returns to the shell with exit 0', async () => {
     const { env } = await setup(3);
-    const t = startTmux({ env: { ...env, PAGER: '', PETSTORE_PAGER: 'less -FRX' }, width: 80, height: 24 });
-    sessions.push(t);
+    const t = tmux.start({ env: { ...env, PAGER: '', PETSTORE_PAGER: 'less -FRX' }, width: 80, height: 24 });
     t.sendLine('petstore pets list --all; echo "rc=$?"');
     // less shows the top of the table and waits, with its prompt on the last line.
     const screen = await t.waitFor((s) => /^ID\s+NAME/m.test(s) && /^:\s*$/m.test(s));
@@ -153,8 +151,7 @@ describe.skipIf(!hasTmux())('less in a real terminal', () => {
 
   it("Ctrl-C while less shows the table is less's: petstore waits for it, q ends both with exit 0", async () => {
     const { env } = await setup(3);
-    const t = startTmux({ env: { ...env, PAGER: '', PETSTORE_PAGER: 'less -FRX' }, width: 80, height: 24 });
-    sessions.push(t);
+    const t = tmux.start({ env: { ...env, PAGER: '', PETSTORE_PAGER: 'less -FRX' }, width: 80, height: 24 });
     t.sendLine('petstore pets list --all; echo "rc=$?"');
     await t.waitFor((s) => /^ID\s+NAME/m.test(s) && /^:\s*$/m.test(s));
     t.send('C-c');

@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startRecordingProxy, type ProxyOptions, type RecordingProxy } from '../helpers/proxy-server.js';
 import { runCli, unwrapped } from '../helpers/run-cli.js';
-import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { lastJson, runMain } from '../helpers/run-main.js';
+import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_proxy_0123456789';
@@ -37,9 +37,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-function env(baseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PETSTORE_CONFIG_DIR: tempDir(), PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: KEY, ...extra };
-}
+const env = (baseUrl: string, extra?: Record<string, string>): Record<string, string> => remoteEnv(baseUrl, KEY, extra);
 
 async function proxyServer(opts: ProxyOptions = {}): Promise<RecordingProxy> {
   const proxy = await startRecordingProxy(opts);
@@ -54,10 +52,6 @@ async function remoteApi(opts: ProxyOptions = {}): Promise<{ api: TestServer; pr
   });
   const proxy = await proxyServer({ ...opts, hosts: { 'api.petstore.test': Number(new URL(api.origin).port) } });
   return { api, proxy };
-}
-
-function lastJson(stderr: string): Record<string, unknown> {
-  return JSON.parse(stderr.trim().split('\n').pop()!) as Record<string, unknown>;
 }
 
 const withCredentials = (url: string, credentials: string): string => url.replace('http://', `http://${credentials}@`);

@@ -8,17 +8,17 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startPagingServer, type PagingServer } from '../helpers/paging-server.js';
+import { pagingServerPool } from '../helpers/paging-server.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { hasTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
+import { hasTmux, tmuxPool, type TmuxSession } from '../helpers/tmux.js';
 
 const KEY = 'pk_test_terminal_io_0123456789';
-const servers: PagingServer[] = [];
-const sessions: TmuxSession[] = [];
+const paging = pagingServerPool();
+const tmux = tmuxPool();
 
 afterAll(async () => {
-  for (const t of sessions) t.kill();
-  await Promise.all(servers.map((s) => s.close()));
+  tmux.killAll();
+  await paging.closeAll();
   removeTempDirs();
 });
 
@@ -27,10 +27,9 @@ async function terminal(
   size: { width: number; height: number },
   extra: Record<string, string> = {},
 ): Promise<TmuxSession> {
-  const s = await startPagingServer(server);
-  servers.push(s);
+  const s = await paging.start(server);
   const dir = tempDir();
-  const t = startTmux({
+  const t = tmux.start({
     env: {
       PETSTORE_CONFIG_DIR: dir,
       PETSTORE_BASE_URL: s.baseUrl,
@@ -42,7 +41,6 @@ async function terminal(
     },
     ...size,
   });
-  sessions.push(t);
   return t;
 }
 

@@ -13,8 +13,8 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from '
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, unwrapped } from '../helpers/run-cli.js';
-import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { lastJson, runMain } from '../helpers/run-main.js';
+import { remoteEnv, removeTempDirs } from '../helpers/temp-config.js';
 import { errorReply, serverPool } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_transport_0123456789';
@@ -29,9 +29,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-function env(baseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PETSTORE_CONFIG_DIR: tempDir(), PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: KEY, ...extra };
-}
+const env = (baseUrl: string, extra?: Record<string, string>): Record<string, string> => remoteEnv(baseUrl, KEY, extra);
 
 async function listen(server: Server, host = '127.0.0.1'): Promise<number> {
   servers.push(server);
@@ -56,10 +54,6 @@ async function rawServer(raw: string): Promise<number> {
   servers.push(server as unknown as Server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return (server.address() as AddressInfo).port;
-}
-
-function lastJson(stderr: string): { code: string; message: string; status: number } {
-  return JSON.parse(stderr.trim().split('\n').pop()!) as { code: string; message: string; status: number };
 }
 
 describe('TLS failures: exit 3, code tls, the reason in words', () => {

@@ -9,6 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { errorReply, type Handler, type RecordedRequest, type Reply } from './test-server.js';
 
 export {
+  fileTestServer,
   startTestServer,
   errorReply,
   type TestServer,

@@ -86,3 +86,21 @@ export async function startPagingServer(opts: PagingOptions): Promise<PagingServ
       }),
   };
 }
+
+/** The paging servers of one test file (as test-server.ts `serverPool`): `closeAll` after its tests. */
+export function pagingServerPool(): {
+  start: (opts: PagingOptions) => Promise<PagingServer>;
+  closeAll: () => Promise<void>;
+} {
+  const servers: PagingServer[] = [];
+  return {
+    start: async (opts) => {
+      const s = await startPagingServer(opts);
+      servers.push(s);
+      return s;
+    },
+    closeAll: async () => {
+      await Promise.all(servers.splice(0).map((s) => s.close()));
+    },
+  };
+}

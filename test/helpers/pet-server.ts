@@ -4,7 +4,10 @@
  * a reset connection — possibly after holding it; it keeps what it did with each record
  * (by the record's `name`), how many requests it held at once, and when.
  */
+import { writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { tempDir } from './temp-config.js';
 import { startTestServer, type Reply, type TestServer, type TestServerOptions } from './test-server.js';
 
 /** How one request is answered: create the pet, an error reply, or reset the connection. */
@@ -121,4 +124,28 @@ export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => voi
   let open!: (value: T) => void;
   const promise = new Promise<T>((resolve) => (open = resolve));
   return { promise, open };
+}
+
+/** `n` records P1..Pn (`petRecords`) in `pets.ndjson` of a new temp dir. */
+export function petInput(n: number): { dir: string; file: string } {
+  const dir = tempDir();
+  const file = join(dir, 'pets.ndjson');
+  writeFileSync(file, petRecords(n));
+  return { dir, file };
+}
+
+/** The line of pet `P<n>`: record n is on line n. */
+export const lineOf = (name: string): number => Number(name.slice(1));
+
+/** Names P<n> in input order. */
+export const inLineOrder = (names: Iterable<string>): string[] => [...names].sort((a, b) => lineOf(a) - lineOf(b));
+
+/** The names of the pets in NDJSON text or one JSON array (stdout, a remaining file). */
+export function printedNames(text: string): string[] {
+  const trimmed = text.trim();
+  if (trimmed === '') return [];
+  const pets = trimmed.startsWith('[')
+    ? (JSON.parse(trimmed) as { name: string }[])
+    : trimmed.split('\n').map((l) => JSON.parse(l) as { name: string });
+  return pets.map((p) => p.name);
 }

@@ -6,6 +6,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { afterAll } from 'vitest';
+import { removeTempDirs } from './temp-config.js';
 
 /** A request as the server saw it. */
 export interface RecordedRequest {
@@ -138,4 +140,17 @@ export function serverPool(): {
       await Promise.all(servers.splice(0).map((s) => s.close()));
     },
   };
+}
+
+/**
+ * One test server for every test of the calling file (`const server = await
+ * fileTestServer();` at its top level): closed after them, with the temp dirs they made.
+ */
+export async function fileTestServer(): Promise<TestServer> {
+  const server = await startTestServer();
+  afterAll(async () => {
+    await server.close();
+    removeTempDirs();
+  });
+  return server;
 }

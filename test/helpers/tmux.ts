@@ -142,3 +142,18 @@ export function startTmux(opts: TmuxOptions = {}): TmuxSession {
     },
   };
 }
+
+/** The tmux sessions of one test file: `killAll` after its tests. */
+export function tmuxPool(): { start: (opts?: TmuxOptions) => TmuxSession; killAll: () => void } {
+  const sessions: TmuxSession[] = [];
+  return {
+    start: (opts) => {
+      const t = startTmux(opts);
+      sessions.push(t);
+      return t;
+    },
+    killAll: () => {
+      for (const t of sessions.splice(0)) t.kill();
+    },
+  };
+}

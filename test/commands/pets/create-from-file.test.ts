@@ -4,21 +4,23 @@
  * connections or fail several records at once: the created pets in input order, every
  * record created once, the account exact, and `--concurrency` refused outside 1-32.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ShutdownRegistry } from '../../../src/shutdown.js';
 import {
   gate,
+  inLineOrder,
+  lineOf,
+  petInput,
   petNames,
-  petRecords,
+  printedNames,
   startPetServer,
   type PetAnswer,
   type PetServer,
 } from '../../helpers/pet-server.js';
 import { unwrapped } from '../../helpers/run-cli.js';
-import { runMain } from '../../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../../helpers/temp-config.js';
+import { lastJson, runMain } from '../../helpers/run-main.js';
+import { remoteEnv, removeTempDirs, tempDir } from '../../helpers/temp-config.js';
 import { errorReply, type TestServerOptions } from '../../helpers/test-server.js';
 
 const KEY = 'pst_bulk_scale_7Hq2Lm9Xw4';
@@ -35,46 +37,17 @@ async function petServer(decide?: Parameters<typeof startPetServer>[0], opts?: T
   return s;
 }
 
-/** `n` records P1..Pn in a new temp dir. */
-function input(n: number): { dir: string; file: string } {
-  const dir = tempDir();
-  const file = join(dir, 'pets.ndjson');
-  writeFileSync(file, petRecords(n));
-  return { dir, file };
-}
-
 function env(s: PetServer, dir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PETSTORE_BASE_URL: s.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: dir, ...extra };
-}
-
-/** The names on stdout (ndjson, or one JSON array). */
-function printed(stdout: string): string[] {
-  const text = stdout.trim();
-  if (text === '') return [];
-  const pets = text.startsWith('[')
-    ? (JSON.parse(text) as { name: string }[])
-    : text.split('\n').map((l) => JSON.parse(l) as { name: string });
-  return pets.map((p) => p.name);
+  return remoteEnv(s.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir, ...extra });
 }
 
 /** The names in an NDJSON file. */
-function namesIn(file: string): string[] {
-  return printed(readFileSync(file, 'utf8'));
-}
-
-/** The JSON error object on the last line of stderr. */
-function lastJson(stderr: string): Record<string, unknown> {
-  return JSON.parse(stderr.trim().split('\n').pop()!) as Record<string, unknown>;
-}
-
-/** Line numbers of names P<n>, in input order (record n is on line n). */
-const lineOf = (name: string): number => Number(name.slice(1));
-const inOrder = (names: string[]): string[] => [...names].sort((a, b) => lineOf(a) - lineOf(b));
+const namesIn = (file: string): string[] => printedNames(readFileSync(file, 'utf8'));
 
 /** Line ranges of names (consecutive lines joined), as the account gives them. */
 function ranges(names: string[]): { lines: [number, number] }[] {
   const out: { lines: [number, number] }[] = [];
-  for (const line of inOrder(names).map(lineOf)) {
+  for (const line of inLineOrder(names).map(lineOf)) {
     const last = out[out.length - 1];
     if (last !== undefined && last.lines[1] + 1 === line) last.lines[1] = line;
     else out.push({ lines: [line, line] });
@@ -117,27 +90,27 @@ describe('input order', () => {
   ] as const)('%s in flight, answers in reverse order: printed in input order', async (_, flags, n, format) => {
     const records = 48;
     const srv = await petServer(reversedBatches((answered) => Math.min(n, records - answered)));
-    const { dir, file } = input(records);
+    const { dir, file } = petInput(records);
     const r = await runMain(['pets', 'create', '--from-file', file, '-o', format, ...flags], { env: env(srv, dir) });
     expect(r.code, r.stderr).toBe(0);
     expect(srv.maxPending()).toBe(n);
     // The server created them out of order...
     expect(srv.created()).not.toEqual(petNames(1, records));
-    expect(inOrder(srv.created())).toEqual(petNames(1, records));
+    expect(inLineOrder(srv.created())).toEqual(petNames(1, records));
     // ... and they are printed in input order, once each.
-    expect(printed(r.stdout)).toEqual(petNames(1, records));
+    expect(printedNames(r.stdout)).toEqual(petNames(1, records));
   });
 
   it('--concurrency 1 is one request at a time', async () => {
     const srv = await petServer();
-    const { dir, file } = input(20);
+    const { dir, file } = petInput(20);
     const r = await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1', '-o', 'ndjson'], {
       env: env(srv, dir),
     });
     expect(r.code, r.stderr).toBe(0);
     expect(srv.maxPending()).toBe(1);
     expect(srv.created()).toEqual(petNames(1, 20));
-    expect(printed(r.stdout)).toEqual(petNames(1, 20));
+    expect(printedNames(r.stdout)).toEqual(petNames(1, 20));
   });
 });
 
@@ -157,20 +130,20 @@ describe('429: a refusal, sent again after Retry-After, fewer requests in flight
       return 'create';
     });
     const records = 30;
-    const { dir, file } = input(records);
+    const { dir, file } = petInput(records);
     const r = await runMain(['pets', 'create', '--from-file', file, '-o', 'ndjson'], { env: env(srv, dir) });
     expect(r.code, r.stderr).toBe(0);
     expect(refusedAt.size).toBe(records / 5);
     expect(early).toEqual([]);
     expect(srv.created().length).toBe(records);
-    expect(inOrder(srv.created())).toEqual(petNames(1, records));
+    expect(inLineOrder(srv.created())).toEqual(petNames(1, records));
     for (const name of refusedAt.keys()) expect(srv.received().filter((n) => n === name)).toHaveLength(2);
-    expect(printed(r.stdout)).toEqual(petNames(1, records));
+    expect(printedNames(r.stdout)).toEqual(petNames(1, records));
   });
 
   it("a Retry-After past the record's --timeout is not waited for: that record failed (429), the rest accounted", async () => {
     const srv = await petServer(({ name }) => (name === 'P2' ? refusal('5') : 'create'));
-    const { dir, file } = input(10);
+    const { dir, file } = petInput(10);
     const r = await runMain(['pets', 'create', '--from-file', file, '--timeout', '2', '-o', 'ndjson'], {
       env: env(srv, dir),
     });
@@ -187,8 +160,8 @@ describe('429: a refusal, sent again after Retry-After, fewer requests in flight
     });
     // Records sent with P2 were created; P2 and the records never sent are in the remaining file.
     const notReceived = petNames(1, 10).filter((n) => !srv.received().includes(n));
-    expect(namesIn(`${file}.remaining.ndjson`)).toEqual(inOrder(['P2', ...notReceived]));
-    expect(printed(r.stdout)).toEqual(inOrder(srv.created()));
+    expect(namesIn(`${file}.remaining.ndjson`)).toEqual(inLineOrder(['P2', ...notReceived]));
+    expect(printedNames(r.stdout)).toEqual(inLineOrder(srv.created()));
   });
 
   it('after a round of refusals the run keeps half as many requests in flight, then raises it', async () => {
@@ -209,7 +182,7 @@ describe('429: a refusal, sent again after Retry-After, fewer requests in flight
       return 'create';
     });
     const records = 40;
-    const { dir, file } = input(records);
+    const { dir, file } = petInput(records);
     const r = await runMain(['pets', 'create', '--from-file', file, '--concurrency', '8', '-o', 'ndjson'], {
       env: env(srv, dir),
     });
@@ -218,8 +191,8 @@ describe('429: a refusal, sent again after Retry-After, fewer requests in flight
     // The requests sent right after the refusals: never more than 5 at once (4, then 5 after
     // four successes), where 8 were before.
     expect(Math.max(...afterRefusals.slice(0, 10))).toBeLessThanOrEqual(5);
-    expect(inOrder(srv.created())).toEqual(petNames(1, records));
-    expect(printed(r.stdout)).toEqual(petNames(1, records));
+    expect(inLineOrder(srv.created())).toEqual(petNames(1, records));
+    expect(printedNames(r.stdout)).toEqual(petNames(1, records));
   });
 });
 
@@ -231,14 +204,14 @@ describe('connections', () => {
     '%s: a server closing kept-alive connections a few ms after answering: 300 of 300 created',
     async (_, flags) => {
       const srv = await petServer(undefined, { closeIdleAfterMs: 2 });
-      const { dir, file } = input(300);
+      const { dir, file } = petInput(300);
       const r = await runMain(['pets', 'create', '--from-file', file, '-o', 'ndjson', ...flags], {
         env: env(srv, dir),
       });
       expect(r.code, r.stderr.slice(0, 500)).toBe(0);
       expect(srv.created()).toHaveLength(300);
-      expect(inOrder(srv.created())).toEqual(petNames(1, 300));
-      expect(printed(r.stdout)).toEqual(petNames(1, 300));
+      expect(inLineOrder(srv.created())).toEqual(petNames(1, 300));
+      expect(printedNames(r.stdout)).toEqual(petNames(1, 300));
       // Each POST on a connection of its own, closed after its answer.
       expect(srv.requests.every((q) => q.headers.connection === 'close')).toBe(true);
     },
@@ -246,7 +219,7 @@ describe('connections', () => {
 
   it('PETSTORE_BULK_CONNECTIONS=keep-alive reuses connections; another value is refused', async () => {
     const srv = await petServer();
-    const { dir, file } = input(20);
+    const { dir, file } = petInput(20);
     const r = await runMain(['pets', 'create', '--from-file', file, '-o', 'ndjson'], {
       env: env(srv, dir, { PETSTORE_BULK_CONNECTIONS: 'keep-alive' }),
     });
@@ -283,7 +256,7 @@ describe('a stop with several requests in flight', () => {
 
   it('in JSON: created, failed, unknown and not sent, exactly as the server saw them; the remaining file in input order', async () => {
     const srv = await petServer(decide());
-    const { dir, file } = input(12);
+    const { dir, file } = petInput(12);
     const r = await runMain(['pets', 'create', '--from-file', file, '-o', 'ndjson'], { env: env(srv, dir) });
     expect(r.code).toBe(6);
     const received = new Set(srv.received());
@@ -313,12 +286,12 @@ describe('a stop with several requests in flight', () => {
     // Every record once: created, failed, unknown or not sent.
     expect(srv.created().length + 2 + 1 + notSent.length).toBe(12);
     expect(namesIn(`${file}.remaining.ndjson`)).toEqual(['P5', 'P8', ...notSent]);
-    expect(printed(r.stdout)).toEqual(inOrder(srv.created()));
+    expect(printedNames(r.stdout)).toEqual(inLineOrder(srv.created()));
   });
 
   it('for people: several failed and unknown at one stop, in a few lines', async () => {
     const srv = await petServer(decide());
-    const { dir, file } = input(12);
+    const { dir, file } = petInput(12);
     const r = await runMain(['pets', 'create', '--from-file', file], { env: env(srv, dir) });
     expect(r.code).toBe(6);
     const err = unwrapped(r.stderr);
@@ -350,7 +323,7 @@ describe('a stop with several requests in flight', () => {
     const controller = new AbortController();
     // The bulk create waits half the grace (1 s here) for answers under way.
     const shutdown = new ShutdownRegistry(2000);
-    const { dir, file } = input(12);
+    const { dir, file } = petInput(12);
     const run = runMain(['pets', 'create', '--from-file', file, '-o', 'ndjson'], {
       env: env(srv, dir),
       signal: controller.signal,
@@ -378,14 +351,14 @@ describe('a stop with several requests in flight', () => {
       remainingFile: `${file}.remaining.ndjson`,
     });
     expect(namesIn(`${file}.remaining.ndjson`)).toEqual(petNames(9, 12));
-    expect(printed(r.stdout)).toEqual(petNames(1, 6));
+    expect(printedNames(r.stdout)).toEqual(petNames(1, 6));
   });
 });
 
 describe('--concurrency refused', () => {
   it.each(['0', '33', '1.5', '-1', 'abc', '', '4x'])('--concurrency %j: exit 2, nothing sent', async (value) => {
     const srv = await petServer();
-    const { dir, file } = input(3);
+    const { dir, file } = petInput(3);
     const r = await runMain(['pets', 'create', '--from-file', file, '--concurrency', value], { env: env(srv, dir) });
     expect(r.code).toBe(2);
     expect(unwrapped(r.stderr)).toContain(
