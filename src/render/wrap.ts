@@ -1,8 +1,11 @@
 /**
  * Word wrapping for a terminal: messages (warnings, notes, errors and their hints fit 80
  * columns, or the terminal's width when it is narrower) and the prose and examples of
- * `--help`. Lines break at spaces only, never inside a word, and never inside a
- * `backquoted command`, which stays pasteable. Widths are display widths (`width.ts`). Pure.
+ * `--help`. Lines break at spaces only, never inside a word. A command (a `backquoted
+ * command`, a command after a colon at the end of a line, an example of `--help`) is
+ * broken only when it is wider than a line, and then with shell line continuations
+ * (` \`), outside quotes, so that it still runs when pasted. Widths are display widths
+ * (`width.ts`). Pure.
  */
 import { displayWidth } from './width.js';
 
@@ -30,8 +33,10 @@ function words(text: string): string[] {
  * Breaks `text` (one line) at spaces into lines of at most `width` columns, the first line
  * having `used` columns already taken (a `warning: ` prefix), the others `hang` columns of
  * indentation (not included in the result; the caller indents). A word longer than a line
- * (a URL, a long command) is kept whole on a line of its own, never cut. Runs of spaces
- * count as one. Returns the lines joined by `\n`, without a trailing newline.
+ * (a URL) is kept whole on a line of its own, never cut; so is a command, unless it is
+ * longer than a line: then it starts a line and is broken with ` \` continuations
+ * (`breakCommand`), its later lines indented by 2. Runs of spaces count as one. Returns the
+ * lines joined by `\n`, without a trailing newline.
  */
 export function wrapWords(text: string, width: number, used = 0, hang = 0): string {
   const lines: string[] = [];
@@ -40,18 +45,21 @@ export function wrapWords(text: string, width: number, used = 0, hang = 0): stri
   let room = width - used;
   for (const word of words(text)) {
     const w = displayWidth(word);
-    if (line === '') {
-      line = word;
-      lineWidth = w;
-    } else if (lineWidth + 1 + w <= room) {
+    if (line !== '' && lineWidth + 1 + w <= room) {
       line += ` ${word}`;
       lineWidth += 1 + w;
-    } else {
+      continue;
+    }
+    if (line !== '') {
       lines.push(line);
-      line = word;
-      lineWidth = w;
       room = width - hang;
     }
+    // Only a command holds a space (`words`).
+    const command = w > room && word.includes(' ') ? breakCommand(commandTokens(word), room, '', '  ') : [word];
+    lines.push(...command.slice(0, -1));
+    line = command[command.length - 1] ?? '';
+    lineWidth = displayWidth(line);
+    if (command.length > 1) room = width - hang;
   }
   lines.push(line);
   return lines.join('\n');
@@ -100,24 +108,40 @@ export function wrapHelpText(text: string, width: number): string {
 
 /** Breaks a shell command into lines `indent$ ... \` / `indent    ...`, at spaces outside quotes. */
 function wrapCommand(command: string, width: number, indent: string): string {
+  return breakCommand(commandTokens(command), width, `${indent}$ `, `${indent}    `).join('\n');
+}
+
+/**
+ * The words of a shell command, split at spaces outside quotes (a backquote is a
+ * character like any other); a trailing `# comment` is one word: a line continuation
+ * inside a comment is no continuation.
+ */
+function commandTokens(command: string): string[] {
   const tokens = command.match(/(?:'[^']*'|"(?:[^"\\]|\\.)*"|[^ '"]+|['"])+/g) ?? [];
-  // A trailing `# comment` stays whole: a line continuation inside a comment is no continuation.
   const comment = tokens.findIndex((t) => t.startsWith('#'));
   if (comment > 0) tokens.splice(comment, tokens.length - comment, tokens.slice(comment).join(' '));
+  return tokens;
+}
+
+/**
+ * Lays `tokens` out in lines of at most `width` columns: the first starts with `head`,
+ * the others with `next`; each line but the last ends with ` \` (a shell line
+ * continuation), for which it keeps room. A token wider than a line stands alone on one.
+ */
+function breakCommand(tokens: string[], width: number, head: string, next: string): string[] {
   const lines: string[] = [];
-  let line = `${indent}$`;
+  let line = head;
   let empty = true;
   tokens.forEach((token, i) => {
-    // A line that may go on keeps room for the ` \` that would end it.
     const tail = i === tokens.length - 1 ? 0 : 2;
     if (!empty && displayWidth(line) + 1 + displayWidth(token) + tail > width) {
       lines.push(`${line} \\`);
-      line = `${indent}    ${token}`;
+      line = `${next}${token}`;
     } else {
-      line = `${line} ${token}`;
+      line = empty ? `${line}${token}` : `${line} ${token}`;
     }
     empty = false;
   });
   lines.push(line);
-  return lines.join('\n');
+  return lines;
 }

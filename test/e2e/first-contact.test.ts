@@ -357,7 +357,7 @@ describe.concurrent('hints that are right when pasted', () => {
       env: { PETSTORE_CONFIG_DIR: tempDir() },
     });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(
+    expect(unwrapped(r.stderr)).toContain(
       `\`petstore --env staging --base-url ${shop.baseUrl} auth login --with-token < key.txt\``,
     );
   });

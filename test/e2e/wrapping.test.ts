@@ -11,14 +11,20 @@ import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { buildProgram } from '../../src/program.js';
 import { createIo } from '../../src/io.js';
 import { EnvVars } from '../../src/config/env.js';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { petRecords, startPetServer, type PetServer } from '../helpers/pet-server.js';
 import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { errorReply } from '../helpers/test-server.js';
 import { hasTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const sessions: TmuxSession[] = [];
-afterAll(() => {
+const servers: PetServer[] = [];
+afterAll(async () => {
   for (const t of sessions) t.kill();
+  await Promise.all(servers.map((s) => s.close()));
   removeTempDirs();
 });
 
@@ -115,6 +121,33 @@ describe.skipIf(!hasTmux())('in a terminal', () => {
     for (const line of output(screen)) if (line.includes(' ')) expect(line.length, line).toBeLessThanOrEqual(width);
     // Words are whole: the lines joined again give the path of the config file unbroken.
     expect(screen.replace(/\n/g, ' ')).toMatch(/stored in \S+\/a-config-directory-with-a-long-name\/config\.json/);
+  });
+
+  it("a bulk create's re-run command, broken with ` \\` at 60 columns, runs when pasted", async () => {
+    const srv = await startPetServer(({ name, attempt }) =>
+      name === 'P2' && attempt === 1 ? errorReply(503, 'unavailable', 'later') : 'create',
+    );
+    servers.push(srv);
+    const dir = tempDir();
+    const file = join(dir, 'big.ndjson');
+    writeFileSync(file, petRecords(3));
+    const env = remoteEnv(srv.baseUrl, 'pk_test_wrapping_0123456789', { PETSTORE_CONFIG_DIR: dir, NO_COLOR: '1' });
+    const t = startTmux({ env, width: 60, height: 30 });
+    sessions.push(t);
+    t.sendLine(`clear; petstore pets create --from-file ${file} --concurrency 1 --retries 0 > /dev/null; echo "rc=$?"`);
+    const screen = await t.waitFor(/rc=1/);
+    const lines = output(screen);
+    for (const line of lines) if (line.trim().includes(' ')) expect(line.length, line).toBeLessThanOrEqual(60);
+    const first = lines.findIndex((l) => /^ +petstore pets create --from-file/.test(l));
+    const last = lines.findIndex((l, i) => i > first && !l.endsWith(' \\'));
+    expect(first).toBeGreaterThan(0);
+    expect(last).toBeGreaterThan(first);
+    // Pasted as shown (a line feed after each ` \\`): the shell runs the records not created.
+    t.type(lines.slice(first, last + 1).join('\n'));
+    t.sendLine('; echo "rerun=$?"');
+    await t.waitFor(/rerun=0/);
+    expect(existsSync(`${file}.remaining.ndjson`)).toBe(false);
+    expect(srv.created()).toEqual(['P1', 'P2', 'P3']);
   });
 
   it.each([60, 80])('config list fits %i columns', async (width) => {

@@ -96,11 +96,12 @@ export function registeredSecrets(): string[] {
 
 /**
  * Messages with their wrapping undone: every line break but the last, with the indentation
- * around it, becomes one space. petstore wraps warnings, notes, errors and hints at 80
- * columns, so a test looking for a phrase in stderr looks in `unwrapped(stderr)`.
+ * around it, becomes one space, and so does a command's ` \` line continuation. petstore
+ * wraps warnings, notes, errors and hints at 80 columns, so a test looking for a phrase in
+ * stderr looks in `unwrapped(stderr)`.
  */
 export function unwrapped(text: string): string {
-  return text.replace(/ *\n *(?!$)/g, ' ');
+  return text.replace(/ *(?: \\)?\n *(?!$)/g, ' ');
 }
 
 /** `dir` when it is an existing folder (a run's working directory), else undefined: the test's own. */

@@ -52,16 +52,69 @@ describe('wrapMessage', () => {
     expect(widest(`error: ${out}`)).toBeLessThanOrEqual(80);
   });
 
-  it('keeps a command after a colon at the end of a line whole', () => {
-    const hint = 'Fix the cause, then run: petstore pets create --from-file /tmp/a/long/path/pets.remaining.ndjson';
-    expect(wrapMessage(hint, 60)).toBe(
-      'Fix the cause, then run:\npetstore pets create --from-file /tmp/a/long/path/pets.remaining.ndjson',
+  it('keeps a command after a colon at the end of a line whole on a line of its own', () => {
+    const hint = 'Fix the cause, then run: petstore pets create --from-file /tmp/a/path/pets.remaining.ndjson';
+    expect(wrapMessage(hint, 70)).toBe(
+      'Fix the cause, then run:\npetstore pets create --from-file /tmp/a/path/pets.remaining.ndjson',
     );
   });
 
   it('leaves a line that fits alone, and counts the prefix on the first line', () => {
     expect(wrapMessage('short', 80, 7)).toBe('short');
     expect(wrapMessage('aaa bbb ccc', 11, 7)).toBe('aaa\nbbb ccc');
+  });
+});
+
+describe('a command wider than the message', () => {
+  const path = '/tmp/petstore-test-Xq81Lm/big.ndjson.remaining.ndjson';
+  const rerun = `petstore --env sandbox pets create --from-file ${path}`;
+  const find = `petstore --env staging pets list --all --jq '.[] | select(.name == "Rex the very good dog")'`;
+  // The bulk account's re-run line, the already-sent refusal's hint, a hint quoting ctx.suggest.
+  const messages: [string, string, number][] = [
+    ['the re-run line', `the 2,563 records not created are in ${path}; after fixing the cause, run:\n  ${rerun}`, 2],
+    [
+      'the already-sent hint',
+      `Send the records not created instead: \`${rerun}\`. Or add --force to send every record again (a pet cannot be deleted, so a duplicate cannot be undone).`,
+      0,
+    ],
+    [
+      'a suggested command in a hint',
+      `Check with \`${find}\` before creating it again: a second create would make a second pet.`,
+      0,
+    ],
+  ];
+  /** What a shell makes of a command: its words, one per line (`petstore` prints them). */
+  const argv = (command: string): string =>
+    execFileSync('sh', ['-c', `petstore() { printf '%s\\n' "$@"; }\n${command}`], { encoding: 'utf8' });
+
+  describe.each([60, 80, 120])('at %i columns', (columns) => {
+    const width = messageColumns(columns);
+    it.each(messages)('%s: broken at spaces with ` \\` lines that run as the command', (_, text, indent) => {
+      const out = wrapMessage(text, width);
+      expect(widest(out)).toBeLessThanOrEqual(width);
+      // No word is split: the words are the text's, ` \\` aside.
+      const words = (s: string): string[] => s.split(/[\s\\]+/).filter((w) => w !== '');
+      expect(words(out)).toEqual(words(text));
+      const lines = out.split('\n');
+      const first = lines.findIndex((l) => /`?petstore /.test(l));
+      const last = lines.findIndex((l, i) => i >= first && !l.endsWith(' \\'));
+      expect(last).toBeGreaterThan(first);
+      // The command starts its line, its continuations are indented, and pasted it runs as written.
+      expect(lines[first]?.slice(indent)).toMatch(/^`?petstore /);
+      for (const l of lines.slice(first + 1, last + 1)) expect(l.startsWith(' '.repeat(indent + 2))).toBe(true);
+      const pasted = lines
+        .slice(first, last + 1)
+        .join('\n')
+        .replace(/^[^`]*`|`[^`]*$/g, '');
+      const whole = /`([^`]*)`/.exec(text)?.[1] ?? rerun;
+      expect(argv(pasted)).toBe(argv(whole));
+    });
+  });
+
+  it('a word longer than the line stays whole, on a line of its own', () => {
+    const long = `/tmp/${'d'.repeat(70)}/pets.ndjson.remaining.ndjson`;
+    const out = wrapMessage(`run: petstore pets create --from-file ${long}`, 60);
+    expect(out).toBe(`run:\npetstore pets create --from-file \\\n  ${long}`);
   });
 });
 

@@ -58,7 +58,7 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<num
     // before the key is typed, so nobody types a secret that would then be thrown away.
     throw new UsageError(
       `${name} takes its key from a command (${name}.apiKeyCommand: \`${command}\`), so auth login stores no key for it; nothing was stored`,
-      `Run \`petstore config unset ${name}.apiKeyCommand\` first to store a key instead, or check the command's key with ${ctx.suggest('auth status --check')}.`,
+      `Run \`petstore config unset ${name}.apiKeyCommand\` first to store a key instead, or check the command's key with \`${ctx.suggest('auth status --check')}\`.`,
     );
   }
 

@@ -4,7 +4,9 @@
  * connections or fail several records at once: the created pets in input order, every
  * record created once, the account exact, and `--concurrency` refused outside 1-32.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ShutdownRegistry } from '../../../src/shutdown.js';
 import {
@@ -13,6 +15,7 @@ import {
   lineOf,
   petInput,
   petNames,
+  petRecords,
   printedNames,
   startPetServer,
   type PetAnswer,
@@ -353,6 +356,64 @@ describe('a stop with several requests in flight', () => {
     expect(namesIn(`${file}.remaining.ndjson`)).toEqual(petNames(9, 12));
     expect(printedNames(r.stdout)).toEqual(petNames(1, 6));
   });
+});
+
+describe("the account's commands at 60, 80 and 120 columns", () => {
+  /** stderr as a terminal shows it at the end: the progress line's drawings taken out. */
+  // eslint-disable-next-line no-control-regex -- the progress line's escape sequences are what is taken out
+  const screenOf = (stderr: string): string => stderr.replace(/\r[^\r\n]*?\x1b\[K/g, '');
+  /** Lines wider than `width`, but for a word too long for any line, which stands alone. */
+  const tooWide = (screen: string, width: number): string[] =>
+    screen.split('\n').filter((l) => l.length > width && l.trim().includes(' '));
+  /** The command that starts at the line matching `start`, continued by ` \\` lines, as a shell reads it. */
+  function commandAt(screen: string, start: RegExp): string[] {
+    const lines = screen.split('\n');
+    const first = lines.findIndex((l) => start.test(l));
+    expect(first, screen).toBeGreaterThanOrEqual(0);
+    const last = lines.findIndex((l, i) => i >= first && !l.endsWith(' \\'));
+    const pasted = lines
+      .slice(first, last + 1)
+      .join('\n')
+      .replace(/^[^`]*`|`[^`]*$/g, '');
+    return execFileSync('sh', ['-c', `petstore() { printf '%s\\n' "$@"; }\n${pasted}`], { encoding: 'utf8' })
+      .split('\n')
+      .slice(0, -1);
+  }
+
+  it.each([60, 80, 120])(
+    '%i: the re-run line and the already-sent hint break at spaces and run when pasted',
+    async (columns) => {
+      const srv = await petServer(({ name, attempt }) =>
+        name === 'P2' && attempt === 1 ? errorReply(503, 'unavailable', 'later') : 'create',
+      );
+      const dir = tempDir();
+      const file = join(dir, 'big.ndjson');
+      writeFileSync(file, petRecords(3));
+      const remaining = `${file}.remaining.ndjson`;
+      const width = Math.min(columns, 80);
+      const opts = { env: env(srv, dir, { NO_COLOR: '1' }), tty: true, columns };
+      const first = await runMain(
+        ['pets', 'create', '--from-file', file, '--concurrency', '1', '--retries', '0'],
+        opts,
+      );
+      expect(first.code).toBe(1);
+      const account = screenOf(first.stderr);
+      expect(tooWide(account, width)).toEqual([]);
+      expect(commandAt(account, /^ +petstore /)).toEqual(['pets', 'create', '--from-file', remaining]);
+      // Sent again: refused, naming the remaining file in a command that fits as well.
+      const again = await runMain(['pets', 'create', '--from-file', file], opts);
+      expect(again.code).toBe(2);
+      const refusal = screenOf(again.stderr);
+      expect(tooWide(refusal, width)).toEqual([]);
+      const argv = commandAt(refusal, /`petstore /);
+      expect(argv).toEqual(['pets', 'create', '--from-file', remaining]);
+      // Run as pasted: the records not created are created, and the file petstore wrote removed.
+      const rerun = await runMain(argv, opts);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(existsSync(remaining)).toBe(false);
+      expect(srv.created()).toEqual(['P1', 'P2', 'P3']);
+    },
+  );
 });
 
 describe('--concurrency refused', () => {
