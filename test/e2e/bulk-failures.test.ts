@@ -386,7 +386,7 @@ describe('signals', () => {
       expect(existsSync(`${file}.remaining.ndjson`)).toBe(false);
       if (form === 'human') {
         expect(unwrapped(forced)).toMatch(
-          /not sent 149999 the 150000 records not created could not be saved: the run was ended before they could be written; they are lines 1-150000 of /,
+          /not sent 149,999 the 150,000 records not created could not be saved: the run was ended before they could be written; they are lines 1-150000 of /,
         );
         return;
       }

@@ -126,13 +126,14 @@ describe.skipIf(!hasTmux())('a terminal of 80 columns', () => {
       expect(screen).toMatch(/rc=130/);
       const lines = screen.split('\n');
       expect(lines.filter((l) => l.length > 80 && !l.includes('petstore pets create'))).toEqual([]);
-      expect(lines.some((l) => /^error: stopped (after|at) record \d+ of 5000/.test(l))).toBe(true);
+      expect(lines.some((l) => /^error: stopped (after|at) record [\d,]+ of 5,000/.test(l))).toBe(true);
       // The account on the screen against what the server saw.
       const received = srv.received().length;
-      const created = Number(/^created (\d+): lines 1-\d+$/m.exec(screen)?.[1]);
-      const unknown = Number(/^unknown (\d+):/m.exec(screen)?.[1] ?? 0);
+      const count = (text: string | undefined) => Number(text?.replaceAll(',', '') ?? 0);
+      const created = count(/^created ([\d,]+): lines 1-\d+$/m.exec(screen)?.[1]);
+      const unknown = count(/^unknown ([\d,]+):/m.exec(screen)?.[1]);
       expect(created + unknown).toBe(received);
-      expect(screen).toContain(`not sent ${5000 - received}`);
+      expect(screen).toContain(`not sent ${(5000 - received).toLocaleString('en-US')}`);
       expect(printedNames(readFileSync(`${file}.remaining.ndjson`, 'utf8'))).toEqual(petNames(received + 1, 5000));
     } finally {
       t.kill();

@@ -185,6 +185,23 @@ describe('BulkAccount', () => {
     });
   });
 
+  it('counts of a thousand and more read as the progress line writes them (2,566); line numbers stay plain', () => {
+    const a = new BulkAccount(5000, 5000);
+    for (let i = 0; i < 2566; i++) {
+      a.dispatch(place(i));
+      a.settleCreated(place(i));
+    }
+    a.dispatch(place(2566));
+    a.settleNotCreated(place(2566), 'failed', new ApiError({ code: 'bad', message: 'no', status: 400 }, 400));
+    const lines = a.lines((w) => `petstore ${w}`, 'pets.ndjson');
+    expect(lines[0]).toBe('created 2,566: lines 1-2566');
+    expect(lines).toContain('failed 1: line 2567, not created');
+    expect(lines).toContain('not sent 2,433');
+    const err = a.toError({ signal: new AbortController().signal, suggest: (w) => `petstore ${w}`, label: 'pets.ndjson', output: 'tsv' });
+    expect(err.message).toMatch(/^stopped after record 2,567 of 5,000/);
+    expect(a.details()).toMatchObject({ notSent: 2433, remaining: 2434 });
+  });
+
   it.each([
     [[[3, 3]], 'line 3'],
     [[[1, 4]], 'lines 1-4'],

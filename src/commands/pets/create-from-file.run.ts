@@ -28,7 +28,7 @@ import { CONCURRENCY_MAX } from '../../input.js';
 import { BulkAccount, nothingSent } from './create/account.js';
 import { checkInput, type CheckedInput } from './create/check.js';
 import { recordPrinter } from './create/printer.js';
-import { sendingProgress, sendingSummary, type Progress } from './create/progress.js';
+import { formatCount, sendingProgress, sendingSummary, type Progress } from './create/progress.js';
 import { remainingPlace, saveRemaining } from './create/remaining.js';
 import { RunHistory, runTarget } from './create/run-record.js';
 import { BulkSender } from './create/sender.js';
@@ -87,7 +87,7 @@ export async function runCreateFromFile(ctx: Context, options: FromFileOptions):
     if (options.dryRun) {
       await pipeline(records(), pets, print);
       const n = checked.records;
-      ctx.note(`${n} record${n === 1 ? '' : 's'} checked; nothing was sent (--dry-run)`, { always: true });
+      ctx.note(`${formatCount(n)} record${n === 1 ? '' : 's'} checked; nothing was sent (--dry-run)`, { always: true });
       return ExitCode.ok;
     }
     return await sendChecked(ctx, options, {

@@ -4,7 +4,8 @@
  * settled into it as their answers come: created ones as ranges of lines (memory does not
  * grow with the input; their ids are on stdout), failed and unknown ones each with its line
  * and error, the rest not sent; and where the records not created were saved, or why they
- * could not be. Rendered as a few lines for people, as fields of the JSON error object.
+ * could not be. Rendered as a few lines for people (counts as `2,566`, as the progress line
+ * writes them; line numbers plain), as fields of the JSON error object (numbers).
  * With several requests in flight the account is right at any moment (a forced end
  * included), several records can fail or be unknown at one stop, and records after a
  * failed one can be created.
@@ -13,6 +14,7 @@ import { ApiError, CliError, ExitCode, InterruptedError } from '../../../errors.
 import { describeApiError } from '../../../render/escape.js';
 import type { RenderMode } from '../../../render/pets.js';
 import { shellQuote } from '../../../suggest.js';
+import { formatCount } from './progress.js';
 
 /** Why a record was not created, or may have been: the server's Error, or petstore's own. */
 export interface RecordError {
@@ -231,18 +233,23 @@ export class BulkAccount {
   lines(suggest: (words: string) => string, label: string): string[] {
     const out: string[] = [];
     const created = this.createdRanges();
-    out.push(this.createdCount === 0 ? 'created: none' : `created ${this.createdCount}: ${describeLines(created)}`);
+    out.push(
+      this.createdCount === 0
+        ? 'created: none'
+        : `created ${formatCount(this.createdCount)}: ${describeLines(created)}`,
+    );
     const failed = joinLines(byLine(this.failedRecords).map((r) => r.line));
-    if (failed.length > 0) out.push(`failed ${this.failedRecords.length}: ${describeLines(failed)}, not created`);
+    if (failed.length > 0)
+      out.push(`failed ${formatCount(this.failedRecords.length)}: ${describeLines(failed)}, not created`);
     const unknown = joinLines(byLine(this.unknownRecords).map((r) => r.line));
     if (unknown.length > 0) {
       out.push(
-        `unknown ${this.unknownRecords.length}: ${describeLines(unknown)}: the request may have reached the server, so it may have been created; it is not retried and not in the remaining file (check with \`${suggest('pets list')}\`)`,
+        `unknown ${formatCount(this.unknownRecords.length)}: ${describeLines(unknown)}: the request may have reached the server, so it may have been created; it is not retried and not in the remaining file (check with \`${suggest('pets list')}\`)`,
       );
     }
-    if (this.notSent > 0) out.push(`not sent ${this.notSent}`);
+    if (this.notSent > 0) out.push(`not sent ${formatCount(this.notSent)}`);
     const count = this.notCreated;
-    const records = `${count} record${count === 1 ? '' : 's'} not created`;
+    const records = `${formatCount(count)} record${count === 1 ? '' : 's'} not created`;
     if (this.saved !== undefined && 'file' in this.saved) {
       out.push(`the ${records} ${count === 1 ? 'is' : 'are'} in ${this.saved.file}; after fixing the cause, run:`);
       out.push(`  ${suggest(`pets create --from-file ${shellQuote(this.saved.file)}`)}`);
@@ -291,14 +298,17 @@ export class BulkAccount {
     const json = opts.output === 'json' || opts.output === 'ndjson';
     const interruption = opts.signal.aborted ? InterruptedError.from(opts.signal) : undefined;
     const stop = this.stop ?? { at: undefined, kind: 'none', cause: interruption };
+    const of = formatCount(this.records);
     const at =
-      stop.at === undefined ? '' : `stopped at record ${stop.at.index + 1} of ${this.records} (line ${stop.at.line})`;
+      stop.at === undefined
+        ? ''
+        : `stopped at record ${formatCount(stop.at.index + 1)} of ${of} (line ${stop.at.line})`;
     const sent = this.lastSent();
     const what =
       stop.kind === 'none' || stop.at === undefined
         ? sent === 0
-          ? `stopped before the first of ${this.records} records`
-          : `stopped after record ${sent} of ${this.records}`
+          ? `stopped before the first of ${of} records`
+          : `stopped after record ${formatCount(sent)} of ${of}`
         : stop.kind === 'failed'
           ? `${at}, not created`
           : `${at}, which may have been created`;
@@ -311,7 +321,9 @@ export class BulkAccount {
           ? `; saved to ${this.saved.file}`
           : `; not saved: ${this.saved.error}`;
     return new CliError(
-      json ? `${summary}; ${this.createdCount} created; ${this.notCreated} not created${saved}` : summary,
+      json
+        ? `${summary}; ${formatCount(this.createdCount)} created; ${formatCount(this.notCreated)} not created${saved}`
+        : summary,
       {
         exitCode: stoppedBy?.exitCode ?? ExitCode.failure,
         code: stoppedBy?.code ?? 'internal',
@@ -353,7 +365,7 @@ export function describeLines(ranges: LineRange[]): string {
   const one = ranges.length === 1 && ranges[0]?.[0] === ranges[0]?.[1];
   const shown = ranges.slice(0, RANGES_SHOWN).map(([a, b]) => (a === b ? String(a) : `${a}-${b}`));
   const more = ranges.length - shown.length;
-  return `line${one ? '' : 's'} ${shown.join(', ')}${more > 0 ? `, and ${more} more range${more === 1 ? '' : 's'}` : ''}`;
+  return `line${one ? '' : 's'} ${shown.join(', ')}${more > 0 ? `, and ${formatCount(more)} more range${more === 1 ? '' : 's'}` : ''}`;
 }
 
 /** What stopped the run, in a few words (the server's message with its code and status). */

@@ -17,6 +17,7 @@ import {
   type RecordText,
 } from '../../../api/records.js';
 import { UsageError } from '../../../errors.js';
+import { formatCount } from './progress.js';
 
 /** Most problems listed when records are refused; the rest are counted. */
 const PROBLEMS_SHOWN = 20;
@@ -90,7 +91,7 @@ function refused(label: string, problems: RecordProblem[], count: number, alone:
     .join('\n');
   const more = count - Math.min(problems.length, PROBLEMS_SHOWN);
   return new UsageError(
-    `--from-file ${label}: ${count} invalid record${count === 1 ? '' : 's'}; nothing was sent\n${list}${more > 0 ? `\n  … and ${more} more` : ''}`,
+    `--from-file ${label}: ${formatCount(count)} invalid record${count === 1 ? '' : 's'}; nothing was sent\n${list}${more > 0 ? `\n  … and ${formatCount(more)} more` : ''}`,
     hint,
   );
 }

@@ -20,6 +20,7 @@ import type { Connection } from '../../../config/settings.js';
 import { CliError, describeFileError, ExitCode } from '../../../errors.js';
 import { shellQuote } from '../../../suggest.js';
 import { describeLines, type BulkAccount, type LineRange } from './account.js';
+import { formatCount } from './progress.js';
 import type { WrittenFile } from './remaining.js';
 
 /** Where records are sent: the environment's name, and its base URL or sandbox data file. */
@@ -169,7 +170,7 @@ export class RunHistory {
         ? `Send the records not created instead: \`${suggest(`pets create --from-file ${shellQuote(rest)}`)}\`.`
         : `The records not created (${describeLines(prev.remainingRanges)}) were not saved: send those lines.`;
     throw alreadySent(
-      `${this.input.label} was sent to ${prev.environment} before (${when}), and that run stopped partway: ${prev.created} of ${prev.records} records were created (${describeLines(prev.createdRanges)}${unknown}); sending it again would create them twice`,
+      `${this.input.label} was sent to ${prev.environment} before (${when}), and that run stopped partway: ${formatCount(prev.created)} of ${formatCount(prev.records)} records were created (${describeLines(prev.createdRanges)}${unknown}); sending it again would create them twice`,
       `${instead} Or add --force to send every record again (a pet cannot be deleted, so a duplicate cannot be undone).`,
     );
   }
