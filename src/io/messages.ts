@@ -133,7 +133,8 @@ export function renderError(e: ErrorMessage, form: MessageForm, style: TextStyle
   const width = messageColumns(style.columns);
   const message = e.text ?? escapeKeepingLines(e.message);
   let out = `${e.newLine === true ? '\n' : ''}${style.red('error:')} ${wrapMessage(message, width, 'error: '.length, 2)}\n`;
-  if (e.hint !== undefined) out += `${wrapMessage(escapeKeepingLines(e.hint), width)}\n`;
+  // Each line of the hint (an account's entries) starts at the margin; what it wraps onto hangs.
+  if (e.hint !== undefined) out += `${wrapMessage(escapeKeepingLines(e.hint), width, 0, 2)}\n`;
   for (const line of e.after ?? []) out += `${line}\n`;
   return out;
 }

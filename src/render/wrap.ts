@@ -35,7 +35,7 @@ function words(text: string): string[] {
  * indentation (not included in the result; the caller indents). A word longer than a line
  * (a URL) is kept whole on a line of its own, never cut; so is a command, unless it is
  * longer than a line: then it starts a line and is broken with ` \` continuations
- * (`breakCommand`), its later lines indented by 2. Runs of spaces count as one. Returns the
+ * (`breakCommand`), its later lines indented 2 more than its first. Runs of spaces count as one. Returns the
  * lines joined by `\n`, without a trailing newline.
  */
 export function wrapWords(text: string, width: number, used = 0, hang = 0): string {
@@ -54,8 +54,13 @@ export function wrapWords(text: string, width: number, used = 0, hang = 0): stri
       lines.push(line);
       room = width - hang;
     }
-    // Only a command holds a space (`words`).
-    const command = w > room && word.includes(' ') ? breakCommand(commandTokens(word), room, '', '  ') : [word];
+    // Only a command holds a space (`words`). Its own continuations are indented 2 more than
+    // where it starts: the first line at `used`, the others at `hang`.
+    const start = lines.length === 0 ? used : hang;
+    const command =
+      w > room && word.includes(' ')
+        ? breakCommand(commandTokens(word), room, width - start - 2, '', ' '.repeat(Math.max(0, start + 2 - hang)))
+        : [word];
     lines.push(...command.slice(0, -1));
     line = command[command.length - 1] ?? '';
     lineWidth = displayWidth(line);
@@ -108,7 +113,9 @@ export function wrapHelpText(text: string, width: number): string {
 
 /** Breaks a shell command into lines `indent$ ... \` / `indent    ...`, at spaces outside quotes. */
 function wrapCommand(command: string, width: number, indent: string): string {
-  return breakCommand(commandTokens(command), width, `${indent}$ `, `${indent}    `).join('\n');
+  const head = `${indent}$ `;
+  const next = `${indent}    `;
+  return breakCommand(commandTokens(command), width - head.length, width - next.length, head, next).join('\n');
 }
 
 /**
@@ -124,24 +131,25 @@ function commandTokens(command: string): string[] {
 }
 
 /**
- * Lays `tokens` out in lines of at most `width` columns: the first starts with `head`,
- * the others with `next`; each line but the last ends with ` \` (a shell line
- * continuation), for which it keeps room. A token wider than a line stands alone on one.
+ * Lays `tokens` out in lines: the first starts with `head` and has `firstRoom` columns after
+ * it, the others start with `next` and have `restRoom`; each line but the last ends with
+ * ` \` (a shell line continuation), for which it keeps room. A token wider than a line
+ * stands alone on one.
  */
-function breakCommand(tokens: string[], width: number, head: string, next: string): string[] {
+function breakCommand(tokens: string[], firstRoom: number, restRoom: number, head: string, next: string): string[] {
   const lines: string[] = [];
-  let line = head;
-  let empty = true;
+  let line = '';
+  let room = firstRoom;
   tokens.forEach((token, i) => {
     const tail = i === tokens.length - 1 ? 0 : 2;
-    if (!empty && displayWidth(line) + 1 + displayWidth(token) + tail > width) {
+    if (line !== '' && displayWidth(line) + 1 + displayWidth(token) + tail > room) {
       lines.push(`${line} \\`);
-      line = `${next}${token}`;
+      line = token;
+      room = restRoom;
     } else {
-      line = empty ? `${line}${token}` : `${line} ${token}`;
+      line = line === '' ? token : `${line} ${token}`;
     }
-    empty = false;
   });
   lines.push(line);
-  return lines;
+  return lines.map((l, i) => (i === 0 ? head : next) + l);
 }

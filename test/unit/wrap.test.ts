@@ -111,6 +111,27 @@ describe('a command wider than the message', () => {
     });
   });
 
+  it('a bulk account as a hint: each entry at the margin, what it wraps onto hanging by 2, its command by 2 more', () => {
+    const account = [
+      'created 2,566: lines 1-2566',
+      'unknown 1: line 2567: the request may have reached the server, so it may have been created; it is not retried and not in the remaining file (check with `petstore pets list`)',
+      'not sent 2,433',
+      `the 2,434 records not created are in ${path}; after fixing the cause, run:`,
+      `  ${rerun}`,
+    ].join('\n');
+    for (const width of [60, 80]) {
+      const lines = wrapMessage(account, width, 0, 2).split('\n');
+      expect(widest(lines.join('\n'))).toBeLessThanOrEqual(width);
+      const entries = lines.filter((l) => !l.startsWith(' '));
+      expect(entries.map((l) => l.split(' ')[0])).toEqual(['created', 'unknown', 'not', 'the']);
+      const unknown = lines.indexOf(entries[1] ?? '');
+      expect(lines[unknown + 1]).toMatch(/^ {2}\S/);
+      const command = lines.findIndex((l) => l.startsWith('  petstore '));
+      expect(lines[command]?.endsWith(' \\')).toBe(true);
+      expect(lines[command + 1]).toMatch(/^ {4}\S/);
+    }
+  });
+
   it('a word longer than the line stays whole, on a line of its own', () => {
     const long = `/tmp/${'d'.repeat(70)}/pets.ndjson.remaining.ndjson`;
     const out = wrapMessage(`run: petstore pets create --from-file ${long}`, 60);
