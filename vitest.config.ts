@@ -8,6 +8,7 @@ export default defineConfig({
   define: { __PETSTORE_VERSION__: JSON.stringify(pkg.version) },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/helpers/global-setup.ts'],
     // The standalone executable's own checks run when the suite is pointed at one
     // (PETSTORE_TEST_EXECUTABLE, see test/helpers/run-cli.ts).
     exclude: [

@@ -219,7 +219,7 @@ describe('2. a full disk while the remaining file is written', () => {
       expect(r.stdout).toContain('disk=pets.ndjson \n');
       const err = unwrapped(r.stderr);
       expect(err).toContain('created 2: lines 1-2');
-      expect(err).toMatch(/the 1498 records not created could not be saved: .*no space left on the device/);
+      expect(err).toMatch(/the 1,498 records not created could not be saved: .*no space left on the device/);
       expect(err).toContain('lines 3-1500 of "pets.ndjson"');
     },
   );
@@ -276,7 +276,7 @@ describe('4. the remaining file never replaces a file, nor lands beside a device
       serverEnv(srv, dir, { TMPDIR: dir }),
     );
     try {
-      expect(r.code).toBe(1);
+      expect(r.code, r.stderr).toBe(1);
       expect(existsSync('/dev/stdin.remaining.ndjson')).toBe(false);
       expect(lastJson(r.stderr).remainingFile).toBe(join(cwd, 'stdin.remaining.ndjson'));
       expect(namesOf(readFileSync(join(cwd, 'stdin.remaining.ndjson'), 'utf8'))).toEqual(range(2, 4));

@@ -147,7 +147,12 @@ const HEAP_PROBE = fileURLToPath(new URL('../helpers/heap-probe.cjs', import.met
 function peakRetainedHeap(args: string[], e: Record<string, string>): Promise<{ code: number | null; heap: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...baseEnv(), ...e, NODE_OPTIONS: `--expose-gc --require ${HEAP_PROBE}` },
+      env: {
+        ...baseEnv(),
+        HOME: e.PETSTORE_CONFIG_DIR ?? '/nonexistent',
+        ...e,
+        NODE_OPTIONS: `--expose-gc --require ${HEAP_PROBE}`,
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let err = '';

@@ -11,13 +11,16 @@ export interface ShellResult {
 
 /**
  * Runs `script` with bash and the given environment (on top of PATH and LANG), in
- * `PETSTORE_CONFIG_DIR` when it is given; killed after `timeoutMs` (default 20 s). Asynchronous, so servers living in the test process keep
- * answering while it runs.
+ * `PETSTORE_CONFIG_DIR` when it is given; killed after `timeoutMs` (default 20 s).
+ * Asynchronous, so servers living in the test process keep answering while it runs.
+ * `HOME` defaults to the config dir, as in runCli: without one a process finds the real
+ * user's home, and a bulk run's record would land in its state folder, where a later
+ * test on a reused port reads it as an earlier run of the same input.
  */
 export function shell(script: string, env: Record<string, string>, timeoutMs = 20_000): Promise<ShellResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['--norc', '--noprofile', '-c', script], {
-      env: { ...baseEnv(), ...env },
+      env: { ...baseEnv(), HOME: env.PETSTORE_CONFIG_DIR ?? '/nonexistent', ...env },
       // Files a run leaves where it stands (a remaining file of stdin) go to the test's folder.
       cwd: folderOrNone(env.PETSTORE_CONFIG_DIR),
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -197,7 +197,12 @@ describe('BulkAccount', () => {
     expect(lines[0]).toBe('created 2,566: lines 1-2566');
     expect(lines).toContain('failed 1: line 2567, not created');
     expect(lines).toContain('not sent 2,433');
-    const err = a.toError({ signal: new AbortController().signal, suggest: (w) => `petstore ${w}`, label: 'pets.ndjson', output: 'tsv' });
+    const err = a.toError({
+      signal: new AbortController().signal,
+      suggest: (w) => `petstore ${w}`,
+      label: 'pets.ndjson',
+      output: 'tsv',
+    });
     expect(err.message).toMatch(/^stopped after record 2,567 of 5,000/);
     expect(a.details()).toMatchObject({ notSent: 2433, remaining: 2434 });
   });
