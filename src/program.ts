@@ -139,10 +139,11 @@ function commandPath(cmd: CommandUnknownOpts): string[] {
 function refuseRecordFlags(flags: GlobalFlags, action: CommandUnknownOpts): void {
   const words: string[] = [];
   for (let cmd = action; cmd.parent !== null; cmd = cmd.parent) words.unshift(cmd.name());
-  const given = recordOnlyFlags(flags);
+  // `api` filters its JSON answer with --jq, as gh api does; the other record flags shape pets.
+  const given = recordOnlyFlags(flags).filter((f) => !(f === '--jq' && words.join(' ') === 'api'));
   if (given.length === 0 || PET_RECORD_COMMANDS.includes(words.join(' '))) return;
   throw new UsageError(
-    `${given.join(' and ')} ${given.length === 1 ? 'applies' : 'apply'} only to commands that print pets (${PET_RECORD_COMMANDS.join(', ')}), not to \`${words.join(' ')}\``,
+    `${given.join(' and ')} ${given.length === 1 ? 'applies' : 'apply'} only to commands that print pets (${PET_RECORD_COMMANDS.join(', ')})${given.length === 1 && given[0] === '--jq' ? ' and to `api`' : ''}, not to \`${words.join(' ')}\``,
     given.includes('--output csv') || given.includes('--jq')
       ? `For \`${words.join(' ')}\`, use --output tsv or --output json.`
       : undefined,

@@ -87,11 +87,13 @@ function jqLine(value: string, terminal: boolean): string {
 }
 
 /**
- * Prints what a run of the filter produced: its messages on stderr, its values on stdout.
+ * Prints what a run of the filter produced: its messages on stderr, its values on stdout
+ * (gh's rule: one per line, strings raw, escaped on a terminal). `out` is a run's PetOutput,
+ * or the part of it `petstore api --jq` uses.
  * @throws CliError `jq` (exit 1) with jq's message when the filter stopped with an error,
  * after what it printed before; OutputError as `writeOut`.
  */
-async function writeJqOutcome(out: PetOutput, outcome: JqOutcome): Promise<void> {
+export async function writeJqOutcome(out: Pick<PetOutput, 'io' | 'jqMessage'>, outcome: JqOutcome): Promise<void> {
   for (const m of outcome.messages) out.jqMessage(m);
   if (outcome.values.length > 0) {
     await writeOut(out.io, outcome.values.map((v) => jqLine(v, out.io.stdoutIsTTY)).join(''));

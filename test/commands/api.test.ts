@@ -467,6 +467,111 @@ describe.concurrent('--paginate', () => {
   });
 });
 
+describe.concurrent("--jq (gh api's rule: values one per line, strings raw)", () => {
+  it('filters a JSON answer: strings raw, other values compact JSON, int64 exact', async () => {
+    const server = await start(answer({ status: 200, raw: `[{"id":${BIG},"name":"Rex"},{"id":2,"name":"Whiskers"}]` }));
+    const r = await api(server, ['pets', '--jq', '.[] | .name, .id']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`Rex\n${BIG}\nWhiskers\n2\n`);
+  });
+
+  it('on a terminal a raw string from the server is escaped', async () => {
+    const server = await start(answer({ status: 200, raw: '{"name":"Rex\\u001b[2Jgone"}' }));
+    const r = await api(server, ['pets/1', '--jq', '.name'], { tty: true });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('\u001b');
+    expect(r.stdout).toContain('Rex');
+  });
+
+  it('a bad expression is exit 2 before anything is sent', async () => {
+    const server = await start();
+    const r = await api(server, ['pets', '--jq', '.[] |']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('invalid --jq expression');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('an answer of 400 or more prints as it is, unfiltered; the exit code follows the status', async () => {
+    const server = await start(apiError(404, 'not_found', 'no pet 7'));
+    const r = await api(server, ['pets/7', '--jq', '.message']);
+    expect(r.code).toBe(5);
+    expect(JSON.parse(r.stdout)).toMatchObject({ code: 'not_found', status: 404 });
+  });
+
+  it('a body that is not JSON: exit 1 (jq), nothing printed', async () => {
+    const server = await start(answer({ status: 200, headers: { 'content-type': 'text/html' }, raw: '<html>' }));
+    const r = await api(server, ['pets', '--jq', '.', '--json']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(lastJson(r.stderr)).toMatchObject({ code: 'jq' });
+    expect(lastJson(r.stderr).message).toContain('content-type: text/html');
+  });
+
+  it('-i prints the head, then the filtered body', async () => {
+    const server = await start(answer({ status: 200, headers: { 'x-trace': 'abc' }, raw: '{"name":"Rex"}' }));
+    const r = await api(server, ['-i', 'pets/1', '--jq', '.name']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^HTTP\/1\.1 200 OK\n(.+\n)*x-trace: abc\n(.+\n)*\nRex\n$/);
+  });
+
+  it('a run-time error: what was printed before stays, exit 1 (jq)', async () => {
+    const server = await start(answer({ status: 200, raw: '[{"name":"Rex"},"odd"]' }));
+    const r = await api(server, ['pets', '--jq', '.[] | .name', '--json']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('Rex\n');
+    expect(lastJson(r.stderr)).toMatchObject({ code: 'jq' });
+  });
+
+  it('--paginate: the filter runs once, on one array of every page', async () => {
+    const server = await startPagingServer({ pages: 3, perPage: 2 });
+    others.push(server);
+    const r = await runMain(['api', 'pets', '--paginate', '--jq', 'length, (map(.id) | add)'], {
+      env: env(server.baseUrl),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('6\n21\n');
+    expect(server.urls).toHaveLength(3);
+  });
+
+  it('--paginate and a later page that fails: the filter does not run on the part (no count that looks whole)', async () => {
+    const server = await start(
+      sequence(
+        answer({ status: 200, headers: { link: '</v1/pets?page=2>; rel="next"' }, raw: '[{"id":1}]' }),
+        apiError(503, 'unavailable', 'down'),
+      ),
+    );
+    const r = await api(server, ['pets', '--paginate', '--retries', '0', '--jq', 'length']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    // --jq makes errors JSON objects, as --output json does.
+    expect(lastJson(r.stderr)).toMatchObject({ code: 'unavailable', status: 503 });
+  });
+
+  it('--paginate past 32 MiB of pages: exit 1 (jq_input_too_large), nothing printed, no page fetched after', async () => {
+    // Five pages of 7 MiB (each under the 10 MiB body cap); the fifth passes 32 MiB.
+    const page = (n: number): Handler =>
+      answer({
+        status: 200,
+        headers: { link: `</v1/pets?page=${n + 1}>; rel="next"` },
+        raw: `[{"id":${n},"name":"${'x'.repeat(7 * 2 ** 20)}"}]`,
+      });
+    const server = await start(sequence(page(1), page(2), page(3), page(4), page(5), page(6)));
+    const r = await api(server, ['pets', '--paginate', '--jq', 'length', '--json', '--timeout', '600']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(lastJson(r.stderr)).toMatchObject({ code: 'jq_input_too_large' });
+    expect(server.requests).toHaveLength(5);
+  });
+
+  it('--fields and --output csv still do not apply to api', async () => {
+    const server = await start();
+    const r = await api(server, ['pets', '--fields', 'id']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--fields applies only');
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
 describe.concurrent('--verbose and PETSTORE_DEBUG=api', () => {
   const headers = {
     link: '</v1/pets?page=2>; rel="next"',

@@ -282,7 +282,10 @@ describe.concurrent('refused combinations: exit 2, nothing sent', () => {
   });
 
   it.each([
-    [['config', 'list', '--jq', '.'], '--jq applies only'],
+    [
+      ['config', 'list', '--jq', '.'],
+      '--jq applies only to commands that print pets (pets list, pets get, pets create) and to `api`',
+    ],
     [['config', 'list', '--fields', 'id'], '--fields applies only'],
     [['config', 'list', '-o', 'csv'], '--output csv applies only'],
     [['auth', 'status', '--json', 'id'], '--json FIELDS applies only'],

@@ -9,6 +9,9 @@ import type { RawResponse } from '../../http/transport.js';
 import type { Io } from '../../io.js';
 import { parseJson } from '../../json.js';
 import { escapeForTerminal, escapeKeepingLines } from '../../render/escape.js';
+import { CliError, ExitCode } from '../../errors.js';
+import type { JqFilter } from '../../render/jq.js';
+import { JQ_MAX_INPUT_BYTES, writeJqOutcome } from '../../render/output.js';
 import { renderJson, renderJsonArrayEnd, renderJsonArrayItem } from '../../render/pets.js';
 
 /**
@@ -68,8 +71,11 @@ export interface AnswerPrinter {
   answer(res: RawResponse): Promise<void>;
   /** Adds the elements of one page of `--paginate`; `items` are the page's JSON array. */
   page(res: RawResponse, items: unknown[]): Promise<void>;
-  /** Closes what `page` opened (the array), on success and on failure alike. */
-  end(): Promise<void>;
+  /**
+   * Closes what `page` opened (the array), on success and on failure alike; `complete`
+   * says whether every page was fetched.
+   */
+  end(complete: boolean): Promise<void>;
 }
 
 /** The printer of the body as it is (see the module comment). */
@@ -87,14 +93,76 @@ export function exactPrinter(io: Io, include: boolean): AnswerPrinter {
       } else {
         // The elements' own bytes, between the page's outer brackets: exact, whatever the
         // server's spacing and numbers.
-        const text = res.body.toString('utf8');
-        const inner = text.slice(text.indexOf('[') + 1, text.lastIndexOf(']')).trim();
-        await writeStdout(io, `${count === 0 ? '[' : ','}${inner}`);
+        await writeStdout(io, `${count === 0 ? '[' : ','}${arrayInner(res.body)}`);
       }
       count += items.length;
     },
     end: async () => {
+      // Incomplete too: the array is closed so stdout parses; the exit code tells the rest.
       await writeStdout(io, io.stdoutIsTTY ? renderJsonArrayEnd(count) : count === 0 ? '[]\n' : ']\n');
     },
   };
+}
+
+/** The text between a JSON array's outer brackets, as the server sent it (exact numbers). */
+function arrayInner(body: Buffer): string {
+  const text = body.toString('utf8');
+  return text.slice(text.indexOf('[') + 1, text.lastIndexOf(']')).trim();
+}
+
+/**
+ * The printer of `--jq` (gh api's rule): the filter runs on a JSON answer of less than 400,
+ * fed the body's own text (int64 exact), its values printed one per line, strings raw; an
+ * answer of 400 or more prints as it is (the error is the exit code's to tell); `-i` prints
+ * the head first. With `--paginate` it runs once, at the end, on one array of every page's
+ * elements, and not at all when a page failed: a filter such as `length` would print a
+ * count that looks whole.
+ * @throws CliError `jq` (exit 1) for a body that is not JSON or a filter that stops with an
+ * error; `jq_input_too_large` (exit 1) past JQ_MAX_INPUT_BYTES of pages.
+ */
+export function jqPrinter(io: Io, include: boolean, jq: JqFilter, jqMessage: (line: string) => void): AnswerPrinter {
+  const out = { io, jqMessage };
+  const inners: string[] = [];
+  let bytes = 2;
+  return {
+    answer: async (res) => {
+      if (include) await writeStdout(io, renderHead(io, res));
+      if (res.status >= 400) return writeStdout(io, renderBody(io, res.body));
+      if (res.body.length === 0) return;
+      if (parseBody(res.body) === undefined) throw notJson(res);
+      await writeJqOutcome(out, await jq.apply(res.body.toString('utf8').replace(/^\uFEFF/, '')));
+    },
+    page: (res) => {
+      const inner = arrayInner(res.body);
+      bytes += Buffer.byteLength(inner) + 1;
+      if (bytes > JQ_MAX_INPUT_BYTES) return Promise.reject(pagesTooLarge());
+      if (inner !== '') inners.push(inner);
+      return Promise.resolve();
+    },
+    end: async (complete) => {
+      const text = `[${inners.join(',')}]`;
+      inners.length = 0;
+      if (complete) await writeJqOutcome(out, await jq.apply(text));
+    },
+  };
+}
+
+function notJson(res: RawResponse): CliError {
+  const type = res.headers['content-type'];
+  return new CliError(
+    `--jq: the answer is not JSON${typeof type === 'string' ? ` (content-type: ${escapeForTerminal(type)})` : ''}; nothing was printed`,
+    { exitCode: ExitCode.failure, code: 'jq', hint: 'Leave out --jq to see the answer as it is.' },
+  );
+}
+
+function pagesTooLarge(): CliError {
+  const mib = JQ_MAX_INPUT_BYTES / 1024 / 1024;
+  return new CliError(
+    `the pages are too large for --jq as one array: more than ${mib} MiB of JSON; nothing was printed`,
+    {
+      exitCode: ExitCode.failure,
+      code: 'jq_input_too_large',
+      hint: 'Filter the pages one at a time (leave out --paginate and follow the Link header), or ask for less.',
+    },
+  );
 }

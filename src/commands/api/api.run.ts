@@ -16,7 +16,7 @@ import { quote } from '../../input.js';
 import { abortable } from '../../abort.js';
 import { stringifyJson } from '../../json.js';
 import type { ApiField, FieldValue } from './api-request.js';
-import { exactPrinter, parseBody, type AnswerPrinter } from './api-output.js';
+import { exactPrinter, jqPrinter, parseBody, type AnswerPrinter } from './api-output.js';
 
 /** Typed options of `api` (see `toApiOptions`). */
 export interface ApiOptions {
@@ -57,7 +57,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
   const { client } = await ctx.connect();
   const url = client.urlOf(options.path);
   const req = toRequest(url, options, fields, input);
-  const printer = exactPrinter(ctx.io, options.include);
+  const printer = await answerPrinter(ctx, options.include);
   const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
   const observe = (res: RawResponse): void => {
     deprecation.observeAndFlush(res.headers, `${options.method} ${res.url.pathname}`);
@@ -115,11 +115,15 @@ async function paginate(
     return ExitCode.ok;
   }
   const trail = new PageTrail(client.baseUrl);
+  let complete = false;
   try {
     for (let page = 1; ; page++) {
       await printer.page(res, items);
       const next = trail.next(res.headers, res.url, page);
-      if (next === undefined) return ExitCode.ok;
+      if (next === undefined) {
+        complete = true;
+        return ExitCode.ok;
+      }
       if (page >= maxPages) {
         throw new CliError(
           `stopped at --max-pages ${maxPages}; the server links to more, so the array printed is incomplete`,
@@ -138,8 +142,15 @@ async function paginate(
       if (items === undefined) throw notAnArray(page + 1);
     }
   } finally {
-    await printer.end();
+    await printer.end(complete);
   }
+}
+
+/** The body as it is, or through `--jq` (compiled by `connect`, before anything is sent). */
+async function answerPrinter(ctx: Context, include: boolean): Promise<AnswerPrinter> {
+  if (ctx.globals.jq === undefined) return exactPrinter(ctx.io, include);
+  const { jq, jqMessage } = await ctx.petOutput();
+  return jq === undefined ? exactPrinter(ctx.io, include) : jqPrinter(ctx.io, include, jq, jqMessage);
 }
 
 /** The page's JSON array, or undefined when the body is not one. */

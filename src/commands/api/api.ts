@@ -57,14 +57,15 @@ export function newApiCommand(f: Runner) {
       .addHelpText(
         'after',
         `
-Fields go to the query string of a GET and to a JSON body otherwise. The body is printed as it is: piped, byte for byte; on a terminal, JSON is indented and server text escaped. An answer of 400 or more prints its body too, and exits 6 (400), 4 (401), 5 (404) or 1.
+Fields go to the query string of a GET and to a JSON body otherwise. The body is printed as it is: piped, byte for byte; on a terminal, JSON is indented and server text escaped. An answer of 400 or more prints its body too, and exits 6 (400), 4 (401), 5 (404) or 1. --jq filters a JSON answer (with --paginate, one array of every page); an answer of 400 or more prints unfiltered.
 
 Examples:
   $ petstore --env sandbox api 'pets?limit=3'
   $ petstore api -i /pets/7
   $ petstore api pets -F categoryId=9223372036854775807 -f name=Rex
   $ petstore api POST pets --input new-pet.json
-  $ petstore api pets --paginate > every-pet.json`,
+  $ petstore api pets --paginate > every-pet.json
+  $ petstore api pets --paginate --jq '.[] | select(.status == "sold") | .name'`,
       )
       .action((words, flags) =>
         f.run(async (ctx) => {
