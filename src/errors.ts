@@ -18,8 +18,12 @@ export const ExitCode = {
   auth: 4,
   notFound: 5,
   rejected: 6,
+  /** SIGHUP: 128 + 1 (a terminal or ssh session that went away). */
+  hungUp: 129,
   /** SIGINT: 128 + 2, the shell's convention. */
   interrupted: 130,
+  /** SIGQUIT: 128 + 3. */
+  quit: 131,
   /** SIGTERM: 128 + 15. */
   terminated: 143,
 } as const;

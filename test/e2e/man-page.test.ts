@@ -11,6 +11,7 @@ import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { environmentVariables, programTree } from '../../scripts/man/sources.js';
 import { ExitCode } from '../../src/errors.js';
+import { ENDING_SIGNALS } from '../../src/shutdown.js';
 
 const PAGE = fileURLToPath(new URL('../../dist/man/petstore.1', import.meta.url));
 
@@ -93,8 +94,9 @@ describe('man petstore', () => {
 
   it('explains every exit code under EXIT STATUS', () => {
     const exit = section(/^EXIT STATUS$/, /^\S/);
-    for (const code of new Set<number>(Object.values(ExitCode)))
-      expect(exit).toMatch(new RegExp(`^ +${code} +\\S`, 'm'));
+    // The signals' codes too (129 SIGHUP, 131 SIGQUIT): they are exit codes a script sees.
+    const codes = new Set<number>([...Object.values(ExitCode), ...Object.values(ENDING_SIGNALS)]);
+    for (const code of codes) expect(exit).toMatch(new RegExp(`^ +${code} +\\S`, 'm'));
   });
 
   it('writes flags with ASCII hyphens, unbroken, so a reader can search for them', () => {
