@@ -16,6 +16,7 @@ import {
   readFileSync,
   readlinkSync,
   renameSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -459,6 +460,23 @@ describe('8. re-runs do not duplicate', () => {
     expect(existsSync(remaining)).toBe(false);
     const full = await runMain(['pets', 'create', '--from-file', file], { env });
     expect(unwrapped(full.stderr)).toMatch(/every record of .* was created before/);
+  });
+
+  it('a remaining file deleted since: the refusal names it as gone and the lines to send, not as never saved', async () => {
+    const srv = await petServer({ failAt: 3 });
+    const { dir, file } = inputFile(5);
+    const env = serverEnv(srv, dir);
+    expect((await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], { env })).code).toBe(1);
+    const remaining = `${file}.remaining.ndjson`;
+    rmSync(remaining);
+    const again = await runMain(['pets', 'create', '--from-file', file], { env });
+    expect(again.code).toBe(2);
+    const hint = unwrapped(again.stderr);
+    expect(hint).toContain(
+      `The records not created (lines 3-5) were saved to ${remaining}, which is gone: send those lines.`,
+    );
+    expect(hint).not.toContain('were not saved');
+    expect(srv.requests).toHaveLength(3);
   });
 
   it('--force sends an input whose earlier run stopped partway', async () => {

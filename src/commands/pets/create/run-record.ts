@@ -165,10 +165,14 @@ export class RunHistory {
       prev.unknownLines.length > 0
         ? `, and ${describeLines(prev.unknownLines.map((l): LineRange => [l, l]))} may have been`
         : '';
+    const lines = `The records not created (${describeLines(prev.remainingRanges)})`;
+    // A file saved and since removed was not "never saved": say where it went missing.
     const instead =
       rest !== undefined
         ? `Send the records not created instead: \`${suggest(`pets create --from-file ${shellQuote(rest)}`)}\`.`
-        : `The records not created (${describeLines(prev.remainingRanges)}) were not saved: send those lines.`;
+        : prev.remainingFile != null
+          ? `${lines} were saved to ${prev.remainingFile.path}, which is gone: send those lines.`
+          : `${lines} were not saved: send those lines.`;
     throw alreadySent(
       `${this.input.label} was sent to ${prev.environment} before (${when}), and that run stopped partway: ${formatCount(prev.created)} of ${formatCount(prev.records)} records were created (${describeLines(prev.createdRanges)}${unknown}); sending it again would create them twice`,
       `${instead} Or add --force to send every record again (a pet cannot be deleted, so a duplicate cannot be undone).`,
