@@ -1,10 +1,12 @@
 /**
  * `pets create --from-file FILE` (`-` = stdin): one `createPet` per NewPet record of a JSON
  * array or NDJSON (cli-contract.md "Bulk create"). This is the orchestration only — open
- * the input (create/source.ts), check every record (check.ts), judge the run by earlier
- * runs of the same input (run-record.ts), send (sender.ts) into the account (account.ts),
- * save what remains (remaining.ts), report — each pass one pipeline, so that a fault
- * anywhere rejects the one promise awaited here. `--timeout` bounds each record's request;
+ * the input (create/source.ts), check every record (check.ts), then pass 2
+ * (send-pass.ts): judge the run by earlier runs of the same input, send into the account,
+ * save what remains, report — each pass one pipeline, so that a fault anywhere rejects the
+ * one promise awaited here. It is the one part of the bulk create that holds the Context:
+ * what the parts need from it (places, output, connection, notes) is resolved here and
+ * handed down as plain values and small functions. `--timeout` bounds each record's request;
  * `--concurrency` requests are in flight at once, each POST on a fresh connection unless
  * PETSTORE_BULK_CONNECTIONS says `keep-alive`.
  *
@@ -19,20 +21,18 @@
  */
 import { setMaxListeners } from 'node:events';
 import { pipeline } from 'node:stream/promises';
-import { checkedRecords, recordTexts, type IndexedRecord, type IndexedText } from '../../api/records.js';
-import type { NewPet, Pet } from '../../api/schemas.js';
+import { checkedRecords, recordTexts } from '../../api/records.js';
+import type { NewPet } from '../../api/schemas.js';
 import { bulkPlaces } from '../../config/paths.js';
 import type { Context } from '../../context.js';
 import { ExitCode, InterruptedError } from '../../errors.js';
 import { CONCURRENCY_MAX } from '../../input.js';
-import { BulkAccount, nothingSent } from './create/account.js';
-import { checkInput, type CheckedInput } from './create/check.js';
+import { nothingSent } from './create/account.js';
+import { checkInput } from './create/check.js';
 import { recordPrinter } from './create/printer.js';
-import { formatCount, sendingProgress, sendingSummary, type Progress } from './create/progress.js';
-import { remainingPlace, saveRemaining } from './create/remaining.js';
-import { RunHistory, runTarget } from './create/run-record.js';
-import { BulkSender } from './create/sender.js';
-import { InputChangedError, openSource, type BulkSource } from './create/source.js';
+import { formatCount } from './create/progress.js';
+import { sendChecked } from './create/send-pass.js';
+import { InputChangedError, openSource } from './create/source.js';
 
 /** Typed options of `pets create --from-file`. */
 export interface FromFileOptions {
@@ -90,18 +90,32 @@ export async function runCreateFromFile(ctx: Context, options: FromFileOptions):
       ctx.note(`${formatCount(n)} record${n === 1 ? '' : 's'} checked; nothing was sent (--dry-run)`, { always: true });
       return ExitCode.ok;
     }
-    return await sendChecked(ctx, options, {
-      source,
-      checked,
-      records,
-      texts,
-      print,
-      progress,
-      warn,
-      places,
-      settling: settling.signal,
-      sending: (words) => (lastWords = words),
-    });
+    return await sendChecked(
+      {
+        source,
+        checked,
+        records,
+        texts,
+        print,
+        progress,
+        showProgress: io.stderrIsTTY,
+        places,
+        signal,
+        settling: settling.signal,
+        sending: (words) => (lastWords = words),
+        // Connected only once every record is checked (dry runs never).
+        connect: (opts) => ctx.connect(opts),
+        connectionReuse: ctx.env.get('PETSTORE_BULK_CONNECTIONS') ?? 'fresh',
+        warn,
+        note: (message, opts) => ctx.note(message, opts),
+        suggest: (words) => ctx.suggest(words),
+        now: () => ctx.now(),
+        cwd: ctx.cwd,
+        shutdown: ctx.shutdown,
+        output: ctx.output,
+      },
+      { concurrency: options.concurrency, force: options.force, timeoutMs: ctx.globals.timeoutMs },
+    );
   } catch (err) {
     // A signal before the first request (whatever it made the step under way throw): nothing was sent.
     if (lastWords === beforeSending && signal.aborted) throw nothingSent(InterruptedError.from(signal));
@@ -109,96 +123,6 @@ export async function runCreateFromFile(ctx: Context, options: FromFileOptions):
   } finally {
     clearLastWords();
   }
-}
-
-/** What pass 2 works with, from the orchestration. */
-interface Pass2 {
-  source: BulkSource;
-  checked: CheckedInput;
-  /** The checked records, read again. */
-  records: () => AsyncIterable<IndexedRecord>;
-  /** The records' texts, read again without the run's signal (the remaining file). */
-  texts: () => AsyncIterable<IndexedText>;
-  print: (pets: AsyncIterable<Pet>) => Promise<void>;
-  progress: Progress;
-  warn: (message: string) => void;
-  places: ReturnType<typeof bulkPlaces>;
-  /** Aborted some time after the run's signal: requests still under way are then given up. */
-  settling: AbortSignal;
-  /** Sets what to report if the process is ended from now on (the account). */
-  sending: (lastWords: () => unknown) => void;
-}
-
-/**
- * Pass 2: judges the run by earlier runs of the same input, sends every checked record,
- * saves what remains and reports (see `runCreateFromFile`).
- */
-async function sendChecked(ctx: Context, options: FromFileOptions, run: Pass2): Promise<number> {
-  const { signal } = ctx;
-  const { source, checked, progress } = run;
-  const api = await ctx.connect({
-    deadlinePer: 'request',
-    refusals: 'caller',
-    connections: options.concurrency,
-    connectionReuse: ctx.env.get('PETSTORE_BULK_CONNECTIONS') ?? 'fresh',
-    // Requests under way are aborted (then unknown) when the wait after a signal is over, not at once.
-    interrupt: run.settling,
-  });
-  const input = { label: source.label, sha256: checked.sha256, size: checked.size, file: source.file };
-  const history = await RunHistory.open(run.places.state, runTarget(api.connection, run.places.sandboxData), input, {
-    now: () => ctx.now(),
-    warn: run.warn,
-  });
-  await history.judge(options.force, (words) => ctx.suggest(words));
-  const account = new BulkAccount(checked.records, checked.lastLine);
-  await history.begin(account, options.force);
-  const report = () =>
-    account.toError({ signal, suggest: (w) => ctx.suggest(w), label: source.label, output: ctx.output });
-  run.sending(() => {
-    history.finishNow(account.endedByForce(InterruptedError.from(signal)));
-    return report();
-  });
-  const started = performance.now();
-  const sender = new BulkSender({
-    account,
-    signal,
-    concurrency: options.concurrency,
-    timeoutMs: ctx.globals.timeoutMs,
-    create: ({ pet }, opts) => api.client.createPet(pet, opts),
-    afterRefusal: (headers, refusals, remainingMs) => api.retryPolicy.afterRefusal(headers, refusals, remainingMs),
-    warn: run.warn,
-    now: () => ctx.now(),
-    answered: ctx.io.stderrIsTTY
-      ? (flight) =>
-          progress.update(sendingProgress(account.createdTotal, checked.records, performance.now() - started, flight))
-      : undefined,
-    checkpoint: () => history.checkpoint(account),
-  });
-  const failure = await sendAll(run.records(), sender, run.print, account);
-  progress.clear();
-  const place = remainingPlace(source.file?.path, source.stem, ctx.cwd);
-  const written = account.notCreated > 0 ? await saveRemaining(run.texts, account, place, ctx.shutdown) : undefined;
-  const notes = await history.finish(account, written);
-  if (failure !== undefined) throw report();
-  ctx.note(sendingSummary(account.createdTotal, performance.now() - started));
-  for (const note of notes) ctx.note(note, { always: true });
-  return ExitCode.ok;
-}
-
-/**
- * Pass 2 as one pipeline: the records, the sender, the printer. Resolves with what stopped
- * it (recorded in `account`), or undefined when every record was created.
- */
-function sendAll(
-  records: AsyncIterable<IndexedRecord>,
-  sender: BulkSender,
-  print: (pets: AsyncIterable<Pet>) => Promise<void>,
-  account: BulkAccount,
-): Promise<unknown> {
-  return pipeline(records, (r: AsyncIterable<IndexedRecord>) => sender.send(r), print).then(
-    () => undefined,
-    (err: unknown) => account.stopped(err),
-  );
 }
 
 /**
