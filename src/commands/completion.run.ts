@@ -141,9 +141,10 @@ export function bashScript(model: CompletionModel): string {
     seen.add(f.long);
     const pattern = names(f).join('|');
     if (f.values !== undefined && f.list)
-      // Completes the item after the last comma, keeping the ones before it.
+      // Completes the item after the last comma, keeping the ones before it; an item
+      // already in the list is not offered, since the CLI refuses one named twice.
       valueCases.push(
-        `    ${pattern}) COMPREPLY=($(compgen -P "\${cur%\${cur##*,}}" -W "${shellWords(f.values)}" -- "\${cur##*,}")); return 0 ;;`,
+        `    ${pattern}) given="\${cur%\${cur##*,}}"; for v in ${shellWords(f.values)}; do case ",$given" in *",$v,"*) ;; *) left="$left $v" ;; esac; done; COMPREPLY=($(compgen -P "$given" -W "$left" -- "\${cur##*,}")); return 0 ;;`,
       );
     else if (f.values !== undefined)
       valueCases.push(`    ${pattern}) COMPREPLY=($(compgen -W "${shellWords(f.values)}" -- "$cur")); return 0 ;;`);
@@ -166,7 +167,7 @@ export function bashScript(model: CompletionModel): string {
   });
   return `# ${model.name} completion for bash. Load it with: source <(${model.name} completion bash)
 ${fn}() {
-  local cur prev path="" w i skip=0 words="" flags="" nargs=0 first=""
+  local cur prev path="" w i skip=0 words="" flags="" nargs=0 first="" given="" left="" v
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
   # "--status=so": bash splits at "=", so the flag is two words back.

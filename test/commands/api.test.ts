@@ -581,15 +581,21 @@ describe.concurrent('--verbose and PETSTORE_DEBUG=api', () => {
     'x-evil': 'a\u009b2Jb',
   };
 
+  const pet = '{"id":7,"name":"Rex","categoryId":1,"status":"available"}';
+
+  // Every command, not only api: a write (createPet's 201) and getPet too.
   it.each([
-    ['api', 'pets'],
-    ['pets', 'list'],
-  ])('%s %s --verbose: response headers after the status line, escaped, Set-Cookie redacted', async (...words) => {
-    const server = await start(answer({ status: 200, headers, raw: '[]' }));
+    [['api', 'pets'], 200, '[]'],
+    [['pets', 'list'], 200, '[]'],
+    [['pets', 'create', '--name', 'Rex', '--category-id', '1'], 201, pet],
+    [['pets', 'get', '7'], 200, pet],
+  ])('%j --verbose: response headers after the status line, escaped, Set-Cookie redacted', async (words, code, raw) => {
+    const server = await start(answer({ status: code, headers, raw }));
     const r = await runMain([...words, '--verbose'], { env: env(server.baseUrl), secrets: ['s3cr3t-cookie'] });
     expect(r.code, r.stderr).toBe(0);
+    expect(server.requests).toHaveLength(1);
     const lines = r.stderr.split('\n');
-    const status = lines.findIndex((l) => /^< 200 \(\d+ ms\)$/.test(l));
+    const status = lines.findIndex((l) => new RegExp(`^< ${code} \\(\\d+ ms\\)$`).test(l));
     expect(status).toBeGreaterThan(0);
     const after = lines.slice(status + 1);
     expect(after).toContain('< link: </v1/pets?page=2>; rel="next"');

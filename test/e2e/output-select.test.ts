@@ -260,6 +260,11 @@ describe.concurrent('refused combinations: exit 2, nothing sent', () => {
     [['pets', 'create', '--name', 'X', '--category-id', '1', '--jq', '.x |'], 'invalid --jq expression'],
     [['pets', 'list', '--sort', 'colour'], 'invalid --sort "colour"'],
     [['pets', 'list', '--fields', 'id,id'], 'id is named twice'],
+    [
+      ['pets', 'list', '--fields', 'id,colour'],
+      'invalid --fields "id,colour": unknown field "colour"; the fields are id, name, categoryId, status',
+    ],
+    [['pets', 'list', '--fields', 'id,colour', '--json'], 'the fields are id, name, categoryId, status'],
     [['pets', 'get', '7', '--sort', 'id'], "unknown option '--sort'"],
   ])('%j', async (args, message) => {
     const server = await shopServer();
@@ -291,6 +296,11 @@ describe.concurrent('refused combinations: exit 2, nothing sent', () => {
     [['auth', 'status', '--json', 'id'], '--json FIELDS applies only'],
     [['--jq', '.', 'version'], 'not to `version`'],
     [['sandbox', 'reset', '--fields', 'name'], 'not to `sandbox reset`'],
+    // --sort belongs to `pets list` alone: elsewhere commander knows no such option.
+    [['config', 'list', '--sort', 'id'], "unknown option '--sort'"],
+    [['auth', 'status', '--sort', 'id'], "unknown option '--sort'"],
+    [['version', '--sort', 'id'], "unknown option '--sort'"],
+    [['--sort', 'id', 'config', 'list'], "unknown option '--sort'"],
   ])('%j: not a command that prints pets', async (args, message) => {
     const dir = tempDir();
     const r = await runMain(args, { env: { PETSTORE_CONFIG_DIR: dir } });

@@ -108,10 +108,18 @@ describe('a loopback host is never proxied, whatever NO_PROXY says', () => {
     ['127.0.0.1', { NO_PROXY: 'api.petstore.test' }],
     ['localhost', {}],
     ['localhost', { no_proxy: '' }],
+    // Any of 127.0.0.0/8, not only 127.0.0.1 (Linux routes the whole block to lo).
+    ['127.0.0.2', {}],
+    ['127.0.0.2', { NO_PROXY: '127.0.0.1' }],
+    // The IPv6 loopback, as the transport tests assume every machine has it.
+    ['[::1]', {}],
+    ['[::1]', { NO_PROXY: 'api.petstore.test' }],
   ])('http://%s with HTTP_PROXY and HTTPS_PROXY set (%j): the key never reaches the proxy', async (host, extra) => {
-    const api = await start(() => ({ status: 200, body: [PET] }));
+    // localhost is served on 127.0.0.1; the other hosts are addresses to listen on.
+    const listenOn = host === 'localhost' ? '127.0.0.1' : host.replace(/^\[|\]$/g, '');
+    const api = await start(() => ({ status: 200, body: [PET] }), { host: listenOn });
     const proxy = await proxyServer();
-    const baseUrl = api.baseUrl.replace('127.0.0.1', host);
+    const baseUrl = api.baseUrl.replace(/\/\/[^/]+:/, `//${host}:`);
     const r = await runMain(['pets', 'list', '--verbose'], {
       env: env(baseUrl, { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url, ...extra }),
     });

@@ -6,7 +6,7 @@
  * docs/ lead to files that exist.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -51,10 +51,15 @@ function freshClone(into: string): string {
     .split('\0')
     .filter((f) => f !== '' && existsSync(join(root, f)));
   for (const f of files) cpSync(join(root, f), join(clone, f), { recursive: false, preserveTimestamps: true });
-  execFileSync('cp', ['-al', join(root, 'node_modules'), join(clone, 'node_modules')]);
+  // A node_modules that is a symlink (a checkout sharing another's install) is linked file
+  // by file, never as the link itself: through the link, removing the clone's hidden
+  // lockfile and the README's `npm install` would change the shared install.
+  execFileSync('cp', ['-al', realpathSync(join(root, 'node_modules')), join(clone, 'node_modules')]);
   const hidden = join(clone, 'node_modules', '.package-lock.json');
   rmSync(hidden, { force: true });
-  cpSync(join(root, 'node_modules', '.package-lock.json'), hidden);
+  // npm writes it anew where there was none.
+  const lock = join(root, 'node_modules', '.package-lock.json');
+  if (existsSync(lock)) cpSync(lock, hidden);
   return clone;
 }
 

@@ -31,7 +31,7 @@ export type Handler = (req: RecordedRequest, res: ServerResponse) => Reply | und
 
 /** A running test server. */
 export interface TestServer {
-  /** `http://127.0.0.1:PORT` */
+  /** `http://127.0.0.1:PORT` (the `host` it listens on, IPv6 in brackets) */
   origin: string;
   /** `origin + '/v1'` */
   baseUrl: string;
@@ -57,9 +57,11 @@ export interface TestServerOptions {
    * connection the server is closing.
    */
   closeIdleAfterMs?: number;
+  /** The address to listen on instead of 127.0.0.1: another of 127.0.0.0/8, or `::1`. */
+  host?: string;
 }
 
-/** Starts a server on 127.0.0.1 and a free port. The default handler answers 200 `[]`. */
+/** Starts a server on 127.0.0.1 (or `opts.host`) and a free port. The default handler answers 200 `[]`. */
 export async function startTestServer(initial?: Handler, opts: TestServerOptions = {}): Promise<TestServer> {
   let handler: Handler = initial ?? (() => ({ status: 200, body: [] }));
   const requests: RecordedRequest[] = [];
@@ -88,9 +90,10 @@ export async function startTestServer(initial?: Handler, opts: TestServerOptions
   const server: Server = opts.tls === undefined ? createServer(listener) : createTlsServer(opts.tls, listener);
   // No idle timeout of Node's own (nor its `Keep-Alive: timeout` header) beside closeIdleAfterMs.
   if (opts.closeIdleAfterMs !== undefined) server.keepAliveTimeout = 0;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
-  const origin = `${opts.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`;
+  const origin = `${opts.tls === undefined ? 'http' : 'https'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
     origin,
     baseUrl: `${origin}/v1`,
