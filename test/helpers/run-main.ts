@@ -45,6 +45,12 @@ export interface MainOptions {
   shutdown?: Shutdown;
   /** The run's current directory (where a remaining file of stdin goes); default: the config dir, else a new temp dir. */
   cwd?: string;
+  /**
+   * stdout is read only once this settles, and every write waits until it is read: a slow
+   * reader (a pager, a terminal scrolled back). The run's output is what it wrote, read
+   * after it returned if need be.
+   */
+  stdoutReadFrom?: Promise<void>;
 }
 
 /** The date in-process runs see unless a test sets its own: before getPet's removal. */
@@ -52,8 +58,8 @@ export const TEST_NOW = '2026-11-23T12:00:00Z';
 
 type TtyStream<T> = T & { isTTY?: boolean; columns?: number; rows?: number };
 
-function sink(tty: boolean, columns: number, rows?: number): TtyStream<PassThrough> {
-  const s: TtyStream<PassThrough> = new PassThrough();
+function sink(tty: boolean, columns: number, rows?: number, highWaterMark?: number): TtyStream<PassThrough> {
+  const s: TtyStream<PassThrough> = new PassThrough(highWaterMark === undefined ? {} : { highWaterMark });
   if (tty) {
     s.isTTY = true;
     s.columns = columns;
@@ -72,16 +78,20 @@ export async function runMain(args: string[], opts: MainOptions = {}): Promise<C
   env.HOME = env.HOME ?? env.PETSTORE_CONFIG_DIR ?? '/nonexistent';
   const tty = typeof opts.tty === 'object' ? opts.tty : { stdout: opts.tty, stderr: opts.tty, stdin: opts.tty };
   const columns = opts.columns ?? 80;
-  const stdout = sink(tty.stdout === true, columns, opts.rows);
+  const stdout = sink(tty.stdout === true, columns, opts.rows, opts.stdoutReadFrom === undefined ? undefined : 1);
   const stderr = sink(tty.stderr === true, columns);
   const stdin: TtyStream<Readable> = opts.stdin ?? Readable.from(opts.input === undefined ? [] : [opts.input]);
   if (tty.stdin === true) stdin.isTTY = true;
   let out = '';
   let err = '';
-  stdout.setEncoding('utf8').on('data', (d: string) => {
-    out += d;
-    opts.onOutput?.('stdout', d);
-  });
+  const readStdout = (): void => {
+    stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      opts.onOutput?.('stdout', d);
+    });
+  };
+  if (opts.stdoutReadFrom === undefined) readStdout();
+  else void opts.stdoutReadFrom.then(readStdout);
   stderr.setEncoding('utf8').on('data', (d: string) => {
     err += d;
     opts.onOutput?.('stderr', d);
@@ -95,6 +105,11 @@ export async function runMain(args: string[], opts: MainOptions = {}): Promise<C
     now: opts.now ?? (() => new Date(TEST_NOW)),
     cwd: opts.cwd ?? env.PETSTORE_CONFIG_DIR ?? tempDir('petstore-cwd-'),
   });
+  if (opts.stdoutReadFrom !== undefined) {
+    await opts.stdoutReadFrom;
+    // Written before the run returned, still held: it flows out a chunk per turn.
+    while (stdout.writableLength > 0 || stdout.readableLength > 0) await new Promise((r) => setImmediate(r));
+  }
   const secrets = [...registeredSecrets(), ...(opts.secrets ?? [])];
   if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY.length >= 6) secrets.push(env.PETSTORE_API_KEY);
   expectNoSecret(args, secrets, out, err);

@@ -307,6 +307,32 @@ describe('a stop with several requests in flight', () => {
     expect(err).toContain(`the ${12 - srv.created().length - 1} records not created are in ${file}.remaining.ndjson`);
   });
 
+  it('at a signal, stdout read slowly: every pet created is printed, the last ones once it is read again', async () => {
+    const srv = await petServer();
+    const controller = new AbortController();
+    // The bulk create waits half the grace (1 s here) for answers under way and for stdout,
+    // then stops waiting; reading resumes later than that.
+    const shutdown = new ShutdownRegistry(2000);
+    const reading = gate();
+    const { dir, file } = petInput(12);
+    const run = runMain(['pets', 'create', '--from-file', file, '-o', 'ndjson'], {
+      env: env(srv, dir),
+      signal: controller.signal,
+      shutdown,
+      stdoutReadFrom: reading.promise,
+    });
+    // The first pet's line waits for the reader; the default 4 in flight are sent meanwhile.
+    while (srv.created().length < 4) await new Promise((r) => setTimeout(r, 5));
+    controller.abort('SIGINT');
+    setTimeout(() => reading.open(), 1500);
+    const r = await run;
+    expect(r.code).toBe(130);
+    const account = lastJson(r.stderr);
+    expect(account).toMatchObject({ code: 'interrupted', created: srv.created().length });
+    expect(printedNames(r.stdout)).toEqual(srv.created());
+    expect(srv.created()).toEqual(petNames(1, srv.created().length));
+  });
+
   it('at a signal: the answers under way are awaited; those still out when the grace is over are unknown', async () => {
     const all = gate();
     const never = gate<PetAnswer>();

@@ -5,7 +5,7 @@
  * create": checks everything, prints what would be sent, sends nothing).
  */
 import type { NewPet, Pet } from '../../../api/schemas.js';
-import { OutputError } from '../../../errors.js';
+import { InterruptedError, OutputError } from '../../../errors.js';
 import { settleOrAbort } from '../../../abort.js';
 import { RecordStream, type PetOutput } from '../../../render/output.js';
 
@@ -22,8 +22,10 @@ export interface PrintOptions {
  * output (a JSON array's `]`, a table) — after a failure too, so what was printed stays
  * well-formed, unless stdout itself failed. A NewPet (`--dry-run`) is printed as a Pet
  * without its id: every format prints a missing field empty, and JSON leaves it out.
- * The step throws OutputError when stdout cannot take a record, InterruptedError at a
- * signal while stdout is waited for, and what reading its records throws.
+ * Once `signal` aborts, lines are no longer waited for but still written, in order: every
+ * pet created reaches stdout when its reader reads again (the account on stderr says which
+ * were created either way). The step throws OutputError when stdout cannot take a record
+ * (while it is still waited for), and what reading its records throws.
  */
 export function recordPrinter(
   out: PetOutput,
@@ -36,8 +38,13 @@ export function recordPrinter(
     try {
       for await (const record of records) {
         opts.beforeWrite();
+        const written = stream.push([record as Pet]);
         // Not waited for past a signal: a reader that stopped reading would hold the run.
-        await settleOrAbort(stream.push([record as Pet]), opts.signal);
+        // Still written, though: a pet created is a line on stdout, whenever it is read.
+        await settleOrAbort(written, opts.signal).catch((err: unknown) => {
+          if (!(err instanceof InterruptedError && opts.signal.aborted)) throw err;
+          written.catch(() => undefined);
+        });
       }
     } catch (err) {
       failure = err;
