@@ -159,14 +159,35 @@ describe('1. a copy of the input that cannot be kept: a clear non-zero exit, not
 });
 
 describe('never exit 0 unfinished', () => {
-  it('a command whose work ends without a result: exit 1, code internal, naming what it was doing', () => {
+  it('a command that registered nothing: exit 1, code internal, without saying what it was doing', () => {
     const entry = join(CLI, '..', '..', 'dist', 'petstore.cjs');
     // A command that awaits a promise nothing will ever settle: the event loop drains.
     const script = `require(${JSON.stringify(entry)}).run(['pets', 'list', '--json'], () => new Promise(() => {}));`;
     const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
     expect(r.status, r.stderr).toBe(1);
     expect(r.stderr).toContain('internal');
-    expect(r.stderr).toMatch(/ended without a result/);
+    expect(r.stderr).toMatch(/ended without a result \(/);
+  });
+
+  it('a command whose work ends without a result: exit 1, code internal, naming what it was doing', () => {
+    const entry = join(CLI, '..', '..', 'dist', 'petstore.cjs');
+    // stdin replaced by a stream that never delivers a byte and holds nothing open: the copy
+    // of `--from-file -` to the spool waits on it, and the event loop drains.
+    const script = [
+      `const { Readable } = require('node:stream');`,
+      `Object.defineProperty(process, 'stdin', { value: new Readable({ read() {} }), configurable: true });`,
+      `require(${JSON.stringify(entry)}).run(['pets', 'create', '--from-file', '-', '--output', 'json']);`,
+    ].join('\n');
+    const dir = tempDir();
+    const r = spawnSync(process.execPath, ['-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: 'http://127.0.0.1:9', PETSTORE_API_KEY: KEY },
+    });
+    expect(r.status, r.stderr).toBe(1);
+    const err = lastJson(r.stderr);
+    expect(err.code).toBe('internal');
+    expect(err.message).toMatch(/ended without a result while copying stdin to a temporary file/);
   });
 });
 

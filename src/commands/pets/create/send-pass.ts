@@ -15,7 +15,7 @@ import type { RenderMode } from '../../../render/pets.js';
 import type { Shutdown } from '../../../shutdown.js';
 import { BulkAccount } from './account.js';
 import type { CheckedInput } from './check.js';
-import { sendingProgress, sendingSummary, type Progress } from './progress.js';
+import { formatCount, sendingProgress, sendingSummary, type Progress } from './progress.js';
 import { remainingPlace, saveRemaining } from './remaining.js';
 import { RunHistory, runTarget } from './run-record.js';
 import { BulkSender } from './sender.js';
@@ -117,11 +117,17 @@ export async function sendChecked(run: SendPass, choices: SendChoices): Promise<
       : undefined,
     checkpoint,
   });
+  // A run that stalls now (cli-entry.ts) says so in its internal error, with the account.
+  const unregister = run.shutdown.add({
+    doing: () => `sending records (${formatCount(account.createdTotal)} of ${formatCount(checked.records)} created)`,
+  });
   // The records, the sender, the printer as one pipeline: what stopped it is recorded in the account.
-  const failure = await pipeline(run.records(), (r: AsyncIterable<IndexedRecord>) => sender.send(r), run.print).then(
-    () => undefined,
-    (err: unknown) => account.stopped(err),
-  );
+  const failure = await pipeline(run.records(), (r: AsyncIterable<IndexedRecord>) => sender.send(r), run.print)
+    .then(
+      () => undefined,
+      (err: unknown) => account.stopped(err),
+    )
+    .finally(unregister);
   progress.clear();
   const place = remainingPlace(source.file?.path, source.stem, run.cwd);
   const written = account.notCreated > 0 ? await saveRemaining(run.texts, account, place, run.shutdown) : undefined;

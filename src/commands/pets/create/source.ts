@@ -19,6 +19,7 @@ import type { Readable } from 'node:stream';
 import { on } from 'node:events';
 import { ConfigError, CliError, describeFileError, ExitCode, InterruptedError, UsageError } from '../../../errors.js';
 import { quote } from '../../../input.js';
+import type { Shutdown } from '../../../shutdown.js';
 
 /** Bytes read per chunk. */
 const CHUNK_BYTES = 64 * 1024;
@@ -44,6 +45,8 @@ export interface SourceOptions {
   tempDir: { path: string; from: string };
   /** Stops a wait for a FIFO's writer. */
   signal: AbortSignal;
+  /** The shutdown registry: the copy to the spool says there what it is doing. */
+  shutdown: Shutdown;
 }
 
 /** The input, readable once per pass. */
@@ -166,7 +169,7 @@ async function openOnce(
   unreadable: (err: unknown) => UsageError,
   fifo: boolean,
 ): Promise<BulkSource> {
-  const spool = openSpool(opts.tempDir, label);
+  const spool = openSpool(opts.tempDir, label, opts.shutdown);
   const input = opts.file === '-' ? opts.io.stdin : await openOnceReadable(opts.file, fifo, opts.signal, unreadable);
   let passes = 0;
   return {
@@ -224,6 +227,7 @@ async function* bytesOf(
 function openSpool(
   tempDir: SourceOptions['tempDir'],
   label: string,
+  shutdown: Shutdown,
 ): { handle: ReturnType<typeof fdFile>; copy: (chunks: AsyncIterable<Buffer>) => AsyncGenerator<Buffer> } {
   const cannot = (err: unknown): ConfigError =>
     new ConfigError(
@@ -245,18 +249,24 @@ function openSpool(
     throw cannot(err);
   }
   async function* copy(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-    let position = 0;
-    for await (const chunk of chunks) {
-      for (let done = 0; done < chunk.length;) {
-        const { bytesWritten } = await handle
-          .write(chunk, done, chunk.length - done, position + done)
-          .catch((err: unknown) => {
-            throw cannot(err);
-          });
-        done += bytesWritten;
+    // A run that stalls now (cli-entry.ts) says so in its internal error.
+    const unregister = shutdown.add({ doing: () => `copying ${label} to a temporary file` });
+    try {
+      let position = 0;
+      for await (const chunk of chunks) {
+        for (let done = 0; done < chunk.length;) {
+          const { bytesWritten } = await handle
+            .write(chunk, done, chunk.length - done, position + done)
+            .catch((err: unknown) => {
+              throw cannot(err);
+            });
+          done += bytesWritten;
+        }
+        position += chunk.length;
+        yield chunk;
       }
-      position += chunk.length;
-      yield chunk;
+    } finally {
+      unregister();
     }
   }
   return { handle, copy };
