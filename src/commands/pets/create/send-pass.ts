@@ -133,7 +133,23 @@ export async function sendChecked(run: SendPass, choices: SendChoices): Promise<
   const written = account.notCreated > 0 ? await saveRemaining(run.texts, account, place, run.shutdown) : undefined;
   const notes = await history.finish(account, written);
   if (failure !== undefined) throw report();
+  await warnOfLateChange(source, checked.records, run.warn);
   run.note(sendingSummary(account.createdTotal, performance.now() - started));
   for (const note of notes) run.note(note, { always: true });
   return ExitCode.ok;
+}
+
+/**
+ * Warns when the file changed after the send pass read it whole: the run stands, since
+ * every record sent was read (and compared with the check) before the change, and none is
+ * left (cli-contract.md "Bulk create": input checked is input sent). A change seen before
+ * a chunk is handed on stops the run instead (`InputChangedError`).
+ */
+async function warnOfLateChange(source: BulkSource, records: number, warn: (message: string) => void): Promise<void> {
+  const what = await source.changedSinceCheck().catch(() => undefined);
+  if (what === undefined) return;
+  const sent = records === 1 ? 'the 1 record sent is the one' : `the ${formatCount(records)} records sent are those`;
+  warn(
+    `${source.label} changed after it was read (${what}); ${sent} checked, and nothing read after the change was sent`,
+  );
 }
