@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import { BESIDE_BUNDLE, jqWorkerOptions, productOptions } from './build/bundle.mjs';
 import { checkBundle } from './build/checks.mjs';
 import { NODE_VERSION, TARGETS, nodeLicense, nodePackage } from './build/node-binary.mjs';
-import { JQ_NOTICE, thirdPartyNotices } from './build/notices.mjs';
+import { jqNotices, thirdPartyNotices } from './build/notices.mjs';
 
 const root = join(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -141,7 +141,10 @@ const nodeEntry = {
 };
 writeFileSync(
   join(out, 'THIRD_PARTY_NOTICES'),
-  thirdPartyNotices(root, `${pkg.name} ${pkg.version} (standalone executable)`, inputs, [JQ_NOTICE, nodeEntry]),
+  thirdPartyNotices(root, `${pkg.name} ${pkg.version} (standalone executable)`, inputs, [
+    ...jqNotices(root),
+    nodeEntry,
+  ]),
 );
 const sums = readdirSync(out)
   .filter((f) => f.startsWith('petstore-') || f === 'THIRD_PARTY_NOTICES')

@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { BESIDE_BUNDLE, jqWorkerOptions, productOptions } from './build/bundle.mjs';
 import { checkBundle } from './build/checks.mjs';
-import { JQ_NOTICE, thirdPartyNotices } from './build/notices.mjs';
+import { jqNotices, thirdPartyNotices } from './build/notices.mjs';
 
 const root = join(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -97,7 +97,7 @@ await step('generating the man page', async () => {
 await step('writing THIRD_PARTY_NOTICES', () =>
   writeFileSync(
     join(fresh, 'THIRD_PARTY_NOTICES'),
-    thirdPartyNotices(root, `${pkg.name} ${pkg.version}`, inputs, [JQ_NOTICE]),
+    thirdPartyNotices(root, `${pkg.name} ${pkg.version}`, inputs, jqNotices(root)),
   ),
 );
 

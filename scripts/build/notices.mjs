@@ -3,6 +3,7 @@
 // added or dropped changes the file at the next build. Each package is named with its
 // version, its licence (SPDX, from its package.json) and the full text of its licence file.
 import { readFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 /** The package folders (`node_modules/a`, `node_modules/a/node_modules/@s/b`) of the inputs. */
@@ -60,37 +61,53 @@ export function thirdPartyNotices(root, product, inputs, extra = []) {
   return parts.join('\n') + '\n';
 }
 
+/** The licence texts listed by hand, one file each (the first line says where it came from). */
+const LICENCES = join(import.meta.dirname, 'licences');
+
 /**
- * jq itself, compiled to WebAssembly inside jq-wasm's jq.wasm (jq-wasm's own licence covers
- * its wrapper only): listed by hand, since no JavaScript input names it.
+ * A licence file's text: the file less its first line, a `# ` line naming the source.
+ * @throws Error when that line is missing, so no text goes out without its provenance.
  */
-export const JQ_NOTICE = {
-  name: 'jq',
-  version: '1.8.2 (in jq-wasm, compiled to WebAssembly)',
-  license: 'MIT',
-  source: 'https://github.com/jqlang/jq',
-  text: [
-    'jq is copyright (C) 2012 Stephen Dolan.',
-    '',
-    'Permission is hereby granted, free of charge, to any person obtaining a copy of this',
-    'software and associated documentation files (the "Software"), to deal in the Software',
-    'without restriction, including without limitation the rights to use, copy, modify,',
-    'merge, publish, distribute, sublicense, and/or sell copies of the Software, and to',
-    'permit persons to whom the Software is furnished to do so, subject to the following',
-    'conditions:',
-    '',
-    'The above copyright notice and this permission notice shall be included in all copies',
-    'or substantial portions of the Software.',
-    '',
-    'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED,',
-    'INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR',
-    'PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE',
-    'LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT',
-    'OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR',
-    'OTHER DEALINGS IN THE SOFTWARE.',
-    '',
-    "jq also incorporates code under other licences (David M. Gay's dtoa.c and g_fmt.c,",
-    'decNumber, Oniguruma); their notices are in the COPYING file of jq 1.8.2, at the',
-    'address above.',
-  ].join('\n'),
-};
+function licenceText(file) {
+  const [header, ...text] = readFileSync(join(LICENCES, file), 'utf8').split('\n');
+  if (!header.startsWith('# ')) throw new Error(`${file}: the first line must say where the text came from`);
+  return text.join('\n').trim();
+}
+
+/** The jq the licence texts are for, and the Oniguruma of its source tree (its submodule). */
+const JQ = { version: '1.8.2', oniguruma: '6.9.10' };
+
+/**
+ * The C code compiled into jq-wasm's jq.wasm, listed by hand since no JavaScript input names
+ * it (jq-wasm's own licence covers its wrapper only): jq, with its COPYING verbatim (jq's MIT
+ * licence and the notices of the code it incorporates: dtoa.c and g_fmt.c, decNumber,
+ * Heimdal's, NetBSD's strptime()), and Oniguruma, which that COPYING does not carry: jq-wasm
+ * builds jq `--with-oniguruma=builtin`, and Oniguruma's BSD licence asks binaries to
+ * reproduce its notice. `root` is the project folder, whose jq-wasm is checked.
+ * @throws Error when jq-wasm (its version ends in `-jq-X.Y.Z`) carries another jq than the
+ *   texts in scripts/build/licences are for: a new jq must bring its own notices.
+ */
+export function jqNotices(root) {
+  const req = createRequire(join(root, 'package.json'));
+  const { version } = JSON.parse(readFileSync(req.resolve('jq-wasm/package.json'), 'utf8'));
+  const jq = /-jq-(\d+\.\d+\.\d+)$/.exec(version)?.[1];
+  if (jq !== JQ.version) {
+    throw new Error(`jq-wasm ${version} carries jq ${jq ?? '(unknown)'}, the notices are jq ${JQ.version}'s`);
+  }
+  return [
+    {
+      name: 'jq',
+      version: `${JQ.version} (in jq-wasm, compiled to WebAssembly)`,
+      license: 'MIT, and the licences of the code it incorporates below',
+      source: 'https://github.com/jqlang/jq',
+      text: licenceText(`jq-${JQ.version}-COPYING`),
+    },
+    {
+      name: 'Oniguruma',
+      version: `${JQ.oniguruma} (in jq-wasm's jq, compiled to WebAssembly)`,
+      license: 'BSD-2-Clause',
+      source: 'https://github.com/kkos/oniguruma',
+      text: licenceText(`oniguruma-${JQ.oniguruma}-COPYING`),
+    },
+  ];
+}

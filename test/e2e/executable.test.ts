@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXECUTABLE } from '../helpers/run-cli.js';
+import { expectJqNotices } from '../helpers/notices.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 const exe = EXECUTABLE ?? '';
@@ -76,5 +77,6 @@ describe('the standalone executable', () => {
     const notices = readFileSync(join(dir, 'THIRD_PARTY_NOTICES'), 'utf8');
     for (const name of ['Node.js', 'commander', 'undici', 'zod'])
       expect(notices).toMatch(new RegExp(`^  ${name} `, 'm'));
+    expectJqNotices(notices);
   });
 });

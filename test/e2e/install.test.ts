@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectJqNotices } from '../helpers/notices.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 const run = promisify(execFile);
@@ -91,6 +92,11 @@ describe('installed with npm install -g --prefix DIR TARBALL', () => {
     const { name } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string };
     expect(existsSync(join(prefix, 'lib', 'node_modules', name, 'dist', 'petstore.cjs'))).toBe(true);
     expect(existsSync(join(prefix, 'lib', 'node_modules', name, 'node_modules'))).toBe(false);
+  });
+
+  it('carries the notices of the C code inside jq.wasm: jq, decNumber, Oniguruma', () => {
+    const { name } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string };
+    expectJqNotices(readFileSync(join(prefix, 'lib', 'node_modules', name, 'dist', 'THIRD_PARTY_NOTICES'), 'utf8'));
   });
 
   it('petstore --version prints the package version', async () => {
