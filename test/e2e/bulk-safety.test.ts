@@ -9,9 +9,11 @@
 import { spawnSync } from 'node:child_process';
 import {
   appendFileSync,
+  closeSync,
   existsSync,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -19,7 +21,9 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  truncateSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
@@ -66,17 +70,21 @@ function namesOf(text: string): string[] {
     .map((l) => (JSON.parse(l) as { name: string }).name.replace(/\.+$/, ''));
 }
 
+/** Names `P<n>` by their number: requests on several connections may arrive out of order. */
+const inOrder = (names: string[]): string[] => [...names].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+
 const range = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => `P${from + i}`);
 
 /**
- * A server that creates pets (ids from 1000), each answer after `delayMs`; `failAt`
- * (1-based POST count) answers 503 instead.
+ * A server that creates pets (ids from 1000), each answer after `delayMs` (and not before
+ * `gate` settles); `failAt` (1-based POST count) answers 503 instead.
  */
-async function petServer(opts: { delayMs?: number; failAt?: number } = {}): Promise<TestServer> {
+async function petServer(opts: { delayMs?: number; failAt?: number; gate?: Promise<void> } = {}): Promise<TestServer> {
   let next = 1000;
   let posts = 0;
   return start(async (req) => {
     posts++;
+    if (opts.gate !== undefined) await opts.gate;
     if (opts.delayMs !== undefined) await new Promise((r) => setTimeout(r, opts.delayMs));
     if (posts === opts.failAt) return errorReply(503, 'unavailable', 'try later');
     return { status: 201, body: { id: next++, ...(JSON.parse(req.body) as object) } };
@@ -88,6 +96,26 @@ function serverEnv(srv: TestServer, dir: string, extra: Record<string, string> =
 }
 
 const node = `"${process.execPath}" "${CLI}"`;
+
+/** A promise the test settles (`open`) when it has done what the server's answers wait for. */
+function gated(): { gate: Promise<void>; open: () => void } {
+  let open = (): void => undefined;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  return { gate, open };
+}
+
+/** Overwrites the first `from` in `file` with `to` (as long), in place: its size stays, as with `dd conv=notrunc`. */
+function editInPlace(file: string, from: string, to: string): void {
+  const at = readFileSync(file).indexOf(from);
+  expect(at).toBeGreaterThan(0);
+  expect(to.length).toBe(from.length);
+  const fd = openSync(file, 'r+');
+  try {
+    writeSync(fd, to, at);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 describe('1. a copy of the input that cannot be kept: a clear non-zero exit, nothing sent, nothing left', () => {
   it.each([
@@ -159,14 +187,35 @@ describe('1. a copy of the input that cannot be kept: a clear non-zero exit, not
 });
 
 describe('never exit 0 unfinished', () => {
-  it('a command whose work ends without a result: exit 1, code internal, naming what it was doing', () => {
+  it('a command that registered nothing: exit 1, code internal, without saying what it was doing', () => {
     const entry = join(CLI, '..', '..', 'dist', 'petstore.cjs');
     // A command that awaits a promise nothing will ever settle: the event loop drains.
     const script = `require(${JSON.stringify(entry)}).run(['pets', 'list', '--json'], () => new Promise(() => {}));`;
     const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
     expect(r.status, r.stderr).toBe(1);
     expect(r.stderr).toContain('internal');
-    expect(r.stderr).toMatch(/ended without a result/);
+    expect(r.stderr).toMatch(/ended without a result \(/);
+  });
+
+  it('a command whose work ends without a result: exit 1, code internal, naming what it was doing', () => {
+    const entry = join(CLI, '..', '..', 'dist', 'petstore.cjs');
+    // stdin replaced by a stream that never delivers a byte and holds nothing open: the copy
+    // of `--from-file -` to the spool waits on it, and the event loop drains.
+    const script = [
+      `const { Readable } = require('node:stream');`,
+      `Object.defineProperty(process, 'stdin', { value: new Readable({ read() {} }), configurable: true });`,
+      `require(${JSON.stringify(entry)}).run(['pets', 'create', '--from-file', '-', '--output', 'json']);`,
+    ].join('\n');
+    const dir = tempDir();
+    const r = spawnSync(process.execPath, ['-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: 'http://127.0.0.1:9', PETSTORE_API_KEY: KEY },
+    });
+    expect(r.status, r.stderr).toBe(1);
+    const err = lastJson(r.stderr);
+    expect(err.code).toBe('internal');
+    expect(err.message).toMatch(/ended without a result while copying stdin to a temporary file/);
   });
 });
 
@@ -380,6 +429,71 @@ describe('6. input checked is input sent', () => {
     const created = err.created as number;
     expect(created + (err.unknown as unknown[]).length + (err.remaining as number)).toBe(3000);
     expect(err.remainingRanges).toEqual([{ lines: [created + 1, 3000] }]);
+  });
+
+  // The server holds its answers until the file was changed: the run has then read no more
+  // than what its first requests needed, whatever the machine's load.
+  it.each([
+    ['a same-size edit in place', (file: string) => editInPlace(file, 'P2000.', 'Q2000.'), 'it was modified'],
+    ['a truncation', (file: string) => truncateSync(file, 150_000), 'its size went from'],
+  ] as const)(
+    '%s while records are sent: stops before any record read after it is sent, exit 1, the account',
+    async (_, change, what) => {
+      const { gate, open } = gated();
+      const srv = await petServer({ gate });
+      const { dir, file } = inputFile(3000, tempDir(), 100);
+      const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
+        env: serverEnv(srv, dir),
+        secrets: [KEY],
+        timeoutMs: 60_000,
+      });
+      await p.until(() => srv.requests.length >= 1);
+      change(file);
+      open();
+      const { code } = await p.exited;
+      expect(code, p.stderr()).toBe(1);
+      const sent = srv.requests.map((r) => (JSON.parse(r.body) as { name: string }).name.replace(/\.+$/, ''));
+      // Only records of the first chunk (64 KiB, about 650 records) were read before the change.
+      expect(sent.length).toBeLessThan(1000);
+      expect(inOrder(sent)).toEqual(range(1, sent.length));
+      const err = lastJson(p.stderr());
+      expect(err.code).toBe('input_changed');
+      expect(err.message).toContain(what);
+      expect(err).toMatchObject({ records: 3000, remainingFile: null });
+      const created = err.created as number;
+      expect(created + (err.unknown as unknown[]).length + (err.remaining as number)).toBe(3000);
+      expect(err.remainingRanges).toEqual([{ lines: [created + 1, 3000] }]);
+    },
+  );
+
+  it('a file changed after it was read whole: every checked record is created once, exit 0, a warning names the change', async () => {
+    const { gate, open } = gated();
+    const srv = await petServer({ gate });
+    // 1,000 records of about 30 bytes: one chunk, read (and compared) before the first request.
+    const { dir, file } = inputFile(1000);
+    const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
+      env: serverEnv(srv, dir),
+      secrets: [KEY],
+      timeoutMs: 60_000,
+    });
+    await p.until(() => srv.requests.length >= 1);
+    editInPlace(file, 'P500"', 'Q500"');
+    open();
+    const { code } = await p.exited;
+    expect(code, p.stderr()).toBe(0);
+    const sent = srv.requests.map((r) => (JSON.parse(r.body) as { name: string }).name);
+    expect(inOrder(sent)).toEqual(range(1, 1000));
+    expect(namesOf(p.stdout())).toEqual(range(1, 1000));
+    const warnings = p
+      .stderr()
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as { level?: string; message: string })
+      .filter((m) => m.level === 'warning');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.message).toContain('pets.ndjson');
+    expect(warnings[0]?.message).toMatch(/changed after it was read \(it was modified\)/);
+    expect(warnings[0]?.message).toContain('the 1,000 records sent are those checked');
   });
 
   it('invalid UTF-8 is refused with exit 2 naming the line, nothing sent', async () => {

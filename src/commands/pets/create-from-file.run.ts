@@ -76,7 +76,7 @@ export async function runCreateFromFile(ctx: Context, options: FromFileOptions):
   let lastWords = beforeSending;
   const clearLastWords = ctx.atForcedEnd(() => lastWords());
   try {
-    const source = await openSource({ file: options.file, io, tempDir: places.temp, signal });
+    const source = await openSource({ file: options.file, io, tempDir: places.temp, signal, shutdown: ctx.shutdown });
     ctx.defer(() => source.close());
     const checked = await pipeline(source.pass(signal), (bytes) => checkInput(bytes, source.label));
     // The records pass 1 checked, read again; and, for the remaining file, their texts read

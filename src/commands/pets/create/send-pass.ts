@@ -15,7 +15,7 @@ import type { RenderMode } from '../../../render/pets.js';
 import type { Shutdown } from '../../../shutdown.js';
 import { BulkAccount } from './account.js';
 import type { CheckedInput } from './check.js';
-import { sendingProgress, sendingSummary, type Progress } from './progress.js';
+import { formatCount, sendingProgress, sendingSummary, type Progress } from './progress.js';
 import { remainingPlace, saveRemaining } from './remaining.js';
 import { RunHistory, runTarget } from './run-record.js';
 import { BulkSender } from './sender.js';
@@ -117,17 +117,39 @@ export async function sendChecked(run: SendPass, choices: SendChoices): Promise<
       : undefined,
     checkpoint,
   });
+  // A run that stalls now (cli-entry.ts) says so in its internal error, with the account.
+  const unregister = run.shutdown.add({
+    doing: () => `sending records (${formatCount(account.createdTotal)} of ${formatCount(checked.records)} created)`,
+  });
   // The records, the sender, the printer as one pipeline: what stopped it is recorded in the account.
-  const failure = await pipeline(run.records(), (r: AsyncIterable<IndexedRecord>) => sender.send(r), run.print).then(
-    () => undefined,
-    (err: unknown) => account.stopped(err),
-  );
+  const failure = await pipeline(run.records(), (r: AsyncIterable<IndexedRecord>) => sender.send(r), run.print)
+    .then(
+      () => undefined,
+      (err: unknown) => account.stopped(err),
+    )
+    .finally(unregister);
   progress.clear();
   const place = remainingPlace(source.file?.path, source.stem, run.cwd);
   const written = account.notCreated > 0 ? await saveRemaining(run.texts, account, place, run.shutdown) : undefined;
   const notes = await history.finish(account, written);
   if (failure !== undefined) throw report();
+  await warnOfLateChange(source, checked.records, run.warn);
   run.note(sendingSummary(account.createdTotal, performance.now() - started));
   for (const note of notes) run.note(note, { always: true });
   return ExitCode.ok;
+}
+
+/**
+ * Warns when the file changed after the send pass read it whole: the run stands, since
+ * every record sent was read (and compared with the check) before the change, and none is
+ * left (cli-contract.md "Bulk create": input checked is input sent). A change seen before
+ * a chunk is handed on stops the run instead (`InputChangedError`).
+ */
+async function warnOfLateChange(source: BulkSource, records: number, warn: (message: string) => void): Promise<void> {
+  const what = await source.changedSinceCheck().catch(() => undefined);
+  if (what === undefined) return;
+  const sent = records === 1 ? 'the 1 record sent is the one' : `the ${formatCount(records)} records sent are those`;
+  warn(
+    `${source.label} changed after it was read (${what}); ${sent} checked, and nothing read after the change was sent`,
+  );
 }

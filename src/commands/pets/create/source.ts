@@ -19,6 +19,7 @@ import type { Readable } from 'node:stream';
 import { on } from 'node:events';
 import { ConfigError, CliError, describeFileError, ExitCode, InterruptedError, UsageError } from '../../../errors.js';
 import { quote } from '../../../input.js';
+import type { Shutdown } from '../../../shutdown.js';
 
 /** Bytes read per chunk. */
 const CHUNK_BYTES = 64 * 1024;
@@ -44,6 +45,8 @@ export interface SourceOptions {
   tempDir: { path: string; from: string };
   /** Stops a wait for a FIFO's writer. */
   signal: AbortSignal;
+  /** The shutdown registry: the copy to the spool says there what it is doing. */
+  shutdown: Shutdown;
 }
 
 /** The input, readable once per pass. */
@@ -65,6 +68,13 @@ export interface BulkSource {
    * written; InputChangedError (later passes of a regular file); InterruptedError.
    */
   pass(signal: AbortSignal): AsyncIterable<Buffer>;
+  /**
+   * How a regular file differs now from what the check saw ("it was modified", "its size
+   * went from 10 to 12 bytes"), or undefined when it does not (and for input read only once,
+   * whose copy nothing else writes). A pass that ended without an error handed on only bytes
+   * read before any change: a change this reports came after them.
+   */
+  changedSinceCheck(): Promise<string | undefined>;
   /** Closes the file handles (the spool's space is freed then). */
   close(): Promise<void>;
 }
@@ -109,31 +119,43 @@ async function openRegular(file: string, label: string, unreadable: (err: unknow
     label,
     file: { path: real, dev: Number(first.dev), ino: Number(first.ino) },
     stem: basename(real),
-    pass: (signal) => watched(readAll(handle, signal, unreadable), changed, passes++ === 0, label),
+    pass: (signal) => watched(readAll(handle, signal, unreadable), changed, passes++ === 0, label, seen.size),
+    changedSinceCheck: changed,
     close: () => handle.close(),
   };
 }
 
 /**
- * `chunks`, with the file compared to what the check saw before each chunk is handed on:
- * the check itself fails at its end if the file changed while it was read (nothing was
- * sent yet, exit 2); a later pass fails before the first chunk read after a change.
+ * `chunks`, with the file compared to what the check saw before each chunk is handed on
+ * (the chunk was read before that comparison, so a chunk handed on was read before any
+ * change): the check itself fails at its end if the file changed while it was read
+ * (nothing was sent yet, exit 2); a later pass fails before the first chunk read after a
+ * change, or at its end when it read fewer bytes than the check (`size`). A change after a
+ * later pass read the whole file is no failure: every byte it handed on was read before it
+ * (`BulkSource.changedSinceCheck` tells of it).
  */
 async function* watched(
   chunks: AsyncIterable<Buffer>,
   changed: () => Promise<string | undefined>,
   checking: boolean,
   label: string,
+  size: bigint,
 ): AsyncGenerator<Buffer> {
+  let read = 0n;
   for await (const chunk of chunks) {
     const what = checking ? undefined : await changed();
     if (what !== undefined) throw new InputChangedError(label, what);
+    read += BigInt(chunk.length);
     yield chunk;
   }
-  const what = await changed();
-  if (what === undefined) return;
-  if (checking) throw new UsageError(`--from-file ${label} changed while it was checked (${what}); nothing was sent`);
-  throw new InputChangedError(label, what);
+  if (checking) {
+    const what = await changed();
+    if (what !== undefined) {
+      throw new UsageError(`--from-file ${label} changed while it was checked (${what}); nothing was sent`);
+    }
+  } else if (read !== size) {
+    throw new InputChangedError(label, (await changed()) ?? `${read} of its ${size} bytes could be read`);
+  }
 }
 
 /** What `readAll` reads from: a FileHandle, or the spool's descriptor (`fdFile`). */
@@ -166,7 +188,7 @@ async function openOnce(
   unreadable: (err: unknown) => UsageError,
   fifo: boolean,
 ): Promise<BulkSource> {
-  const spool = openSpool(opts.tempDir, label);
+  const spool = openSpool(opts.tempDir, label, opts.shutdown);
   const input = opts.file === '-' ? opts.io.stdin : await openOnceReadable(opts.file, fifo, opts.signal, unreadable);
   let passes = 0;
   return {
@@ -175,6 +197,7 @@ async function openOnce(
     stem: opts.file === '-' ? 'stdin' : basename(opts.file),
     pass: (signal) =>
       passes++ === 0 ? spool.copy(bytesOf(input, signal, unreadable)) : readAll(spool.handle, signal, unreadable),
+    changedSinceCheck: () => Promise.resolve(undefined),
     close: async () => {
       await spool.handle.close();
       if (input !== opts.io.stdin) input.destroy();
@@ -224,6 +247,7 @@ async function* bytesOf(
 function openSpool(
   tempDir: SourceOptions['tempDir'],
   label: string,
+  shutdown: Shutdown,
 ): { handle: ReturnType<typeof fdFile>; copy: (chunks: AsyncIterable<Buffer>) => AsyncGenerator<Buffer> } {
   const cannot = (err: unknown): ConfigError =>
     new ConfigError(
@@ -245,18 +269,24 @@ function openSpool(
     throw cannot(err);
   }
   async function* copy(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-    let position = 0;
-    for await (const chunk of chunks) {
-      for (let done = 0; done < chunk.length;) {
-        const { bytesWritten } = await handle
-          .write(chunk, done, chunk.length - done, position + done)
-          .catch((err: unknown) => {
-            throw cannot(err);
-          });
-        done += bytesWritten;
+    // A run that stalls now (cli-entry.ts) says so in its internal error.
+    const unregister = shutdown.add({ doing: () => `copying ${label} to a temporary file` });
+    try {
+      let position = 0;
+      for await (const chunk of chunks) {
+        for (let done = 0; done < chunk.length;) {
+          const { bytesWritten } = await handle
+            .write(chunk, done, chunk.length - done, position + done)
+            .catch((err: unknown) => {
+              throw cannot(err);
+            });
+          done += bytesWritten;
+        }
+        position += chunk.length;
+        yield chunk;
       }
-      position += chunk.length;
-      yield chunk;
+    } finally {
+      unregister();
     }
   }
   return { handle, copy };
