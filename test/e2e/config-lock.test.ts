@@ -129,7 +129,7 @@ describe.concurrent('concurrent config writers, and the lock', () => {
       await holder.exited;
     }
     expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(before);
-  }, 20_000);
+  }, 60_000);
 
   it('held by a process killed with -9: taken over at once, and the write succeeds', async () => {
     const dir = tempDir();
