@@ -78,14 +78,26 @@ function licenceText(file) {
 const JQ = { version: '1.8.2', oniguruma: '6.9.10' };
 
 /**
+ * The jq-wasm whose build the Emscripten texts are for; that build's Emscripten (the
+ * `emscripten/emsdk` image jq-wasm's Dockerfile names); the musl that Emscripten's libc is
+ * based on (its system/lib/libc/musl/VERSION). A jq-wasm release may change Emscripten
+ * without changing jq, so the whole version is checked, not only its jq.
+ */
+const JQ_WASM = { version: `3.0.0-jq-${JQ.version}`, emscripten: '6.0.0', musl: '1.2.6' };
+
+/**
  * The C code compiled into jq-wasm's jq.wasm, listed by hand since no JavaScript input names
  * it (jq-wasm's own licence covers its wrapper only): jq, with its COPYING verbatim (jq's MIT
  * licence and the notices of the code it incorporates: dtoa.c and g_fmt.c, decNumber,
  * Heimdal's, NetBSD's strptime()), and Oniguruma, which that COPYING does not carry: jq-wasm
  * builds jq `--with-oniguruma=builtin`, and Oniguruma's BSD licence asks binaries to
- * reproduce its notice. `root` is the project folder, whose jq-wasm is checked.
+ * reproduce its notice. With them, what Emscripten put in: the JavaScript glue of the worker
+ * bundle and jq.wasm's runtime and libc, under Emscripten's LICENSE (MIT or NCSA, each
+ * asking copies to carry the notice), and that libc's musl under musl's COPYRIGHT (MIT), as
+ * Emscripten's tree carries it. `root` is the project folder, whose jq-wasm is checked.
  * @throws Error when jq-wasm (its version ends in `-jq-X.Y.Z`) carries another jq than the
- *   texts in scripts/build/licences are for: a new jq must bring its own notices.
+ *   texts in scripts/build/licences are for, or is another release than the one whose
+ *   Emscripten they are for: a new jq, or a new build of it, must bring its own notices.
  */
 export function jqNotices(root) {
   const req = createRequire(join(root, 'package.json'));
@@ -93,6 +105,11 @@ export function jqNotices(root) {
   const jq = /-jq-(\d+\.\d+\.\d+)$/.exec(version)?.[1];
   if (jq !== JQ.version) {
     throw new Error(`jq-wasm ${version} carries jq ${jq ?? '(unknown)'}, the notices are jq ${JQ.version}'s`);
+  }
+  if (version !== JQ_WASM.version) {
+    throw new Error(
+      `jq-wasm ${version} may be built with another Emscripten, the notices are for jq-wasm ${JQ_WASM.version}'s (Emscripten ${JQ_WASM.emscripten})`,
+    );
   }
   return [
     {
@@ -108,6 +125,20 @@ export function jqNotices(root) {
       license: 'BSD-2-Clause',
       source: 'https://github.com/kkos/oniguruma',
       text: licenceText(`oniguruma-${JQ.oniguruma}-COPYING`),
+    },
+    {
+      name: 'Emscripten',
+      version: `${JQ_WASM.emscripten} runtime (in jq-wasm: the worker's glue code and jq.wasm's runtime)`,
+      license: 'MIT OR NCSA',
+      source: 'https://github.com/emscripten-core/emscripten',
+      text: licenceText(`emscripten-${JQ_WASM.emscripten}-LICENSE`),
+    },
+    {
+      name: 'musl libc',
+      version: `${JQ_WASM.musl} (in jq.wasm, through Emscripten)`,
+      license: 'MIT',
+      source: `https://github.com/emscripten-core/emscripten/tree/${JQ_WASM.emscripten}/system/lib/libc/musl`,
+      text: licenceText(`emscripten-${JQ_WASM.emscripten}-musl-COPYRIGHT`),
     },
   ];
 }

@@ -94,7 +94,7 @@ describe('installed with npm install -g --prefix DIR TARBALL', () => {
     expect(existsSync(join(prefix, 'lib', 'node_modules', name, 'node_modules'))).toBe(false);
   });
 
-  it('carries the notices of the C code inside jq.wasm: jq, decNumber, Oniguruma', () => {
+  it('carries the notices of the code inside jq.wasm and its glue: jq, decNumber, Oniguruma, Emscripten, musl', () => {
     const { name } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string };
     expectJqNotices(readFileSync(join(prefix, 'lib', 'node_modules', name, 'dist', 'THIRD_PARTY_NOTICES'), 'utf8'));
   });

@@ -1,7 +1,8 @@
 /**
  * The notices of the C code inside jq.wasm are listed by hand (scripts/build/notices.mjs),
- * from licence texts kept for one jq version: the build must stop when jq-wasm brings
- * another jq, rather than ship a new jq under the old one's notices. Run as the build runs
+ * from licence texts kept for one jq version and one jq-wasm build (its Emscripten): the
+ * build must stop when jq-wasm brings another jq or another build, rather than ship new
+ * code under the old one's notices. Run as the build runs
  * it, in a Node process, against a project folder whose jq-wasm is a real package.json.
  */
 import { spawnSync } from 'node:child_process';
@@ -35,7 +36,7 @@ function jqNotices(root: string): { status: number | null; stdout: string; stder
 }
 
 describe('the notices of jq.wasm', () => {
-  it('are jq 1.8.2’s COPYING and Oniguruma 6.9.10’s, for the jq-wasm that carries jq 1.8.2', () => {
+  it('are jq 1.8.2’s COPYING, Oniguruma 6.9.10’s, Emscripten 6.0.0’s and its musl’s, for jq-wasm 3.0.0-jq-1.8.2', () => {
     const r = jqNotices(projectWith('3.0.0-jq-1.8.2'));
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
@@ -46,6 +47,15 @@ describe('the notices of jq.wasm', () => {
     const r = jqNotices(projectWith(version));
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`jq-wasm ${version} carries jq`);
+    expect(r.stdout).toBe('');
+  });
+
+  // The Emscripten notices are for one jq-wasm build: a release with the same jq may have
+  // been built with another Emscripten (and so another musl).
+  it.each(['3.0.1-jq-1.8.2', '2.0.0-jq-1.8.2'])('stop the build for jq-wasm %s, the same jq built again', (version) => {
+    const r = jqNotices(projectWith(version));
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`jq-wasm ${version} may be built with another Emscripten`);
     expect(r.stdout).toBe('');
   });
 });
