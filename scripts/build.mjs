@@ -45,6 +45,9 @@ const result = await step('bundling', () =>
     outdir: fresh,
     outExtension: { '.js': '.cjs' },
     sourcemap: 'linked',
+    // The shim loads the bundle and calls run(); `node dist/petstore.cjs ...` run by hand
+    // would otherwise load it, do nothing and exit 0.
+    footer: { js: 'if(require.main===module)module.exports.run(process.argv.slice(2));' },
   }),
 );
 const bundleFile = join(fresh, BUNDLE);
