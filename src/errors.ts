@@ -18,14 +18,15 @@ export const ExitCode = {
   auth: 4,
   notFound: 5,
   rejected: 6,
-  /** SIGHUP: 128 + 1 (a terminal or ssh session that went away). */
-  hungUp: 129,
-  /** SIGINT: 128 + 2, the shell's convention. */
-  interrupted: 130,
-  /** SIGQUIT: 128 + 3. */
-  quit: 131,
-  /** SIGTERM: 128 + 15. */
-  terminated: 143,
+  // The signals' codes (128 + the signal's number, the shell's convention) from shutdown.ts.
+  /** SIGHUP, 129: a terminal or ssh session that went away. */
+  hungUp: ENDING_SIGNALS.SIGHUP,
+  /** SIGINT, 130. */
+  interrupted: ENDING_SIGNALS.SIGINT,
+  /** SIGQUIT, 131. */
+  quit: ENDING_SIGNALS.SIGQUIT,
+  /** SIGTERM, 143. */
+  terminated: ENDING_SIGNALS.SIGTERM,
 } as const;
 
 /** One of the contract's exit codes. */

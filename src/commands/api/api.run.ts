@@ -148,7 +148,6 @@ async function paginate(
 
 /** The body as it is, or through `--jq` (compiled by `connect`, before anything is sent). */
 async function answerPrinter(ctx: Context, include: boolean): Promise<AnswerPrinter> {
-  if (ctx.globals.jq === undefined) return exactPrinter(ctx.io, include);
   const { jq, jqMessage } = await ctx.petOutput();
   return jq === undefined ? exactPrinter(ctx.io, include) : jqPrinter(ctx.io, include, jq, jqMessage);
 }
