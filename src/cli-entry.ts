@@ -12,6 +12,8 @@
  * stdout's failures (a closed pipe, a full disk) are `main`'s to report. The process exits
  * only after stdout and stderr are flushed.
  */
+import { closeSync, openSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { main as cliMain, type MainDeps } from './cli.js';
 import { ExitCode } from './errors.js';
 import { flushed, writeLastWords } from './io.js';
@@ -31,11 +33,16 @@ export async function run(
   const shutdown = new ShutdownRegistry();
   const controller = new AbortController();
   let returned = false;
+  const terminals = [0, 1, 2].filter((fd) => isatty(fd));
+  const exit = (code: number): never => {
+    if (controller.signal.reason === 'SIGHUP') letGoOfTerminal(terminals);
+    process.exit(code);
+  };
   const end = (code: number, how: ForcedEnd): never => {
     // stderr is written synchronously by the hooks (a file, pipe or terminal on Linux).
     const told = shutdown.forceEnd(how);
     if (how.kind === 'stalled' && !told) writeLastWords(`error: ${stalledMessage(how.doing)}`);
-    process.exit(code);
+    return exit(code);
   };
   const onSignal = (signal: EndingSignal): void => {
     if (shutdown.signal(signal)) return;
@@ -65,7 +72,26 @@ export async function run(
   returned = true;
   process.exitCode = code;
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
-  process.exit(code);
+  exit(code);
+}
+
+/**
+ * Points the descriptors among 0-2 that were a terminal (`fds`) at /dev/null, once that
+ * terminal hung up and all was written. Node 20 aborts at exit when it cannot restore a
+ * terminal that is gone ("Assertion failed" in node::ResetStdio, nodejs/node#51519; Node 24
+ * has the fix, nodejs/node#58200), turning exit 129 into a crash with a native stack trace
+ * on stderr; it leaves alone a descriptor that no longer names the file it saw at start-up.
+ */
+function letGoOfTerminal(fds: number[]): void {
+  for (const fd of fds) {
+    try {
+      closeSync(fd);
+      // The lowest free descriptor: the one just closed.
+      openSync('/dev/null', fd === 0 ? 'r' : 'w');
+    } catch {
+      // Nothing better to do on the way out: Node's own check decides then.
+    }
+  }
 }
 
 /** The message of a run that stalled when nothing of it said why (`main` normally does). */

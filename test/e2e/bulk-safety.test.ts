@@ -407,6 +407,40 @@ describe('5. SIGHUP and SIGQUIT end a run like SIGTERM: the account and the rema
   });
 });
 
+describe.skipIf(!hasTmux())('5. a terminal that hangs up', () => {
+  it('the terminal closed mid-run: exit 129 with the account, no crash of Node on the way out', async () => {
+    const srv = await petServer({ delayMs: 5 });
+    const { dir, file } = inputFile(3000);
+    // Keeps the terminal as stdin (as a person's run has it) and writes down how the run
+    // ended; it ignores the hang-up itself, so it outlives the terminal.
+    const wrapper = join(dir, 'record-exit.cjs');
+    writeFileSync(
+      wrapper,
+      `process.on('SIGHUP', () => {});
+const fs = require('node:fs');
+const [out, err, rc, ...argv] = process.argv.slice(2);
+const c = require('node:child_process').spawn('petstore', argv, { stdio: ['inherit', fs.openSync(out, 'w'), fs.openSync(err, 'w')] });
+c.on('exit', (code, signal) => fs.writeFileSync(rc, code + ' ' + signal));
+`,
+    );
+    const [out, err, rc] = ['out', 'err', 'rc'].map((f) => join(dir, f));
+    const t = startTmux({ env: serverEnv(srv, dir), width: 80, height: 20 });
+    t.sendLine(
+      `'${process.execPath}' '${wrapper}' '${out}' '${err}' '${rc}' pets create --from-file '${file}' -o ndjson`,
+    );
+    while (srv.requests.length < 20) await new Promise((r) => setTimeout(r, 10));
+    t.kill();
+    for (let i = 0; i < 1500 && !existsSync(rc); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(readFileSync(rc, 'utf8')).toBe('129 null');
+    const stderr = readFileSync(err, 'utf8');
+    expect(stderr).not.toContain('Assertion failed');
+    const account = lastJson(stderr);
+    expect(account).toMatchObject({ code: 'interrupted', remainingFile: `${file}.remaining.ndjson` });
+    expect(namesOf(readFileSync(out, 'utf8'))).toHaveLength(account.created as number);
+    expect(srv.requests).toHaveLength(account.created as number);
+  }, 60_000);
+});
+
 describe('6. input checked is input sent', () => {
   it('a file that grows while records are sent: stops before any unchecked record is sent, exit 1, the account', async () => {
     const srv = await petServer({ delayMs: 5 });
