@@ -423,7 +423,7 @@ const c = require('node:child_process').spawn('petstore', argv, { stdio: ['inher
 c.on('exit', (code, signal) => fs.writeFileSync(rc, code + ' ' + signal));
 `,
     );
-    const [out, err, rc] = ['out', 'err', 'rc'].map((f) => join(dir, f));
+    const [out, err, rc] = [join(dir, 'out'), join(dir, 'err'), join(dir, 'rc')];
     const t = startTmux({ env: serverEnv(srv, dir), width: 80, height: 20 });
     t.sendLine(
       `'${process.execPath}' '${wrapper}' '${out}' '${err}' '${rc}' pets create --from-file '${file}' -o ndjson`,
