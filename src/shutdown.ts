@@ -1,9 +1,11 @@
 /**
  * The one shutdown registry of a run: what its parts do when the process is told to stop
  * or is about to be ended before the command returned (cli-contract.md "Errors and exit
- * codes": signals honoured within a second; never exit 0 unfinished). `cli-entry.ts` owns
- * the process glue and drives it; parts register with it through `Io.shutdown` (a pager,
- * a temp file, a bulk create's account) and unregister when their work is done.
+ * codes": the first signal stops sending and fetching within a second, then the run
+ * finishes what keeps its account true; a second signal cuts that short; never exit 0
+ * unfinished). `cli-entry.ts` owns the process glue and drives it; parts register with it
+ * through `Io.shutdown` (a pager, a temp file, a bulk create's account) and unregister
+ * when their work is done.
  */
 
 /** The signals that end a run, each with its exit code (128 + its number). */
@@ -11,7 +13,8 @@ export const ENDING_SIGNALS = { SIGHUP: 129, SIGINT: 130, SIGQUIT: 131, SIGTERM:
 
 /**
  * How long a run may take to stop after the first signal, in ms, before the process is
- * ended by force (cli-contract.md "Errors and exit codes": honoured within a second).
+ * ended by force, unless a part holds it (`ShutdownHook.holds`): cli-contract.md "Errors
+ * and exit codes", sending and fetching stop within a second.
  */
 export const STOP_GRACE_MS = 1000;
 
@@ -44,9 +47,11 @@ export interface ShutdownHook {
   /** What the part is doing now, in a few words ("copying stdin to a temporary file"). */
   doing?: () => string | undefined;
   /**
-   * True while a person is using the terminal through this part (a pager petstore started):
-   * the process is not ended a second after a signal while it holds (the one wait the
-   * contract allows past that second), only by a second signal the part does not take.
+   * True while this part must finish before the process may end: a person reads a pager
+   * petstore started, or a write command saves what keeps its account true (a bulk
+   * create's remaining file, written in full however long the disk takes). While a part
+   * holds, the process is not ended a second after a signal, only by a second signal the
+   * part does not take (cli-contract.md "Errors and exit codes").
    */
   holds?: () => boolean;
 }
@@ -102,7 +107,7 @@ export class ShutdownRegistry implements Shutdown {
     return told;
   }
 
-  /** Whether a part holds the process (`ShutdownHook.holds`): a pager the person is reading. */
+  /** Whether a part holds the process (`ShutdownHook.holds`): a pager the person is reading, an account being saved. */
   holding(): boolean {
     return this.newestFirst().some((hook) => attempt(() => hook.holds?.()) === true);
   }

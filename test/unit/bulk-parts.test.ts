@@ -12,8 +12,13 @@ import { checkedRecords, NotTextError, Utf8Text } from '../../src/api/records.js
 import { BulkAccount, describeLines } from '../../src/commands/pets/create/account.js';
 import { GAP, InFlightLimit, ReorderBuffer } from '../../src/commands/pets/create/flight.js';
 import { checkInput } from '../../src/commands/pets/create/check.js';
-import { sendingProgress, sendingSummary } from '../../src/commands/pets/create/progress.js';
-import { remainingPlace, writeRemaining } from '../../src/commands/pets/create/remaining.js';
+import {
+  SAVING_PROGRESS_AFTER_MS,
+  savingProgress,
+  sendingProgress,
+  sendingSummary,
+} from '../../src/commands/pets/create/progress.js';
+import { remainingPlace, saveRemaining, writeRemaining } from '../../src/commands/pets/create/remaining.js';
 import { ApiError, InterruptedError, UsageError } from '../../src/errors.js';
 import { ShutdownRegistry } from '../../src/shutdown.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -374,5 +379,46 @@ describe('writeRemaining', () => {
     while (readdirSync(dir).length === 0) await new Promise((r) => setImmediate(r));
     shutdown.forceEnd({ kind: 'signal', signal: 'SIGINT' });
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('saving the remaining file after a signal', () => {
+  it('the progress line shows only once saving has taken a second, then how many records were written', () => {
+    const shown: string[] = [];
+    let now = 5_000;
+    const written = savingProgress({ update: (t) => shown.push(t), clear: () => undefined }, 149_996, () => now);
+    written(2_000);
+    now += SAVING_PROGRESS_AFTER_MS - 1;
+    written(4_000);
+    expect(shown).toEqual([]);
+    now += 1;
+    written(6_000);
+    written(149_996);
+    expect(shown).toEqual([
+      'saving the 149,996 records not created: 6,000 written',
+      'saving the 149,996 records not created: 149,996 written',
+    ]);
+    const one: string[] = [];
+    savingProgress({ update: (t) => one.push(t), clear: () => undefined }, 1, () => 0)(1);
+    expect(one).toEqual([]);
+  });
+
+  it('saveRemaining says how many records it has written, batch by batch, up to all of them', async () => {
+    const dir = tempDir();
+    const account = new BulkAccount(10_000, 10_000);
+    const texts = () =>
+      Readable.from(
+        Array.from({ length: 10_000 }, (_, index) => ({ index, line: index + 1, text: `{"name":"x${index}"}` })),
+      );
+    const counts: number[] = [];
+    const file = await saveRemaining(texts, account, remainingPlace(undefined, 'p', dir), new ShutdownRegistry(), (n) =>
+      counts.push(n),
+    );
+    expect(file?.path).toBe(join(dir, 'p.remaining.ndjson'));
+    // About 64 KiB a batch: a few batches of ~13 bytes a record.
+    expect(counts.length).toBeGreaterThan(1);
+    expect(counts).toEqual([...counts].sort((a, b) => a - b));
+    expect(counts[counts.length - 1]).toBe(10_000);
+    expect(readFileSync(join(dir, 'p.remaining.ndjson'), 'utf8').split('\n')).toHaveLength(10_001);
   });
 });

@@ -4,7 +4,9 @@
  * the line (`Io.progress`: on stderr's terminal only, redrawn in place, erased before any
  * other line); this part says what it shows.
  */
-export type { Progress } from '../../../io.js';
+import type { Progress } from '../../../io.js';
+
+export type { Progress };
 
 /** `1,234` */
 export function formatCount(n: number): string {
@@ -43,4 +45,27 @@ export function sendingProgress(created: number, records: number, elapsedMs: num
 /** The line at the end of a bulk create: `created 5,000 pets in 21.7 s`. */
 export function sendingSummary(created: number, elapsedMs: number): string {
   return `created ${formatCount(created)} pet${created === 1 ? '' : 's'} in ${(elapsedMs / 1000).toFixed(1)} s`;
+}
+
+/** How long saving the remaining file goes on before its progress is shown, in ms. */
+export const SAVING_PROGRESS_AFTER_MS = 1000;
+
+/**
+ * What to call as the remaining file is written, with the records written so far: from
+ * SAVING_PROGRESS_AFTER_MS on (by `clock`, in ms), `progress` shows `saving the 149,996
+ * records not created: 12,000 written`, so that after Ctrl-C on a slow disk the person
+ * sees why the run has not ended yet (cli-contract.md "Errors and exit codes").
+ */
+export function savingProgress(
+  progress: Progress,
+  records: number,
+  clock: () => number = () => performance.now(),
+): (written: number) => void {
+  const started = clock();
+  const what = records === 1 ? 'the 1 record' : `the ${formatCount(records)} records`;
+  return (written) => {
+    if (clock() - started >= SAVING_PROGRESS_AFTER_MS) {
+      progress.update(`saving ${what} not created: ${formatCount(written)} written`);
+    }
+  };
 }

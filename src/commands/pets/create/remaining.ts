@@ -51,7 +51,8 @@ export function remainingPlace(regularPath: string | undefined, stem: string, cw
  * Saves the records that `account` did not create to a remaining file in `place`, and
  * records in the account where they went, or why they could not be saved. `texts` reads
  * the input's records once more (each time it is called), which must go on after Ctrl-C:
- * the account must be saved. Never rejects.
+ * the account must be saved. `written`, when given, is called with the records written so
+ * far after each batch of about 64 KiB (a progress line). Never rejects.
  * @returns the file as written, when it was.
  */
 export async function saveRemaining(
@@ -59,20 +60,25 @@ export async function saveRemaining(
   account: BulkAccount,
   place: RemainingPlace,
   shutdown: Shutdown,
+  written?: (records: number) => void,
 ): Promise<WrittenFile | undefined> {
   const lines = async function* (): AsyncGenerator<string> {
     let batch = '';
+    let count = 0;
     for await (const record of texts()) {
       if (!account.isRemaining(record.index)) continue;
       // Checked before the first was sent, each record is copied as it was written, on one
       // line (the line breaks of a multi-line array element are white space).
       batch += `${record.text.replace(/[\r\n]+/g, ' ')}\n`;
+      count++;
       if (batch.length >= 64 * 1024) {
         yield batch;
         batch = '';
+        written?.(count);
       }
     }
     if (batch !== '') yield batch;
+    written?.(count);
   };
   try {
     const file = await writeRemaining(lines, place, shutdown);

@@ -15,7 +15,7 @@ import type { RenderMode } from '../../../render/pets.js';
 import type { Shutdown } from '../../../shutdown.js';
 import { BulkAccount } from './account.js';
 import type { CheckedInput } from './check.js';
-import { formatCount, sendingProgress, sendingSummary, type Progress } from './progress.js';
+import { formatCount, savingProgress, sendingProgress, sendingSummary, type Progress } from './progress.js';
 import { remainingPlace, saveRemaining } from './remaining.js';
 import { RunHistory, runTarget } from './run-record.js';
 import { BulkSender } from './sender.js';
@@ -77,7 +77,7 @@ export interface SendPass {
  * `choices.force`; CliError with the account otherwise (see `runCreateFromFile`).
  */
 export async function sendChecked(run: SendPass, choices: SendChoices): Promise<number> {
-  const { signal, source, checked, progress } = run;
+  const { signal, source, checked } = run;
   // Each record's request has its own deadline, and a refused one is sent again by the sender.
   const api = await run.connect({
     deadlinePer: 'request',
@@ -95,12 +95,37 @@ export async function sendChecked(run: SendPass, choices: SendChoices): Promise<
   await history.judge(choices.force, run.suggest);
   const account = new BulkAccount(checked.records, checked.lastLine);
   await history.begin(account, choices.force);
-  const checkpoint = () => history.checkpoint(account);
   const report = () => account.toError({ signal, suggest: run.suggest, label: source.label, output: run.output });
   run.sending(() => {
     history.finishNow(account.endedByForce(InterruptedError.from(signal)));
     return report();
   });
+  // From the first request to the account, a signal does not end the process after its
+  // grace: what was not created is saved whole, however long the disk takes; only a second
+  // signal cuts that short (cli-contract.md "Errors and exit codes").
+  const letGo = run.shutdown.add({ holds: () => true });
+  try {
+    return await sendAndSave(run, choices, { api, history, account, report });
+  } finally {
+    letGo();
+  }
+}
+
+/** What `sendChecked` set up before the first request: the client, the run record, the account and its report. */
+interface Sending {
+  api: Api;
+  history: RunHistory;
+  account: BulkAccount;
+  report: () => unknown;
+}
+
+/** Sends every record into the account, saves what remains, reports (`sendChecked`). */
+async function sendAndSave(
+  run: SendPass,
+  choices: SendChoices,
+  { api, history, account, report }: Sending,
+): Promise<number> {
+  const { signal, source, checked, progress } = run;
   const started = performance.now();
   const sender = new BulkSender({
     account,
@@ -115,7 +140,7 @@ export async function sendChecked(run: SendPass, choices: SendChoices): Promise<
       ? (flight) =>
           progress.update(sendingProgress(account.createdTotal, checked.records, performance.now() - started, flight))
       : undefined,
-    checkpoint,
+    checkpoint: () => history.checkpoint(account),
   });
   // A run that stalls now (cli-entry.ts) says so in its internal error, with the account.
   const unregister = run.shutdown.add({
@@ -130,7 +155,17 @@ export async function sendChecked(run: SendPass, choices: SendChoices): Promise<
     .finally(unregister);
   progress.clear();
   const place = remainingPlace(source.file?.path, source.stem, run.cwd);
-  const written = account.notCreated > 0 ? await saveRemaining(run.texts, account, place, run.shutdown) : undefined;
+  const written =
+    account.notCreated > 0
+      ? await saveRemaining(
+          run.texts,
+          account,
+          place,
+          run.shutdown,
+          run.showProgress ? savingProgress(progress, account.notCreated) : undefined,
+        )
+      : undefined;
+  progress.clear();
   const notes = await history.finish(account, written);
   if (failure !== undefined) throw report();
   await warnOfLateChange(source, checked.records, run.warn);
