@@ -86,6 +86,12 @@ export interface Io {
    */
   wouldPage(lines: number): boolean;
   /**
+   * No pager is started for the rest of the run, whatever `wouldPage` would say:
+   * `pets create` prints a record of what was written, and its account must be seen
+   * (cli-contract.md "Output": `pets create` never starts a pager).
+   */
+  disablePager(): void;
+  /**
    * Starts the pager when `wouldPage` allows (at most one per run; `out` writes into it
    * from then on). True when one runs.
    */
@@ -294,6 +300,7 @@ class StreamIo implements Io {
   private readonly choosePager: () => PagerChoice | undefined;
   private pagerChoice: { choice: PagerChoice | undefined } | undefined;
   private pager: RunningPager | undefined;
+  private pagerDisabled = false;
   /** What was written into the pager, in case it turns out not to run (exit 126, 127). */
   private paged: (string | Uint8Array)[] = [];
   private firstStdoutError: NodeJS.ErrnoException | undefined;
@@ -363,8 +370,12 @@ class StreamIo implements Io {
 
   wouldPage(lines: number): boolean {
     const rows = this.stdoutRows;
-    if (!this.stdoutIsTTY || rows === undefined || lines <= rows - 1) return false;
+    if (this.pagerDisabled || !this.stdoutIsTTY || rows === undefined || lines <= rows - 1) return false;
     return (this.pagerChoice ??= { choice: this.choosePager() }).choice !== undefined;
+  }
+
+  disablePager(): void {
+    this.pagerDisabled = true;
   }
 
   async startPager(): Promise<boolean> {

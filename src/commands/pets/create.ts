@@ -77,6 +77,8 @@ With --from-file, every record is checked before the first is sent; several requ
     )
     .action((flags) =>
       f.run(async (ctx) => {
+        // What it prints is a record of what was written, and its account must stay in view.
+        ctx.io.disablePager();
         const options = toCreateOptions(flags);
         if (options.fromFile !== undefined) {
           const { runCreateFromFile } = await import('./create-from-file.run.js');
