@@ -109,14 +109,14 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
 /**
  * What the run says when the process is ended before its command returned (`cli-entry.ts`):
  * after a signal, what the command set to report then (`Context.atForcedEnd`: a bulk
- * create's account), if anything; when nothing was left that could finish it, an internal
- * error naming what it was doing, with that report's account. True when it said something.
+ * create's account, an incomplete list), else the interruption itself, so that stderr
+ * always says why the run ended; when nothing was left that could finish it, an internal
+ * error naming what it was doing, with that report's account. Always says something: true.
  */
 function reportForcedEnd(end: ForcedEnd, state: RunState, report: (err: unknown) => number): boolean {
   const last = state.lastWords?.();
   if (end.kind === 'signal') {
-    if (last === undefined) return false;
-    report(last);
+    report(last ?? new InterruptedError(end.signal));
     return true;
   }
   const account = last instanceof CliError ? last : undefined;

@@ -101,6 +101,11 @@ async function listAll(ctx: Context, options: ListOptions, deprecation: Deprecat
   });
   let failed = false;
   let fetched = 0;
+  // Ended by force after a signal (a second Ctrl-C before the pager has the whole table):
+  // the incomplete line is said all the same (cli-contract.md "Errors and exit codes").
+  const clearLastWords = ctx.atForcedEnd(() =>
+    ctx.signal.aborted ? incomplete(InterruptedError.from(ctx.signal), fetched, out.size) : undefined,
+  );
   try {
     for await (const page of pages) {
       progress.clear();
@@ -125,9 +130,12 @@ async function listAll(ctx: Context, options: ListOptions, deprecation: Deprecat
     progress.clear();
     // What was fetched is printed even on failure; the exit code says whether it is complete.
     // A failure to print it then (a --jq error) must not hide the failure that stopped the walk.
-    await out.end().catch((err: unknown) => {
-      if (!failed) throw err;
-    });
+    await out
+      .end()
+      .catch((err: unknown) => {
+        if (!failed) throw err;
+      })
+      .finally(clearLastWords);
   }
   if (out.size === 0) ctx.note('No pets found.');
   return ExitCode.ok;
