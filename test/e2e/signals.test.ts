@@ -128,7 +128,14 @@ async function interruptBulk(out: 'file' | 'pipe', presses: number) {
   const outFd = out === 'file' ? openSync(outFile, 'w') : undefined;
   const args = ['pets', 'create', '--from-file', input.file, '--output', 'ndjson'];
   const child = spawn(CLI_ARGV[0], [...CLI_ARGV.slice(1), ...args], {
-    env: { ...baseEnv(), PETSTORE_CONFIG_DIR: input.dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+    // HOME too: the run record goes to the test's own state folder, not the user's.
+    env: {
+      ...baseEnv(),
+      HOME: input.dir,
+      PETSTORE_CONFIG_DIR: input.dir,
+      PETSTORE_BASE_URL: srv.baseUrl,
+      PETSTORE_API_KEY: KEY,
+    },
     stdio: ['ignore', outFd ?? 'pipe', 'pipe'],
   });
   if (outFd !== undefined) closeSync(outFd);
@@ -277,6 +284,7 @@ describe('a first signal while the remaining file is written on a slow machine',
         {
           env: {
             ...baseEnv(),
+            HOME: input.dir,
             PETSTORE_CONFIG_DIR: input.dir,
             PETSTORE_BASE_URL: srv.baseUrl,
             PETSTORE_API_KEY: KEY,
