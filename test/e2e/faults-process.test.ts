@@ -164,8 +164,9 @@ describe('Ctrl-C', () => {
     );
     expect(r.code).toBe(130);
     expect(r.stderr).not.toMatch(/\n\s+at /);
-    // The backoff was not waited out: no attempt after it.
+    // The backoff was not waited out: no attempt after it (the first and four retries).
     expect(r.stderr).not.toContain('retry 6 of 10');
+    expect(r.stderr.match(/^> GET /gm)).toHaveLength(5);
     expect(Date.now() - sentAt).toBeLessThan(AT_ONCE_MS);
   });
 
