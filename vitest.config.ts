@@ -18,7 +18,11 @@ export default defineConfig({
     // Two cores: one worker each; spawned CLIs and servers share them.
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Limits for a hang, not for speed: CI's two cores are often busy with other work, and
+    // a test that spawns several CLIs (0.2 s each alone) can then take tens of seconds. A
+    // spawned run is killed as hung after 60 s (test/helpers/run-cli.ts RUN_TIMEOUT_MS), so
+    // a test's own limit stays above that and reports the run's output, not a bare timeout.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 });

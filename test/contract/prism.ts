@@ -98,7 +98,7 @@ export interface RunningPrism {
  * another (three tries).
  * @throws when Prism exits or does not listen within `timeoutMs`.
  */
-export async function startPrism(mode: 'mock' | 'proxy', upstream?: string, timeoutMs = 30_000): Promise<RunningPrism> {
+export async function startPrism(mode: 'mock' | 'proxy', upstream?: string, timeoutMs = 60_000): Promise<RunningPrism> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await startPrismOn(await freePort(), mode, upstream, timeoutMs);
@@ -141,6 +141,11 @@ async function startPrismOn(
       }
     }, 3_000);
     await exited;
+    // The leader's exit does not wait for the rest of its group, nor for them to be reaped:
+    // wait for the group to be gone (a loaded machine reaps late), up to a limit for a
+    // process that really stays.
+    const gone = Date.now() + 30_000;
+    while (groupAlive(pgid) && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
     clearTimeout(timer);
     if (groupAlive(pgid)) throw new Error(`Prism's process group ${pgid} is still running`);
   };

@@ -33,81 +33,148 @@ interface ConfigShape {
 const readConfig = (dir: string): ConfigShape =>
   JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as ConfigShape;
 
+/**
+ * How long a spawned writer may wait for the lock (`--timeout`, in s): the 100 writers
+ * below took 112 s in all on a loaded machine, most of it starting 100 processes.
+ */
+const WRITER_WAIT_S = '240';
+
+/**
+ * Limits of the spawned writers, which run beside many others (this describe is concurrent,
+ * and one test runs 100 at once): only a hang should reach them on a loaded machine.
+ */
+const WRITER_TIMEOUT_MS = 270_000;
+
+/** The limit of a test that runs many writers. */
+const MANY_WRITERS_MS = 400_000;
+
+/** Sets the lock directory's mtime an hour ahead, so that the 5 s staleness cannot open it. */
+function unstaleable(lockPath: string): void {
+  const ahead = new Date(Date.now() + 3_600_000);
+  utimesSync(lockPath, ahead, ahead);
+}
+
+/** Waits until a writer waits for the lock: waiters mark the holder's owner file (mtime 0, src/file-lock.ts). */
+async function writerWaits(lockPath: string): Promise<void> {
+  const limit = Date.now() + WRITER_TIMEOUT_MS;
+  for (;;) {
+    try {
+      if (statSync(join(lockPath, 'owner')).mtimeMs === 0) return;
+    } catch {
+      // Not there (yet): the holder still holds it, so this is only a race with a stat.
+    }
+    if (Date.now() > limit) throw new Error(`no writer waited for ${lockPath}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** Rounds run at once (each in a folder of its own; its two writers race on one file). */
 const ROUNDS_AT_ONCE = 4;
 
 describe.concurrent('concurrent config writers, and the lock', () => {
-  it('20 rounds of two parallel writers (a login and a base URL): no change is ever lost', async () => {
-    const lost: string[] = [];
-    const round = async (round: number): Promise<void> => {
+  it(
+    '20 rounds of two parallel writers (a login and a base URL): no change is ever lost',
+    async () => {
+      const lost: string[] = [];
+      const round = async (round: number): Promise<void> => {
+        const dir = tempDir();
+        const env = { PETSTORE_CONFIG_DIR: dir };
+        // Even rounds: production's key beside staging's URL; odd rounds: the other way round.
+        const [login, url] =
+          round % 2 === 0 ? (['production', 'staging'] as const) : (['staging', 'production'] as const);
+        const key = login === 'production' ? PROD_KEY : STAGING_KEY;
+        // The 100 writers below run at the same time: on a loaded machine a process may need
+        // more than runCli's default 60 s, and more than the default 30 s deadline, as theirs do.
+        const timeoutMs = WRITER_TIMEOUT_MS;
+        const wait = ['--timeout', WRITER_WAIT_S];
+        const results = await Promise.all([
+          runCli(
+            [
+              '--env',
+              login,
+              '--base-url',
+              'http://127.0.0.1:9/v1',
+              'auth',
+              'login',
+              '--with-token',
+              '--no-verify',
+              ...wait,
+            ],
+            { env, input: key, timeoutMs },
+          ),
+          runCli(['config', 'set', `${url}.baseUrl`, url === 'production' ? PROD_URL : STAGING_URL, ...wait], {
+            env,
+            timeoutMs,
+          }),
+        ]);
+        for (const r of results) expect(r.code, r.stderr).toBe(0);
+        const config = readConfig(dir);
+        if (config.auth?.[login]?.apiKey !== key) lost.push(`round ${round}: ${login} key`);
+        if (config[url]?.baseUrl !== (url === 'production' ? PROD_URL : STAGING_URL))
+          lost.push(`round ${round}: ${url}.baseUrl`);
+        expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
+      };
+      for (let first = 0; first < 20; first += ROUNDS_AT_ONCE) {
+        await Promise.all(Array.from({ length: ROUNDS_AT_ONCE }, (_, i) => round(first + i)));
+      }
+      expect(lost).toEqual([]);
+    },
+    MANY_WRITERS_MS,
+  );
+
+  it(
+    '100 writers at once under load: none refused, no change lost',
+    async () => {
+      // Four writers set a key of their own; 96 others rewrite the file meanwhile (each
+      // `config set` writes the whole file): a writer that read before another wrote and
+      // wrote after it would lose that change.
       const dir = tempDir();
       const env = { PETSTORE_CONFIG_DIR: dir };
-      // Even rounds: production's key beside staging's URL; odd rounds: the other way round.
-      const [login, url] =
-        round % 2 === 0 ? (['production', 'staging'] as const) : (['staging', 'production'] as const);
-      const key = login === 'production' ? PROD_KEY : STAGING_KEY;
-      // The 100 writers below run at the same time: on a loaded machine a process may need
-      // more than runCli's default 20 s, as theirs do.
-      const timeoutMs = 150_000;
-      const results = await Promise.all([
-        runCli(
-          ['--env', login, '--base-url', 'http://127.0.0.1:9/v1', 'auth', 'login', '--with-token', '--no-verify'],
-          { env, input: key, timeoutMs },
-        ),
-        runCli(['config', 'set', `${url}.baseUrl`, url === 'production' ? PROD_URL : STAGING_URL], { env, timeoutMs }),
-      ]);
-      for (const r of results) expect(r.code, r.stderr).toBe(0);
-      const config = readConfig(dir);
-      if (config.auth?.[login]?.apiKey !== key) lost.push(`round ${round}: ${login} key`);
-      if (config[url]?.baseUrl !== (url === 'production' ? PROD_URL : STAGING_URL))
-        lost.push(`round ${round}: ${url}.baseUrl`);
-      expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
-    };
-    for (let first = 0; first < 20; first += ROUNDS_AT_ONCE) {
-      await Promise.all(Array.from({ length: ROUNDS_AT_ONCE }, (_, i) => round(first + i)));
-    }
-    expect(lost).toEqual([]);
-  }, 300_000);
+      const own: [string, string][] = [
+        ['production.baseUrl', PROD_URL],
+        ['staging.baseUrl', STAGING_URL],
+        ['production.apiKeyCommand', 'echo production-key'],
+        ['staging.apiKeyCommand', 'echo staging-key'],
+      ];
+      const writers = Array.from({ length: 100 }, (_, i) => {
+        const [key, value] = own[i % 25] ?? ['environment', i % 2 === 0 ? 'staging' : 'production'];
+        // --timeout bounds the wait for the lock: generous, as a loaded machine needs.
+        return runCli(['config', 'set', key, value, '--timeout', WRITER_WAIT_S], { env, timeoutMs: WRITER_TIMEOUT_MS });
+      });
+      const results = await Promise.all(writers);
+      const refused = results.filter((r) => r.code !== 0).map((r) => r.stderr);
+      expect(refused).toEqual([]);
+      const config = readConfig(dir) as Record<string, Record<string, string> | undefined>;
+      for (const [key, value] of own) {
+        const [env_, field] = key.split('.') as [string, string];
+        expect(config[env_]?.[field], key).toBe(value);
+      }
+    },
+    MANY_WRITERS_MS,
+  );
 
-  it('100 writers at once under load: none refused, no change lost', async () => {
-    // Four writers set a key of their own; 96 others rewrite the file meanwhile (each
-    // `config set` writes the whole file): a writer that read before another wrote and
-    // wrote after it would lose that change.
-    const dir = tempDir();
-    const env = { PETSTORE_CONFIG_DIR: dir };
-    const own: [string, string][] = [
-      ['production.baseUrl', PROD_URL],
-      ['staging.baseUrl', STAGING_URL],
-      ['production.apiKeyCommand', 'echo production-key'],
-      ['staging.apiKeyCommand', 'echo staging-key'],
-    ];
-    const writers = Array.from({ length: 100 }, (_, i) => {
-      const [key, value] = own[i % 25] ?? ['environment', i % 2 === 0 ? 'staging' : 'production'];
-      // --timeout bounds the wait for the lock: generous, as a loaded machine needs.
-      return runCli(['config', 'set', key, value, '--timeout', '120'], { env, timeoutMs: 150_000 });
-    });
-    const results = await Promise.all(writers);
-    const refused = results.filter((r) => r.code !== 0).map((r) => r.stderr);
-    expect(refused).toEqual([]);
-    const config = readConfig(dir) as Record<string, Record<string, string> | undefined>;
-    for (const [key, value] of own) {
-      const [env_, field] = key.split('.') as [string, string];
-      expect(config[env_]?.[field], key).toBe(value);
-    }
-  }, 180_000);
-
-  it('held by another petstore for longer than the old 5 s: waited for, then written', async () => {
-    const dir = tempDir();
-    const env = { PETSTORE_CONFIG_DIR: dir };
-    const holder = await holdLock(join(dir, 'config.json'));
-    const writing = runCli(['config', 'set', 'staging.baseUrl', STAGING_URL], { env });
-    // Let go after more than the old fixed wait.
-    setTimeout(() => holder.child.stdin.end(), 6_000);
-    const r = await writing;
-    await holder.exited;
-    expect(r.code, r.stderr).toBe(0);
-    expect(readConfig(dir).staging?.baseUrl).toBe(STAGING_URL);
-  }, 30_000);
+  it(
+    'held by another petstore for longer than the old 5 s: waited for, then written',
+    async () => {
+      const dir = tempDir();
+      const env = { PETSTORE_CONFIG_DIR: dir };
+      const holder = await holdLock(join(dir, 'config.json'));
+      const writing = runCli(['config', 'set', 'staging.baseUrl', STAGING_URL, '--timeout', WRITER_WAIT_S], {
+        env,
+        timeoutMs: WRITER_TIMEOUT_MS,
+      });
+      // Let go more than the old fixed wait after the writer started waiting (its mark on the
+      // owner file), not after the writer was spawned: a loaded machine may start it seconds late.
+      await writerWaits(join(dir, 'config.json.lock'));
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      holder.child.stdin.end();
+      const r = await writing;
+      await holder.exited;
+      expect(r.code, r.stderr).toBe(0);
+      expect(readConfig(dir).staging?.baseUrl).toBe(STAGING_URL);
+    },
+    MANY_WRITERS_MS,
+  );
 
   it('held by a live holder past --timeout: exit 2, naming it, nothing changed, no advice to remove the lock', async () => {
     const dir = tempDir();
@@ -129,7 +196,7 @@ describe.concurrent('concurrent config writers, and the lock', () => {
       await holder.exited;
     }
     expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(before);
-  }, 60_000);
+  });
 
   it('held by a process killed with -9: taken over at once, and the write succeeds', async () => {
     const dir = tempDir();
@@ -137,10 +204,14 @@ describe.concurrent('concurrent config writers, and the lock', () => {
     const holder = await holdLock(join(dir, 'config.json'));
     holder.child.kill('SIGKILL');
     await holder.exited;
-    const r = await runMain(['config', 'set', 'staging.baseUrl', STAGING_URL, '--timeout', '1'], { env });
+    // "At once" without a clock: with the lock's mtime an hour ahead, staleness never opens
+    // it, so the writer gets in only by seeing that its holder is gone; the deadline is then
+    // only a bound for a loaded machine (this describe runs 100 writers meanwhile).
+    unstaleable(join(dir, 'config.json.lock'));
+    const r = await runMain(['config', 'set', 'staging.baseUrl', STAGING_URL, '--timeout', '60'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(readConfig(dir).staging?.baseUrl).toBe(STAGING_URL);
-  }, 20_000);
+  });
 
   it('an empty lock, left by a writer killed while letting go: taken at once, however fresh its mtime', async () => {
     const dir = tempDir();
@@ -150,10 +221,10 @@ describe.concurrent('concurrent config writers, and the lock', () => {
     mkdirSync(join(dir, 'config.json.lock'));
     const ahead = new Date(Date.now() + 3_600_000);
     utimesSync(join(dir, 'config.json.lock'), ahead, ahead);
-    const r = await runMain(['config', 'set', 'staging.baseUrl', STAGING_URL, '--timeout', '10'], { env });
+    const r = await runMain(['config', 'set', 'staging.baseUrl', STAGING_URL, '--timeout', '60'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(readConfig(dir).staging?.baseUrl).toBe(STAGING_URL);
-  }, 20_000);
+  });
 
   it.runIf(process.platform === 'linux')(
     'held by a stopped writer (Ctrl-Z) that has not refreshed its lock for 10 s: not taken, exit 2 naming it',
@@ -178,7 +249,6 @@ describe.concurrent('concurrent config writers, and the lock', () => {
       }
       expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(before);
     },
-    20_000,
   );
 
   it('left behind by a killed writer: taken over, and the write succeeds', async () => {

@@ -218,7 +218,9 @@ describe.concurrent('exit codes', () => {
     expect(r.stdout).toBe('');
     expect(unwrapped(r.stderr)).toContain(`127.0.0.1:${port}`);
     expect(unwrapped(r.stderr)).toContain('connection refused');
-    expect(r.ms).toBeLessThan(5_000);
+    // Fast: two short backoffs (under 1 s together), not the 30 s default deadline; the rest
+    // of the bound is room for a loaded machine.
+    expect(r.ms).toBeLessThan(20_000);
   });
 
   it('4: no API key, with the login hint; nothing sent', async () => {

@@ -60,13 +60,14 @@ async function runAndInterrupt(
   env: Record<string, string>,
   when: (stderr: () => string) => Promise<void>,
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  const p = spawnCli(args, { env, secrets: [KEY, env.PETSTORE_API_KEY ?? KEY], timeoutMs: 15_000 });
+  const p = spawnCli(args, { env, secrets: [KEY, env.PETSTORE_API_KEY ?? KEY] });
   void when(p.stderr).then(() => p.child.kill('SIGINT'));
   const { code, signal } = await p.exited;
   return { code, signal, stdout: p.stdout(), stderr: p.stderr() };
 }
 
-async function waitFor(cond: () => boolean, ms = 10_000): Promise<void> {
+/** Waits for `cond` (an event: a request, a line); the limit is for a hang only. */
+async function waitFor(cond: () => boolean, ms = 30_000): Promise<void> {
   const until = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > until) throw new Error('condition not met in time');
@@ -74,10 +75,23 @@ async function waitFor(cond: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 
+/**
+ * Longer than any run here may take (spawnCli kills a run after 60 s): a slow answer or a
+ * Retry-After this long is never waited out, so a run that ends with 130 did not wait for it.
+ */
+const NEVER_MS = 120_000;
+
+/**
+ * "At once" after SIGINT, with room for a loaded machine: far below the waits a run that
+ * ignored SIGINT would sit out (NEVER_MS, or a 20 s Retry-After), far above a quiet
+ * machine's few milliseconds.
+ */
+const AT_ONCE_MS = 10_000;
+
 describe('Ctrl-C', () => {
   it('during a slow request: exit 130 at once, no stack trace, the key not shown', async () => {
     server.requests.length = 0;
-    server.handle(slowHeaders(10_000));
+    server.handle(slowHeaders(NEVER_MS));
     let sentAt = 0;
     const r = await runAndInterrupt(
       ['pets', 'list', '--verbose'],
@@ -93,13 +107,13 @@ describe('Ctrl-C', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.stderr).not.toContain('error:');
     expect(r.stderr).not.toContain(KEY);
-    expect(Date.now() - sentAt).toBeLessThan(3000);
+    expect(Date.now() - sentAt).toBeLessThan(AT_ONCE_MS);
     expect(server.requests).toHaveLength(1);
   });
 
   it('during a slow request with --json: one JSON object', async () => {
     server.requests.length = 0;
-    server.handle(slowHeaders(10_000));
+    server.handle(slowHeaders(NEVER_MS));
     const r = await runAndInterrupt(
       ['pets', 'list', '--json'],
       { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
@@ -120,16 +134,17 @@ describe('Ctrl-C', () => {
     );
     let sentAt = 0;
     const r = await runAndInterrupt(
-      ['pets', 'list'],
+      // --verbose says when the wait starts: SIGINT goes then, not 200 ms after the request.
+      ['pets', 'list', '--verbose'],
       { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
-      async () => {
-        await waitFor(() => server.requests.length === 1);
-        await new Promise((res) => setTimeout(res, 200));
+      async (stderr) => {
+        await waitFor(() => /^\* retry 1 of \d+ after HTTP 503 in 20 s \(Retry-After\)$/m.test(stderr()));
         sentAt = Date.now();
       },
     );
     expect(r.code).toBe(130);
-    expect(Date.now() - sentAt).toBeLessThan(3000);
+    // Well short of the 20 s a run that waited it out would take.
+    expect(Date.now() - sentAt).toBeLessThan(AT_ONCE_MS);
     expect(server.requests).toHaveLength(1);
   });
 
@@ -140,14 +155,19 @@ describe('Ctrl-C', () => {
       ['pets', 'list', '--verbose', '--retries', '10'],
       { PETSTORE_BASE_URL: base, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
       async (stderr) => {
-        await waitFor(() => stderr().includes('* retry 3 of 10'));
+        // Retry 5's backoff is 2-4 s (src/http/retry.ts: 250 ms doubled, capped at 4 s, half
+        // of it jitter), retry 3's only 0.5-1 s: SIGINT sent when its line shows lands in the
+        // wait even when a loaded machine delays it by a second or more.
+        await waitFor(() => stderr().includes('* retry 5 of 10'));
         sentAt = Date.now();
       },
     );
     expect(r.code).toBe(130);
     expect(r.stderr).not.toMatch(/\n\s+at /);
-    expect(r.stderr).not.toContain('retry 4 of 10');
-    expect(Date.now() - sentAt).toBeLessThan(2000);
+    // The backoff was not waited out: no attempt after it (the first and four retries).
+    expect(r.stderr).not.toContain('retry 6 of 10');
+    expect(r.stderr.match(/^> GET /gm)).toHaveLength(5);
+    expect(Date.now() - sentAt).toBeLessThan(AT_ONCE_MS);
   });
 
   it('during `--env sandbox pets create`, repeated: the store always reads and no lock is left', async () => {

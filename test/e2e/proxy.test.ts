@@ -235,7 +235,7 @@ describe('a proxy that refuses: exit 3, code proxy, the proxy named with its pas
     expect(lastJson(r.stderr).message).toContain('closed the connection');
     // The first attempt and the two retries of the default --retries 2.
     expect(tunnels).toBe(3);
-  }, 30_000);
+  });
 });
 
 describe('proxy URLs', () => {

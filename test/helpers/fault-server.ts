@@ -77,12 +77,13 @@ export function reset(): Handler {
   };
 }
 
-/** Sends 200 headers and part of a Pets body, then destroys the socket. */
+/** Sends 200 headers and part of a Pets body, then (once they are written) destroys the socket. */
 export function cutOff(): Handler {
   return (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.write('[{"id":1,');
-    setTimeout(() => res.socket?.destroy(), 50).unref();
+    // Destroyed once the part is handed to the system, not after a guessed time: on a loaded
+    // machine a timer could fire before the write, and the CLI would see no headers at all.
+    res.write('[{"id":1,', () => res.socket?.destroy());
     return undefined;
   };
 }

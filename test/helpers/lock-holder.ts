@@ -90,7 +90,11 @@ export async function holdLock(file: string, mode: HolderMode = 'hold'): Promise
   let err = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the lock holder did not lock: ${err}`)), 15_000);
+    // A limit for a holder that never locks; a loaded machine starts one late.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the lock holder did not lock: ${err}`));
+    }, 60_000);
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       out += d;
       if (out.includes('\n')) {

@@ -39,6 +39,8 @@ export interface CliResult {
   stderr: string;
   /** Wall time in ms. */
   ms: number;
+  /** True when the run was killed for passing its `timeoutMs` (a hang), not ended by itself. */
+  timedOut?: boolean;
 }
 
 /** Options of one run. */
@@ -47,13 +49,22 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** Written to stdin, which is then closed; without it stdin is closed at once. */
   input?: string;
-  /** Kill after this many ms (default 20 s). */
+  /**
+   * Kill after this many ms (default 60 s, `RUN_TIMEOUT_MS`). Only a hang should reach it:
+   * on a loaded two-core machine a run that takes 0.2 s alone can take several seconds.
+   */
   timeoutMs?: number;
   /** Values that must never appear in stdout or stderr (API keys). `env.PETSTORE_API_KEY` is always added. */
   secrets?: string[];
   /** The working directory (default: `PETSTORE_CONFIG_DIR` when given, else the test's). */
   cwd?: string;
 }
+
+/**
+ * How long a spawned run may take before it is killed as hung, unless a test says otherwise:
+ * far beyond a loaded CI machine's worst, reached only by a run that does not end.
+ */
+export const RUN_TIMEOUT_MS = 60_000;
 
 const secretSet = new Set<string>();
 
@@ -149,12 +160,16 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, opts.timeoutMs ?? RUN_TIMEOUT_MS);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       expectNoSecret(args, secrets, stdout, stderr);
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - started, ...(timedOut ? { timedOut } : {}) });
     });
     child.stdin.on('error', () => undefined);
     child.stdin.end(opts.input ?? '');

@@ -1,6 +1,6 @@
 /** Runs a bash script (no rc files) in the background and collects its output. */
 import { spawn } from 'node:child_process';
-import { baseEnv, folderOrNone } from './run-cli.js';
+import { RUN_TIMEOUT_MS, baseEnv, folderOrNone } from './run-cli.js';
 
 /** Output and exit code of a script. */
 export interface ShellResult {
@@ -11,13 +11,14 @@ export interface ShellResult {
 
 /**
  * Runs `script` with bash and the given environment (on top of PATH and LANG), in
- * `PETSTORE_CONFIG_DIR` when it is given; killed after `timeoutMs` (default 20 s).
+ * `PETSTORE_CONFIG_DIR` when it is given; killed after `timeoutMs` (default 60 s, as `runCli`:
+ * only a hang reaches it on a loaded machine).
  * Asynchronous, so servers living in the test process keep answering while it runs.
  * `HOME` defaults to the config dir, as in runCli: without one a process finds the real
  * user's home, and a bulk run's record would land in its state folder, where a later
  * test on a reused port reads it as an earlier run of the same input.
  */
-export function shell(script: string, env: Record<string, string>, timeoutMs = 20_000): Promise<ShellResult> {
+export function shell(script: string, env: Record<string, string>, timeoutMs = RUN_TIMEOUT_MS): Promise<ShellResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['--norc', '--noprofile', '-c', script], {
       env: { ...baseEnv(), HOME: env.PETSTORE_CONFIG_DIR ?? '/nonexistent', ...env },

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { CLI_ARGV, baseEnv, expectNoSecret, folderOrNone } from './run-cli.js';
+import { CLI_ARGV, RUN_TIMEOUT_MS, baseEnv, expectNoSecret, folderOrNone } from './run-cli.js';
 
 /** Options of a steered run. */
 export interface SpawnOptions {
@@ -21,7 +21,7 @@ export interface SpawnOptions {
   stallStdoutAfterLines?: number;
   /** Values that must never appear in the output. */
   secrets?: string[];
-  /** SIGKILL after this many ms (default 20 s); `killed` is then true. */
+  /** SIGKILL after this many ms (default 60 s, as `runCli`: only a hang reaches it); `killed` is then true. */
   timeoutMs?: number;
 }
 
@@ -32,7 +32,10 @@ export interface Steered {
   stderr: () => string;
   /** Resolves once it exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; killed: boolean }>;
-  /** Resolves once `cond` holds (checked every 10 ms); rejects after `ms`. */
+  /**
+   * Resolves once `cond` holds (checked every 10 ms); rejects after `ms` (default 30 s,
+   * `UNTIL_MS`: a limit for a hang, not a guess at how long the event takes).
+   */
   until(cond: () => boolean, ms?: number): Promise<void>;
   /**
    * Resolves once the process holds `path` open (Linux: /proc/PID/fd). petstore opens its
@@ -42,6 +45,9 @@ export interface Steered {
   /** Resolves once one of its threads waits in the kernel for a FIFO's writer (wchan `wait_for_partner`). */
   waitingForFifoWriter(): Promise<void>;
 }
+
+/** How long `until` (and `opened`, `waitingForFifoWriter`) waits by default before giving up. */
+export const UNTIL_MS = 30_000;
 
 /** Whether process `pid` has `path` open. */
 function holdsOpen(pid: number, path: string): boolean {
@@ -103,7 +109,7 @@ export function spawnCli(args: string[], opts: SpawnOptions): Steered {
   const killer = setTimeout(() => {
     killed = true;
     child.kill('SIGKILL');
-  }, opts.timeoutMs ?? 20_000);
+  }, opts.timeoutMs ?? RUN_TIMEOUT_MS);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; killed: boolean }>((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(killer);
@@ -112,7 +118,7 @@ export function spawnCli(args: string[], opts: SpawnOptions): Steered {
       resolve({ code, signal, killed });
     });
   });
-  const until = async (cond: () => boolean, ms = 15_000): Promise<void> => {
+  const until = async (cond: () => boolean, ms = UNTIL_MS): Promise<void> => {
     const deadline = Date.now() + ms;
     while (!cond()) {
       if (Date.now() > deadline) throw new Error(`condition not met in ${ms} ms; stderr so far: ${stderr}`);

@@ -49,7 +49,8 @@ export interface TmuxSession {
   capture(opts?: { escapes?: boolean; history?: boolean }): string;
   /**
    * Polls the screen (every 50 ms) until `pattern` matches (a RegExp, or a test of the
-   * screen text); returns the screen. Throws after `timeoutMs` (default 10 s).
+   * screen text); returns the screen. Throws after `timeoutMs` (default 30 s, `WAIT_FOR_MS`:
+   * a limit for a hang; a loaded machine draws the screen late, never wrongly).
    */
   waitFor(
     pattern: RegExp | ((screen: string) => boolean),
@@ -58,6 +59,9 @@ export interface TmuxSession {
   /** Ends the tmux server and everything running in it. */
   kill(): void;
 }
+
+/** How long `waitFor` waits by default before giving up. */
+export const WAIT_FOR_MS = 30_000;
 
 let counter = 0;
 
@@ -104,8 +108,9 @@ export function startTmux(opts: TmuxOptions = {}): TmuxSession {
     ]);
   if (opts.command === undefined) {
     // Wait for the shell's first prompt: keys sent before it would be echoed ahead of the
-    // prompt and the prompt would land in the middle of the command's output.
-    const deadline = Date.now() + 5_000;
+    // prompt and the prompt would land in the middle of the command's output. The limit is
+    // for a shell that never starts: a loaded machine starts one late.
+    const deadline = Date.now() + 30_000;
     while (!/^[$#] $/m.test(capture()) && Date.now() < deadline) {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
     }
@@ -120,7 +125,7 @@ export function startTmux(opts: TmuxOptions = {}): TmuxSession {
     },
     capture,
     waitFor: async (pattern, o = {}) => {
-      const deadline = Date.now() + (o.timeoutMs ?? 10_000);
+      const deadline = Date.now() + (o.timeoutMs ?? WAIT_FOR_MS);
       let screen = '';
       while (Date.now() < deadline) {
         screen = capture(o);
