@@ -119,9 +119,11 @@ const temps = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWi
 /**
  * Runs a bulk create of RECORDS records with stdout to a file or a pipe, presses Ctrl-C
  * once the server has two requests, and `presses - 1` more times once the remaining file
- * is being written. Returns the exit code, stdout, the JSON account and the input.
+ * is being written; with `stopWhileSavingMs`, the run is stopped (SIGSTOP) that long once
+ * it is writing, as a slow disk or a loaded machine would hold it. Returns the exit code,
+ * stdout, the JSON account and the input.
  */
-async function interruptBulk(out: 'file' | 'pipe', presses: number) {
+async function interruptBulk(out: 'file' | 'pipe', presses: number, stopWhileSavingMs?: number) {
   const srv = await petServer();
   const input = bigInput();
   const outFile = join(input.dir, 'out.ndjson');
@@ -152,9 +154,12 @@ async function interruptBulk(out: 'file' | 'pipe', presses: number) {
       await new Promise((r) => setTimeout(r, 5));
     }
     child.kill('SIGINT');
-    if (presses > 1) {
-      await watcher.saving;
-      for (let i = 1; i < presses; i++) child.kill('SIGINT');
+    if (presses > 1 || stopWhileSavingMs !== undefined) await watcher.saving;
+    for (let i = 1; i < presses; i++) child.kill('SIGINT');
+    if (stopWhileSavingMs !== undefined) {
+      child.kill('SIGSTOP');
+      await new Promise((r) => setTimeout(r, stopWhileSavingMs));
+      child.kill('SIGCONT');
     }
     const [code] = await exited;
     if (out === 'file') stdout = readFileSync(outFile, 'utf8');
@@ -275,46 +280,8 @@ describe.each(['a quiet machine', 'two CPU-bound processes beside it'])(
 
 describe('a first signal while the remaining file is written on a slow machine', () => {
   it('the run is stopped (SIGSTOP) for 3 s while it saves: the file is written in full all the same', async () => {
-    const r = await (async () => {
-      const srv = await petServer();
-      const input = bigInput();
-      const child = spawn(
-        CLI_ARGV[0],
-        [...CLI_ARGV.slice(1), 'pets', 'create', '--from-file', input.file, '--output', 'ndjson'],
-        {
-          env: {
-            ...baseEnv(),
-            HOME: input.dir,
-            PETSTORE_CONFIG_DIR: input.dir,
-            PETSTORE_BASE_URL: srv.baseUrl,
-            PETSTORE_API_KEY: KEY,
-          },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        },
-      );
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      const exited = once(child, 'close') as Promise<[number | null]>;
-      const watcher = whenSaving(input.dir);
-      try {
-        while (srv.requests.length < 2) await new Promise((r) => setTimeout(r, 5));
-        child.kill('SIGINT');
-        await watcher.saving;
-        // A disk (or a machine) that takes three times the second a stop may take.
-        child.kill('SIGSTOP');
-        await new Promise((r) => setTimeout(r, 3_000));
-        child.kill('SIGCONT');
-        const [code] = await exited;
-        return {
-          code,
-          account: JSON.parse(stderr.trim().split('\n').pop() ?? '') as Record<string, unknown>,
-          ...input,
-        };
-      } finally {
-        watcher.close();
-        child.kill('SIGKILL');
-      }
-    })();
+    // Three times the second a stop may take before the process is ended by force.
+    const r = await interruptBulk('pipe', 1, 3_000);
     expect(r.code).toBe(130);
     expect(r.account).toMatchObject({ code: 'interrupted', remainingFile: `${r.file}.remaining.ndjson` });
     expect(readFileSync(`${r.file}.remaining.ndjson`, 'utf8')).toBe(
@@ -360,25 +327,36 @@ describe.skipIf(!hasTmux())('Ctrl-C during a paged `pets list --all` (tmux, 80x2
   });
 });
 
+/**
+ * Runs `args` in-process against `baseUrl`; `forceEnd` does what cli-entry.ts does at a
+ * second signal (abort, then end by force) and returns the JSON line said then.
+ */
+function forcedRun(args: string[], baseUrl: string) {
+  const controller = new AbortController();
+  const shutdown = new ShutdownRegistry();
+  let stderr = '';
+  const run = runMain(args, {
+    env: { PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: KEY },
+    signal: controller.signal,
+    shutdown,
+    onOutput: (stream, text) => (stream === 'stderr' ? (stderr += text) : undefined),
+  });
+  const forceEnd = (signal: 'SIGINT' | 'SIGTERM'): Record<string, unknown> => {
+    controller.abort(signal);
+    expect(shutdown.forceEnd({ kind: 'signal', signal })).toBe(true);
+    return JSON.parse(stderr.trim()) as Record<string, unknown>;
+  };
+  return { run, forceEnd };
+}
+
 describe('`pets list --all` ended by force', () => {
   it('a second Ctrl-C before the walk has stopped: the incomplete line all the same, with what was fetched', async () => {
     // Page 3 is never answered: the walk is waiting for it when the signals come.
     const srv = await startPagingServer({ pages: 10, perPage: 20, override: (page) => page === 3 });
-    const controller = new AbortController();
-    const shutdown = new ShutdownRegistry();
-    let stderr = '';
-    const run = runMain(['pets', 'list', '--all', '--limit', '20', '--output', 'ndjson'], {
-      env: { PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
-      signal: controller.signal,
-      shutdown,
-      onOutput: (stream, text) => (stream === 'stderr' ? (stderr += text) : undefined),
-    });
+    const r = forcedRun(['pets', 'list', '--all', '--limit', '20', '--output', 'ndjson'], srv.baseUrl);
     while (srv.urls.length < 3) await new Promise((r) => setTimeout(r, 5));
-    // What cli-entry.ts does at a second Ctrl-C: abort, then end the process by force.
-    controller.abort('SIGINT');
-    expect(shutdown.forceEnd({ kind: 'signal', signal: 'SIGINT' })).toBe(true);
-    const forced = JSON.parse(stderr.trim()) as Record<string, unknown>;
-    await run;
+    const forced = r.forceEnd('SIGINT');
+    await r.run;
     await srv.close();
     expect(forced).toMatchObject({ code: 'interrupted', pages: 2, pets: 40 });
     expect(forced.message).toBe('interrupted: the list is incomplete: 40 pets from 2 pages');
@@ -386,20 +364,10 @@ describe('`pets list --all` ended by force', () => {
 
   it('a run with nothing of its own to say still says it was interrupted', async () => {
     const srv = await startPagingServer({ pages: 1, perPage: 20, override: () => true });
-    const controller = new AbortController();
-    const shutdown = new ShutdownRegistry();
-    let stderr = '';
-    const run = runMain(['pets', 'list', '--output', 'ndjson'], {
-      env: { PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
-      signal: controller.signal,
-      shutdown,
-      onOutput: (stream, text) => (stream === 'stderr' ? (stderr += text) : undefined),
-    });
+    const r = forcedRun(['pets', 'list', '--output', 'ndjson'], srv.baseUrl);
     while (srv.urls.length < 1) await new Promise((r) => setTimeout(r, 5));
-    controller.abort('SIGTERM');
-    expect(shutdown.forceEnd({ kind: 'signal', signal: 'SIGTERM' })).toBe(true);
-    const forced = JSON.parse(stderr.trim()) as Record<string, unknown>;
-    await run;
+    const forced = r.forceEnd('SIGTERM');
+    await r.run;
     await srv.close();
     expect(forced).toMatchObject({ code: 'interrupted', status: 0 });
   });
