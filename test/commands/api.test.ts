@@ -561,7 +561,8 @@ describe.concurrent("--jq (gh api's rule: values one per line, strings raw)", ()
     expect(r.stdout).toBe('');
     expect(lastJson(r.stderr)).toMatchObject({ code: 'jq_input_too_large' });
     expect(server.requests).toHaveLength(5);
-  });
+    // 35 MiB through the process: a loaded machine may take a minute; only a hang takes 5.
+  }, 300_000);
 
   it('--fields and --output csv still do not apply to api', async () => {
     const server = await start();

@@ -8,6 +8,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { startTmux, type TmuxSession } from '../helpers/tmux.js';
 
+/**
+ * How long the screen may take to show what a test waits for: a limit for a hang, many
+ * times what a quiet machine needs, since CI's two cores may be busy with other work.
+ */
+const SCREEN_MS = 60_000;
+
+/** Waits for the screen to show what `test` looks for, not for time: a loaded machine may take long. */
+function shows(t: TmuxSession, test: (screen: string) => boolean): Promise<string> {
+  return t.waitFor(test, { timeoutMs: SCREEN_MS });
+}
+
 let tmux: TmuxSession | undefined;
 afterEach(() => {
   tmux?.kill();
@@ -19,13 +30,13 @@ afterEach(() => {
 async function bashWithCompletion(cwd?: string): Promise<TmuxSession> {
   const t = startTmux({ command: 'bash --norc --noprofile -i', env: { TERM: 'xterm', HISTFILE: '/dev/null' } });
   tmux = t;
-  await t.waitFor((s) => /[$#]/.test(s));
+  await shows(t, (s) => /[$#]/.test(s));
   t.type(`PS1='$ '; ${cwd === undefined ? '' : `cd '${cwd}'; `}source <(petstore completion bash); echo LOADED`);
   t.send('Enter');
-  await t.waitFor((s) => /^LOADED$/m.test(s));
+  await shows(t, (s) => /^LOADED$/m.test(s));
   t.type('clear');
   t.send('Enter');
-  await t.waitFor((s) => !s.includes('LOADED'));
+  await shows(t, (s) => !s.includes('LOADED'));
   return t;
 }
 
@@ -35,13 +46,13 @@ describe('completion in an interactive bash', () => {
     t.type('petstore config set environment ');
     t.send('Tab');
     t.send('Tab');
-    const screen = await t.waitFor((s) => /production/.test(s) && /staging/.test(s));
+    const screen = await shows(t, (s) => /production/.test(s) && /staging/.test(s));
     expect(screen).toMatch(/production\s+sandbox\s+staging/);
     expect(screen).not.toContain('baseUrl');
     t.type('sa');
     t.send('Tab');
-    await t.waitFor((s) => /^\$ petstore config set environment sandbox *$/m.test(s));
-  }, 30_000);
+    await shows(t, (s) => /^\$ petstore config set environment sandbox *$/m.test(s));
+  }, 240_000);
 
   it('`--from-file data<TAB>` completes the directory `data/` with no space after it, then the file in it', async () => {
     const dir = tempDir();
@@ -50,17 +61,17 @@ describe('completion in an interactive bash', () => {
     const t = await bashWithCompletion(dir);
     t.type('petstore pets create --from-file da');
     t.send('Tab');
-    await t.waitFor((s) => /^\$ petstore pets create --from-file data\/$/m.test(s));
+    await shows(t, (s) => /^\$ petstore pets create --from-file data\/$/m.test(s));
     t.send('Tab');
-    await t.waitFor((s) => /^\$ petstore pets create --from-file data\/new-pets\.ndjson *$/m.test(s));
-  }, 30_000);
+    await shows(t, (s) => /^\$ petstore pets create --from-file data\/new-pets\.ndjson *$/m.test(s));
+  }, 240_000);
 
   it('`petstore help pets l<TAB>` completes a command word under pets', async () => {
     const t = await bashWithCompletion();
     t.type('petstore help pets l');
     t.send('Tab');
-    await t.waitFor((s) => /^\$ petstore help pets list *$/m.test(s));
-  }, 30_000);
+    await shows(t, (s) => /^\$ petstore help pets list *$/m.test(s));
+  }, 240_000);
 
   it('completes `petstore pe<TAB>` to pets and lists the --status values on <TAB><TAB>', async () => {
     // startTmux puts a `petstore` command on the shell's PATH.
@@ -69,16 +80,16 @@ describe('completion in an interactive bash', () => {
     t.type('petstore pe');
     t.send('Tab');
     // capture-pane drops trailing spaces; the space completion added shows once more is typed.
-    await t.waitFor((s) => /^\$ petstore pets *$/m.test(s));
+    await shows(t, (s) => /^\$ petstore pets *$/m.test(s));
 
     t.type('list --status ');
     t.send('Tab');
     t.send('Tab');
-    const screen = await t.waitFor((s) => /available\s+pending\s+sold/.test(s));
+    const screen = await shows(t, (s) => /available\s+pending\s+sold/.test(s));
     expect(screen).toContain('$ petstore pets list --status');
 
     t.type('s');
     t.send('Tab');
-    await t.waitFor((s) => /^\$ petstore pets list --status sold *$/m.test(s));
-  }, 30_000);
+    await shows(t, (s) => /^\$ petstore pets list --status sold *$/m.test(s));
+  }, 240_000);
 });

@@ -38,16 +38,29 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-function terminal(width: number, height: number, env: Record<string, string> = {}): TmuxSession {
+/**
+ * How long the screen may take to show what a test waits for: a limit for a hang, many
+ * times what a quiet machine needs, since CI's two cores may be busy with other work.
+ */
+const SCREEN_MS = 60_000;
+
+/** Waits for the screen to show `pattern`, not for time: a loaded machine may take long. */
+function shows(t: TmuxSession, pattern: RegExp, opts: { history?: boolean } = {}): Promise<string> {
+  return t.waitFor(pattern, { ...opts, timeoutMs: SCREEN_MS });
+}
+
+/** A new terminal, once its shell shows its prompt (a loaded machine may start it late). */
+async function terminal(width: number, height: number, env: Record<string, string> = {}): Promise<TmuxSession> {
   const t = startTmux({ width, height, env: { PETSTORE_CONFIG_DIR: dir, ...env } });
   sessions.push(t);
+  await shows(t, /^[$#] $/m);
   return t;
 }
 
 /** Runs `command` in the terminal and returns the lines it printed (scrollback included) and its exit code. */
 async function runIn(t: TmuxSession, command: string): Promise<{ lines: string[]; rc: number }> {
   t.sendLine(`${command}; echo "rc=$?"`);
-  const screen = await t.waitFor(/^rc=\d+\s*$/m, { history: true });
+  const screen = await shows(t, /^rc=\d+\s*$/m, { history: true });
   const lines = screen.split('\n');
   const start = lines.findIndex((l) => l.includes(`${command}; echo`));
   const end = lines.findIndex((l, i) => i > start && /^rc=\d+\s*$/.test(l));
@@ -66,7 +79,7 @@ describe.concurrent.each([
   it.each([['--help'], ['pets list --help'], ['api --help']])(
     '`petstore %s` fits the width and splits no word',
     async (args) => {
-      const t = terminal(width, height);
+      const t = await terminal(width, height);
       const { lines, rc } = await runIn(t, `petstore ${args}`);
       expect(rc).toBe(0);
       expect(lines.join('\n')).toContain('Usage: petstore');
@@ -75,11 +88,11 @@ describe.concurrent.each([
       const wide = await runMain(args.split(' '), { tty: true, columns: 1000 });
       expect(words(lines.join('\n'))).toEqual(words(wide.stdout));
     },
-    20_000,
+    240_000,
   );
 
   it('a table with a 60-character name fits; ids, categories and statuses are whole', async () => {
-    const t = terminal(width, height, { PETSTORE_BASE_URL: shop.baseUrl, PETSTORE_API_KEY: KEY });
+    const t = await terminal(width, height, { PETSTORE_BASE_URL: shop.baseUrl, PETSTORE_API_KEY: KEY });
     const { lines, rc } = await runIn(t, 'petstore pets list');
     expect(rc).toBe(0);
     expect(lines[0]).toMatch(/^ID\s+NAME\s+CATEGORY\s+STATUS\s*$/);
@@ -87,7 +100,7 @@ describe.concurrent.each([
     expect(lines[1]).toMatch(/^9007199254740993 +Sir R.*… +9223372036854775807 +available\s*$/);
     expect(lines[2]).toMatch(/^2 +Rex +1 +sold\s*$/);
     expect(lines).toHaveLength(3);
-  });
+  }, 240_000);
 });
 
 describe.concurrent('pets create in a terminal', () => {
@@ -100,24 +113,24 @@ describe.concurrent('pets create in a terminal', () => {
     const server = await startServer((req) =>
       req.method === 'POST' ? { status: 201, raw: created(req.body) } : undefined,
     );
-    const t = terminal(80, 24, { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY });
+    const t = await terminal(80, 24, { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY });
     t.sendLine('petstore pets create; echo "rc=$?"');
-    await t.waitFor(/Name:/);
+    await shows(t, /Name:/);
     t.send('Enter'); // empty: refused, asked again
-    await t.waitFor(/The name cannot be empty/);
+    await shows(t, /The name cannot be empty/);
     t.type('Biscuit');
     t.send('Enter');
-    await t.waitFor(/Category id:/);
+    await shows(t, /Category id:/);
     t.type('1.5');
     t.send('Enter');
-    await t.waitFor(/The category id is a whole number/);
+    await shows(t, /The category id is a whole number/);
     t.send('BSpace', 'BSpace', 'BSpace');
     t.type('7');
     t.send('Enter');
-    await t.waitFor(/Status:/);
+    await shows(t, /Status:/);
     t.send('Down');
     t.send('Enter');
-    const screen = await t.waitFor(/^rc=\d+\s*$/m);
+    const screen = await shows(t, /^rc=\d+\s*$/m);
     expect(screen).toMatch(/^rc=0\s*$/m);
     expect(screen).toMatch(/^42\s+Biscuit\s+7\s+pending\s*$/m);
     // No green tick: nothing was checked by the server when an answer was given.
@@ -125,50 +138,50 @@ describe.concurrent('pets create in a terminal', () => {
     expect(server.requests.map((r) => [r.method, JSON.parse(r.body) as unknown])).toEqual([
       ['POST', { name: 'Biscuit', categoryId: 7, status: 'pending' }],
     ]);
-  });
+  }, 240_000);
 
   it('asks only for what the flags left out', async () => {
     const server = await startServer((req) =>
       req.method === 'POST' ? { status: 201, raw: created(req.body) } : undefined,
     );
-    const t = terminal(80, 24, { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY });
+    const t = await terminal(80, 24, { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY });
     t.sendLine('petstore pets create --name Kiwi -s sold; echo "rc=$?"');
-    await t.waitFor(/Category id:/);
+    await shows(t, /Category id:/);
     t.type('4');
     t.send('Enter');
-    const screen = await t.waitFor(/^rc=\d+\s*$/m);
+    const screen = await shows(t, /^rc=\d+\s*$/m);
     expect(screen).toMatch(/^rc=0\s*$/m);
     expect(screen).not.toContain('Name:');
     expect(screen).not.toContain('Status:');
     expect(server.requests.map((r) => JSON.parse(r.body) as unknown)).toEqual([
       { name: 'Kiwi', categoryId: 4, status: 'sold' },
     ]);
-  });
+  }, 240_000);
 
   it('Ctrl-C at a prompt: exit 130, nothing sent', async () => {
     const server = await startServer();
-    const t = terminal(80, 24, { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY });
+    const t = await terminal(80, 24, { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY });
     t.sendLine('petstore pets create --name Rex; echo "rc=$?"');
-    await t.waitFor(/Category id:/);
+    await shows(t, /Category id:/);
     t.type('12');
     t.send('C-c');
-    const screen = await t.waitFor(/^rc=\d+\s*$/m);
+    const screen = await shows(t, /^rc=\d+\s*$/m);
     expect(screen).toMatch(/^rc=130\s*$/m);
     expect(server.requests).toHaveLength(0);
-  });
+  }, 240_000);
 
   it('a key the server then refuses was never shown with a green tick', async () => {
     const server = await startServer(() => errorReply(401, 'unauthorized', 'invalid API key'));
-    const t = terminal(80, 24);
+    const t = await terminal(80, 24);
     t.sendLine(`petstore --env staging --base-url ${server.baseUrl} auth login; echo "rc=$?"`);
-    await t.waitFor(/API key for staging/);
+    await shows(t, /API key for staging/);
     t.type('pk_wrong_key_0123456789');
     t.send('Enter');
-    const screen = await t.waitFor(/^rc=\d+\s*$/m);
+    const screen = await shows(t, /^rc=\d+\s*$/m);
     expect(screen).toMatch(/^rc=4\s*$/m);
     expect(screen).toContain('refused the key');
     expect(screen).not.toContain('✔');
-  });
+  }, 240_000);
 });
 
 describe.concurrent('pets create without a terminal', () => {

@@ -11,6 +11,12 @@ import { spawnCli } from '../helpers/spawn-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 const KEY = 'pk_test_jq_process_0123';
+/**
+ * How long a run may take to reach a point the test waits for: a limit for a hang, many
+ * times what a quiet machine needs, since CI's two cores may be busy with other work (a
+ * process that gets a fraction of a core needs that much longer for its CPU time).
+ */
+const HANG_MS = 60_000;
 const paging = pagingServerPool();
 
 afterAll(async () => {
@@ -25,7 +31,8 @@ function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-describe.concurrent('a signal during a long --jq', () => {
+// Each test's limit: the waits below, and the kill that ends a hung run.
+describe.concurrent('a signal during a long --jq', { timeout: 4 * HANG_MS }, () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
@@ -37,13 +44,16 @@ describe.concurrent('a signal during a long --jq', () => {
       {
         env: { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
         secrets: [KEY],
+        // Killed as a hang only well after the waits below have given up.
+        timeoutMs: 3 * HANG_MS,
       },
     );
-    await run.until(() => run.stdout() === '1\n2\n3\n' && server.urls.length === 2);
-    // jq is at work once the process spins: a tenth of a second of CPU after the last page.
+    await run.until(() => run.stdout() === '1\n2\n3\n' && server.urls.length === 2, HANG_MS);
+    // jq is at work once the process spins: a tenth of a second of CPU after the last page
+    // (CPU time, not wall time, which a loaded machine stretches).
     const pid = run.child.pid ?? -1;
     const before = cpuTicks(pid);
-    await run.until(() => cpuTicks(pid) - before >= 10);
+    await run.until(() => cpuTicks(pid) - before >= 10, HANG_MS);
     run.child.kill(signal);
     const end = await run.exited;
     expect(end.killed).toBe(false);

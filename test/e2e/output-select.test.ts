@@ -103,7 +103,9 @@ const PETS_CSV =
 
 const FIELD_CASES: (Field[] | undefined)[] = [undefined, ['name', 'id'], ['status', 'categoryId']];
 
-describe.concurrent('every allowed format × --fields × --jq (pets list)', () => {
+// Dozens of runs at once, each with jq's WebAssembly: a loaded machine took 10 s for one;
+// only a hang takes two minutes.
+describe.concurrent('every allowed format × --fields × --jq (pets list)', { timeout: 120_000 }, () => {
   const formats: [string, string[], string][] = [
     ['piped, no -o (tsv)', [], 'tsv'],
     ['-o tsv', ['-o', 'tsv'], 'tsv'],
@@ -461,7 +463,8 @@ describe.concurrent('--all with --jq', () => {
     expect(err.message).toContain('more than 32 MiB of JSON');
     expect(p.urls.length).toBeLessThan(90);
     expect(p.urls.length).toBeGreaterThan(80);
-  }, 60_000);
+    // 33 MiB through the process: a loaded machine may take a minute; only a hang takes 5.
+  }, 300_000);
 
   it(`past ${JQ_MAX_INPUT_PETS} pets too; with -o ndjson the filter runs per pet and never stops`, async () => {
     const p = await pager({ pages: 42, perPage: 5000 });
@@ -478,5 +481,6 @@ describe.concurrent('--all with --jq', () => {
     expect((JSON.parse(whole.stderr) as { message: string }).message).toContain(`more than ${JQ_MAX_INPUT_PETS} pets`);
     expect(each.code).toBe(0);
     expect(each.stdout).toBe('50000\n100000\n150000\n200000\n');
-  }, 60_000);
+    // 210,000 pets, each through jq: a loaded machine may take a minute; only a hang takes 5.
+  }, 300_000);
 });

@@ -66,7 +66,8 @@ beforeAll(async () => {
     { cwd: tmp, env },
   );
   installLog = install.stdout + install.stderr;
-}, 180_000);
+  // npm pack, publish and install: a loaded machine took most of a minute; only a hang takes this.
+}, 360_000);
 
 afterAll(() => {
   registry.stop();

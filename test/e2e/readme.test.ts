@@ -95,7 +95,8 @@ describe('README', () => {
         npm_config_fund: 'false',
         npm_config_update_notifier: 'false',
       },
-      150_000,
+      // npm install, a build and every example: a loaded machine took 150 s; only a hang takes ten minutes.
+      600_000,
     );
     expect(r.code, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`).toBe(0);
     expect(r.stderr).not.toMatch(/^error:/m);
@@ -110,7 +111,7 @@ describe('README', () => {
     expect(readFileSync(join(work, 'pets.csv'), 'utf8')).toMatch(/^id,name,categoryId,status\r\n/);
     // The clone got its build and nothing else: the examples wrote their files elsewhere.
     expect(readdirSync(clone).sort()).toEqual([...before, 'dist'].sort());
-  }, 200_000);
+  }, 660_000);
 
   it('its --jq examples run where no jq is installed', async () => {
     const lines = exampleBlocks()
@@ -129,7 +130,8 @@ describe('README', () => {
     const r = await shell(
       ['set -euo pipefail', 'if command -v jq; then exit 99; fi', ...lines].join('\n'),
       env,
-      60_000,
+      // A loaded machine took 14 s; only a hang takes this.
+      180_000,
     );
     // Only getPet's deprecation warning: no error.
     expect(r.stderr).not.toMatch(/"code"|^error:/m);
@@ -137,7 +139,7 @@ describe('README', () => {
     // The sandbox's seed: the sold pets' names, then pet 2^53+1's category, exact.
     expect(r.stdout).toMatch(/\n9223372036854775807\n$/);
     expect(r.stdout.split('\n').length).toBeGreaterThan(2);
-  }, 90_000);
+  }, 240_000);
 
   it('links to docs/ files that exist', () => {
     const links = [...readme.matchAll(/\]\(((?:docs\/)?[\w./-]+\.(?:md|yaml))\)/g)].map((m) => m[1]!);

@@ -17,6 +17,13 @@ import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 afterAll(() => removeTempDirs());
 
+/**
+ * How long a wait for one process may take (to start, to reach the lock, to end): a limit
+ * for a hang, many times what a quiet machine needs, since CI's two cores may be busy with
+ * other work.
+ */
+const HANG_MS = 60_000;
+
 /** NDJSON of `n` NewPets named `prefix-0` ... */
 function records(prefix: string, n: number): string {
   return Array.from({ length: n }, (_, i) => JSON.stringify({ name: `${prefix}-${i}`, categoryId: 7 }) + '\n').join('');
@@ -96,7 +103,8 @@ describe('parallel processes', () => {
     expect(back.ids).toContain('9007199254740993');
     for (const id of ids) expect(back.ids).toContain(id);
     for (let p = 0; p < 20; p++) for (let i = 0; i < 10; i++) expect(back.names.has(`P${p}-${i}`)).toBe(true);
-  });
+    // 20 processes at once: a loaded machine took 10 s; each run may take 120 s before it is killed.
+  }, 180_000);
 });
 
 describe('soak: one `sandbox serve`, many clients', () => {
@@ -111,7 +119,7 @@ describe('soak: one `sandbox serve`, many clients', () => {
     serve.stderr.setEncoding('utf8').on('data', (d: string) => (log += d));
     try {
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`serve did not start: ${log}`)), 15_000);
+        const timer = setTimeout(() => reject(new Error(`serve did not start: ${log}`)), HANG_MS);
         serve.stdout.setEncoding('utf8').on('data', (d: string) => {
           out += d;
           if (/PETSTORE_API_KEY=\S+\n/.test(out)) {
@@ -152,9 +160,11 @@ describe('soak: one `sandbox serve`, many clients', () => {
     } finally {
       if (serve.exitCode === null) serve.kill('SIGKILL');
     }
-  });
+    // A server and 20 clients: a loaded machine took 7 s; each client may take 120 s before it is killed.
+  }, 240_000);
 });
 
+// Each test runs a few processes one after another, each of which a loaded machine may make slow.
 describe('the lock', () => {
   it('a holder killed with -9 leaves its lock behind; the next run takes it over and succeeds', async () => {
     const dir = tempDir();
@@ -174,7 +184,7 @@ describe('the lock', () => {
     expect(r.stdout).toBe('10\tAfterKill\t3\tavailable\n');
     expect(existsSync(`${file}.lock`)).toBe(false);
     expect((await readBack(dir)).names.has('AfterKill')).toBe(true);
-  });
+  }, 120_000);
 
   it('a create waits while a live process holds the lock, then succeeds', async () => {
     const dir = tempDir();
@@ -184,9 +194,11 @@ describe('the lock', () => {
     const create = runCli(['--env', 'sandbox', 'pets', 'create', '--name', 'Patient', '--category-id', '1'], {
       env: { PETSTORE_CONFIG_DIR: dir },
     });
-    // A waiter marks the owner file (mtime 0) to ask for the lock: then let it go.
+    // A waiter marks the owner file (mtime 0) to ask for the lock: then let it go. Waits for
+    // the mark, however long the create takes to start on a loaded machine.
     const owner = join(`${file}.lock`, 'owner');
-    for (let i = 0; i < 400 && statSync(owner).mtimeMs !== 0; i++) await new Promise((res) => setTimeout(res, 25));
+    const deadline = Date.now() + HANG_MS;
+    while (Date.now() < deadline && statSync(owner).mtimeMs !== 0) await new Promise((res) => setTimeout(res, 25));
     expect(statSync(owner).mtimeMs).toBe(0);
     holder.child.stdin.end();
     await holder.exited;
@@ -194,7 +206,7 @@ describe('the lock', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('10\tPatient\t1\tavailable\n');
-  });
+  }, 120_000);
 
   it('held for longer than the wait: the server answers 503 busy in words of its own, `sandbox reset` exits 3', async () => {
     const dir = tempDir();
@@ -229,5 +241,5 @@ describe('the lock', () => {
     }
     const back = await readBack(dir);
     expect(back.names.has('Late')).toBe(false);
-  });
+  }, 120_000);
 });

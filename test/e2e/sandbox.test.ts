@@ -9,6 +9,13 @@ import { join } from 'node:path';
 import { CLI_ARGV, baseEnv, runCli } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
+/**
+ * How long `sandbox serve` may take to start, and a test that starts one to finish: limits
+ * for a hang, many times what a quiet machine needs, since CI's two cores may be busy
+ * with other work.
+ */
+const START_MS = 60_000;
+
 interface Served {
   child: ChildProcessWithoutNullStreams;
   baseUrl: string;
@@ -29,7 +36,8 @@ async function serve(dir: string, extra: string[] = []): Promise<Served> {
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve printed no key; stderr: ${err}`)), 10_000);
+    // Waits for the key and the listening line, however long a loaded machine takes; only a hang takes START_MS.
+    const timer = setTimeout(() => reject(new Error(`serve printed no key; stderr: ${err}`)), START_MS);
     // Ready when the key is on stdout and the listening line on stderr.
     const check = (): void => {
       if (/PETSTORE_API_KEY=.*\n|^\}$/m.test(out) && err.includes('Ctrl-C stops it')) {
@@ -57,7 +65,7 @@ let s: Served;
 beforeAll(async () => {
   dir = tempDir();
   s = await serve(dir);
-});
+}, 120_000);
 afterAll(() => {
   if (s.child.exitCode === null) s.child.kill('SIGKILL');
   removeTempDirs();
@@ -159,7 +167,7 @@ describe('stopping', () => {
     expect(signal).toBeNull();
     expect(code).toBe(130);
     await expect(fetch(`${s.baseUrl}/pets`, { headers: auth() })).rejects.toThrow();
-  });
+  }, 120_000);
 });
 
 describe.concurrent('other ways to run it', () => {
@@ -179,7 +187,7 @@ describe.concurrent('other ways to run it', () => {
     } finally {
       if (j.child.exitCode === null) j.child.kill('SIGKILL');
     }
-  });
+  }, 120_000);
 });
 
 describe.concurrent('refusing to serve', () => {
@@ -205,7 +213,7 @@ describe.concurrent('refusing to serve', () => {
       other.child.kill('SIGINT');
       await other.exited;
     }
-  });
+  }, 120_000);
 
   it('corrupt sandbox data → exit 2 with its path and the reset hint', async () => {
     const d = tempDir();

@@ -9,13 +9,25 @@ import { startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 // eslint-disable-next-line no-control-regex -- matching terminal escape sequences is the point
 const SGR = /\u001b\[[0-9;]*m/g;
+/**
+ * How long the screen may take to show what a test waits for: a limit for a hang, many
+ * times what a quiet machine needs, since CI's two cores may be busy with other work.
+ */
+const SCREEN_MS = 60_000;
 let configDir: string;
 const sessions: TmuxSession[] = [];
 
-function terminal(env: Record<string, string> = {}): TmuxSession {
+/** A new terminal, once its shell shows its prompt (a loaded machine may start it late). */
+async function terminal(env: Record<string, string> = {}): Promise<TmuxSession> {
   const t = startTmux({ env: { PETSTORE_CONFIG_DIR: configDir, ...env } });
   sessions.push(t);
+  await shows(t, /^[$#] $/m);
   return t;
+}
+
+/** Waits for the screen to show `pattern`, not for time: a loaded machine may take long. */
+function shows(t: TmuxSession, pattern: RegExp, opts: { escapes?: boolean } = {}): Promise<string> {
+  return t.waitFor(pattern, { ...opts, timeoutMs: SCREEN_MS });
 }
 
 beforeAll(() => {
@@ -28,9 +40,9 @@ afterAll(() => {
 
 describe.concurrent('in a terminal', () => {
   it('pets list shows an aligned table with a header and coloured status', async () => {
-    const t = terminal();
+    const t = await terminal();
     t.sendLine('petstore --env sandbox pets list --status available; echo "rc=$?"');
-    const screen = await t.waitFor(/rc=\d+/);
+    const screen = await shows(t, /rc=\d+/);
     expect(screen).toMatch(/rc=0/);
     const lines = screen.split('\n');
     const headerAt = lines.findIndex((l) => /^ID\s+NAME\s+CATEGORY\s+STATUS\s*$/.test(l));
@@ -52,61 +64,61 @@ describe.concurrent('in a terminal', () => {
     expect(coloured).toMatch(/\u001b\[32mavailable/);
     // The names are not coloured.
     expect(coloured).toMatch(/Rex/);
-  });
+  }, 180_000);
 
   it('NO_COLOR=1 leaves the table without colour', async () => {
-    const t = terminal();
+    const t = await terminal();
     t.sendLine('NO_COLOR=1 petstore --env sandbox pets list --status available; echo "rc=$?"');
-    const screen = await t.waitFor(/rc=\d+/, { escapes: true });
+    const screen = await shows(t, /rc=\d+/, { escapes: true });
     expect(screen).toMatch(/rc=0/);
     expect(screen.replace(SGR, '')).toMatch(/^ID\s+NAME\s+CATEGORY\s+STATUS\s*$/m);
     const tableLines = screen.split('\n').filter((l) => !/^[$#] /.test(l) && /available|CATEGORY/.test(l));
     expect(tableLines.length, screen).toBe(7);
     for (const l of tableLines) expect(l).not.toMatch(SGR);
-  });
+  }, 180_000);
 
   it('--no-color leaves the table without colour', async () => {
-    const t = terminal();
+    const t = await terminal();
     t.sendLine('petstore --env sandbox pets list --status sold --no-color; echo "rc=$?"');
-    const screen = await t.waitFor(/rc=\d+/, { escapes: true });
+    const screen = await shows(t, /rc=\d+/, { escapes: true });
     const tableLines = screen.split('\n').filter((l) => !/^[$#] /.test(l) && /sold\s*$|CATEGORY/.test(l));
     expect(tableLines.length, screen).toBe(3);
     for (const l of tableLines) expect(l).not.toMatch(SGR);
-  });
+  }, 180_000);
 
   it('piped through cat, the same command prints the tab-separated form', async () => {
-    const t = terminal();
+    const t = await terminal();
     t.sendLine('petstore --env sandbox pets list --status available | cat -A; echo "rc=$?"');
-    const screen = await t.waitFor(/rc=\d+/);
+    const screen = await shows(t, /rc=\d+/);
     expect(screen).toMatch(/rc=0/);
     // cat -A shows tabs as ^I and line ends as $: no header, no padding, no escapes.
     expect(screen).toContain('1^IRex^I1^Iavailable$');
     expect(screen).toContain('9007199254740993^IAtlas^I9223372036854775807^Iavailable$');
     expect(screen).not.toContain('CATEGORY');
     expect(screen).not.toContain('^[');
-  });
+  }, 180_000);
 
   it("an empty list prints nothing on stdout and a note on the terminal's stderr", async () => {
     const srv = await startTestServer(() => ({ status: 200, body: [] }));
     try {
-      const t = terminal({ PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: 'pk_test_terminal_0123456789' });
+      const t = await terminal({ PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: 'pk_test_terminal_0123456789' });
       t.sendLine('petstore pets list 2>/dev/null | wc -c; petstore pets list; echo "rc=$?"');
-      const screen = await t.waitFor(/rc=\d+/);
+      const screen = await shows(t, /rc=\d+/);
       expect(screen).toMatch(/^\s*0\s*$/m);
       expect(screen).toMatch(/^No pets found\.\s*\nrc=0/m);
       expect(srv.requests).toHaveLength(2);
     } finally {
       await srv.close();
     }
-  });
+  }, 180_000);
 
   it('Ctrl-C ends `sandbox serve` and the shell sees exit 130', async () => {
-    const t = terminal();
+    const t = await terminal();
     t.sendLine('petstore sandbox serve --port 0; echo "serve-exit=$?"');
-    await t.waitFor(/Ctrl-C stops it/);
+    await shows(t, /Ctrl-C stops it/);
     t.send('C-c');
-    const screen = await t.waitFor(/serve-exit=\d+/);
+    const screen = await shows(t, /serve-exit=\d+/);
     expect(screen).toMatch(/serve-exit=130/);
     expect(screen).toMatch(/PETSTORE_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1/);
-  });
+  }, 180_000);
 });

@@ -57,7 +57,8 @@ let graph: Record<string, string[]>;
 beforeAll(async () => {
   const result = await madge(src, { fileExtensions: ['ts'], tsConfig: join(root, 'tsconfig.json') });
   graph = result.obj();
-}, 30_000);
+  // Compute-bound: room for a loaded machine, several times what one took; only a hang reaches it.
+}, 120_000);
 
 describe('imports', () => {
   it('are read as src-relative paths (so the rules below bite)', () => {
@@ -68,7 +69,8 @@ describe('imports', () => {
   it('form no cycle', async () => {
     const result = await madge(src, { fileExtensions: ['ts'], tsConfig: join(root, 'tsconfig.json') });
     expect(result.circular()).toEqual([]);
-  });
+    // The same graph again: a loaded machine took 25 s.
+  }, 120_000);
 
   /** Layer → the src-relative prefixes it may import (besides its own folder). */
   const allowed: Record<string, string[]> = {
@@ -283,7 +285,8 @@ function compilerOptions(): ts.CompilerOptions {
   return ts.parseJsonConfigFileContent(read.config as object, ts.sys, root).options;
 }
 
-describe('environment variables', () => {
+// A type-checked program per test: a loaded machine took 6 s for a snippet's; only a hang takes two minutes.
+describe('environment variables', { timeout: 120_000 }, () => {
   it('no module outside config/ reads an environment: not process.env, not the env object it is handed', () => {
     const program = ts.createProgram(
       files.map((f) => join(src, f)),
@@ -296,7 +299,8 @@ describe('environment variables', () => {
         return sf === undefined ? [`${f}: not compiled`] : environmentReads(program, sf, f === 'cli-entry.ts');
       });
     expect(reads).toEqual([]);
-  }, 60_000);
+    // A type-checked program of all of src/: a loaded machine took 62 s; only a hang takes five minutes.
+  }, 300_000);
 
   it.each([
     ['env.HOME', 'export const f = (env: NodeJS.ProcessEnv) => env.HOME;', 1],

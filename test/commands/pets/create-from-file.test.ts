@@ -86,7 +86,9 @@ function reversedBatches(batch: (answered: number) => number): () => Promise<Pet
     });
 }
 
-describe('input order', () => {
+// The file's first test also loads the CLI's modules: a loaded machine took 10 s; only a
+// hang takes two minutes.
+describe('input order', { timeout: 120_000 }, () => {
   it.each([
     ['the default (4)', [] as string[], 4, 'ndjson'],
     ['--concurrency 16', ['--concurrency', '16'], 16, 'json'],
@@ -145,9 +147,11 @@ describe('429: a refusal, sent again after Retry-After, fewer requests in flight
   });
 
   it("a Retry-After past the record's --timeout is not waited for: that record failed (429), the rest accounted", async () => {
-    const srv = await petServer(({ name }) => (name === 'P2' ? refusal('5') : 'create'));
+    // 20 s for each record (the others must be answered within it, however loaded the
+    // machine) and a Retry-After of 50 s, past it and under the 60 s cap.
+    const srv = await petServer(({ name }) => (name === 'P2' ? refusal('50') : 'create'));
     const { dir, file } = petInput(10);
-    const r = await runMain(['pets', 'create', '--from-file', file, '--timeout', '2', '-o', 'ndjson'], {
+    const r = await runMain(['pets', 'create', '--from-file', file, '--timeout', '20', '-o', 'ndjson'], {
       env: env(srv, dir),
     });
     expect(r.code).toBe(1);
@@ -199,7 +203,8 @@ describe('429: a refusal, sent again after Retry-After, fewer requests in flight
   });
 });
 
-describe('connections', () => {
+// 300 requests, each on a new connection: a loaded machine took 9 s; only a hang takes two minutes.
+describe('connections', { timeout: 120_000 }, () => {
   it.each([
     ['the default (4)', [] as string[]],
     ['--concurrency 1', ['--concurrency', '1']],
