@@ -2,17 +2,17 @@
  * Process glue around `main`, and the one place that ends the process. SIGINT, SIGTERM,
  * SIGHUP and SIGQUIT abort the command (the AbortSignal's reason names the signal; exit
  * 130, 143, 129, 131), unless a part takes the signal as its own (Ctrl-C while a pager
- * runs). A second signal (but SIGHUP) ends the process at once, and a command that has not finished a
- * second after the first (blocked opening a FIFO with no writer, say) is ended then, unless
- * a part holds the process: a pager the person reads, or a bulk create saving its remaining
- * file, which is written in full however long the disk takes (cli-contract.md "Errors and
- * exit codes": sending and fetching stop within a second; what keeps the account true is
- * finished; a second signal cuts that short). A run whose event loop drains before its command returned — nothing is left
- * that could finish it, which Node would end with exit 0 — is ended with exit 1, code
- * `internal` (the contract: a run never exits 0 unless its command finished). Either way
- * the shutdown registry (`shutdown.ts`) lets the run's parts tidy up and report first.
- * stdout's failures (a closed pipe, a full disk) are `main`'s to report. The process exits
- * only after stdout and stderr are flushed.
+ * runs). A second signal (but SIGHUP) ends the process at once, and a command that has not
+ * finished a second after the first (blocked opening a FIFO with no writer, say) is ended
+ * then, unless a part holds the process: a pager the person reads, or a bulk create saving
+ * its remaining file, which is written in full however long the disk takes (cli-contract.md
+ * "Errors and exit codes": sending and fetching stop within a second; what keeps the
+ * account true is finished; a second signal cuts that short). A run whose event loop
+ * drains before its command returned — nothing is left that could finish it, which Node
+ * would end with exit 0 — is ended with exit 1, code `internal` (the contract: a run never
+ * exits 0 unless its command finished). Either way the shutdown registry (`shutdown.ts`)
+ * lets the run's parts tidy up and report first. stdout's failures (a closed pipe, a full
+ * disk) are `main`'s to report. The process exits only after stdout and stderr are flushed.
  */
 import { closeSync, openSync } from 'node:fs';
 import { isatty } from 'node:tty';
