@@ -69,6 +69,11 @@ export async function startPagingServer(opts: PagingOptions): Promise<PagingServ
     if (opts.delayMs !== undefined) setTimeout(answer, opts.delayMs);
     else answer();
   });
+  // Idle connections are kept for two minutes, not Node's 5 s (which undici reads from the
+  // `Keep-Alive: timeout` header, less a margin): on a loaded machine a run may pause that
+  // long between two pages, and `connections()` must count what the client does, not the
+  // machine's load.
+  server.keepAliveTimeout = 120_000;
   server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
