@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import { asUser, sharedCopyOf, type LocalUser } from './other-user.js';
 
 /** Path of the CLI's bin shim. */
 export const CLI = fileURLToPath(new URL('../../bin/petstore.js', import.meta.url));
@@ -58,6 +59,11 @@ export interface RunOptions {
   secrets?: string[];
   /** The working directory (default: `PETSTORE_CONFIG_DIR` when given, else the test's). */
   cwd?: string;
+  /**
+   * Run as this local user (root only: `setpriv`; test/helpers/other-user.ts), from a copy
+   * of the CLI every user can read.
+   */
+  as?: LocalUser;
 }
 
 /**
@@ -150,7 +156,7 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult
   if (env.PETSTORE_API_KEY !== undefined && env.PETSTORE_API_KEY.length >= 6) secrets.push(env.PETSTORE_API_KEY);
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const [command, ...pre] = CLI_ARGV;
+    const [command, ...pre] = opts.as === undefined ? CLI_ARGV : asUser(opts.as, sharedCopyOf(CLI_ARGV));
     const child = spawn(command, [...pre, ...args], {
       env,
       cwd: opts.cwd ?? folderOrNone(opts.env?.PETSTORE_CONFIG_DIR),
