@@ -201,7 +201,7 @@ describe('signals', () => {
       env: { PETSTORE_CONFIG_DIR: dir },
       timeoutMs: 60_000,
     });
-    await p.waitingForFifoWriter();
+    await p.opened(fifo);
     p.child.kill('SIGTERM');
     const { code, killed } = await p.exited;
     expect(killed).toBe(false);

@@ -4,7 +4,7 @@
  * For tests where the process is the point; `runCli` is simpler when nothing happens mid-run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { CLI_ARGV, RUN_TIMEOUT_MS, baseEnv, expectNoSecret, folderOrNone } from './run-cli.js';
 
 /** Options of a steered run. */
@@ -42,11 +42,9 @@ export interface Steered {
    * input only after installing its signal handlers, so a signal sent then reaches them.
    */
   opened(path: string): Promise<void>;
-  /** Resolves once one of its threads waits in the kernel for a FIFO's writer (wchan `wait_for_partner`). */
-  waitingForFifoWriter(): Promise<void>;
 }
 
-/** How long `until` (and `opened`, `waitingForFifoWriter`) waits by default before giving up. */
+/** How long `until` (and `opened`) waits by default before giving up. */
 export const UNTIL_MS = 30_000;
 
 /** Whether process `pid` has `path` open. */
@@ -55,21 +53,6 @@ function holdsOpen(pid: number, path: string): boolean {
     return readdirSync(`/proc/${pid}/fd`).some((fd) => {
       try {
         return readlinkSync(`/proc/${pid}/fd/${fd}`) === path;
-      } catch {
-        return false;
-      }
-    });
-  } catch {
-    return false;
-  }
-}
-
-/** Whether a thread of process `pid` sleeps in the kernel's FIFO open, waiting for a writer. */
-function blockedOnFifo(pid: number): boolean {
-  try {
-    return readdirSync(`/proc/${pid}/task`).some((tid) => {
-      try {
-        return readFileSync(`/proc/${pid}/task/${tid}/wchan`, 'utf8').trim() === 'wait_for_partner';
       } catch {
         return false;
       }
@@ -133,6 +116,5 @@ export function spawnCli(args: string[], opts: SpawnOptions): Steered {
     exited,
     until,
     opened: (path) => until(() => holdsOpen(pid(), path)),
-    waitingForFifoWriter: () => until(() => blockedOnFifo(pid())),
   };
 }

@@ -16,9 +16,9 @@ import { close, constants, openSync, read, unlinkSync, write } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { on } from 'node:events';
 import { ConfigError, CliError, describeFileError, ExitCode, InterruptedError, UsageError } from '../../../errors.js';
 import { quote } from '../../../input.js';
+import { bytesOf, openOnceReadable } from '../../../read-input.js';
 import type { Shutdown } from '../../../shutdown.js';
 
 /** Bytes read per chunk. */
@@ -43,7 +43,7 @@ export interface SourceOptions {
   io: { stdin: Readable; stdinIsTTY: boolean };
   /** The directory for the spool, and the words that say where it came from ("TMPDIR"). */
   tempDir: { path: string; from: string };
-  /** Stops a wait for a FIFO's writer. */
+  /** The run's signal: no input is handed over once it aborted (a FIFO's open waits for nothing: read-input.ts). */
   signal: AbortSignal;
   /** The shutdown registry: the copy to the spool says there what it is doing. */
   shutdown: Shutdown;
@@ -82,7 +82,7 @@ export interface BulkSource {
 /**
  * Opens `opts.file`, or stdin for `-`.
  * @throws UsageError when stdin is a terminal (the records must be piped in), or the file
- * cannot be found or read; InterruptedError when `opts.signal` aborts the wait for a FIFO.
+ * cannot be found or read; InterruptedError when `opts.signal` aborted while it was opened.
  */
 export async function openSource(opts: SourceOptions): Promise<BulkSource> {
   if (opts.file === '-' && opts.io.stdinIsTTY) {
@@ -205,44 +205,6 @@ async function openOnce(
   };
 }
 
-/** A read stream of a FIFO, device or pipe path; a FIFO's open ends when `signal` aborts. */
-async function openOnceReadable(
-  file: string,
-  fifo: boolean,
-  signal: AbortSignal,
-  unreadable: (err: unknown) => UsageError,
-): Promise<Readable> {
-  const release = fifo ? unblockFifoOnAbort(file, signal) : () => undefined;
-  try {
-    const handle = await open(file, 'r');
-    return handle.createReadStream({ highWaterMark: CHUNK_BYTES });
-  } catch (err) {
-    throw unreadable(err);
-  } finally {
-    release();
-  }
-}
-
-/**
- * A stream's chunks as bytes (a test's stdin may hand over strings), ending at once when
- * `signal` aborts, even while a read is pending (a pipe or FIFO nobody writes to): its
- * events are taken with `events.on`, which pauses the stream while chunks wait.
- */
-async function* bytesOf(
-  input: Readable,
-  signal: AbortSignal,
-  unreadable: (err: unknown) => UsageError,
-): AsyncGenerator<Buffer> {
-  try {
-    for await (const [chunk] of on(input, 'data', { signal, close: ['end'], highWaterMark: 16 })) {
-      yield typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    }
-  } catch (err) {
-    if (signal.aborted) throw InterruptedError.from(signal);
-    throw unreadable(err);
-  }
-}
-
 /** The spool: an unlinked private file, and the copy of the first pass into it. */
 function openSpool(
   tempDir: SourceOptions['tempDir'],
@@ -313,24 +275,5 @@ function fdFile(fd: number): {
       new Promise((resolve, reject) => {
         close(fd, (err) => (err ? reject(err) : resolve()));
       }),
-  };
-}
-
-/**
- * Opening a FIFO for reading waits, in Node's thread pool, until a writer opens it; an
- * abandoned wait would also keep the process from exiting. For a FIFO, abort opens its
- * writing end without blocking and closes it again, which ends the wait (the read sees an
- * empty end). Returns the function that removes the abort listener.
- */
-function unblockFifoOnAbort(file: string, signal: AbortSignal): () => void {
-  const unblock = (): void => {
-    open(file, constants.O_WRONLY | constants.O_NONBLOCK).then(
-      (handle) => void handle.close(),
-      () => undefined,
-    );
-  };
-  signal.addEventListener('abort', unblock, { once: true });
-  return () => {
-    signal.removeEventListener('abort', unblock);
   };
 }
