@@ -5,16 +5,15 @@
  * petstore's exit codes: an answer of 400 or more prints its body on stdout and exits 6,
  * 4, 5 or 1 with the error on stderr (cli-contract.md "Errors and exit codes").
  */
-import { readFile, stat } from 'node:fs/promises';
 import type { PetstoreClient } from '../../api/client.js';
 import { findNextLink, PageTrail } from '../../api/link.js';
 import type { Context } from '../../context.js';
 import { DeprecationReporter } from '../../deprecation.js';
-import { CliError, ExitCode, InvalidResponseError, UsageError, describeFileError } from '../../errors.js';
+import { CliError, ExitCode, InvalidResponseError, UsageError } from '../../errors.js';
 import { MAX_BODY_BYTES, type HttpRequest, type RawResponse } from '../../http/transport.js';
-import { quote } from '../../input.js';
-import { abortable } from '../../abort.js';
+import { Deadline } from '../../http/deadline.js';
 import { stringifyJson } from '../../json.js';
+import { readBounded } from '../../read-input.js';
 import type { ApiField, FieldValue } from './api-request.js';
 import { exactPrinter, jqPrinter, parseBody, type AnswerPrinter } from './api-output.js';
 
@@ -40,10 +39,12 @@ export interface ApiOptions {
 
 /**
  * Sends the request and prints the answer; with `paginate`, every page.
- * @throws UsageError (exit 2, nothing sent) for `--output` other than json, an unreadable
- * `--input` or `@file`, a path that climbs above the base path; the answer's error (an
- * ApiError or InvalidResponseError: exit 6, 4, 5 or 1) after its body is printed;
- * NetworkError, TimeoutError, TlsError; CliError `max_pages` (exit 1).
+ * @throws UsageError (exit 2, nothing sent) for `--output` other than json, an `--input` or
+ * `@file` that cannot be read, is over 10 MiB or does not end within `--timeout`, a path
+ * that climbs above the base path; InterruptedError (exit 130, 143) on a signal while they
+ * are read; the answer's error (an ApiError or InvalidResponseError: exit 6, 4, 5 or 1)
+ * after its body is printed; NetworkError, TimeoutError, TlsError; CliError `max_pages`
+ * (exit 1).
  */
 export async function runApi(ctx: Context, options: ApiOptions): Promise<number> {
   if (ctx.globals.outputExplicit && ctx.globals.output !== 'json') {
@@ -52,8 +53,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
       'Leave --output out (or use --output json, which only makes errors JSON on stderr).',
     );
   }
-  const fields = await readFieldFiles(ctx, options.fields);
-  const input = options.input === undefined ? undefined : await readUserFile(ctx, options.input, '--input');
+  const { fields, input } = await readUserInput(ctx, options);
   const { client } = await ctx.connect();
   const url = client.urlOf(options.path);
   const req = toRequest(url, options, fields, input);
@@ -166,41 +166,41 @@ function notAnArray(page: number): InvalidResponseError {
   );
 }
 
-/** The fields with every `@file` / `@-` read (as UTF-8 text, gh's rule), as key and value. */
-async function readFieldFiles(ctx: Context, fields: ApiField[]): Promise<[string, FieldValue][]> {
-  const out: [string, FieldValue][] = [];
-  for (const f of fields) {
-    const value =
-      f.readFrom === undefined ? f.value : (await readUserFile(ctx, f.readFrom, `-F ${f.key}=@`)).toString('utf8');
-    out.push([f.key, value]);
-  }
-  return out;
-}
-
 /**
- * Reads a file the user named (`-` = stdin) whole, within the body cap (10 MiB).
- * @throws UsageError (exit 2, nothing sent) naming it when it cannot be read or is larger.
+ * The fields with every `@file` / `@-` read (as UTF-8 text, gh's rule), as key and value,
+ * then the `--input` body: all of it within the byte cap (10 MiB each) and one deadline
+ * (`--timeout`, counted from the first read), before anything is sent.
+ * @throws UsageError (exit 2) naming a file that cannot be read, is larger or did not end in
+ * time; InterruptedError on Ctrl-C or SIGTERM (exit 130, 143).
  */
-async function readUserFile(ctx: Context, name: string, what: string): Promise<Buffer> {
-  const tooLarge = (): UsageError =>
-    new UsageError(`${what}${name === '-' ? ' stdin' : ` ${quote(name)}`} is larger than ${MAX_BODY_BYTES} bytes`);
-  if (name !== '-') {
-    try {
-      if ((await stat(name)).size > MAX_BODY_BYTES) throw tooLarge();
-      return await readFile(name, { signal: ctx.signal });
-    } catch (err) {
-      if (err instanceof CliError) throw err;
-      throw new UsageError(`cannot read ${what} ${quote(name)}: ${describeFileError(err)}`);
+async function readUserInput(
+  ctx: Context,
+  options: ApiOptions,
+): Promise<{ fields: [string, FieldValue][]; input: Buffer | undefined }> {
+  const deadline = new Deadline(ctx.globals.timeoutMs, ctx.signal);
+  const read = (name: string, what: string): Promise<Buffer> => {
+    if (name === '-' && ctx.io.stdinIsTTY) ctx.note(`reading ${what} from the terminal; end it with Ctrl-D`);
+    return readBounded(
+      { what, name, stdin: ctx.io.stdin },
+      {
+        maxBytes: MAX_BODY_BYTES,
+        signal: deadline.signal,
+        timeoutSignal: deadline.timeoutSignal,
+        timeoutMs: deadline.timeoutMs,
+      },
+    );
+  };
+  try {
+    const fields: [string, FieldValue][] = [];
+    for (const f of options.fields) {
+      fields.push([
+        f.key,
+        f.readFrom === undefined ? f.value : (await read(f.readFrom, `-F ${f.key}=@`)).toString('utf8'),
+      ]);
     }
+    const input = options.input === undefined ? undefined : await read(options.input, '--input');
+    return { fields, input };
+  } finally {
+    deadline.dispose();
   }
-  if (ctx.io.stdinIsTTY) ctx.note(`reading ${what} from the terminal; end it with Ctrl-D`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of abortable(ctx.io.stdin, ctx.signal)) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    size += bytes.length;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
-    chunks.push(bytes);
-  }
-  return Buffer.concat(chunks);
 }
