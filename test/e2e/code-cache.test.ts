@@ -18,6 +18,8 @@ import {
   mkdirSync,
   readFileSync,
   readdirSync,
+  renameSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -315,14 +317,14 @@ describe('the code cache', () => {
     copyFileSync(file, target);
     const before = readFileSync(target);
     symlinkSync(target, `${file}.link`);
-    spawnSync('mv', ['-T', `${file}.link`, file]);
+    renameSync(`${file}.link`, file);
     expect(lstatSync(file).isSymbolicLink()).toBe(true);
     expect(await list(config, cacheHome)).toMatchObject({ code: 0, stdout: clean.stdout, stderr: '' });
     expect(lstatSync(file).isFile()).toBe(true);
     expect(isCacheOf(file, bundleHash())).toBe(true);
     expect(readFileSync(target).equals(before)).toBe(true);
 
-    spawnSync('rm', ['-f', file]);
+    rmSync(file);
     expect(spawnSync('mkfifo', ['-m', '600', file]).status).toBe(0);
     const r = await list(config, cacheHome);
     expect(r.timedOut).toBeUndefined();
