@@ -19,6 +19,12 @@ const { join } = require('node:path');
 const EMBEDDED = typeof __PETSTORE_STATIC__ === 'object' ? __PETSTORE_STATIC__ : undefined;
 const IN_EXECUTABLE = typeof __PETSTORE_SEA__ === 'boolean';
 
+/** The code cache file's format and its version (codeCacheHeader), and its header's length. */
+const CODE_CACHE_MAGIC = Buffer.from('PSV8CC01', 'latin1');
+const CODE_CACHE_HEADER = 52;
+/** Far more than any cache petstore writes (about 1 MB): a larger file is replaced unread. */
+const CODE_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+
 const argv = process.argv.slice(2);
 const STATIC = { '--version': 'version.txt', '-V': 'version.txt', '--help': 'help.txt', '-h': 'help.txt' };
 const HELP_COLUMNS = 80;
@@ -49,12 +55,12 @@ if (text !== undefined) {
     return emitWarning.call(process, warning, ...rest);
   };
   let cli;
+  let codeCacheNote;
   try {
     // Inside the executable the CLI is bundled into this very script, and the executable
     // carries its own code cache.
-    cli = IN_EXECUTABLE
-      ? require('../dist/petstore.cjs')
-      : loadWithCodeCache(join(__dirname, '..', 'dist', 'petstore.cjs'));
+    if (IN_EXECUTABLE) cli = require('../dist/petstore.cjs');
+    else ({ exports: cli, note: codeCacheNote } = loadWithCodeCache(join(__dirname, '..', 'dist', 'petstore.cjs')));
   } catch (err) {
     // A clone where `npm install` (which builds through `prepare`) has not run yet.
     if (err && err.code === 'ENOENT' && !require('node:fs').existsSync(join(__dirname, '..', 'dist'))) {
@@ -64,7 +70,8 @@ if (text !== undefined) {
     }
     process.exitCode = 1;
   }
-  if (cli !== undefined) cli.run(argv);
+  // The CLI says the note under --verbose: only it knows, once its flags are parsed.
+  if (cli !== undefined) cli.run(argv, { codeCacheNote });
 }
 
 /**
@@ -99,11 +106,14 @@ function printStatic(text) {
  * ~/.cache/petstore) and handed to V8 on the next run, which then skips compiling them.
  * Node 20 has no compile cache of its own, and Node >= 22's (module.enableCompileCache)
  * caches only what is compiled before the code runs: this one, written once the run is
- * over, measured faster on both (docs/performance.md). The cache is written when there is
- * none yet for this Node, this bundle and these V8 flags, or V8 rejected it; a cache that
- * cannot be read or written only costs the speed. NODE_DISABLE_COMPILE_CACHE (Node's own
- * switch) turns it off. Both variables are declared in src/config/env-vars.ts (`readBy:
- * 'shim'`): this file runs before the CLI, and reads them itself.
+ * over, measured faster on both (docs/performance.md). What the cache must pass before V8
+ * sees it is openCodeCache's; it is written at exit when there was none that passed, or V8
+ * rejected it. A cache that cannot be read or written only costs the speed.
+ * NODE_DISABLE_COMPILE_CACHE (Node's own switch) turns it off. Both variables are declared
+ * in src/config/env-vars.ts (`readBy: 'shim'`): this file runs before the CLI, and reads
+ * them itself.
+ * Returns `{ exports, note }`: the bundle's exports, and why the cache was not used at all
+ * (one line, for --verbose), or undefined.
  */
 function loadWithCodeCache(file) {
   const vm = require('node:vm');
@@ -113,70 +123,211 @@ function loadWithCodeCache(file) {
   // A yes-or-no variable, read by the registry's rule (src/config/env-vars.ts): set and not
   // `0` or `false`.
   const off = /^(?!0$|false$)./i.test(process.env.NODE_DISABLE_COMPILE_CACHE ?? '');
-  const cache = off ? undefined : cacheFile(file);
-  let cachedData;
-  if (cache !== undefined) {
-    try {
-      cachedData = readFileSync(cache.path);
-    } catch {
-      // No cache yet: this run writes it.
-    }
-  }
+  const cache = off ? undefined : openCodeCache(file);
   // Node's own module wrapper, on a line of its own so that line numbers stay the file's.
   const wrapper = `(function (exports, require, module, __filename, __dirname) {\n${source}\n})`;
-  const script = new vm.Script(wrapper, { filename: file, lineOffset: -1, cachedData });
+  const script = new vm.Script(wrapper, { filename: file, lineOffset: -1, cachedData: cache?.data });
   const mod = { exports: {}, filename: file, id: file, loaded: false };
   script.runInThisContext().call(mod.exports, mod.exports, createRequire(file), mod, file, dirname(file));
   mod.loaded = true;
-  if (cache !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
-    process.once('exit', () => saveCodeCache(script, cache));
+  if (cache?.writable && (cache.data === undefined || script.cachedDataRejected)) {
+    process.once('exit', () => saveCodeCache(script, cache, source));
   }
-  return mod.exports;
+  return { exports: mod.exports, note: cache?.note };
 }
 
 /**
- * Where the code cache of `file` goes for this Node: its name holds Node's version, the
- * architecture and the bundle's size and modification time, so a new bundle or another
- * Node never meets an old cache (V8 checks its own version and flags, not the source).
+ * The code cache file: a header of CODE_CACHE_HEADER bytes, then V8's data. V8 itself checks
+ * only its version, its flags and the source's length, and trusts the rest (a release build
+ * does not verify its checksum), so the header lets nothing else through:
+ *   0  8 bytes   CODE_CACHE_MAGIC (the format and its version)
+ *   8  32 bytes  SHA-256 of the bundle it was made from (dist/petstore.cjs.sha256, by the build)
+ *  40  4 bytes   v8.cachedDataVersionTag() of the V8 that made it
+ *  44  4 bytes   the length of V8's data in bytes
+ *  48  4 bytes   CRC-32 of V8's data (zlib's, as gzip's)
+ * Numbers are little-endian. CRC-32 rather than SHA-256: the rule (distrust) leaves only
+ * accidental damage to catch, which CRC-32 catches in full up to 32 bits in a row and
+ * otherwise lets through once in 2^32; and node:crypto would cost a command that sends no
+ * request (which never loads it) about 3 ms a run, node:zlib about 1 ms.
  */
-function cacheFile(file) {
-  const { statSync } = require('node:fs');
+function codeCacheHeader(key, data) {
+  const header = Buffer.alloc(CODE_CACHE_HEADER);
+  CODE_CACHE_MAGIC.copy(header, 0);
+  key.bundleHash.copy(header, 8);
+  header.writeUInt32LE(key.tag, 40);
+  header.writeUInt32LE(data.length, 44);
+  header.writeUInt32LE(require('node:zlib').crc32(data), 48);
+  return header;
+}
+
+/**
+ * V8's data in `bytes` (a whole cache file), or undefined unless the header
+ * (codeCacheHeader) names this format, this bundle (`key.bundleHash`) and this V8
+ * (`key.tag`), gives the length the file has, and its CRC-32 matches the data: a damaged,
+ * cut short or foreign file is never handed to V8.
+ */
+function verifiedCodeCache(bytes, key) {
+  if (bytes.length < CODE_CACHE_HEADER) return undefined;
+  const data = bytes.subarray(CODE_CACHE_HEADER);
+  const ok =
+    bytes.subarray(0, 8).equals(CODE_CACHE_MAGIC) &&
+    bytes.subarray(8, 40).equals(key.bundleHash) &&
+    bytes.readUInt32LE(40) === key.tag &&
+    bytes.readUInt32LE(44) === data.length &&
+    bytes.readUInt32LE(48) === require('node:zlib').crc32(data);
+  return ok ? data : undefined;
+}
+
+/**
+ * Why `stats` (an lstat or fstat of `path`) may not be trusted, as one line ending with
+ * `fix`, or undefined when it may: ssh's StrictModes rule (sshd_config(5)) for files it
+ * reads: owned by the effective user or root, and not writable by group or others. Where
+ * there is no POSIX owner (Windows: geteuid is undefined) everything passes; the cache
+ * lives in the profile, private by its ACL.
+ */
+function distrust(stats, path, fix) {
+  if (process.geteuid === undefined) return undefined;
+  const euid = process.geteuid();
+  if (stats.uid !== euid && stats.uid !== 0) {
+    return `${path} is owned by uid ${stats.uid}, not by you (uid ${euid})${euid === 0 ? '' : ' or root'}: ${fix}`;
+  }
+  if ((stats.mode & 0o022) !== 0) {
+    const mode = (stats.mode & 0o7777).toString(8).padStart(4, '0');
+    return `${path} is writable by group or others (mode ${mode}): chmod go-w ${path}`;
+  }
+  return undefined;
+}
+
+/**
+ * Finds the code cache of `file` (the bundle) for this Node and reads it, trusting nothing
+ * in the cache folder (the rule: distrust). Returns
+ *   { dir, prefix, path, key: { bundleHash, tag }, writable: true, data }: `data` is V8's
+ *     data when a cache passed (verifiedCodeCache), else undefined, and then the run
+ *     writes one at exit (saveCodeCache) over whatever is there;
+ *   { writable: false, note }: the cache is not used at all, nothing read nor written:
+ *     the folder or the file fails the rule, the folder is a link or not a folder, it
+ *     would be made in someone else's folder, or the bundle's hash is missing. `note` is
+ *     that reason, one line, for --verbose.
+ * The file's name holds Node's version, the architecture, V8's version tag (version, flags,
+ * CPU features) and the bundle's hash, so another Node, other flags or another build each
+ * have their own. Nothing in the folder is followed: the file is opened with O_NOFOLLOW
+ * (and O_NONBLOCK, so that a FIFO does not block) and judged by fstat of what was opened.
+ */
+function openCodeCache(file) {
+  const fs = require('node:fs');
+  const { dirname } = require('node:path');
+  const notUsed = (why) => ({ writable: false, note: `code cache not used: ${why}` });
+  const yours = 'set XDG_CACHE_HOME to a folder of your own';
+  let bundleHash;
+  try {
+    const line = /^([0-9a-f]{64}) /.exec(fs.readFileSync(`${file}.sha256`, 'latin1'));
+    if (line !== null) bundleHash = Buffer.from(line[1], 'hex');
+  } catch {
+    // Said below.
+  }
+  if (bundleHash === undefined) return notUsed(`${file}.sha256 is missing or damaged: rebuild petstore`);
   const xdg = process.env.XDG_CACHE_HOME;
   const dir = join(
     xdg !== undefined && xdg.startsWith('/') ? xdg : join(require('node:os').homedir(), '.cache'),
     'petstore',
   );
-  const { size, mtimeMs } = statSync(file);
+  const key = { bundleHash, tag: require('node:v8').cachedDataVersionTag() };
   const prefix = `code-${process.version}-${process.arch}-`;
-  return { dir, prefix, path: join(dir, `${prefix}${size}-${Math.trunc(mtimeMs)}.v8`) };
+  const name = `${prefix}${key.tag.toString(16).padStart(8, '0')}-${bundleHash.toString('hex', 0, 8)}.v8`;
+  const cache = { dir, prefix, path: join(dir, name), key, writable: true, data: undefined, note: undefined };
+  let folder;
+  try {
+    folder = fs.lstatSync(dir);
+  } catch (err) {
+    if (err.code !== 'ENOENT') return notUsed(err.message);
+    // Made at exit, but never in someone else's folder (root under `sudo -E` keeps the
+    // caller's HOME): their cache would end up owned by root.
+    for (let parent = dirname(dir); ; parent = dirname(parent)) {
+      let owner;
+      try {
+        owner = fs.statSync(parent).uid;
+      } catch (e) {
+        if (e.code === 'ENOENT' && dirname(parent) !== parent) continue;
+        return notUsed(e.message);
+      }
+      const blocked = distrust({ uid: owner, mode: 0 }, parent, yours);
+      return blocked === undefined ? cache : notUsed(blocked);
+    }
+  }
+  if (!folder.isDirectory()) {
+    return notUsed(`${dir} is ${folder.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: remove it`);
+  }
+  const why = distrust(folder, dir, yours);
+  if (why !== undefined) return notUsed(why);
+  const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+  let fd;
+  try {
+    fd = fs.openSync(cache.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch {
+    // None yet (ENOENT), or a symbolic link (ELOOP), not followed: this run writes one.
+    return cache;
+  }
+  try {
+    const stats = fs.fstatSync(fd);
+    // A FIFO, a device or a folder is replaced, as a damaged file is.
+    if (!stats.isFile()) return cache;
+    const bad = distrust(stats, cache.path, 'remove it');
+    if (bad !== undefined) return notUsed(bad);
+    if (stats.size < CODE_CACHE_HEADER || stats.size > CODE_CACHE_MAX_BYTES) return cache;
+    const bytes = Buffer.allocUnsafe(stats.size);
+    let got = 0;
+    for (let n = -1; got < bytes.length && n !== 0; got += n) {
+      n = fs.readSync(fd, bytes, got, bytes.length - got, got);
+    }
+    cache.data = verifiedCodeCache(bytes.subarray(0, got), key);
+  } catch {
+    // Unreadable: replaced.
+  } finally {
+    fs.closeSync(fd);
+  }
+  return cache;
 }
 
 /**
- * Writes the code cache of what this run compiled, replacing older ones of this Node. The
- * cache directory must be a directory of this user's (not a symlink to one elsewhere); the
- * data goes to a temp file of an unpredictable name created exclusively without following a
- * symlink (O_EXCL|O_NOFOLLOW), then renamed over the cache file, and the temp file is
- * removed if anything fails: no file petstore does not own is ever written through.
+ * Writes the code cache of what this run compiled from `source` (codeCacheHeader, then V8's
+ * data), replacing older ones of this Node. Only when `source` is the bundle its hash file
+ * names: a bundle edited without rebuilding never writes a cache under its build's hash for
+ * other copies of that build to run (hashing it costs about 2 ms, at exit, only then). The
+ * cache directory must be a directory (not a symlink to one elsewhere) that passes the rule
+ * (distrust); the data goes to a temp file of an unpredictable name created exclusively
+ * without following a symlink (O_EXCL|O_NOFOLLOW), written in full, then renamed over the
+ * cache file (a link or FIFO there is replaced, not followed); the temp file is removed if
+ * anything fails: no file petstore does not own is ever written through, and no reader sees
+ * half a file.
  */
-function saveCodeCache(script, cache) {
+function saveCodeCache(script, cache, source) {
   const fs = require('node:fs');
   const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
   let temp;
   let fd;
   try {
+    if (!require('node:crypto').hash('sha256', source, 'buffer').equals(cache.key.bundleHash)) return;
     fs.mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
     const dir = fs.lstatSync(cache.dir);
-    if (!dir.isDirectory() || (process.getuid !== undefined && dir.uid !== process.getuid())) return;
+    if (!dir.isDirectory() || distrust(dir, cache.dir, '') !== undefined) return;
+    const data = script.createCachedData();
+    const header = codeCacheHeader(cache.key, data);
     temp = join(cache.dir, `.${require('node:crypto').randomBytes(8).toString('hex')}.tmp`);
     fd = fs.openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-    fs.writeSync(fd, script.createCachedData());
+    // A short write (a full disk) leaves the temp file to be removed, never renamed.
+    if (fs.writevSync(fd, [header, data]) !== header.length + data.length) return;
     fs.closeSync(fd);
     fd = undefined;
     fs.renameSync(temp, cache.path);
     temp = undefined;
     for (const name of fs.readdirSync(cache.dir)) {
       const other = join(cache.dir, name);
-      if (name.startsWith(cache.prefix) && other !== cache.path) fs.rmSync(other, { force: true });
+      if (!name.startsWith(cache.prefix) || other === cache.path) continue;
+      try {
+        fs.rmSync(other, { force: true });
+      } catch {
+        // Not a file of ours (a folder): left alone.
+      }
     }
   } catch {
     // A cache is an optimisation: no cache, same result.

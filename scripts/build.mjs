@@ -5,13 +5,15 @@
 // it runs (its run module, the HTTP client, zod, the prompts) stays lazy inside the file:
 // esbuild wraps each module in an initialiser called on first import.
 //
-// Beside it: dist/jq-worker.cjs and dist/jq.wasm (what --jq loads, and nothing else:
+// Beside it: dist/petstore.cjs.sha256 (the bundle's hash: the key of the shim's code cache),
+// dist/jq-worker.cjs and dist/jq.wasm (what --jq loads, and nothing else:
 // src/render/jq-assets.ts), dist/static/ (the --version and --help texts of the shim's
 // fast path), dist/man/petstore.1 (from the command tree), dist/THIRD_PARTY_NOTICES (from
 // the inputs of both bundles). The build stops, leaving the previous dist/ in place, when
 // one of its checks fails.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -52,6 +54,15 @@ const result = await step('bundling', () =>
 );
 const bundleFile = join(fresh, BUNDLE);
 await step('checking the bundle', () => checkBundle(result.metafile, bundleFile));
+// The bundle's SHA-256, in sha256sum's format, beside it: the key of the shim's code cache
+// (bin/petstore.js, openCodeCache), which reads this one line at start-up rather than hash
+// the 1.4 MB bundle at every run.
+await step('hashing the bundle', () =>
+  writeFileSync(
+    `${bundleFile}.sha256`,
+    `${createHash('sha256').update(readFileSync(bundleFile)).digest('hex')}  ${BUNDLE}\n`,
+  ),
+);
 
 // --jq's two files, loaded by nothing else (src/render/jq-assets.ts): the worker thread,
 // bundled with jq-wasm into one CommonJS file, and jq's WebAssembly (0.9 MB) beside it. Kept

@@ -24,14 +24,26 @@ import { ENDING_SIGNALS, ShutdownRegistry, type EndingSignal, type ForcedEnd } f
 /** How often a held process looks again whether it was let go, in ms. */
 const HOLD_POLL_MS = 100;
 
+/** What runs the command: the CLI's own `main`, or another that shows the glue alone. */
+export type Main = (argv: string[], deps: MainDeps) => Promise<number>;
+
+/** What the caller of `run` hands the CLI besides argv (bin/petstore.js, the shim). */
+export interface RunOptions {
+  /** The CLI's own by default; a test of a command that never returns passes another. */
+  main?: Main;
+  /**
+   * Why the shim did not use its code cache (one line), said under `--verbose`: the shim
+   * runs before any flag is parsed, so it hands its verdict over instead of reading argv.
+   */
+  codeCacheNote?: string | undefined;
+}
+
 /**
- * Runs the CLI for this process and exits with its code. `main` is the CLI's own; another
- * one shows the glue alone (a test of a command that never returns).
+ * Runs the CLI for this process and exits with its code. `options` is RunOptions, or, as
+ * before it, the `main` to run alone; `run(argv)` runs the CLI's own (the executable).
  */
-export async function run(
-  argv: string[],
-  main: (argv: string[], deps: MainDeps) => Promise<number> = cliMain,
-): Promise<void> {
+export async function run(argv: string[], options: RunOptions | Main = {}): Promise<void> {
+  const { main = cliMain, codeCacheNote } = typeof options === 'function' ? { main: options } : options;
   const shutdown = new ShutdownRegistry();
   const controller = new AbortController();
   let returned = false;
@@ -70,7 +82,7 @@ export async function run(
   process.on('beforeExit', () => {
     if (!returned) end(ExitCode.failure, { kind: 'stalled', doing: shutdown.doing() });
   });
-  const code = await main(argv, { env: process.env, signal: controller.signal, shutdown });
+  const code = await main(argv, { env: process.env, signal: controller.signal, shutdown, codeCacheNote });
   returned = true;
   process.exitCode = code;
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);

@@ -5,7 +5,7 @@
  */
 import { ApiError, CliError, ExitCode, InterruptedError, OutputError, UsageError, exitCodeFor } from './errors.js';
 import { EnvVars } from './config/env.js';
-import { createContext, type RunState } from './factory.js';
+import { createContext, sayCodeCacheNote, type RunState } from './factory.js';
 import { expandJsonFields, toGlobalOptions } from './global-options.js';
 import { parseFields } from './input.js';
 import { processIo, type ErrorMessage, type Io } from './io.js';
@@ -34,6 +34,8 @@ export interface MainDeps {
   shutdown?: Shutdown;
   /** The current directory (where files without a place of their own go); the process's by default. */
   cwd?: string;
+  /** Why the shim's code cache was not used (`cli-entry.ts` RunOptions): said once under `--verbose`. */
+  codeCacheNote?: string | undefined;
 }
 
 /**
@@ -61,6 +63,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     cwd: deps.cwd ?? process.cwd(),
     cleanups: [],
     verbose: false,
+    codeCacheNote: deps.codeCacheNote,
   };
   io.setJsonOutput(guessJsonOutput(argv));
   let code: number;
@@ -78,6 +81,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     // A value PETSTORE_MESSAGES does not allow is a usage error, like any variable's.
     env.get('PETSTORE_MESSAGES');
     const built = buildProgram(io, (flags) => createContext(state, toGlobalOptions(flags, env)));
+    built.program.hook('preAction', () => sayCodeCacheNote(state, built.program.opts().verbose === true));
     failedCommand = built.failedCommand;
     running = built.running;
     await built.program.parseAsync(expandJsonFields(argv, valueFlags(built.program)), { from: 'user' });

@@ -42,6 +42,21 @@ export interface RunState {
   verbose: boolean;
   /** What to report if the process is ended before the command returns (`Context.atForcedEnd`). */
   lastWords?: () => unknown;
+  /** Why the shim's code cache was not used (`MainDeps.codeCacheNote`); cleared once said. */
+  codeCacheNote?: string | undefined;
+}
+
+/**
+ * Says why the shim's code cache was not used (`RunState.codeCacheNote`), once, as a
+ * `--verbose` line, when `--verbose` (`verboseFlag`: given) or PETSTORE_DEBUG is in effect. Called as
+ * any command's action starts (commander's preAction), so before its own `--verbose` lines,
+ * and for commands without a Context (`version`) too.
+ */
+export function sayCodeCacheNote(state: RunState, verboseFlag: boolean): void {
+  if (state.codeCacheNote === undefined) return;
+  if (!verboseFlag && debugLevel(state.env.get('PETSTORE_DEBUG')) === undefined) return;
+  state.io.message({ level: 'verbose', message: state.codeCacheNote });
+  state.codeCacheNote = undefined;
 }
 
 /** Builds the Context of a command from the run's state and its global options. */
