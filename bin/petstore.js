@@ -20,8 +20,8 @@ const EMBEDDED = typeof __PETSTORE_STATIC__ === 'object' ? __PETSTORE_STATIC__ :
 const IN_EXECUTABLE = typeof __PETSTORE_SEA__ === 'boolean';
 
 /** The code cache file's format and its version (codeCacheHeader), and its header's length. */
-const CODE_CACHE_MAGIC = Buffer.from('PSV8CC01', 'latin1');
-const CODE_CACHE_HEADER = 52;
+const CODE_CACHE_MAGIC = Buffer.from('PSV8CC02', 'latin1');
+const CODE_CACHE_HEADER = 80;
 /** Far more than any cache petstore writes (about 1 MB): a larger file is replaced unread. */
 const CODE_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -144,11 +144,9 @@ function loadWithCodeCache(file) {
  *   8  32 bytes  SHA-256 of the bundle it was made from (dist/petstore.cjs.sha256, by the build)
  *  40  4 bytes   v8.cachedDataVersionTag() of the V8 that made it
  *  44  4 bytes   the length of V8's data in bytes
- *  48  4 bytes   CRC-32 of V8's data (zlib's, as gzip's)
- * Numbers are little-endian. CRC-32 rather than SHA-256: the rule (distrust) leaves only
- * accidental damage to catch, which CRC-32 catches in full up to 32 bits in a row and
- * otherwise lets through once in 2^32; and node:crypto would cost a command that sends no
- * request (which never loads it) about 3 ms a run, node:zlib about 1 ms.
+ *  48  32 bytes  SHA-256 of V8's data
+ * Numbers are little-endian. SHA-256 rather than a CRC: V8 crashes on data it cannot
+ * decode, so no damaged cache may get through, not even the one in 2^32 a CRC-32 misses.
  */
 function codeCacheHeader(key, data) {
   const header = Buffer.alloc(CODE_CACHE_HEADER);
@@ -156,14 +154,14 @@ function codeCacheHeader(key, data) {
   key.bundleHash.copy(header, 8);
   header.writeUInt32LE(key.tag, 40);
   header.writeUInt32LE(data.length, 44);
-  header.writeUInt32LE(require('node:zlib').crc32(data), 48);
+  sha256(data).copy(header, 48);
   return header;
 }
 
 /**
  * V8's data in `bytes` (a whole cache file), or undefined unless the header
  * (codeCacheHeader) names this format, this bundle (`key.bundleHash`) and this V8
- * (`key.tag`), gives the length the file has, and its CRC-32 matches the data: a damaged,
+ * (`key.tag`), gives the length the file has, and its SHA-256 matches the data: a damaged,
  * cut short or foreign file is never handed to V8.
  */
 function verifiedCodeCache(bytes, key) {
@@ -174,8 +172,13 @@ function verifiedCodeCache(bytes, key) {
     bytes.subarray(8, 40).equals(key.bundleHash) &&
     bytes.readUInt32LE(40) === key.tag &&
     bytes.readUInt32LE(44) === data.length &&
-    bytes.readUInt32LE(48) === require('node:zlib').crc32(data);
+    bytes.subarray(48, 80).equals(sha256(data));
   return ok ? data : undefined;
+}
+
+/** The SHA-256 digest of `bytes` (32 bytes). */
+function sha256(bytes) {
+  return require('node:crypto').createHash('sha256').update(bytes).digest();
 }
 
 /**

@@ -5,7 +5,7 @@
  * it is written, used, damaged, planted, out of reach or turned off. V8 checks only its own
  * version, its flags and the source's length, so the shim lets through only a cache that
  * passes ssh's rule (folder and file owned by the user or root, writable by no one else,
- * nothing followed) and whose header names this build and holds its data's CRC-32.
+ * nothing followed) and whose header names this build and holds its data's SHA-256.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -25,7 +25,6 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, RUN_TIMEOUT_MS, runCli, type CliResult } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -35,7 +34,7 @@ afterAll(() => removeTempDirs());
 const ROOT = join(import.meta.dirname, '..', '..');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 /** The cache file's header length (bin/petstore.js codeCacheHeader). */
-const HEADER = 52;
+const HEADER = 80;
 
 /** `pets list --json` against the sandbox with the cache in `cacheHome`. */
 function list(config: string, cacheHome: string, extra: Record<string, string> = {}) {
@@ -52,17 +51,17 @@ const bundleHash = (pkg = ROOT): string =>
 
 /**
  * Whether `file` is a whole cache of the build whose hash is `hash`, read independently of
- * the shim: the format's magic, the bundle's hash, the length, and the data's CRC-32.
+ * the shim: the format's magic, the bundle's hash, the length, and the data's SHA-256.
  */
 function isCacheOf(file: string, hash: string): boolean {
   const bytes = readFileSync(file);
   const data = bytes.subarray(HEADER);
   return (
-    bytes.subarray(0, 8).toString('latin1') === 'PSV8CC01' &&
+    bytes.subarray(0, 8).toString('latin1') === 'PSV8CC02' &&
     bytes.subarray(8, 40).toString('hex') === hash &&
     bytes.readUInt32LE(44) === data.length &&
     data.length > 0 &&
-    bytes.readUInt32LE(48) === crc32(data)
+    bytes.subarray(48, 80).equals(createHash('sha256').update(data).digest())
   );
 }
 
