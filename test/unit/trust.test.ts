@@ -3,16 +3,18 @@
  * temp dir (other owners made with chown, which needs root: skipped with the reason printed).
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  checkFile,
   checkFolder,
   FileTooLargeError,
   openOwnedSync,
   readOwnedFile,
   readOwnedFileSync,
+  readRestSync,
   untrustedBecause,
   UntrustedPathError,
 } from '../../src/trust.js';
@@ -97,6 +99,38 @@ describe('files and folders', () => {
     await expect(readOwnedFile(file, { follow: false, maxBytes: 100_000 })).rejects.toBeInstanceOf(FileTooLargeError);
     expect(() => readOwnedFileSync(file, { follow: false, maxBytes: 100_000 })).toThrow(FileTooLargeError);
     expect((await readOwnedFile(file, { follow: false, maxBytes: 100_001 }))?.length).toBe(100_001);
+  });
+
+  it('checkFile judges a file about to be replaced without opening it: no link, no FIFO, the rule', () => {
+    const file = join(dir, 'data.json');
+    expect(checkFile(file)).toBe(false);
+    writeFileSync(file, '{}', { mode: 0o600 });
+    expect(checkFile(file)).toBe(true);
+    const link = join(dir, 'link.json');
+    symlinkSync(file, link);
+    expect(() => checkFile(link)).toThrow(`${link} is a symbolic link`);
+    const fifo = join(dir, 'fifo.json');
+    execFileSync('mkfifo', ['-m', '600', fifo]);
+    expect(() => checkFile(fifo)).toThrow(`${fifo} is not a regular file`);
+    chmodSync(file, 0o620);
+    expect(() => checkFile(file)).toThrow(`${file} is writable by its group (mode 0620)`);
+  });
+
+  it('readRestSync reads an open descriptor to its end, the cap counted while reading', () => {
+    const file = join(dir, 'data.json');
+    writeFileSync(file, 'y'.repeat(70_000), { mode: 0o600 });
+    const fd = openOwnedSync(file, { follow: false })!;
+    try {
+      expect(() => readRestSync(fd, file, 69_999)).toThrow(FileTooLargeError);
+    } finally {
+      closeSync(fd);
+    }
+    const again = openOwnedSync(file, { follow: false })!;
+    try {
+      expect(readRestSync(again, file, 70_000).length).toBe(70_000);
+    } finally {
+      closeSync(again);
+    }
   });
 
   it.skipIf(otherUsersUnavailable !== undefined)(
