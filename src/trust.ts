@@ -211,6 +211,30 @@ export function checkFile(path: string): boolean {
   return true;
 }
 
+/**
+ * A refusal in words, for the error a caller builds from it (a leaf makes no CLI errors):
+ * `<what> <path> <why>` and what is wrong with that, and the fix as its hint (empty when
+ * there is none, e.g. a file where a folder belongs). Root refusing another user's folder
+ * or file is most often `sudo -E` (or a sudo that keeps HOME): the hint says so.
+ * @param what the words naming it before its path: `the config directory`, `the sandbox journal`.
+ */
+export function refusalText(what: string, err: UntrustedPathError): { message: string; hint: string } {
+  const { path, why, fix } = err;
+  if (why === 'is a symbolic link') {
+    return { message: `${what} ${path} is a symbolic link: petstore neither reads nor writes through one`, hint: fix };
+  }
+  if (why === 'is not a regular file' || why === 'is not a folder')
+    return { message: `${what} ${path} ${why}`, hint: fix };
+  const hints = [fix];
+  if (process.geteuid?.() === 0 && why.startsWith('is owned by')) {
+    hints.push("Running as root with another user's HOME (sudo -E)? Run sudo without -E, so that root uses its own.");
+  }
+  return {
+    message: `${what} ${path} ${why}: petstore uses it only when no other user can change it`,
+    hint: hints.filter((h) => h !== '').join('\n'),
+  };
+}
+
 /** A file of petstore's own larger than its reader's cap. */
 export class FileTooLargeError extends Error {
   constructor(

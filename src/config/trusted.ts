@@ -1,36 +1,22 @@
 /**
- * The config directory and the files petstore reads from it (config.json, sandbox.json and
- * its journal) under ssh's rule (src/trust.ts; docs/configuration.md "Who may own
- * petstore's files"): what trust.ts refuses, as the ConfigError a command fails with (exit 2,
- * code `config`) naming the path, its owner or mode, and the fix.
+ * The config directory and config.json under ssh's rule (src/trust.ts; docs/configuration.md
+ * "Who may own petstore's files"): what trust.ts refuses, as the ConfigError a command fails
+ * with (exit 2, code `config`) naming the path, its owner or mode, and the fix. (The
+ * sandbox's files, in the same directory, make their own errors: sandbox/ imports no config/.)
  */
 import { ConfigError, describeFileError } from '../errors.js';
-import { checkFolder, UntrustedPathError } from '../trust.js';
+import { checkFolder, refusalText, UntrustedPathError } from '../trust.js';
 
 /**
- * The ConfigError of a folder or file trust.ts refused.
+ * The ConfigError of a folder or file trust.ts refused (`refusalText`'s words).
  * @param what the words naming it before its path: `the config directory`, `the config file`.
  */
 export function refusal(what: string, err: UntrustedPathError): ConfigError {
-  const { path, why, fix } = err;
-  if (why === 'is a symbolic link') {
-    return new ConfigError(`${what} ${path} is a symbolic link: petstore neither reads nor writes through one`, fix);
+  if (err.why === 'is not a folder') {
+    return new ConfigError(`${what} ${err.path} is not a directory`, 'Point PETSTORE_CONFIG_DIR at a directory.');
   }
-  if (why === 'is not a regular file') return new ConfigError(`${what} ${path} is not a regular file`, fix);
-  if (why === 'is not a folder') {
-    return new ConfigError(`${what} ${path} is not a directory`, 'Point PETSTORE_CONFIG_DIR at a directory.');
-  }
-  const hints = [fix];
-  // `sudo -E` (or a HOME kept across sudo): root is handed the user's config directory.
-  if (process.geteuid?.() === 0 && why.startsWith('is owned by')) {
-    hints.push(
-      "Running as root with another user's HOME (sudo -E)? Run sudo without -E, or point PETSTORE_CONFIG_DIR at a directory of root's.",
-    );
-  }
-  return new ConfigError(
-    `${what} ${path} ${why}: petstore uses it only when no other user can change it`,
-    hints.filter((h) => h !== '').join('\n'),
-  );
+  const { message, hint } = refusalText(what, err);
+  return new ConfigError(message, hint === '' ? undefined : hint);
 }
 
 /**

@@ -22,9 +22,16 @@ import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import { INT64_MAX, toJsonInt } from '../api/constants.js';
 import type { NewPet, Pet } from '../api/schemas.js';
-import { checkConfigDir, refusal } from '../config/trusted.js';
 import { ConfigError, describeFileError } from '../errors.js';
-import { checkFile, FileTooLargeError, openOwnedSync, readRestSync, UntrustedPathError } from '../trust.js';
+import {
+  checkFile,
+  checkFolder,
+  FileTooLargeError,
+  openOwnedSync,
+  readRestSync,
+  refusalText,
+  UntrustedPathError,
+} from '../trust.js';
 import {
   decodeJournalHeader,
   decodeJournalPets,
@@ -152,7 +159,12 @@ function refused(what: string, path: string, action: string, err: unknown): Conf
       // Gone meanwhile: the refusal below still says what was there.
     }
   }
-  return refusal(what, err);
+  const { message, hint } = refusalText(what, err);
+  return new ConfigError(message, hint === '' ? undefined : hint);
+}
+
+function notADirectory(dir: string, err: unknown): ConfigError {
+  return new ConfigError(`cannot keep the sandbox data in ${dir}: it is not a directory`, fileHint(err));
 }
 
 function tooLarge(what: string, path: string): ConfigError {
@@ -200,18 +212,27 @@ export class DataFiles {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     } catch (err) {
       const code = errnoCode(err);
-      if (code === 'EEXIST' || code === 'ENOTDIR') {
-        throw new ConfigError(`cannot keep the sandbox data in ${dir}: it is not a directory`, fileHint(err));
-      }
+      if (code === 'EEXIST' || code === 'ENOTDIR') throw notADirectory(dir, err);
       throw fileError('create the directory', dir, err);
     }
     this.trustDir();
     this.dirReady = true;
   }
 
-  /** Checks the folder against ssh's rule, once it exists. @throws ConfigError */
+  /**
+   * Checks the folder (the config directory; a link to a folder is followed, its target
+   * judged) against ssh's rule, once it exists. @throws ConfigError
+   */
   private trustDir(): void {
-    if (!this.dirTrusted) this.dirTrusted = checkConfigDir(dirname(this.file));
+    if (this.dirTrusted) return;
+    const dir = dirname(this.file);
+    try {
+      this.dirTrusted = checkFolder(dir, true);
+    } catch (err) {
+      if (err instanceof UntrustedPathError && err.why === 'is not a folder')
+        throw notADirectory(dir, { code: 'ENOTDIR' });
+      throw refused('the config directory', dir, 'use the directory', err);
+    }
   }
 
   /**

@@ -15,6 +15,7 @@ import {
   readOwnedFile,
   readOwnedFileSync,
   readRestSync,
+  refusalText,
   untrustedBecause,
   UntrustedPathError,
 } from '../../src/trust.js';
@@ -32,6 +33,38 @@ describe('untrustedBecause', () => {
     [{ uid: 501, mode: 0o100666 }, null, undefined],
   ])('%j for euid %s: %s', (st, euid, why) => {
     expect(untrustedBecause(st, euid)).toBe(why);
+  });
+});
+
+describe('refusalText', () => {
+  it('names the path, why, and what is wrong with that; the fix is the hint', () => {
+    const err = new UntrustedPathError(
+      '/c/config.json',
+      'is writable by its group (mode 0664)',
+      'Fix it with: chmod go-w /c/config.json',
+    );
+    expect(refusalText('the config file', err)).toEqual({
+      message:
+        'the config file /c/config.json is writable by its group (mode 0664): petstore uses it only when no other user can change it',
+      hint: 'Fix it with: chmod go-w /c/config.json',
+    });
+    const link = new UntrustedPathError('/c/sandbox.json', 'is a symbolic link', 'Remove the link: rm /c/sandbox.json');
+    expect(refusalText('the sandbox data file', link)).toEqual({
+      message:
+        'the sandbox data file /c/sandbox.json is a symbolic link: petstore neither reads nor writes through one',
+      hint: 'Remove the link: rm /c/sandbox.json',
+    });
+  });
+
+  it.skipIf(process.geteuid?.() !== 0)("root refusing another user's folder suggests sudo without -E", () => {
+    const err = new UntrustedPathError(
+      '/home/sam/.config/petstore',
+      'is owned by uid 1000, not by you (uid 0) or root',
+      'Use a folder of your own.',
+    );
+    expect(refusalText('the config directory', err).hint).toBe(
+      "Use a folder of your own.\nRunning as root with another user's HOME (sudo -E)? Run sudo without -E, so that root uses its own.",
+    );
   });
 });
 
