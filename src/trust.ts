@@ -162,20 +162,77 @@ export function readOwnedFileSync(path: string, how: OwnedOpen & { maxBytes: num
   const fd = openOwnedSync(path, how);
   if (fd === undefined) return undefined;
   try {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, how.maxBytes + 1 - size));
-      const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      size += bytesRead;
-      if (size > how.maxBytes) throw new FileTooLargeError(path, how.maxBytes);
-      chunks.push(chunk.subarray(0, bytesRead));
-    }
-    return Buffer.concat(chunks, size);
+    return readRestSync(fd, path, how.maxBytes);
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Reads an open descriptor (one `openOwnedSync` gave) from its current position to its end,
+ * at most `maxBytes` bytes, counted while reading whatever `stat` said. The caller closes it.
+ * @param path the file's path, for the error only.
+ * @throws FileTooLargeError past `maxBytes`; a read error as it is.
+ */
+export function readRestSync(fd: number, path: string, maxBytes: number): Buffer {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, maxBytes + 1 - size));
+    const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
+    if (bytesRead === 0) break;
+    size += bytesRead;
+    if (size > maxBytes) throw new FileTooLargeError(path, maxBytes);
+    chunks.push(chunk.subarray(0, bytesRead));
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/**
+ * Checks, without opening it, a file petstore is about to replace (rename a new one over it)
+ * or write in place, where petstore alone writes (the sandbox's files): no link is followed
+ * (a link in its place is refused, never written through), only a regular file is accepted,
+ * and it must pass the rule. The folder around it must have passed `checkFolder` first, so
+ * that nobody else can swap the file between this check and the write.
+ * @returns `false` when the file does not exist (yet), `true` when it passes.
+ * @throws UntrustedPathError (a link, not a regular file, failing the rule); an lstat error
+ * other than ENOENT as it is.
+ */
+export function checkFile(path: string): boolean {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+  if (st.isSymbolicLink()) throw new UntrustedPathError(path, 'is a symbolic link', `Remove the link: rm ${path}`);
+  judgeOpen(path, st);
+  return true;
+}
+
+/**
+ * A refusal in words, for the error a caller builds from it (a leaf makes no CLI errors):
+ * `<what> <path> <why>` and what is wrong with that, and the fix as its hint (empty when
+ * there is none, e.g. a file where a folder belongs). Root refusing another user's folder
+ * or file is most often `sudo -E` (or a sudo that keeps HOME): the hint says so.
+ * @param what the words naming it before its path: `the config directory`, `the sandbox journal`.
+ */
+export function refusalText(what: string, err: UntrustedPathError): { message: string; hint: string } {
+  const { path, why, fix } = err;
+  if (why === 'is a symbolic link') {
+    return { message: `${what} ${path} is a symbolic link: petstore neither reads nor writes through one`, hint: fix };
+  }
+  if (why === 'is not a regular file' || why === 'is not a folder')
+    return { message: `${what} ${path} ${why}`, hint: fix };
+  const hints = [fix];
+  if (process.geteuid?.() === 0 && why.startsWith('is owned by')) {
+    hints.push("Running as root with another user's HOME (sudo -E)? Run sudo without -E, so that root uses its own.");
+  }
+  return {
+    message: `${what} ${path} ${why}: petstore uses it only when no other user can change it`,
+    hint: hints.filter((h) => h !== '').join('\n'),
+  };
 }
 
 /** A file of petstore's own larger than its reader's cap. */

@@ -13,7 +13,8 @@
  * ```
  *
  * Reading and writing take different roads on purpose:
- * - Reads (every command that needs a stored value) use `readFile` + `JSON.parse` + zod.
+ * - Reads (every command that needs a stored value) use trust.ts's `readOwnedFile` (ssh's
+ *   rule, non-blocking, a byte cap) + `JSON.parse` + zod.
  *   conf costs ~190 ms to import (it loads ajv eagerly) and its constructor throws a bare
  *   `SyntaxError` without the file's path; a plain read is cheap, names the path and the
  *   offending key, and cannot modify the file.
@@ -24,16 +25,21 @@
  *   lose each other's change (cli-contract.md "The config file"). They validate the file
  *   with the read path first, under the lock, so a corrupt or ill-shaped file is reported
  *   and left byte for byte as it was; conf runs with `clearInvalidConfig: false` and no
- *   defaults or schema, so its constructor never rewrites the file either.
+ *   defaults or schema, so its constructor never rewrites the file either. A writer killed
+ *   between conf's temp file and its rename leaves `config.json.tmp-*` (mode 0600, keys in
+ *   it): the next writer removes it under the lock (`removeStaleTemps`).
  */
-import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, realpath, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type Conf from 'conf';
 import { z } from 'zod';
 import { ConfigError, describeFileError, InterruptedError } from '../errors.js';
+import { FileTooLargeError, readOwnedFile, UntrustedPathError } from '../trust.js';
 import type { EnvVars } from './env.js';
 import { ENVIRONMENTS, type RemoteEnvName } from './environments.js';
 import { configDir, configFile, isDefaultConfigDir } from './paths.js';
 import type { ConfigReader } from './settings.js';
+import { checkConfigDir, refusal } from './trusted.js';
 
 /** A stored key and the base URL it was stored for (the key is sent nowhere else). */
 const StoredKeySchema = z.object({
@@ -71,24 +77,43 @@ export interface ConfigStore extends ConfigReader {
 const SHARED_BITS = 0o077;
 
 /**
+ * The most bytes of config.json read (1 MiB), counted while reading: a few settings and two
+ * keys take a few hundred bytes; a file much larger is not one petstore wrote.
+ */
+export const CONFIG_MAX_BYTES = 1024 * 1024;
+
+/**
  * Reads and validates the config file of this environment (`configFile(env)`). A missing
- * file is an empty config. Warns (through `warn`) when the file is open to other users,
+ * file (or directory) is an empty config. The directory and the file are used only when
+ * they pass ssh's rule (`checkConfigDir`, trust.ts): the file may be a symbolic link
+ * (dotfile managers) whose target passes; a FIFO or device in its place is refused without
+ * waiting on it. Warns (through `warn`) when the file is open to other users' reading,
  * naming the `chmod 600 PATH` that fixes it. Never writes.
- * @throws ConfigError (exit 2) naming the path when the file cannot be read, is not JSON,
- * or holds a value of the wrong shape.
+ * @throws ConfigError (exit 2) naming the path when the directory or file fails the rule,
+ * when the file cannot be read, is larger than `CONFIG_MAX_BYTES`, is not JSON, or holds a
+ * value of the wrong shape.
  */
 export async function loadConfigStore(env: EnvVars, warn: (message: string) => void): Promise<ConfigStore> {
   const path = configFile(env);
-  let text: string;
+  if (!checkConfigDir(configDir(env))) return makeStore(path, false, {});
+  let bytes: Buffer | undefined;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readOwnedFile(path, { follow: true, maxBytes: CONFIG_MAX_BYTES });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return makeStore(path, false, {});
+    if (err instanceof UntrustedPathError) throw refusal('the config file', err);
+    if (err instanceof FileTooLargeError) {
+      throw new ConfigError(
+        `the config file ${path} is larger than ${CONFIG_MAX_BYTES / 1024 / 1024} MiB; it was left untouched`,
+        `Fix or remove it by hand; \`petstore config path\` prints its location.`,
+      );
+    }
     throw new ConfigError(
       `cannot read the config file ${path}: ${describeFileError(err)}`,
       'Fix the file (or point PETSTORE_CONFIG_DIR elsewhere); petstore leaves it as it is.',
     );
   }
+  if (bytes === undefined) return makeStore(path, false, {});
+  const text = bytes.toString('utf8');
   await warnIfShared(path, warn);
   let json: unknown;
   try {
@@ -181,13 +206,16 @@ const CONFIG_LOCK_POLL_MS = 25;
  * Runs `change` with a writer over the config file, holding the config lock from before
  * the file is read until after it is written, so concurrent writers are serialised and
  * none loses another's change. Creates the config directory with mode 0700 (conf would make
- * it 0755). The lock is petstore's file lock (file-lock.ts): while its holder lives (its
- * process runs on this host, or it keeps the lock's mtime fresh) the writer waits, up to
- * `wait.waitMs`; a lock whose holder is gone (killed, crashed) is taken over at once.
- * @throws ConfigError when the lock cannot be had within `wait.waitMs` (naming the holder;
+ * it 0755); an existing one is used only when it passes ssh's rule (`checkConfigDir`).
+ * Temp files of a writer killed mid-write are removed once the lock is held. The lock is
+ * petstore's file lock (file-lock.ts): while its holder lives (its process runs on this
+ * host, or it keeps the lock's mtime fresh) the writer waits, up to `wait.waitMs`; a lock
+ * whose holder is gone (killed, crashed) is taken over at once.
+ * @throws ConfigError when the directory fails ssh's rule (nothing is created, changed or
+ * run), when the lock cannot be had within `wait.waitMs` (naming the holder;
  * it offers removing the lock only when its holder is known to be gone), as
- * `loadConfigStore` for a broken file (left untouched), or when the directory or file
- * cannot be written; the signal's InterruptedError; whatever `change` throws (nothing is
+ * `loadConfigStore` for a broken or refused file (left untouched), or when the directory or
+ * file cannot be written; the signal's InterruptedError; whatever `change` throws (nothing is
  * written then).
  */
 export async function withConfigWriter<T>(
@@ -251,6 +279,7 @@ async function openConfigWriter(
   ConfClass: typeof Conf,
 ): Promise<ConfigWriter> {
   const store = await loadConfigStore(env, warn);
+  await removeStaleTemps(store.path);
   let conf: Conf;
   try {
     conf = new ConfClass({
@@ -302,7 +331,9 @@ async function openConfigWriter(
 /**
  * Makes sure `dir` exists with mode 0700. A folder created here, or petstore's own default
  * folder (`…/petstore`), is tightened to 0700; a folder that `PETSTORE_CONFIG_DIR` names and
- * that already existed is the user's and keeps its mode.
+ * that already existed is the user's and keeps its mode. Either must pass ssh's rule first:
+ * a folder another user owns or may write to is refused, never tightened (root could).
+ * @throws ConfigError as `checkConfigDir`, or when the folder cannot be created.
  */
 async function ensurePrivateDir(dir: string, isDefaultDir: boolean): Promise<void> {
   let created: string | undefined;
@@ -311,11 +342,54 @@ async function ensurePrivateDir(dir: string, isDefaultDir: boolean): Promise<voi
   } catch (err) {
     throw new ConfigError(`cannot create the config directory ${dir}: ${describeFileError(err)}`);
   }
+  checkConfigDir(dir);
   if (process.platform === 'win32' || (created === undefined && !isDefaultDir)) return;
   try {
     // mkdir's mode is filtered by the umask, and an older folder may be 0755: fix both.
     if (((await stat(dir)).mode & 0o777) !== 0o700) await chmod(dir, 0o700);
   } catch {
     // Not ours to change (another owner): the file itself is still written 0600.
+  }
+}
+
+/**
+ * Whether `name` is the name conf's atomic writes (the `atomically` package) give their temp
+ * file beside a file named `of`: `<of>.tmp-` then 10 digits of the clock and 6 hex digits
+ * of randomness.
+ */
+function isTempNameOf(name: string, of: string): boolean {
+  const prefix = `${of}.tmp-`;
+  return name.startsWith(prefix) && /^\d{10}[0-9a-f]{6}$/.test(name.slice(prefix.length));
+}
+
+/**
+ * Removes the temp files a config writer killed between writing and renaming left behind
+ * (`config.json.tmp-…`, mode 0600, keys in them; kill -9 skips conf's own clean-up). Call
+ * it only under the config lock, after `loadConfigStore` accepted the file: no other writer
+ * is then between its write and its rename. Looks beside the file and, when it is a link,
+ * beside its target (where conf writes). Only regular files of conf's naming that this user
+ * owns are removed; failures are ignored (the write goes ahead; the next writer tries again).
+ */
+async function removeStaleTemps(file: string): Promise<void> {
+  const places = new Set([file, await realpath(file).catch(() => file)]);
+  const euid = process.geteuid?.();
+  for (const place of places) {
+    const dir = dirname(place);
+    const of = basename(place);
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names.filter((n) => isTempNameOf(n, of))) {
+      const path = join(dir, name);
+      try {
+        const st = await lstat(path);
+        if (st.isFile() && (euid === undefined || st.uid === euid)) await unlink(path);
+      } catch {
+        // Gone already, or not ours to remove.
+      }
+    }
   }
 }

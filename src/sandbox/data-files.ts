@@ -10,12 +10,28 @@
  *
  * Methods that write must run under the lock. File-system problems become ConfigError
  * (exit 2) naming the path and the problem.
+ *
+ * Trust (ssh's rule, src/trust.ts; docs/configuration.md "Who may own petstore's files"):
+ * the folder (the config directory, which may be a link) must pass before either file is
+ * read or written; each file is opened without following a link and non-blocking, and
+ * judged on its descriptor; a file about to be replaced or written is checked by `lstat`
+ * first, so a link in its place is refused and never written through (write-file-atomic
+ * would write to the link's target), and a FIFO or device is refused at once.
  */
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import { INT64_MAX, toJsonInt } from '../api/constants.js';
 import type { NewPet, Pet } from '../api/schemas.js';
 import { ConfigError, describeFileError } from '../errors.js';
+import {
+  checkFile,
+  checkFolder,
+  FileTooLargeError,
+  openOwnedSync,
+  readRestSync,
+  refusalText,
+  UntrustedPathError,
+} from '../trust.js';
 import {
   decodeJournalHeader,
   decodeJournalPets,
@@ -39,6 +55,12 @@ export function seedData(): SandboxData {
 
 /** A journal smaller than this is never compacted (bytes). */
 export const COMPACT_MIN_BYTES = 256 * 1024;
+/**
+ * The most bytes of the snapshot, or of the journal, read (256 MiB), counted while reading:
+ * about a million pets with long names, far beyond what a sandbox for trying the API holds
+ * (the tests' largest are a few MiB), and below V8's longest string (~512 MiB).
+ */
+export const SANDBOX_MAX_BYTES = 256 * 1024 * 1024;
 /** The hint under every message about data that is not what it should be. */
 const RESET_HINT = 'Restore the seed data with `petstore sandbox reset`.';
 
@@ -115,6 +137,40 @@ function closeQuietly(fd: number): void {
   }
 }
 
+/** Opening a file of the sandbox's to write in place: never through a link, never waiting on a FIFO. */
+const WRITE_IN_PLACE = fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+
+/** What the messages call the data file and the journal. */
+const DATA_FILE = 'the sandbox data file';
+const JOURNAL = 'the sandbox journal';
+
+/**
+ * An error of opening or checking `path` as the ConfigError of `action` on it: a refusal of
+ * trust.ts names what failed the rule and the fix; a directory in a file's place keeps its
+ * own words ("it is a directory", move it away); any other error is `fileError`'s.
+ */
+function refused(what: string, path: string, action: string, err: unknown): ConfigError {
+  if (err instanceof ConfigError) return err;
+  if (!(err instanceof UntrustedPathError)) return fileError(action, path, err);
+  if (err.why === 'is not a regular file') {
+    try {
+      if (fs.lstatSync(err.path).isDirectory()) return fileError(action, err.path, { code: 'EISDIR' });
+    } catch {
+      // Gone meanwhile: the refusal below still says what was there.
+    }
+  }
+  const { message, hint } = refusalText(what, err);
+  return new ConfigError(message, hint === '' ? undefined : hint);
+}
+
+function notADirectory(dir: string, err: unknown): ConfigError {
+  return new ConfigError(`cannot keep the sandbox data in ${dir}: it is not a directory`, fileHint(err));
+}
+
+function tooLarge(what: string, path: string): ConfigError {
+  return new ConfigError(`${what} ${path} is larger than ${SANDBOX_MAX_BYTES / 1024 / 1024} MiB`, RESET_HINT);
+}
+
 function readAt(fd: number, position: number, length: number): Buffer {
   const buf = Buffer.alloc(length);
   const n = fs.readSync(fd, buf, 0, length, position);
@@ -129,6 +185,8 @@ export class DataFiles {
   writeAtomic: AtomicWriter | undefined;
   private state: State | undefined;
   private dirReady = false;
+  /** Whether the folder passed ssh's rule (judged once a process: only its owner or root can change that). */
+  private dirTrusted = false;
   /** After a failed compaction, none is tried again below this journal size. */
   private compactRetryAt = 0;
 
@@ -154,12 +212,53 @@ export class DataFiles {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     } catch (err) {
       const code = errnoCode(err);
-      if (code === 'EEXIST' || code === 'ENOTDIR') {
-        throw new ConfigError(`cannot keep the sandbox data in ${dir}: it is not a directory`, fileHint(err));
-      }
+      if (code === 'EEXIST' || code === 'ENOTDIR') throw notADirectory(dir, err);
       throw fileError('create the directory', dir, err);
     }
+    this.trustDir();
     this.dirReady = true;
+  }
+
+  /**
+   * Checks the folder (the config directory; a link to a folder is followed, its target
+   * judged) against ssh's rule, once it exists. @throws ConfigError
+   */
+  private trustDir(): void {
+    if (this.dirTrusted) return;
+    const dir = dirname(this.file);
+    try {
+      this.dirTrusted = checkFolder(dir, true);
+    } catch (err) {
+      if (err instanceof UntrustedPathError && err.why === 'is not a folder')
+        throw notADirectory(dir, { code: 'ENOTDIR' });
+      throw refused('the config directory', dir, 'use the directory', err);
+    }
+  }
+
+  /**
+   * Opens one of the two files for reading: no link followed, non-blocking, judged on its
+   * descriptor (trust.ts `openOwnedSync`). Undefined when it does not exist.
+   * @throws ConfigError naming the path and the problem.
+   */
+  private openForReading(path: string, what: string, action: string): number | undefined {
+    try {
+      return openOwnedSync(path, { follow: false });
+    } catch (err) {
+      throw refused(what, path, action, err);
+    }
+  }
+
+  /**
+   * Before one of the two files is replaced or written in place: a link there is refused
+   * (never written through), and so is a FIFO, a device or a file failing the rule.
+   * @throws ConfigError naming the path, why, and the fix.
+   */
+  private checkWritable(path: string, what: string, action: string): void {
+    try {
+      checkFile(path);
+    } catch (err) {
+      throw refused(what, path, action, err);
+    }
   }
 
   /** Under the lock: the current data, seeded when there is none. @throws ConfigError */
@@ -222,19 +321,40 @@ export class DataFiles {
   }
 
   private appendBytes(bytes: Buffer, offset: number): void {
-    let fd: number | undefined;
+    const action = 'write the sandbox journal';
+    this.checkWritable(this.journalFile, JOURNAL, action);
+    let fd: number;
     try {
-      fd = fs.openSync(this.journalFile, 'a', 0o600);
+      fd = fs.openSync(this.journalFile, WRITE_IN_PLACE | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o600);
+    } catch (err) {
+      throw fileError(action, this.journalFile, err);
+    }
+    try {
       const written = fs.writeSync(fd, bytes);
       if (written !== bytes.length) throw Object.assign(new Error('short write'), { code: 'ENOSPC' });
     } catch (err) {
       // Cut off whatever part was written, so the journal still ends with a whole line.
       try {
-        fs.truncateSync(this.journalFile, offset);
+        fs.ftruncateSync(fd, offset);
       } catch {
         // Readers ignore a last line without its newline; the next writer cuts it off.
       }
-      throw fileError('write the sandbox journal', this.journalFile, err);
+      throw fileError(action, this.journalFile, err);
+    } finally {
+      closeQuietly(fd);
+    }
+  }
+
+  /** Cuts the journal back to `length` bytes, in place (never through a link). @throws ConfigError */
+  private truncateJournal(length: number): void {
+    const action = 'repair the sandbox journal';
+    this.checkWritable(this.journalFile, JOURNAL, action);
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(this.journalFile, WRITE_IN_PLACE);
+      fs.ftruncateSync(fd, length);
+    } catch (err) {
+      throw fileError(action, this.journalFile, err);
     } finally {
       if (fd !== undefined) closeQuietly(fd);
     }
@@ -244,11 +364,7 @@ export class DataFiles {
     const j = state.journal;
     if (j?.applies !== true) return (state.journal = this.writeJournal(state.generation));
     if (j.size > j.offset) {
-      try {
-        fs.truncateSync(this.journalFile, j.offset);
-      } catch (err) {
-        throw fileError('repair the sandbox journal', this.journalFile, err);
-      }
+      this.truncateJournal(j.offset);
       j.size = j.offset;
     }
     return j;
@@ -256,14 +372,15 @@ export class DataFiles {
 
   private writeJournal(generation: number): JournalState {
     const header = encodeJournalHeader(generation);
-    this.write(this.journalFile, header, 'write the sandbox journal');
+    this.write(this.journalFile, JOURNAL, header, 'write the sandbox journal');
     const st = this.statOf(this.journalFile, 'read the sandbox journal');
     const size = Buffer.byteLength(header);
     return { key: `${st.dev}:${st.ino}`, applies: true, offset: size, size };
   }
 
-  private write(path: string, text: string, action: string): void {
+  private write(path: string, what: string, text: string, action: string): void {
     if (this.writeAtomic === undefined) throw new Error('DataFiles.writeAtomic is not set');
+    this.checkWritable(path, what, action);
     try {
       this.writeAtomic(path, text, { mode: 0o600 });
     } catch (err) {
@@ -282,9 +399,12 @@ export class DataFiles {
   private writeAll(data: SandboxData, why: 'seed' | 'replace' | 'compact'): State {
     const generation =
       (why === 'compact' && this.state !== undefined ? this.state.generation : this.lastGeneration()) + 1;
+    // Both files are checked before either is written: a link in the journal's place must
+    // not leave a new snapshot beside it.
+    this.checkWritable(this.journalFile, JOURNAL, 'write the sandbox journal');
     const pets = [...data.pets];
     const text = encodeSnapshot({ generation, nextId: data.nextId, pets });
-    this.write(this.file, text, 'write the sandbox data file');
+    this.write(this.file, DATA_FILE, text, 'write the sandbox data file');
     const state: State = {
       snapshotKey: snapshotKey(this.statOf(this.file, 'read the sandbox data file')),
       snapshotBytes: Buffer.byteLength(text),
@@ -306,7 +426,9 @@ export class DataFiles {
     let gen = this.state?.generation ?? 0;
     const head = (path: string, pattern: RegExp): void => {
       try {
-        const fd = fs.openSync(path, 'r');
+        // Non-blocking and without following a link: a FIFO here must not stall the run.
+        const fd = openOwnedSync(path, { follow: false });
+        if (fd === undefined) return;
         try {
           const m = pattern.exec(readAt(fd, 0, 64).toString('utf8'));
           if (m !== null) gen = Math.max(gen, Number(m[1]));
@@ -314,7 +436,7 @@ export class DataFiles {
           closeQuietly(fd);
         }
       } catch {
-        // Unreadable: it is being replaced anyway.
+        // Unreadable or refused: it is being replaced anyway (or refused by the write).
       }
     };
     head(this.file, /^\{\s*"generation"\s*:\s*(\d{1,15})\b/);
@@ -332,6 +454,7 @@ export class DataFiles {
   }
 
   private catchUp(): State | undefined {
+    this.trustDir();
     let previous: string | undefined;
     for (;;) {
       const state = this.loadSnapshot();
@@ -346,19 +469,13 @@ export class DataFiles {
   }
 
   private loadSnapshot(): State | undefined {
-    let fd: number;
-    try {
-      fd = fs.openSync(this.file, 'r');
-    } catch (err) {
-      if (errnoCode(err) === 'ENOENT') return undefined;
-      throw fileError('read the sandbox data file', this.file, err);
-    }
+    const fd = this.openForReading(this.file, DATA_FILE, 'read the sandbox data file');
+    if (fd === undefined) return undefined;
     try {
       const st = fs.fstatSync(fd, { bigint: true });
-      if (st.isDirectory()) throw fileError('read the sandbox data file', this.file, { code: 'EISDIR' });
       const key = snapshotKey(st);
       if (this.state?.snapshotKey === key) return this.state;
-      const snapshot = decodeSnapshot(fs.readFileSync(fd, 'utf8'));
+      const snapshot = decodeSnapshot(readRestSync(fd, this.file, SANDBOX_MAX_BYTES).toString('utf8'));
       if (typeof snapshot === 'string')
         throw new ConfigError(`${this.file}: not sandbox data: ${snapshot}`, RESET_HINT);
       return {
@@ -374,6 +491,7 @@ export class DataFiles {
       };
     } catch (err) {
       if (err instanceof ConfigError) throw err;
+      if (err instanceof FileTooLargeError) throw tooLarge(DATA_FILE, this.file);
       throw fileError('read the sandbox data file', this.file, err);
     } finally {
       closeQuietly(fd);
@@ -385,11 +503,8 @@ export class DataFiles {
    * journal is of a newer generation than the snapshot (unless `ignoreNewer`).
    */
   private readJournal(state: State, ignoreNewer: boolean): boolean {
-    let fd: number;
-    try {
-      fd = fs.openSync(this.journalFile, 'r');
-    } catch (err) {
-      if (errnoCode(err) !== 'ENOENT') throw fileError('read the sandbox journal', this.journalFile, err);
+    const fd = this.openForReading(this.journalFile, JOURNAL, 'read the sandbox journal');
+    if (fd === undefined) {
       if (state.journal?.applies === true) this.dropJournalPets(state);
       state.journal = undefined;
       return true;
@@ -398,6 +513,8 @@ export class DataFiles {
       const st = fs.fstatSync(fd, { bigint: true });
       const key = `${st.dev}:${st.ino}`;
       const size = Number(st.size);
+      // Reads below never pass the size stat gave: the cap is kept by refusing a larger one.
+      if (size > SANDBOX_MAX_BYTES) throw tooLarge(JOURNAL, this.journalFile);
       let j = state.journal;
       if (j === undefined || j.key !== key || size < j.offset || !j.applies) {
         if (j?.applies === true) this.dropJournalPets(state);

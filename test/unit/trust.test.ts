@@ -3,16 +3,19 @@
  * temp dir (other owners made with chown, which needs root: skipped with the reason printed).
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  checkFile,
   checkFolder,
   FileTooLargeError,
   openOwnedSync,
   readOwnedFile,
   readOwnedFileSync,
+  readRestSync,
+  refusalText,
   untrustedBecause,
   UntrustedPathError,
 } from '../../src/trust.js';
@@ -30,6 +33,38 @@ describe('untrustedBecause', () => {
     [{ uid: 501, mode: 0o100666 }, null, undefined],
   ])('%j for euid %s: %s', (st, euid, why) => {
     expect(untrustedBecause(st, euid)).toBe(why);
+  });
+});
+
+describe('refusalText', () => {
+  it('names the path, why, and what is wrong with that; the fix is the hint', () => {
+    const err = new UntrustedPathError(
+      '/c/config.json',
+      'is writable by its group (mode 0664)',
+      'Fix it with: chmod go-w /c/config.json',
+    );
+    expect(refusalText('the config file', err)).toEqual({
+      message:
+        'the config file /c/config.json is writable by its group (mode 0664): petstore uses it only when no other user can change it',
+      hint: 'Fix it with: chmod go-w /c/config.json',
+    });
+    const link = new UntrustedPathError('/c/sandbox.json', 'is a symbolic link', 'Remove the link: rm /c/sandbox.json');
+    expect(refusalText('the sandbox data file', link)).toEqual({
+      message:
+        'the sandbox data file /c/sandbox.json is a symbolic link: petstore neither reads nor writes through one',
+      hint: 'Remove the link: rm /c/sandbox.json',
+    });
+  });
+
+  it.skipIf(process.geteuid?.() !== 0)("root refusing another user's folder suggests sudo without -E", () => {
+    const err = new UntrustedPathError(
+      '/home/sam/.config/petstore',
+      'is owned by uid 1000, not by you (uid 0) or root',
+      'Use a folder of your own.',
+    );
+    expect(refusalText('the config directory', err).hint).toBe(
+      "Use a folder of your own.\nRunning as root with another user's HOME (sudo -E)? Run sudo without -E, so that root uses its own.",
+    );
   });
 });
 
@@ -97,6 +132,38 @@ describe('files and folders', () => {
     await expect(readOwnedFile(file, { follow: false, maxBytes: 100_000 })).rejects.toBeInstanceOf(FileTooLargeError);
     expect(() => readOwnedFileSync(file, { follow: false, maxBytes: 100_000 })).toThrow(FileTooLargeError);
     expect((await readOwnedFile(file, { follow: false, maxBytes: 100_001 }))?.length).toBe(100_001);
+  });
+
+  it('checkFile judges a file about to be replaced without opening it: no link, no FIFO, the rule', () => {
+    const file = join(dir, 'data.json');
+    expect(checkFile(file)).toBe(false);
+    writeFileSync(file, '{}', { mode: 0o600 });
+    expect(checkFile(file)).toBe(true);
+    const link = join(dir, 'link.json');
+    symlinkSync(file, link);
+    expect(() => checkFile(link)).toThrow(`${link} is a symbolic link`);
+    const fifo = join(dir, 'fifo.json');
+    execFileSync('mkfifo', ['-m', '600', fifo]);
+    expect(() => checkFile(fifo)).toThrow(`${fifo} is not a regular file`);
+    chmodSync(file, 0o620);
+    expect(() => checkFile(file)).toThrow(`${file} is writable by its group (mode 0620)`);
+  });
+
+  it('readRestSync reads an open descriptor to its end, the cap counted while reading', () => {
+    const file = join(dir, 'data.json');
+    writeFileSync(file, 'y'.repeat(70_000), { mode: 0o600 });
+    const fd = openOwnedSync(file, { follow: false })!;
+    try {
+      expect(() => readRestSync(fd, file, 69_999)).toThrow(FileTooLargeError);
+    } finally {
+      closeSync(fd);
+    }
+    const again = openOwnedSync(file, { follow: false })!;
+    try {
+      expect(readRestSync(again, file, 70_000).length).toBe(70_000);
+    } finally {
+      closeSync(again);
+    }
   });
 
   it.skipIf(otherUsersUnavailable !== undefined)(
