@@ -133,7 +133,8 @@ async function openPetOutput(ctx: Context, state: RunState): Promise<PetOutput> 
 /**
  * Runs environments' `apiKeyCommand`s for this run, each at most once (cli-contract.md
  * "Environments": once per run), without petstore's secrets in their environment; their
- * stderr is shown line by line, escaped (as Io writes every message: text, or JSON objects).
+ * stderr is shown line by line, escaped (as Io writes every message: text, or JSON objects),
+ * its first 64 KiB, then a warning saying how many bytes were dropped.
  */
 function keyCommandRunner(state: RunState): RunKeyCommand {
   const runs = new Map<RemoteEnvName, Promise<string>>();
@@ -148,6 +149,10 @@ function keyCommandRunner(state: RunState): RunKeyCommand {
             env: state.env.forChild(),
             signal: state.signal,
             onStderrLine: (line) => state.io.message({ level: 'stderr', from: setting, message: line }),
+            onStderrDropped: (dropped) =>
+              state.io.warn(
+                `${setting} wrote more on stderr than the ${m.MAX_RELAYED_STDERR_BYTES / 1024} KiB shown; the other ${dropped.toLocaleString('en-US')} bytes were dropped`,
+              ),
           },
         ),
       );
