@@ -114,7 +114,9 @@ async function openPetOutput(ctx: Context, state: RunState): Promise<PetOutput> 
   let jq: JqFilter | undefined;
   const expression = ctx.globals.jq;
   if (expression !== undefined) {
-    const opening = import('./render/jq.js').then(({ JqFilter }) => JqFilter.open(expression, state.signal));
+    const opening = import('./render/jq.js').then(({ JqFilter }) =>
+      JqFilter.open(expression, state.signal, ctx.globals.timeoutMs),
+    );
     // Registered at once: the command may end (a usage error) while jq is still starting.
     state.cleanups.push(async () => {
       await (await opening.catch(() => undefined))?.close();
@@ -195,11 +197,24 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
     }),
     import('./api/client.js'),
   ]);
+  await boundJq(ctx, transport.commandDeadline);
   return {
     client: new PetstoreClient(transport, connection.baseUrl.value, clientHints(ctx, connection)),
     connection,
     retryPolicy: transport.policy,
   };
+}
+
+/**
+ * `--jq` runs under `--timeout` (cli-contract.md "Network behaviour"): the command's one
+ * deadline, the clock its requests run on, when there is one; otherwise (a bulk create,
+ * whose `--timeout` bounds each record's request) each run of the filter has `--timeout`
+ * of its own, as it had from the start. A bad expression's error is `connect`'s to report.
+ */
+async function boundJq(ctx: Context, deadline: AbortSignal | undefined): Promise<void> {
+  if (ctx.globals.jq === undefined || deadline === undefined) return;
+  const output = await ctx.petOutput().catch(() => undefined);
+  output?.jq?.boundBy(deadline);
 }
 
 /**

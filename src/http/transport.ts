@@ -171,6 +171,15 @@ export class HttpTransport {
   }
 
   /**
+   * The whole command's deadline, aborted when `timeoutMs` from the transport's opening has
+   * passed (not on an interruption), for work of the command's own that shares the clock
+   * (`--jq`); undefined when the deadline bounds each request instead (`deadlinePer`).
+   */
+  get commandDeadline(): AbortSignal | undefined {
+    return this.opts.deadlinePer === 'request' ? undefined : this.deadline.timeoutSignal;
+  }
+
+  /**
    * Sends one request and reads its JSON body: `sendRaw`, then the API's JSON rules.
    * @throws what `sendRaw` throws; InvalidResponseError (exit 1, or 6/4/5 for 400/401/404)
    * for a body that is not JSON in UTF-8.
