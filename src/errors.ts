@@ -59,6 +59,7 @@ export const ERROR_CODES = [
   'listen',
   'jq',
   'jq_input_too_large',
+  'jq_timeout',
   'internal',
 ] as const;
 

@@ -129,7 +129,9 @@ async function openPetOutput(ctx: Context, state: RunState): Promise<PetOutput> 
   let jq: JqFilter | undefined;
   const expression = ctx.globals.jq;
   if (expression !== undefined) {
-    const opening = import('./render/jq.js').then(({ JqFilter }) => JqFilter.open(expression, state.signal));
+    const opening = import('./render/jq.js').then(({ JqFilter }) =>
+      JqFilter.open(expression, state.signal, ctx.globals.timeoutMs),
+    );
     // Registered at once: the command may end (a usage error) while jq is still starting.
     state.cleanups.push(async () => {
       await (await opening.catch(() => undefined))?.close();
@@ -148,7 +150,8 @@ async function openPetOutput(ctx: Context, state: RunState): Promise<PetOutput> 
 /**
  * Runs environments' `apiKeyCommand`s for this run, each at most once (cli-contract.md
  * "Environments": once per run), without petstore's secrets in their environment; their
- * stderr is shown line by line, escaped (as Io writes every message: text, or JSON objects).
+ * stderr is shown line by line, escaped (as Io writes every message: text, or JSON objects),
+ * its first 64 KiB, then a warning saying how many bytes were dropped.
  */
 function keyCommandRunner(state: RunState): RunKeyCommand {
   const runs = new Map<RemoteEnvName, Promise<string>>();
@@ -163,6 +166,10 @@ function keyCommandRunner(state: RunState): RunKeyCommand {
             env: state.env.forChild(),
             signal: state.signal,
             onStderrLine: (line) => state.io.message({ level: 'stderr', from: setting, message: line }),
+            onStderrDropped: (dropped) =>
+              state.io.warn(
+                `${setting} wrote more on stderr than the ${m.MAX_RELAYED_STDERR_BYTES / 1024} KiB shown; the other ${dropped.toLocaleString('en-US')} bytes were dropped`,
+              ),
           },
         ),
       );
@@ -205,11 +212,24 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
     }),
     import('./api/client.js'),
   ]);
+  await boundJq(ctx, transport.commandDeadline);
   return {
     client: new PetstoreClient(transport, connection.baseUrl.value, clientHints(ctx, connection)),
     connection,
     retryPolicy: transport.policy,
   };
+}
+
+/**
+ * `--jq` runs under `--timeout` (cli-contract.md "Network behaviour"): the command's one
+ * deadline, the clock its requests run on, when there is one; otherwise (a bulk create,
+ * whose `--timeout` bounds each record's request) each run of the filter has `--timeout`
+ * of its own, as it had from the start. A bad expression's error is `connect`'s to report.
+ */
+async function boundJq(ctx: Context, deadline: AbortSignal | undefined): Promise<void> {
+  if (ctx.globals.jq === undefined || deadline === undefined) return;
+  const output = await ctx.petOutput().catch(() => undefined);
+  output?.jq?.boundBy(deadline);
 }
 
 /**

@@ -7,7 +7,7 @@ import { ApiError, InvalidResponseError, type CliError } from '../errors.js';
 import type { HttpRequest, HttpTransport, JsonResponse, RawResponse } from '../http/transport.js';
 import { parseJson, stringifyJson } from '../json.js';
 import type { PetStatus } from './constants.js';
-import { resolveApiPath } from './paths.js';
+import { baseScope, resolveApiPath, type BaseScope } from './paths.js';
 import { ErrorSchema, PetSchema, PetsSchema, describeIssue, type NewPet, type Pet } from './schemas.js';
 import type { z } from 'zod';
 
@@ -55,6 +55,8 @@ export function joinUrl(baseUrl: string, path: string): URL {
 /** Client of one base URL over one transport. */
 export class PetstoreClient {
   private readonly hints: ClientHints;
+  /** The base URL's bounds, which every request's redirects keep to (cli-contract.md "Network behaviour"). */
+  private readonly scope: BaseScope;
 
   /**
    * @param transport sends the requests (key, deadline, retries, proxies).
@@ -68,11 +70,12 @@ export class PetstoreClient {
     hints: Partial<ClientHints> = {},
   ) {
     this.hints = { ...DEFAULT_HINTS, ...hints };
+    this.scope = baseScope(baseUrl);
   }
 
   /**
    * `listPets`: `GET /pets?limit&status` (spec §4.1). With `url`, fetches that exact URL
-   * instead (a `Link: rel="next"` target, already checked to be same-origin).
+   * instead (a `Link: rel="next"` target, already checked to lie within the base URL).
    * @throws ApiError (401 → exit 4), InvalidResponseError, NetworkError, TimeoutError.
    */
   async listPets(query: ListPetsQuery, url?: URL): Promise<ApiResult<Pet[]>> {
@@ -82,7 +85,7 @@ export class PetstoreClient {
       if (query.limit !== undefined) target.searchParams.set('limit', String(query.limit));
       if (query.status !== undefined) target.searchParams.set('status', query.status);
     }
-    const res = await this.transport.send({ method: 'GET', url: target });
+    const res = await this.transport.send({ method: 'GET', url: target, scope: this.scope });
     return validate(res, 200, PetsSchema, 'Pets', this.hints);
   }
 
@@ -99,6 +102,7 @@ export class PetstoreClient {
       url: joinUrl(this.baseUrl, 'pets'),
       body: stringifyJson(pet),
       timeoutMs: opts.timeoutMs,
+      scope: this.scope,
     });
     return validate(res, 201, PetSchema, 'Pet', this.hints);
   }
@@ -112,14 +116,14 @@ export class PetstoreClient {
   }
 
   /**
-   * A raw request (`petstore api`): any method, to a URL from `urlOf` or a same-origin
-   * `Link`, with the run's key, deadline, retry policy and redirect rules; the answer is
+   * A raw request (`petstore api`): any method, to a URL from `urlOf` or a `Link` within
+   * the base URL, with the run's key, deadline, retry policy and redirect rules; the answer is
    * returned as it is, whatever its status. Check its status with `answerError`.
    * @throws NetworkError, TimeoutError, TlsError, InterruptedError, InvalidResponseError
-   * (a body over the cap, a refused redirect).
+   * (a body over the cap, a refused redirect: to another origin or outside the base path).
    */
   async raw(req: HttpRequest): Promise<RawResponse> {
-    return this.transport.sendRaw(req);
+    return this.transport.sendRaw({ ...req, scope: this.scope });
   }
 
   /**
@@ -138,7 +142,11 @@ export class PetstoreClient {
    * @throws ApiError (401 → exit 4, 404 → exit 5), InvalidResponseError, NetworkError, TimeoutError.
    */
   async getPet(petId: bigint): Promise<ApiResult<Pet>> {
-    const res = await this.transport.send({ method: 'GET', url: joinUrl(this.baseUrl, `pets/${petId}`) });
+    const res = await this.transport.send({
+      method: 'GET',
+      url: joinUrl(this.baseUrl, `pets/${petId}`),
+      scope: this.scope,
+    });
     return validate(res, 200, PetSchema, 'Pet', { ...this.hints, notFoundPath: this.hints.notFoundPet });
   }
 }

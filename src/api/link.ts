@@ -1,10 +1,12 @@
 /**
- * `Link` header handling for `pets list --all` (RFC 8288). The server decides the page
- * URLs; petstore never builds them, it only follows `rel="next"`.
+ * `Link` header handling for `pets list --all`, `pets get --via-list` and `api --paginate`
+ * (RFC 8288). The server decides the page URLs; petstore never builds them, it only follows
+ * `rel="next"`, within the base URL.
  */
 import LinkHeader from 'http-link-header';
 import type { IncomingHttpHeaders } from 'node:http';
 import { InvalidResponseError } from '../errors.js';
+import { basePathOf, isWithinBase } from './paths.js';
 
 /**
  * Finds the `rel="next"` target of a response's `Link` header(s), resolved against the
@@ -38,20 +40,29 @@ export function findNextLink(headers: IncomingHttpHeaders, requestUrl: URL): URL
 }
 
 /**
- * Checks that a next-page URL is on the base URL's origin (scheme, host, port): the bearer
- * key is sent with every page, so it must not leave its origin (cli-contract.md "Network
- * behaviour", the same rule as for redirects).
- * @throws InvalidResponseError (exit 1) naming the foreign origin.
+ * Checks that a next-page URL lies within the base URL (`isWithinBase`): on its origin
+ * (scheme, host, port) and at its path or below. The bearer key is sent with every page, so
+ * it must not leave its origin nor reach a path outside the API (cli-contract.md "Network
+ * behaviour", the same rule as for redirects and for `api`'s PATH).
+ * @throws InvalidResponseError (exit 1) naming the foreign origin, or the path outside.
  */
-export function assertSameOrigin(next: URL, baseUrl: string): void {
+export function assertWithinBase(next: URL, baseUrl: string): void {
+  if (isWithinBase(next, baseUrl)) return;
   const origin = new URL(baseUrl).origin;
+  const hint = 'The pets printed so far are incomplete. Report the Link header to the API operator.';
   if (next.origin !== origin) {
     throw new InvalidResponseError(
       `server's Link rel="next" points to another origin, ${next.origin}; not followed, so the API key stays with ${origin}`,
       200,
-      'The pets printed so far are incomplete. Report the Link header to the API operator.',
+      hint,
     );
   }
+  const basePath = basePathOf(baseUrl);
+  throw new InvalidResponseError(
+    `server's Link rel="next" points to ${next.pathname}, outside the base URL's path ${basePath === '' ? '/' : basePath}; not followed, so the API key stays within the API`,
+    200,
+    hint,
+  );
 }
 
 /**
@@ -61,20 +72,20 @@ export function assertSameOrigin(next: URL, baseUrl: string): void {
 export class PageTrail {
   private readonly seen = new Set<string>();
 
-  /** @param baseUrl the base URL whose origin every page must keep (`assertSameOrigin`). */
+  /** @param baseUrl the base URL every page must lie within (`assertWithinBase`). */
   constructor(private readonly baseUrl: string) {}
 
   /**
    * The page to fetch after page `page`, which `url` answered (after redirects): its
    * `Link: rel="next"` target, or undefined on the last page.
    * @throws InvalidResponseError (exit 1) for an unparsable Link, a target on another
-   * origin, or one already fetched (a loop).
+   * origin or outside the base path, or one already fetched (a loop).
    */
   next(headers: IncomingHttpHeaders, url: URL, page: number): URL | undefined {
     this.seen.add(pageKey(url));
     const next = findNextLink(headers, url);
     if (next === undefined) return undefined;
-    assertSameOrigin(next, this.baseUrl);
+    assertWithinBase(next, this.baseUrl);
     if (this.seen.has(pageKey(next))) {
       throw new InvalidResponseError(
         `server's Link rel="next" on page ${page} points back to a page already fetched (${next.pathname}${next.search}); not followed, so the walk ends here`,

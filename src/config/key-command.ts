@@ -11,9 +11,12 @@
  *   started (a wrapper script whose child hangs does not hang petstore).
  * - Its environment is petstore's without petstore's secrets (`EnvVars.forChild`).
  * - Its stdout, trimmed, is the key and is never shown; its stderr is handed to the caller
- *   line by line (to be escaped and shown), so the user sees why it failed.
+ *   line by line (to be escaped and shown), so the user sees why it failed: its first
+ *   MAX_RELAYED_STDERR_BYTES, the rest read and dropped, and counted for the caller to say.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { CliError, ExitCode, InterruptedError, UsageError } from '../errors.js';
 import { splitCommandLine } from './command-line.js';
 import { isSendableKey } from '../mask.js';
@@ -22,6 +25,13 @@ import { isSendableKey } from '../mask.js';
 export const KEY_COMMAND_TIMEOUT_MS = 10_000;
 /** The most stdout accepted, in bytes: a key is tens of bytes. */
 const MAX_KEY_OUTPUT_BYTES = 64 * 1024;
+/**
+ * The most of its stderr relayed, in bytes: hundreds of lines, far more than a password
+ * manager's complaint, and little enough that a command writing megabytes (a debug mode
+ * left on) neither floods the terminal nor holds petstore's memory. What comes after is
+ * read (so the command is never blocked on a full pipe) and dropped.
+ */
+export const MAX_RELAYED_STDERR_BYTES = 64 * 1024;
 
 /** One command to run. */
 export interface KeyCommand {
@@ -37,8 +47,13 @@ export interface KeyCommandRun {
   env: NodeJS.ProcessEnv;
   /** The run's signal: Ctrl-C ends the command and its processes. */
   signal: AbortSignal;
-  /** Receives each line of the command's stderr, as it comes (unescaped: escape it to show it). */
+  /**
+   * Receives each line of the command's stderr, as it comes (unescaped: escape it to show
+   * it), up to MAX_RELAYED_STDERR_BYTES in all; a line cut there comes whole as far as it goes.
+   */
   onStderrLine: (line: string) => void;
+  /** Told once the command is done (or ended) how many bytes of its stderr were dropped, when some were. */
+  onStderrDropped?: (droppedBytes: number) => void;
   /** The timeout in ms (default KEY_COMMAND_TIMEOUT_MS). */
   timeoutMs?: number;
 }
@@ -69,18 +84,37 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
-/** Splits a stream of text into lines, handing each complete one to `emit`; `end` flushes the rest. */
-function lineSplitter(emit: (line: string) => void): { push: (text: string) => void; end: () => void } {
+/**
+ * Relays the first `capBytes` bytes of a byte stream (UTF-8 text) as lines, handing each
+ * complete one to `emit`; the bytes past the cap are only counted, so memory stays within
+ * the cap whatever the stream's size, a single endless line included. `end` flushes the
+ * line under way and returns how many bytes were dropped.
+ */
+function stderrRelay(
+  emit: (line: string) => void,
+  capBytes: number,
+): { push: (bytes: Buffer) => void; end: () => number } {
+  const decoder = new StringDecoder('utf8');
   let pending = '';
+  let budget = capBytes;
+  let dropped = 0;
+  const split = (text: string): void => {
+    const lines = (pending + text).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) emit(line.replace(/\r$/, ''));
+  };
   return {
-    push: (text) => {
-      const lines = (pending + text).split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) emit(line.replace(/\r$/, ''));
+    push: (bytes) => {
+      const taken = bytes.length <= budget ? bytes : bytes.subarray(0, budget);
+      budget -= taken.length;
+      dropped += bytes.length - taken.length;
+      if (taken.length > 0) split(decoder.write(taken));
     },
     end: () => {
+      split(decoder.end());
       if (pending !== '') emit(pending);
       pending = '';
+      return dropped;
     },
   };
 }
@@ -122,6 +156,26 @@ export async function runKeyCommand(cmd: KeyCommand, run: KeyCommandRun): Promis
   return key;
 }
 
+/**
+ * Relays `stream` (the command's stderr) to `run.onStderrLine` within the cap. Returns the
+ * function that ends the relay (idempotent): the line under way is flushed and the bytes
+ * dropped, if any, are told to `run.onStderrDropped`.
+ */
+function relayStderr(stream: Readable, run: KeyCommandRun): () => void {
+  const relay = stderrRelay(run.onStderrLine, MAX_RELAYED_STDERR_BYTES);
+  // Bytes, not text: what is past the cap is counted without being decoded or kept.
+  stream.on('data', (bytes: Buffer) => {
+    relay.push(bytes);
+  });
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    const dropped = relay.end();
+    if (dropped > 0) run.onStderrDropped?.(dropped);
+  };
+}
+
 interface Finished {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -144,7 +198,7 @@ function collect(cmd: KeyCommand, run: KeyCommandRun, program: string, args: str
     });
     const chunks: Buffer[] = [];
     let size = 0;
-    const stderr = lineSplitter(run.onStderrLine);
+    const endStderr = relayStderr(child.stderr, run);
     const stop = (error: Error | undefined, finished?: Finished): void => {
       clearTimeout(timer);
       run.signal.removeEventListener('abort', onAbort);
@@ -153,10 +207,10 @@ function collect(cmd: KeyCommand, run: KeyCommandRun, program: string, args: str
         // A process outside the group may still hold the pipes: stop reading them.
         child.stdout.destroy();
         child.stderr.destroy();
-        stderr.end();
+        endStderr();
         reject(error);
       } else if (finished !== undefined) {
-        stderr.end();
+        endStderr();
         resolve(finished);
       }
     };
@@ -186,9 +240,6 @@ function collect(cmd: KeyCommand, run: KeyCommandRun, program: string, args: str
         return;
       }
       chunks.push(chunk);
-    });
-    child.stderr.setEncoding('utf8').on('data', (text: string) => {
-      stderr.push(text);
     });
     child.on('error', (err: NodeJS.ErrnoException) => {
       const why =

@@ -20,7 +20,7 @@ import { Deadline } from './deadline.js';
 import { describeFailure, findErrorCode } from './failures.js';
 import { lookupWithLoopback } from './lookup.js';
 import { ProxyRouter, type ProxySettings } from './proxy.js';
-import { isRedirect, redirectTarget } from './redirect.js';
+import { isRedirect, redirectTarget, type RedirectScope } from './redirect.js';
 import { REFUSAL_STATUS, RETRY_ERROR_CODES, RetryPolicy, type AttemptFailure, type RetryDecision } from './retry.js';
 import { Agent, loadProxyClasses, request, type Dispatcher, type ProxyClasses } from './undici.js';
 import { WireLog } from './verbose.js';
@@ -28,6 +28,7 @@ import { WireLog } from './verbose.js';
 export { MAX_BODY_BYTES } from './body.js';
 export { headerValue } from './headers.js';
 export type { ProxySettings, ProxyVariable } from './proxy.js';
+export type { RedirectScope } from './redirect.js';
 
 /** Options of one transport (one CLI run). */
 export interface TransportOptions {
@@ -92,6 +93,8 @@ export interface HttpRequest {
    * transport's (a record sent again after a 429 has what is left of its own).
    */
   timeoutMs?: number | undefined;
+  /** The API's base path, which its redirects may not leave (the API client sets it on every request). */
+  scope?: RedirectScope | undefined;
 }
 
 /** A response whose body was read whole (within `MAX_BODY_BYTES`) and decoded, not interpreted. */
@@ -168,6 +171,15 @@ export class HttpTransport {
   }
 
   /**
+   * The whole command's deadline, aborted when `timeoutMs` from the transport's opening has
+   * passed (not on an interruption), for work of the command's own that shares the clock
+   * (`--jq`); undefined when the deadline bounds each request instead (`deadlinePer`).
+   */
+  get commandDeadline(): AbortSignal | undefined {
+    return this.opts.deadlinePer === 'request' ? undefined : this.deadline.timeoutSignal;
+  }
+
+  /**
    * Sends one request and reads its JSON body: `sendRaw`, then the API's JSON rules.
    * @throws what `sendRaw` throws; InvalidResponseError (exit 1, or 6/4/5 for 400/401/404)
    * for a body that is not JSON in UTF-8.
@@ -225,7 +237,7 @@ export class HttpTransport {
         return { status: res.statusCode, headers: res.headers, url, body: await this.readAll(res, url, deadline) };
       }
       await res.body.dump().catch(() => undefined);
-      const target = redirectTarget(res.statusCode, res.headers, url, req.method, hop);
+      const target = redirectTarget(res.statusCode, res.headers, url, req.method, hop, req.scope);
       this.log?.note(`following ${res.statusCode} redirect to ${target.pathname}${target.search}`);
       url = target;
     }

@@ -5,6 +5,11 @@
  * exact JSON text, so int64 values it passes through come out exactly as they went in;
  * numbers it computes are doubles (`.id + 0` rounds beyond 2^53), as in jq itself.
  *
+ * It runs under `--timeout` too (cli-contract.md "Network behaviour"): a filter still
+ * running when the command's deadline passes (a bulk create: when one run has taken
+ * `--timeout`) is stopped by terminating its worker, exit 1, code `jq_timeout`. jq gives its
+ * output only when it ends, so a stopped run prints nothing.
+ *
  * Output follows gh's rule: one value per line, strings raw, anything else as compact JSON.
  * This module is loaded only when `--jq` is given; the worker and the WebAssembly only then.
  */
@@ -50,11 +55,15 @@ export class JqFilter {
   private readonly pending = new Map<number, { resolve: (a: WorkerAnswer) => void; reject: (e: Error) => void }>();
   private nextId = 0;
   private ended: Error | undefined;
+  /** Aborted when the command's deadline passes (`boundBy`); until then each run has `timeoutMs` of its own. */
+  private deadline: AbortSignal | undefined;
 
   private constructor(
     private readonly worker: Worker,
     /** The expression as given to `--jq`. */
     readonly expression: string,
+    /** `--timeout` in ms: how long a run may take, unless the command's deadline bounds it. */
+    private readonly timeoutMs: number,
   ) {
     worker.on('message', (a: WorkerAnswer) => {
       if (a.id === undefined) return;
@@ -69,10 +78,13 @@ export class JqFilter {
   /**
    * Starts jq and compiles `expression`, as a whole and once per record, against no input
    * (so nothing runs). Call before anything is sent: a bad expression must cost nothing.
+   * Compiling is not bounded by `timeoutMs` (jq compiles in milliseconds, and a tiny
+   * `--timeout` is the requests' to report); each later run is, until `boundBy`.
+   * @param timeoutMs `--timeout` in ms (cli-contract.md "Network behaviour").
    * @throws UsageError (exit 2) with jq's message for an expression that does not compile;
    * InterruptedError when `signal` aborts first.
    */
-  static async open(expression: string, signal: AbortSignal): Promise<JqFilter> {
+  static async open(expression: string, signal: AbortSignal, timeoutMs: number): Promise<JqFilter> {
     const wasm = await readJqWasm();
     const { script, options } = jqWorkerScript();
     // An empty environment: the worker needs none, and none of petstore's secrets belong in it.
@@ -80,7 +92,7 @@ export class JqFilter {
     // The WebAssembly's own complaints (`Aborted()`) are reported through the answers instead.
     worker.stdout.resume();
     worker.stderr.resume();
-    const filter = new JqFilter(worker, expression);
+    const filter = new JqFilter(worker, expression, timeoutMs);
     const onAbort = (): void => filter.end(InterruptedError.from(signal));
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
@@ -101,23 +113,53 @@ export class JqFilter {
   }
 
   /**
+   * Bounds every later run by the command's one deadline (`--timeout` for the whole
+   * command, requests included: the transport's clock) instead of `--timeout` per run.
+   * `deadline` aborts when it passes; one already aborted fails the next run at once.
+   */
+  boundBy(deadline: AbortSignal): void {
+    this.deadline = deadline;
+  }
+
+  /**
    * Runs the filter on `json` (one JSON text: a record, or the array of a list).
    * @throws InterruptedError when the run is aborted; CliError `jq` (exit 1) when jq
-   * itself stopped (out of memory).
+   * itself stopped (out of memory); CliError `jq_timeout` (exit 1) when the deadline passed
+   * first (the worker is then ended, and every later run fails the same way).
    */
   async apply(json: string): Promise<JqOutcome> {
-    return outcome(await this.call(json, this.expression));
+    return this.run(json, this.expression);
   }
 
   /** Runs the filter once per element of `jsonArray` (the text of an array of records); throws as `apply`. */
   async applyEach(jsonArray: string): Promise<JqOutcome> {
-    return outcome(await this.call(jsonArray, perElement(this.expression)));
+    return this.run(jsonArray, perElement(this.expression));
   }
 
   /** Ends the worker; idempotent. */
   async close(): Promise<void> {
     this.end(new Error('jq was closed'));
     await this.worker.terminate();
+  }
+
+  /**
+   * One run within its deadline: the command's (`boundBy`), or `timeoutMs` from now. When
+   * it passes, the worker is terminated: a jq filter cannot be interrupted otherwise.
+   */
+  private async run(input: string, program: string): Promise<JqOutcome> {
+    const { deadline } = this;
+    const stop = (): void => {
+      this.end(jqTimeoutError(this.timeoutMs, deadline === undefined ? 'run' : 'command'));
+    };
+    if (deadline?.aborted === true) stop();
+    const timer = deadline === undefined ? setTimeout(stop, this.timeoutMs) : undefined;
+    deadline?.addEventListener('abort', stop, { once: true });
+    try {
+      return outcome(await this.call(input, program));
+    } finally {
+      clearTimeout(timer);
+      deadline?.removeEventListener('abort', stop);
+    }
   }
 
   private ready(): Promise<void> {
@@ -151,14 +193,19 @@ export class JqFilter {
     return answer;
   }
 
-  /** Fails every pending and later call with `err` (an abort, the worker's end), and stops the worker. */
+  /**
+   * Fails every pending and later call with `err` (an abort, a deadline, the worker's end),
+   * and stops the worker.
+   */
   private end(err: Error): void {
     if (this.ended !== undefined) return;
     this.ended = err;
     for (const call of this.pending.values()) call.reject(err);
     this.pending.clear();
-    // Terminating is what makes a signal end a filter that would run for minutes.
-    if (err instanceof InterruptedError) void this.worker.terminate();
+    // Terminating is what makes a signal or a deadline end a filter that would run for minutes.
+    if (err instanceof InterruptedError || (err instanceof CliError && err.code === 'jq_timeout')) {
+      void this.worker.terminate();
+    }
   }
 }
 
@@ -195,6 +242,20 @@ function outcome(a: WorkerAnswer): JqOutcome {
   }
   const messages = stderr === '' ? [] : stderr.replace(/\n$/, '').split('\n');
   return { values, messages, error };
+}
+
+/**
+ * The error of a filter stopped by `--timeout` (exit 1, code `jq_timeout`; not 3, which says
+ * the server could not be reached): `command` when the command's one deadline passed while
+ * it ran, `run` when one run (a bulk create's, per record) took longer than `timeoutMs`.
+ */
+export function jqTimeoutError(timeoutMs: number, bound: 'command' | 'run'): CliError {
+  const within = `the --timeout of ${timeoutMs / 1000} s${bound === 'command' ? ' (the whole command, requests included)' : ' for one run'}`;
+  return new CliError(`--jq: the filter did not finish within ${within}; it was stopped`, {
+    exitCode: ExitCode.failure,
+    code: 'jq_timeout',
+    hint: 'Allow more time with --timeout SECONDS, or give the filter less to do.',
+  });
 }
 
 /**

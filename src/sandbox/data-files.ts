@@ -44,6 +44,7 @@ import { SEED_NEXT_ID, SEED_PETS } from './seed.js';
 
 /** The data as the server sees it. */
 export interface SandboxData {
+  /** The id the next create takes (never one of `pets`' ids). */
   nextId: bigint;
   pets: readonly Pet[];
 }
@@ -87,9 +88,37 @@ interface State {
   /** The snapshot's own pets are `pets[0..baseCount)`; the journal's follow. */
   baseCount: number;
   baseNextId: bigint;
+  /**
+   * The ids of the snapshot's own pets at or above `baseNextId`, which no create may take
+   * (`freeId`): the seed's Atlas (9007199254740993, far above the seed's next id), or pets a
+   * hand-edited `sandbox.json` holds beyond its `nextId`.
+   */
+  heldAhead: ReadonlySet<bigint>;
   pets: Pet[];
   nextId: bigint;
   journal: JournalState | undefined;
+}
+
+/** The ids of `pets` at or above `nextId` (State.heldAhead). */
+function idsAhead(pets: readonly Pet[], nextId: bigint): Set<bigint> {
+  const ahead = new Set<bigint>();
+  for (const p of pets) {
+    const id = BigInt(p.id);
+    if (id >= nextId) ahead.add(id);
+  }
+  return ahead;
+}
+
+/**
+ * The id the next create takes: `state.nextId`, or the first id above it the store does not
+ * hold. A pet's id identifies it (spec §2), so whatever `nextId` a file says, no two pets
+ * share one; the journal's own pets are below `nextId` already. May return INT64_MAX + 1:
+ * the ids have run out.
+ */
+function freeId(state: State): bigint {
+  let next = state.nextId;
+  while (state.heldAhead.has(next)) next += 1n;
+  return next;
 }
 
 /** Writes a whole file atomically (write-file-atomic's `sync`: temp file, fsync, rename). */
@@ -201,7 +230,7 @@ export class DataFiles {
    */
   refresh(): SandboxData | undefined {
     const state = this.refreshState();
-    return state === undefined ? undefined : { nextId: state.nextId, pets: state.pets };
+    return state === undefined ? undefined : { nextId: freeId(state), pets: state.pets };
   }
 
   /** Makes the config directory (0700) if it is missing. @throws ConfigError */
@@ -264,7 +293,7 @@ export class DataFiles {
   /** Under the lock: the current data, seeded when there is none. @throws ConfigError */
   current(): SandboxData {
     const state = this.refreshState() ?? this.writeAll(seedData(), 'seed');
-    return { nextId: state.nextId, pets: state.pets };
+    return { nextId: freeId(state), pets: state.pets };
   }
 
   /**
@@ -286,6 +315,7 @@ export class DataFiles {
     const journal = this.prepareJournal(state);
     let next = state.nextId;
     const created = pets.map((p): Pet => {
+      while (state.heldAhead.has(next)) next += 1n;
       if (next > INT64_MAX)
         throw new ConfigError(`the sandbox ran out of ids (the last is ${String(INT64_MAX)})`, RESET_HINT);
       const pet: Pet = { id: toJsonInt(next), name: p.name, categoryId: p.categoryId, status: p.status ?? 'available' };
@@ -317,7 +347,7 @@ export class DataFiles {
    */
   replace(data: SandboxData): SandboxData {
     const state = this.writeAll(data, 'replace');
-    return { nextId: state.nextId, pets: state.pets };
+    return { nextId: freeId(state), pets: state.pets };
   }
 
   private appendBytes(bytes: Buffer, offset: number): void {
@@ -412,6 +442,7 @@ export class DataFiles {
       generation,
       baseCount: pets.length,
       baseNextId: data.nextId,
+      heldAhead: idsAhead(pets, data.nextId),
       pets,
       nextId: data.nextId,
       journal: undefined,
@@ -485,6 +516,7 @@ export class DataFiles {
         generation: snapshot.generation,
         baseCount: snapshot.pets.length,
         baseNextId: snapshot.nextId,
+        heldAhead: idsAhead(snapshot.pets, snapshot.nextId),
         pets: snapshot.pets,
         nextId: snapshot.nextId,
         journal: undefined,

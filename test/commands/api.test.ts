@@ -71,6 +71,12 @@ describe.concurrent('refusals: exit 2, a message naming the problem, nothing sen
     ['a Host header', ['pets', '-H', 'Host: evil.example'], /-H "Host" is refused/],
     ['a header without a colon', ['pets', '-H', 'X-Trace'], /a header is 'Name: value'/],
     ['a header value with a line break', ['pets', '-H', 'X-A: b\r\nX-B: c'], /line break/],
+    [
+      'a header value beyond Latin-1',
+      ['pets', '-H', 'X-Note: 日本'],
+      /invalid -H "X-Note": its value holds "日" \(U\+65E5\); a header value is Latin-1/,
+    ],
+    ['a header value with an emoji', ['pets', '-H', 'X-Note: ok 🐈'], /"🐈" \(U\+1F408\)/],
     ['-F without =', ['pets', '-F', 'name'], /invalid -F "name": a field is key=value/],
     ['-f with an empty key', ['pets', '-f', '=Rex'], /the key before = is empty/],
     ['a nested field', ['pets', '-f', 'tags[]=a'], /nested fields/],
@@ -197,6 +203,14 @@ describe.concurrent('method and fields', () => {
     expect(q).toMatchObject({ method: 'PUT', url: '/v1/pets/3', body: 'plain body' });
     expect(q.headers).toMatchObject({ 'content-type': 'text/plain', 'x-trace': 't-1', accept: '*/*' });
     expect(q.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it('-H with a Latin-1 value (up to U+00FF) sends it, one byte per character', async () => {
+    const server = await start(answer({ status: 200, body: {} }));
+    const r = await api(server, ['pets', '-H', 'X-Note: café ÿ']);
+    expect(r.code, r.stderr).toBe(0);
+    // node:http reads header bytes as Latin-1: the same characters arrived.
+    expect(server.requests[0]!.headers['x-note']).toBe('café ÿ');
   });
 });
 

@@ -366,12 +366,12 @@ describe.concurrent('POST is sent once when the server may have received it (a 4
 describe.concurrent('redirects', () => {
   it('follows a same-origin redirect of a GET with the key', async () => {
     const server = await start((req, res) =>
-      req.url.startsWith('/v1/pets') ? redirect('/v2/pets')(req, res) : { status: 200, body: pets(1) },
+      req.url === '/v1/pets' ? redirect('/v1/animals')(req, res) : { status: 200, body: pets(1) },
     );
     const r = await run(list(), server.baseUrl);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(server.requests.map((q) => q.url)).toEqual(['/v1/pets', '/v2/pets']);
+    expect(server.requests.map((q) => q.url)).toEqual(['/v1/pets', '/v1/animals']);
     expectKeySent(server, 2);
   });
 
@@ -401,6 +401,79 @@ describe.concurrent('redirects', () => {
     expect(r.code).toBe(1);
     expect(jsonError(r.stderr).message).toContain('too many redirects');
     expectKeySent(server, 6);
+  });
+});
+
+describe.concurrent('redirects and next links outside the base path: not followed, exit 1 naming the target', () => {
+  // The base URL is `${origin}/v1`: a target on its origin but not under /v1 is refused as a
+  // target on another origin is, so the key never reaches it (cli-contract.md "Network
+  // behaviour"); dot segments count after they are resolved.
+  const targets: [string, string][] = [
+    ['/admin', '/admin'],
+    ['/v1x/pets', '/v1x/pets'],
+    ['/v1/../admin', '/admin'],
+    ['/v1/%2e%2E/admin', '/admin'],
+    ['../admin', '/admin'],
+    ['/', '/'],
+  ];
+  const commands: { name: string; args: string[] }[] = [
+    { name: 'pets list', args: ['pets', 'list'] },
+    { name: 'pets list --all', args: ['pets', 'list', '--all'] },
+    { name: 'pets get', args: ['pets', 'get', '1'] },
+    { name: 'pets get --via-list', args: ['pets', 'get', '1', '--via-list'] },
+    { name: 'api', args: ['api', 'pets'] },
+    { name: 'api --paginate', args: ['api', 'pets', '--paginate'] },
+  ];
+  const paging = commands.filter(({ name }) => /--all|--via-list|--paginate/.test(name));
+  type Case = { name: string; args: string[]; to: string; named: string };
+  // Every command meets /admin; one command meets every form of target.
+  const cases = (these: typeof commands, one: (typeof commands)[number]): Case[] => [
+    ...these.map((c) => ({ ...c, to: '/admin', named: '/admin' })),
+    ...targets.slice(1).map(([to, named]) => ({ ...one, to, named })),
+  ];
+
+  /** Asserts the run refused `named` and that nothing outside /v1 was asked for, the key sent only there. */
+  function expectRefused(
+    r: { code: number | null; stderr: string },
+    server: TestServer,
+    named: string,
+    what: RegExp,
+  ): void {
+    expect(r.code, r.stderr).toBe(1);
+    expect(unwrapped(r.stderr)).toMatch(what);
+    expect(unwrapped(r.stderr)).toContain(`${named}, outside the base URL's path /v1; not followed`);
+    expect(server.requests.length).toBeGreaterThan(0);
+    for (const q of server.requests) {
+      expect(q.url).toMatch(/^\/v1\//);
+      expect(q.headers.authorization).toBe(`Bearer ${KEY}`);
+    }
+  }
+
+  it.each(cases(commands, commands[0]!))('$name, redirected (302) to $to', async ({ args, to, named }) => {
+    // Anything outside /v1 would answer as the API does: following there would succeed.
+    const server = await start((req, res) =>
+      req.url.startsWith('/v1/') ? redirect(to)(req, res) : { status: 200, body: pets(1) },
+    );
+    const r = await run(args, server.baseUrl);
+    expectRefused(r, server, named, /server redirected \(302\) to /);
+    expect(server.requests).toHaveLength(1);
+    const j = await run([...args, '--json'], server.baseUrl);
+    expect(j.code).toBe(1);
+    expect(JSON.parse(j.stderr.trim().split('\n').at(-1)!)).toMatchObject({ code: 'invalid_response', status: 302 });
+  });
+
+  it.each(cases(paging, paging[0]!))('$name, with Link rel="next" to $to', async ({ name, args, to, named }) => {
+    // A page without pet 1 (so `get --via-list` looks on), linking outside.
+    const server = await start(() => ({
+      status: 200,
+      headers: { link: `<${to}?page=2>; rel="next"` },
+      body: [{ id: 2, name: 'Two', categoryId: 1, status: 'available' }],
+    }));
+    const r = await run(args, server.baseUrl);
+    expectRefused(r, server, named, /server's Link rel="next" points to /);
+    expect(server.requests).toHaveLength(1);
+    // What was fetched before the refusal is printed; the exit code says it is incomplete.
+    if (name !== 'pets get --via-list') expect(r.stdout).toContain('Two');
   });
 });
 

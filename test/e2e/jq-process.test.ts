@@ -63,6 +63,20 @@ describe.concurrent('a signal during a long --jq', { timeout: 4 * HANG_MS }, () 
   });
 });
 
+describe('--jq under --timeout, in a process of its own', { timeout: 4 * HANG_MS }, () => {
+  it('a filter that would run for hours ends the process with exit 1 (jq_timeout) once --timeout has passed', async () => {
+    const r = await runCli(['--env', 'sandbox', 'pets', 'list', '--jq', 'last(range(1e12))', '--timeout', '1'], {
+      env: { PETSTORE_CONFIG_DIR: tempDir() },
+      timeoutMs: 3 * HANG_MS,
+    });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({ code: 'jq_timeout', status: 0 });
+    // Its one deadline was waited for: not stopped before --timeout.
+    expect(r.ms).toBeGreaterThanOrEqual(1000);
+  });
+});
+
 describe('the built CLI', () => {
   it('runs --jq from dist/ (worker and WebAssembly beside the bundle), ids exact', async () => {
     const dir = tempDir();

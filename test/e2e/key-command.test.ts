@@ -6,11 +6,12 @@
  * naming it, never showing its stdout, and leaves no process behind; PETSTORE_API_KEY
  * still wins. In-process (`runMain`) except where a whole process is the point.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { registerSecret, runCli, unwrapped } from '../helpers/run-cli.js';
+import { baseEnv, CLI, registerSecret, runCli, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { tempDir } from '../helpers/temp-config.js';
 import { errorReply, fileTestServer, startTestServer } from '../helpers/test-server.js';
@@ -299,6 +300,81 @@ describe('apiKeyCommand that gives no key: exit 4 naming the command, its stdout
     expect(server.requests).toEqual([]);
   }, 180_000);
 });
+
+describe('apiKeyCommand that writes a lot on stderr', () => {
+  const MB20 = 20 * 1024 * 1024;
+  const CAP = 64 * 1024;
+  // Lines (`yes`), or one line without an end (`tr` of /dev/zero): either way 20 MB.
+  const noisy: [string, string][] = [
+    ['20 MB of lines', `yes 'noise from the key helper' | head -c ${MB20} >&2`],
+    ['20 MB in one line', `head -c ${MB20} /dev/zero | tr '\\000' x >&2`],
+  ];
+
+  it.each(noisy)(
+    '%s: its first 64 KiB are shown, a warning says how many bytes were dropped, the run succeeds',
+    async (_name, noise) => {
+      const { env } = await withCommand(q(script('noisy', `${noise}\nprintf '%s\\n' '${COMMAND_KEY}'`)));
+      const r = await runMain(['pets', 'list'], { env });
+      expect(r.code, r.stderr.slice(-500)).toBe(0);
+      expect(server.requests.map((x) => x.headers.authorization)).toEqual([`Bearer ${COMMAND_KEY}`]);
+      const at = r.stderr.lastIndexOf('warning: ');
+      const relayed = r.stderr.slice(0, at);
+      const warning = r.stderr.slice(at);
+      // What was relayed is the cap's worth of the command's bytes (each line with its newline).
+      expect(Buffer.byteLength(relayed)).toBeLessThanOrEqual(CAP + 1);
+      expect(Buffer.byteLength(relayed)).toBeGreaterThanOrEqual(CAP - 64);
+      expect(unwrapped(warning).trimEnd()).toBe(
+        `warning: production.apiKeyCommand wrote more on stderr than the 64 KiB shown; the other ${(MB20 - CAP).toLocaleString('en-US')} bytes were dropped`,
+      );
+    },
+  );
+
+  it('a whole process relaying it keeps its memory: the heap it retains grows by less than 8 MiB', async () => {
+    const quiet = await withCommand(q(script('quiet', `printf '%s\\n' '${COMMAND_KEY}'`)));
+    const loud = await withCommand(q(script('loud', `${noisy[1]![1]}\nprintf '%s\\n' '${COMMAND_KEY}'`)));
+    // Separate processes measure separate heaps, so the two runs may overlap.
+    const [base, big] = await Promise.all([
+      peakRetainedHeap(['pets', 'list'], quiet.env),
+      peakRetainedHeap(['pets', 'list'], loud.env),
+    ]);
+    expect(base.code, base.stderr.slice(-500)).toBe(0);
+    expect(big.code, big.stderr.slice(-500)).toBe(0);
+    // Holding the 20 MB line (as before) would retain at least 20 MiB more.
+    expect(big.heap - base.heap).toBeLessThan(8 * 1024 * 1024);
+    expect(big.stderrBytes).toBeLessThan(CAP + 1024);
+  }, 180_000);
+});
+
+const HEAP_PROBE = fileURLToPath(new URL('../helpers/heap-probe.cjs', import.meta.url));
+
+/**
+ * Runs the built CLI with the heap probe preloaded (heap-probe.cjs): its exit code, the
+ * peak heap it retained (bytes, after forced GCs: what the program holds, whatever the
+ * machine's load), and its stderr without the probe's line.
+ */
+function peakRetainedHeap(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; heap: number; stderr: string; stderrBytes: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...baseEnv(), ...env, NODE_OPTIONS: `--expose-gc --require ${HEAP_PROBE}` },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const m = /\n?PEAK_RETAINED_HEAP=(\d+)\n/.exec(err);
+      if (m === null) {
+        reject(new Error(`no heap figure in: ${err.slice(-500)}`));
+        return;
+      }
+      const stderr = err.replace(m[0], '');
+      resolve({ code, heap: Number(m[1]), stderr, stderrBytes: Buffer.byteLength(stderr) });
+    });
+  });
+}
 
 describe('auth token', () => {
   it('prints a stored key on stdout, and only there', async () => {

@@ -5,7 +5,7 @@
  * formula guard), `--sort` (exact beyond 2^53, names by locale), `--jq` errors and the
  * `--all` cap. In-process (runMain); what needs a process is in jq-process.test.ts.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JQ_MAX_INPUT_BYTES, JQ_MAX_INPUT_PETS } from '../../src/render/output.js';
 import { startPagingServer, type PagingOptions, type PagingServer } from '../helpers/paging-server.js';
 import { unwrapped } from '../helpers/run-cli.js';
@@ -384,6 +384,48 @@ describe.concurrent('--jq output and errors', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('9007199254740996\n');
     expect(JSON.parse(r.stderr)).toEqual({ level: 'debug', message: '["DEBUG:",9007199254740994]' });
+  });
+});
+
+// A filter that would run for hours is stopped when --timeout runs out (cli-contract.md
+// "Network behaviour"), whatever the command: exit 1, code jq_timeout (not 3: the server
+// answered). The test's own limit only catches a run that never ends. The request must be
+// answered within the second: so the runs go one at a time (a filter spinning in one run
+// would take the CPU another run's request needs), each command run once beforehand with a
+// quick filter, so that loading its modules (Vite's transform, seconds on a busy machine)
+// is not what the second is spent on.
+describe('--jq under --timeout', { timeout: 120_000 }, () => {
+  const forever = 'last(range(1e12))';
+  const cases: [string, string[], string][] = [
+    ['pets list', ['pets', 'list'], forever],
+    ['pets list -o ndjson (per record)', ['pets', 'list', '-o', 'ndjson'], `select(.id == 1) | ${forever}`],
+    ['pets list --all', ['pets', 'list', '--all'], forever],
+    ['pets get', ['pets', 'get', '1'], forever],
+    ['pets create', ['pets', 'create', '--name', 'X', '--category-id', '1'], forever],
+    ['api', ['api', 'pets'], forever],
+    ['api --paginate', ['api', 'pets', '--paginate'], forever],
+  ];
+
+  beforeAll(async () => {
+    const server = await shopServer();
+    for (const [, args] of cases) {
+      const r = await runMain([...args, '--jq', 'empty'], { env: env(server) });
+      expect(r.code, r.stderr).toBe(0);
+    }
+  });
+
+  it.each(cases)('%s: exit 1, code jq_timeout', async (_name, args, filter) => {
+    const server = await shopServer();
+    const r = await runMain([...args, '--jq', filter, '--timeout', '1'], { env: env(server) });
+    expect(r.code, r.stderr).toBe(1);
+    expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!)).toEqual({
+      code: 'jq_timeout',
+      message:
+        '--jq: the filter did not finish within the --timeout of 1 s (the whole command, requests included); it was stopped',
+      status: 0,
+    });
+    // jq prints only when a run ends: the stopped run printed nothing.
+    expect(r.stdout).toBe('');
   });
 });
 

@@ -135,3 +135,51 @@ describe.concurrent('generations', () => {
     expect(await listed(dir)).toEqual(['20\tOld\t9223372036854775807\tpending', '21\tNew\t1\tavailable']);
   });
 });
+
+describe.concurrent('a data file edited by hand', () => {
+  // A create never takes an id the store holds, whatever `nextId` says: two pets never
+  // share an id (the seed itself holds Atlas, 9007199254740993, far above its next id).
+  it.each([
+    [
+      'its own layout, nextId at a held id',
+      '{"generation":1,"nextId":2,"pets":[\n{"id":1,"name":"A","categoryId":1},\n{"id":2,"name":"B","categoryId":1}\n]}\n',
+      ['3', '4', '5'],
+    ],
+    [
+      'any JSON, nextId below held ids',
+      JSON.stringify(
+        {
+          nextId: 1,
+          pets: [
+            { id: 2, name: 'A', categoryId: 1 },
+            { id: 3, name: 'B', categoryId: 1 },
+            { id: 5, name: 'C', categoryId: 1 },
+          ],
+        },
+        null,
+        2,
+      ),
+      ['1', '4', '6'],
+    ],
+  ])('%s: each create takes the next id the store does not hold', async (_name, text, ids) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'sandbox.json'), text);
+    const held = (await listed(dir)).map((l) => l.split('\t')[0]);
+    for (const [i, id] of ids.entries()) expect(await created(dir, `New${i}`)).toBe(`${id}\tNew${i}\t1\tavailable\n`);
+    const all = (await listed(dir)).map((l) => l.split('\t')[0]);
+    expect(all).toEqual(expect.arrayContaining([...held, ...ids]));
+    expect(new Set(all).size).toBe(all.length);
+  });
+
+  it('a held id met after the journal replays: skipped by a later run too', async () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'sandbox.json'),
+      '{"generation":1,"nextId":1,"pets":[\n{"id":2,"name":"Two","categoryId":1}\n]}\n',
+    );
+    // One run per create: each reads the journal the last one wrote, then skips id 2.
+    expect(await created(dir, 'One')).toBe('1\tOne\t1\tavailable\n');
+    expect(await created(dir, 'Three')).toBe('3\tThree\t1\tavailable\n');
+    expect(await listed(dir)).toEqual(['1\tOne\t1\tavailable', '2\tTwo\t1\t', '3\tThree\t1\tavailable']);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertSameOrigin, findNextLink } from '../../src/api/link.js';
+import { assertWithinBase, findNextLink } from '../../src/api/link.js';
 import { InvalidResponseError } from '../../src/errors.js';
 
 const REQ = new URL('https://api.example.com/v1/pets?limit=100');
@@ -26,17 +26,28 @@ describe('findNextLink', () => {
   });
 });
 
-describe('assertSameOrigin', () => {
-  it('accepts the base URL origin', () => {
-    expect(() =>
-      assertSameOrigin(new URL('https://api.example.com/v1/pets?c=1'), 'https://api.example.com/v1'),
-    ).not.toThrow();
+describe('assertWithinBase', () => {
+  it.each([
+    ['https://api.example.com/v1/pets?c=1', 'https://api.example.com/v1'],
+    ['https://api.example.com/v1', 'https://api.example.com/v1/'],
+    ['https://api.example.com/v1/pets', 'https://api.example.com/v1/'],
+    ['https://api.example.com/anything', 'https://api.example.com'],
+  ])('accepts %s within %s', (next, base) => {
+    expect(() => assertWithinBase(new URL(next), base)).not.toThrow();
   });
 
-  it.each(['http://api.example.com/v1/pets', 'https://api.example.com:8443/v1/pets', 'https://evil.example/v1/pets'])(
-    'refuses %s',
-    (next) => {
-      expect(() => assertSameOrigin(new URL(next), 'https://api.example.com/v1')).toThrow(InvalidResponseError);
-    },
-  );
+  it.each([
+    ['http://api.example.com/v1/pets', /another origin, http:\/\/api.example.com;/],
+    ['https://api.example.com:8443/v1/pets', /another origin, https:\/\/api.example.com:8443/],
+    ['https://evil.example/v1/pets', /another origin, https:\/\/evil.example/],
+    ['https://api.example.com/admin', /points to \/admin, outside the base URL's path \/v1; not followed/],
+    ['https://api.example.com/v1x/pets', /points to \/v1x\/pets, outside/],
+    ['https://api.example.com/v1/../admin', /points to \/admin, outside/],
+    ['https://api.example.com/v1/%2e%2E/admin', /points to \/admin, outside/],
+    ['https://api.example.com/v1%2F..%2Fadmin', /points to \/v1%2F..%2Fadmin, outside/],
+    ['https://api.example.com/', /points to \/, outside/],
+  ])('refuses %s, naming it', (next, message) => {
+    expect(() => assertWithinBase(new URL(next), 'https://api.example.com/v1')).toThrow(InvalidResponseError);
+    expect(() => assertWithinBase(new URL(next), 'https://api.example.com/v1')).toThrow(message);
+  });
 });

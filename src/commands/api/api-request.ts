@@ -106,8 +106,9 @@ const OWN_HEADERS = [
  * value dropped). The key travels only as petstore sends it (cli-contract.md "Environments":
  * no flag takes the key), so an `Authorization` header is refused.
  * @throws UsageError without `:`, for a name that is not a token, a value with a line
- * break or other control character, `Authorization` and `Proxy-Authorization`, and the
- * headers of `OWN_HEADERS`.
+ * break or other control character or a character above U+00FF (cli-contract.md
+ * "Commands", `api`: header values are Latin-1), `Authorization` and
+ * `Proxy-Authorization`, and the headers of `OWN_HEADERS`.
  */
 export function parseHeader(raw: string): [string, string] {
   const at = raw.indexOf(':');
@@ -132,6 +133,16 @@ export function parseHeader(raw: string): [string, string] {
   // eslint-disable-next-line no-control-regex -- a field value holds no control character but tab (RFC 9110 §5.5)
   if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) {
     throw new UsageError(`invalid -H ${quote(raw)}: a header value cannot hold a line break or control character`);
+  }
+  // A field value travels as bytes, one per character (RFC 9110 §5.5: ASCII, and obs-text
+  // for 0x80-0xFF, which HTTP clients write as Latin-1); a character beyond cannot be sent.
+  const wide = /[^\t\u0020-\u00ff]/u.exec(value);
+  if (wide !== null) {
+    const at = wide[0].codePointAt(0) ?? 0;
+    throw new UsageError(
+      `invalid -H ${quote(name)}: its value holds ${quote(wide[0])} (U+${at.toString(16).toUpperCase().padStart(4, '0')}); a header value is Latin-1 text (characters up to U+00FF), so it was not sent`,
+      'Encode it first in a form the server reads back, e.g. percent-encoded UTF-8.',
+    );
   }
   return [lower, value];
 }

@@ -447,6 +447,102 @@ describe("the account's commands at 60, 80 and 120 columns", () => {
   );
 });
 
+describe('--jq that fails on created pets: every pet created is reported on stdout', { timeout: 120_000 }, () => {
+  /**
+   * The ids stdout reports: a line the filter printed (an id), or the record of a pet the
+   * filter failed on, printed as it is; with the names of the records printed so.
+   */
+  function reported(stdout: string): { ids: string[]; unfiltered: { id: string; name: string }[] } {
+    const lines = stdout
+      .trimEnd()
+      .split('\n')
+      .filter((l) => l !== '');
+    const unfiltered = lines
+      .filter((l) => l.startsWith('{'))
+      .map((l) => ({ id: /"id":(-?\d+)/.exec(l)![1]!, name: (JSON.parse(l) as { name: string }).name }));
+    return { ids: [...lines.filter((l) => !l.startsWith('{')), ...unfiltered.map((u) => u.id)], unfiltered };
+  }
+
+  /** The ids the sandbox in `dir` holds for pets named P1.., read back through the CLI. */
+  async function sandboxIds(dir: string): Promise<string[]> {
+    const r = await runMain(['--env', 'sandbox', 'pets', 'list', '--all', '-o', 'tsv'], {
+      env: { PETSTORE_CONFIG_DIR: dir },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    return r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'))
+      .filter(([, name]) => /^P\d+$/.test(name ?? ''))
+      .map(([id]) => id!);
+  }
+
+  const sorted = (ids: string[]): string[] => [...ids].sort((a, b) => Number(a) - Number(b));
+
+  it('fails on every third id at --concurrency 32 (sandbox): each id created is on stdout, once; the run stops, exit 1 (jq)', async () => {
+    const { dir, file } = petInput(100);
+    const r = await runMain(
+      [
+        '--env',
+        'sandbox',
+        'pets',
+        'create',
+        '--from-file',
+        file,
+        '--concurrency',
+        '32',
+        '--jq',
+        'if .id % 3 == 0 then error("x") else .id end',
+      ],
+      { env: { PETSTORE_CONFIG_DIR: dir } },
+    );
+    expect(r.code, r.stderr).toBe(1);
+    const account = lastJson(r.stderr);
+    expect(account).toMatchObject({ code: 'jq', status: 0, records: 100, failed: [], unknown: [] });
+    expect(account.message).toMatch(/^stopped after record \d+ of 100: --jq: x;/);
+    const { ids, unfiltered } = reported(r.stdout);
+    // What the server holds, no more, no less: every id created is reported once.
+    const held = await sandboxIds(dir);
+    expect(sorted(ids)).toEqual(sorted(held));
+    expect(held).toHaveLength(account.created as number);
+    // The requests under way at the first failure were many, and each of their pets printed.
+    expect(account.created as number).toBeGreaterThan(1);
+    expect(unfiltered.length).toBeGreaterThan(0);
+    for (const u of unfiltered) expect(BigInt(u.id) % 3n).toBe(0n);
+    for (const id of ids.filter((i) => !unfiltered.some((u) => u.id === i))) expect(BigInt(id) % 3n).not.toBe(0n);
+    // The records not sent are in the remaining file, so that a re-run sends them.
+    expect(namesIn(`${file}.remaining.ndjson`)).toHaveLength(100 - (account.created as number));
+  });
+
+  it('a filter past its --timeout on one pet (pet server): that pet and the ones after it printed as they are, exit 1 (jq_timeout)', async () => {
+    const srv = await petServer();
+    const { dir, file } = petInput(6);
+    const r = await runMain(
+      [
+        'pets',
+        'create',
+        '--from-file',
+        file,
+        '--concurrency',
+        '1',
+        '--timeout',
+        '1',
+        '--jq',
+        'if .name == "P2" then last(range(1e12)) else .id end',
+      ],
+      { env: env(srv, dir) },
+    );
+    expect(r.code, r.stderr).toBe(1);
+    expect(lastJson(r.stderr)).toMatchObject({ code: 'jq_timeout', status: 0 });
+    const lines = r.stdout.trimEnd().split('\n');
+    const created = srv.created();
+    expect(created[0]).toBe('P1');
+    // P1 through the filter; P2 (stopped) and every pet created after it as its record.
+    expect(lines[0]).toMatch(/^\d+$/);
+    expect(printedNames(lines.slice(1).join('\n'))).toEqual(inLineOrder(created).slice(1));
+  });
+});
+
 describe('--concurrency refused', () => {
   it.each(['0', '33', '1.5', '-1', 'abc', '', '4x'])('--concurrency %j: exit 2, nothing sent', async (value) => {
     const srv = await petServer();

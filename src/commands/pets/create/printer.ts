@@ -5,9 +5,10 @@
  * create": checks everything, prints what would be sent, sends nothing).
  */
 import type { NewPet, Pet } from '../../../api/schemas.js';
-import { InterruptedError, OutputError } from '../../../errors.js';
+import { CliError, InterruptedError, OutputError } from '../../../errors.js';
 import { settleOrAbort } from '../../../abort.js';
-import { RecordStream, type PetOutput } from '../../../render/output.js';
+import { RecordStream, writeOut, type PetOutput } from '../../../render/output.js';
+import { renderNdjson } from '../../../render/pets.js';
 
 /** How records are printed. */
 export interface PrintOptions {
@@ -18,33 +19,60 @@ export interface PrintOptions {
 }
 
 /**
+ * Told of the first `--jq` failure on a created pet (the sender stops sending there: the
+ * run ends with that error, and the pets still coming are printed all the same).
+ */
+export type FilterFailed = (err: CliError) => void;
+
+/** Whether `err` is the `--jq` filter failing on a record: an error of jq's, or its `--timeout`. */
+function isFilterFailure(err: unknown): err is CliError {
+  return err instanceof CliError && (err.code === 'jq' || err.code === 'jq_timeout');
+}
+
+/**
  * A pipeline step that prints every record it is given through `out` and then closes the
  * output (a JSON array's `]`, a table) — after a failure too, so what was printed stays
  * well-formed, unless stdout itself failed. A NewPet (`--dry-run`) is printed as a Pet
  * without its id: every format prints a missing field empty, and JSON leaves it out.
  * Once `signal` aborts, lines are no longer waited for but still written, in order: every
  * pet created reaches stdout when its reader reads again (the account on stderr says which
- * were created either way). The step throws OutputError when stdout cannot take a record
- * (while it is still waited for), and what reading its records throws.
+ * were created either way).
+ *
+ * With `filterFailed` (pets created, not a dry run), a pet the `--jq` filter fails on is
+ * still reported: its record is printed as it is, one compact JSON line (as `--output
+ * ndjson` prints it), after whatever the filter printed before failing; the first such
+ * failure is told to `filterFailed`, and the pets that still come (requests under way) are
+ * printed, through the filter where it works. Without it, the failure ends the step (nothing
+ * was created). The step throws OutputError when stdout cannot take a record (while it is
+ * still waited for), what reading its records throws, and then the filter's first failure.
  */
 export function recordPrinter(
   out: PetOutput,
   opts: PrintOptions,
-): (records: AsyncIterable<Pet | NewPet>) => Promise<void> {
+): (records: AsyncIterable<Pet | NewPet>, filterFailed?: FilterFailed) => Promise<void> {
   // --jq runs once per record, whatever the format (cli-contract.md "Output").
   const stream = new RecordStream(out, { jqPerRecord: true });
-  return async (records) => {
+  // Not waited for past a signal: a reader that stopped reading would hold the run.
+  // Still written, though: a pet created is a line on stdout, whenever it is read.
+  const settle = (written: Promise<void>): Promise<void> =>
+    settleOrAbort(written, opts.signal).catch((err: unknown) => {
+      if (!(err instanceof InterruptedError && opts.signal.aborted)) throw err;
+      written.catch(() => undefined);
+    });
+  return async (records, filterFailed) => {
     let failure: unknown;
+    let filterFailure: CliError | undefined;
     try {
       for await (const record of records) {
         opts.beforeWrite();
-        const written = stream.push([record as Pet]);
-        // Not waited for past a signal: a reader that stopped reading would hold the run.
-        // Still written, though: a pet created is a line on stdout, whenever it is read.
-        await settleOrAbort(written, opts.signal).catch((err: unknown) => {
-          if (!(err instanceof InterruptedError && opts.signal.aborted)) throw err;
-          written.catch(() => undefined);
-        });
+        try {
+          await settle(stream.push([record as Pet]));
+        } catch (err) {
+          if (filterFailed === undefined || !isFilterFailure(err)) throw err;
+          // The pet was created: its id must reach stdout, filtered or not.
+          if (filterFailure === undefined) filterFailed((filterFailure = err));
+          await settle(writeOut(out.io, renderNdjson(record)));
+        }
       }
     } catch (err) {
       failure = err;
@@ -55,5 +83,7 @@ export function recordPrinter(
         await settleOrAbort(stream.end(), opts.signal).catch(() => undefined);
       }
     }
+    // Whatever else happened, the run does not end as if the filter had worked.
+    if (filterFailure !== undefined) throw filterFailure;
   };
 }

@@ -10,7 +10,7 @@ import type { IndexedRecord, IndexedText } from '../../../api/records.js';
 import type { Pet } from '../../../api/schemas.js';
 import type { BulkPlaces } from '../../../config/paths.js';
 import type { Api, ConnectOptions } from '../../../context.js';
-import { ExitCode, InterruptedError } from '../../../errors.js';
+import { ExitCode, InterruptedError, type CliError } from '../../../errors.js';
 import type { RenderMode } from '../../../render/pets.js';
 import type { Shutdown } from '../../../shutdown.js';
 import { BulkAccount } from './account.js';
@@ -39,7 +39,11 @@ export interface SendPass {
   records: () => AsyncIterable<IndexedRecord>;
   /** The records' texts, read again without the run's signal (the remaining file). */
   texts: () => AsyncIterable<IndexedText>;
-  print: (pets: AsyncIterable<Pet>) => Promise<void>;
+  /**
+   * Prints the pets created (`recordPrinter`); `filterFailed` is told of the first `--jq`
+   * failure on one of them, whose record is printed as it is instead.
+   */
+  print: (pets: AsyncIterable<Pet>, filterFailed: (err: CliError) => void) => Promise<void>;
   progress: Progress;
   /** Whether the progress line is drawn (stderr is a terminal). */
   showProgress: boolean;
@@ -146,8 +150,14 @@ async function sendAndSave(
   const unregister = run.shutdown.add({
     doing: () => `sending records (${formatCount(account.createdTotal)} of ${formatCount(checked.records)} created)`,
   });
-  // The records, the sender, the printer as one pipeline: what stopped it is recorded in the account.
-  const failure = await pipeline(run.records(), (r: AsyncIterable<IndexedRecord>) => sender.send(r), run.print)
+  // The records, the sender, the printer as one pipeline: what stopped it is recorded in the
+  // account. A `--jq` failure stops the sending, not the printing: every pet created by the
+  // requests under way still reaches stdout, so none is created unreported.
+  const failure = await pipeline(
+    run.records(),
+    (r: AsyncIterable<IndexedRecord>) => sender.send(r),
+    (pets: AsyncIterable<Pet>) => run.print(pets, (err) => sender.halt(err)),
+  )
     .then(
       () => undefined,
       (err: unknown) => account.stopped(err),

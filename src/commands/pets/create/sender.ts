@@ -305,6 +305,15 @@ export class BulkSender {
     this.stop(error);
   }
 
+  /**
+   * Stops sending because of `cause` (the printer's `--jq` filter failed on a created pet),
+   * unless something stopped it first: no record is sent after it, the answers under way
+   * are awaited and their pets handed on, and `send` then throws what stopped the run.
+   */
+  halt(cause: unknown): void {
+    this.stop(cause);
+  }
+
   /** Whether sending has stopped (read again after an `await`). */
   private hasStopped(): boolean {
     return this.stopping;
