@@ -526,7 +526,7 @@ describe('--jq that fails on created pets: every pet created is reported on stdo
         '--concurrency',
         '1',
         '--timeout',
-        '1',
+        '3',
         '--jq',
         'if .name == "P2" then last(range(1e12)) else .id end',
       ],
