@@ -6,7 +6,7 @@
  * refusal at --timeout and the take-over of a dead holder's lock run in-process against a
  * lock another process holds with petstore's own lock code (lock-holder.ts).
  */
-import { mkdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { holdLock } from '../helpers/lock-holder.js';
@@ -54,12 +54,13 @@ function unstaleable(lockPath: string): void {
   utimesSync(lockPath, ahead, ahead);
 }
 
-/** Waits until a writer waits for the lock: waiters mark the holder's owner file (mtime 0, src/file-lock.ts). */
+/** Waits until a writer waits for the lock: waiters mark the holder's owner file, `owner-<token>` (mtime 0, src/file-lock.ts). */
 async function writerWaits(lockPath: string): Promise<void> {
   const limit = Date.now() + WRITER_TIMEOUT_MS;
   for (;;) {
     try {
-      if (statSync(join(lockPath, 'owner')).mtimeMs === 0) return;
+      const owner = readdirSync(lockPath).find((n) => n.startsWith('owner-'));
+      if (owner !== undefined && statSync(join(lockPath, owner)).mtimeMs === 0) return;
     } catch {
       // Not there (yet): the holder still holds it, so this is only a race with a stat.
     }
