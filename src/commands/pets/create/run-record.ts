@@ -6,9 +6,10 @@
  * the input is known by its SHA-256, so a copy or a pipe of it is the same input. A record
  * says which lines were created, which may have been, and where the records not created
  * were saved. A remaining file petstore wrote gets a record of its own that points back
- * at its run; once every record of it is created, the file is removed if it is still as
- * written (same device, inode and size), and the runs it came from count as complete. A
- * file of the user's is never removed or renamed.
+ * at its run; once every record of it is created, the file is removed if petstore can
+ * prove it is the very file it wrote, unchanged (`removeIfWritten`: device, inode, size and
+ * SHA-256, judged on an open descriptor), and the runs it came from count as complete. A
+ * file of the user's, an edited remaining file included, is never removed or renamed.
  */
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -21,7 +22,7 @@ import { CliError, describeFileError, ExitCode } from '../../../errors.js';
 import { shellQuote } from '../../../suggest.js';
 import { describeLines, type BulkAccount, type LineRange } from './account.js';
 import { formatCount } from './progress.js';
-import type { WrittenFile } from './remaining.js';
+import { removeIfWritten, type WrittenFile } from './remaining.js';
 
 /** Where records are sent: the environment's name, and its base URL or sandbox data file. */
 export interface RunTarget {
@@ -82,14 +83,14 @@ type RunRecord = z.infer<typeof RunRecordSchema>;
 
 /**
  * Where an input came from when it is a remaining file petstore wrote: the file as written,
- * the record of the run that wrote it, the content it had then, and whether it was edited
- * since (a record fixed by hand before sending it again: found by its path).
+ * the record of the run that wrote it, and the content it had then. Found by the input's
+ * content, or by its path when it was edited since (a record fixed by hand before sending
+ * it again), in which case it is no longer the file petstore wrote and is never removed.
  */
 interface Origin {
   written: WrittenFile;
   from: string | null;
   sha256: string;
-  edited: boolean;
 }
 
 /**
@@ -127,13 +128,13 @@ export class RunHistory {
     const previous = await readRecord(dir, keyOf(target, input.sha256));
     let origin: Origin | undefined =
       previous?.written != null
-        ? { written: previous.written, from: previous.from, sha256: previous.sha256, edited: false }
+        ? { written: previous.written, from: previous.from, sha256: previous.sha256 }
         : undefined;
     if (origin === undefined && input.file !== undefined) {
       const key = await readFile(join(dir, `${pathKeyOf(target, input.file.path)}.path`), 'utf8').catch(() => '');
       const wrote = /^[0-9a-f]{40}$/.test(key) ? await readRecord(dir, key) : undefined;
       if (wrote?.written?.path === input.file.path) {
-        origin = { written: wrote.written, from: wrote.from, sha256: wrote.sha256, edited: true };
+        origin = { written: wrote.written, from: wrote.from, sha256: wrote.sha256 };
       }
     }
     return new RunHistory(dir, target, input, previous, origin, opts);
@@ -256,29 +257,39 @@ export class RunHistory {
 
   /**
    * This input was created in full: if it is a remaining file petstore wrote (at its place,
-   * edited or not), removes it, and so up the chain of runs it came from, each now complete
-   * (their remaining files only when still as written).
+   * edited or not), removes it when petstore can prove it is that very file, unchanged
+   * (`removeIfWritten`), and so up the chain of runs it came from, each now complete. A
+   * file that cannot be proven so is kept, and a note says why.
+   * @returns notes to print (the files removed or kept).
    */
   private async completeChain(): Promise<string[]> {
     const notes: string[] = [];
     const self = this.input.file;
-    // The input itself must be the very file petstore wrote, not a copy of it elsewhere.
+    // The input itself must be at the place petstore wrote it, not a copy of it elsewhere.
     if (this.origin === undefined || self?.path !== this.origin.written.path) return notes;
     let written: WrittenFile | null = this.origin.written;
     let from = this.origin.from;
     let sha = this.origin.sha256;
-    // An edited file is removed when it is still what this run read.
-    let removable: WrittenFile | null = this.origin.edited ? { ...self, size: this.input.size, sha256: sha } : written;
-    for (let i = 0; i < MAX_CHAIN && written !== null && removable !== null; i++) {
-      if (await removeIfAsWritten(removable)) {
-        notes.push(`removed ${written.path}: every record of it was created (petstore wrote it)`);
+    for (let i = 0; i < MAX_CHAIN && written !== null; i++) {
+      const removal = await removeIfWritten(written);
+      if (removal.removed) notes.push(`removed ${written.path}: every record of it was created (petstore wrote it)`);
+      else if (removal.why !== undefined) {
+        notes.push(
+          `kept ${written.path}: every record of it was created, but ${removal.why}; delete it yourself, as sending it again would create its pets again`,
+        );
       }
       if (from === null) break;
-      const parent = await readRecord(this.dir, from);
+      let parent: RunRecord | undefined;
+      try {
+        parent = await readRecord(this.dir, from);
+      } catch (err) {
+        // Sent already: what cannot be read now is said, not refused.
+        this.opts.warn((err as Error).message);
+        break;
+      }
       if (parent?.remainingFile?.sha256 !== sha) break;
       await this.save(from, { ...parent, state: 'complete', remainingFile: null, remainingRanges: [] });
       written = parent.written;
-      removable = parent.written;
       from = parent.from;
       sha = parent.sha256;
     }
@@ -403,14 +414,6 @@ async function takeLock(path: string): Promise<boolean> {
     }
   }
   return false;
-}
-
-/** Removes a file petstore wrote if it is still as written (same device, inode and size). */
-async function removeIfAsWritten(file: WrittenFile): Promise<boolean> {
-  const now = await stat(file.path).catch(() => undefined);
-  if (now?.isFile() !== true || now.dev !== file.dev || now.ino !== file.ino || now.size !== file.size) return false;
-  await unlink(file.path);
-  return true;
 }
 
 function alreadySent(message: string, hint?: string): CliError {
