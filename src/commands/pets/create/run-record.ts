@@ -10,15 +10,19 @@
  * prove it is the very file it wrote, unchanged (`removeIfWritten`: device, inode, size and
  * SHA-256, judged on an open descriptor), and the runs it came from count as complete. A
  * file of the user's, an edited remaining file included, is never removed or renamed.
+ *
+ * A run is marked as under way by the lock of its record (`file-lock.ts`:
+ * `<key>.json.lock`), whose dead holder's lock is taken over atomically: of many re-runs
+ * after a killed run, one sends.
  */
 import { createHash } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { mkdir, open, readFile, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { Connection } from '../../../config/settings.js';
 import { CliError, describeFileError, ExitCode } from '../../../errors.js';
+import { FileLock, LockBusyError } from '../../../file-lock.js';
 import { shellQuote } from '../../../suggest.js';
 import { describeLines, type BulkAccount, type LineRange } from './account.js';
 import { formatCount } from './progress.js';
@@ -99,6 +103,8 @@ interface Origin {
  * told once, and the run goes on unrecorded.
  */
 export class RunHistory {
+  /** The lock of this run's record, once `begin` tried it; `lockHeld` when it holds it. */
+  private lock: FileLock | undefined;
   private lockHeld = false;
   private checkpointAt = -Infinity;
   private disabled = false;
@@ -194,17 +200,23 @@ export class RunHistory {
   }
 
   /**
-   * Marks the run as under way: a lock file only this process holds, and a record. Another
-   * run of the same input to the same target meanwhile is refused.
+   * Marks the run as under way: the lock of its record, which only one process holds at a
+   * time (one left by a run that was killed is taken over), and the record. Another run of
+   * the same input to the same target meanwhile is refused; one that finds the lock held
+   * does not wait for it.
    * @throws CliError `already_sent` when one is under way (unless `force`).
    */
   async begin(account: BulkAccount, force: boolean): Promise<void> {
     try {
       await mkdir(this.dir, { recursive: true, mode: 0o700 });
-      this.lockHeld = await takeLock(join(this.dir, `${this.key}.lock`));
+      this.lock = new FileLock(join(this.dir, `${this.key}.json`));
+      await this.lock.hold({ deadline: Date.now() });
+      this.lockHeld = true;
     } catch (err) {
-      this.fail(err);
-      return;
+      if (!(err instanceof LockBusyError)) {
+        this.fail(err);
+        return;
+      }
     }
     if (!this.lockHeld && !force) {
       throw alreadySent(`${this.input.label} is being sent to ${this.target.environment} now, by another petstore`);
@@ -238,7 +250,7 @@ export class RunHistory {
       );
     }
     const notes = complete ? await this.completeChain() : [];
-    if (this.lockHeld) await rm(join(this.dir, `${this.key}.lock`), { force: true }).catch(() => undefined);
+    if (this.lockHeld) await this.lock?.close();
     this.lockHeld = false;
     return notes;
   }
@@ -249,10 +261,11 @@ export class RunHistory {
     try {
       const record = JSON.stringify(this.record('stopped', account, null));
       writeFileAtomic.sync(join(this.dir, `${this.key}.json`), record, { mode: 0o600 });
-      if (this.lockHeld) rmSync(join(this.dir, `${this.key}.lock`), { force: true });
     } catch {
       // The account on stderr still says what happened.
     }
+    if (this.lockHeld) this.lock?.releaseSync();
+    this.lockHeld = false;
   }
 
   /**
@@ -393,27 +406,6 @@ function isAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-/**
- * Takes the lock file (created exclusively, holding our pid); one left by a process that
- * no longer runs is taken over. False when a live process holds it.
- */
-async function takeLock(path: string): Promise<boolean> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(path, 'wx', 0o600);
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number(await readFile(path, 'utf8').catch(() => ''));
-      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) return false;
-      await unlink(path).catch(() => undefined);
-    }
-  }
-  return false;
 }
 
 function alreadySent(message: string, hint?: string): CliError {
