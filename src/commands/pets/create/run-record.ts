@@ -11,18 +11,20 @@
  * SHA-256, judged on an open descriptor), and the runs it came from count as complete. A
  * file of the user's, an edited remaining file included, is never removed or renamed.
  *
- * A run is marked as under way by the lock of its record (`file-lock.ts`:
- * `<key>.json.lock`), whose dead holder's lock is taken over atomically: of many re-runs
- * after a killed run, one sends.
+ * The records live in the state folder (`state-folder.ts`), used only when nobody else can
+ * write it, each file read there judged on its descriptor: a record decides what is sent
+ * and what is deleted, so one planted by another user must never be read. A run is marked
+ * as under way by the lock of its record (`file-lock.ts`: `<key>.json.lock`), whose dead
+ * holder's lock is taken over atomically: of many re-runs after a killed run, one sends.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { Connection } from '../../../config/settings.js';
-import { CliError, describeFileError, ExitCode } from '../../../errors.js';
+import { CliError, ConfigError, describeFileError, ExitCode } from '../../../errors.js';
 import { FileLock, LockBusyError } from '../../../file-lock.js';
+import { StateFolder } from '../../../state-folder.js';
 import { shellQuote } from '../../../suggest.js';
 import { describeLines, type BulkAccount, type LineRange } from './account.js';
 import { formatCount } from './progress.js';
@@ -54,6 +56,13 @@ export interface RunInput {
 const CHECKPOINT_MS = 1000;
 /** Longest chain of remaining files followed. */
 const MAX_CHAIN = 20;
+/**
+ * The most of a record read (bytes): far above what a run writes (its line ranges), a
+ * bound for a file that is not one.
+ */
+const MAX_RECORD_BYTES = 64 * 1024 * 1024;
+/** The most of a `.path` file read: it holds a 40-character key. */
+const MAX_PATH_KEY_BYTES = 1024;
 
 const Range = z.tuple([z.number(), z.number()]);
 const FileSchema = z.object({
@@ -111,7 +120,7 @@ export class RunHistory {
   private readonly key: string;
 
   private constructor(
-    private readonly dir: string,
+    private readonly folder: StateFolder,
     private readonly target: RunTarget,
     private readonly input: RunInput,
     private readonly previous: RunRecord | undefined,
@@ -122,8 +131,11 @@ export class RunHistory {
   }
 
   /**
-   * Reads the earlier record of `input` sent to `target` from `dir` (none when unreadable),
-   * and, when the input is a remaining file petstore wrote, where it came from.
+   * Checks the state folder `dir`, then reads the earlier record of `input` sent to
+   * `target` (none when missing or unreadable), and, when the input is a remaining file
+   * petstore wrote, where it came from.
+   * @throws ConfigError (exit 2, nothing sent) when the state folder, or a file read there,
+   * fails ssh's rule (see `state-folder.ts`).
    */
   static async open(
     dir: string,
@@ -131,19 +143,26 @@ export class RunHistory {
     input: RunInput,
     opts: { now: () => Date; warn: (message: string) => void },
   ): Promise<RunHistory> {
-    const previous = await readRecord(dir, keyOf(target, input.sha256));
+    const folder = new StateFolder(dir);
+    try {
+      folder.check();
+    } catch (err) {
+      // A folder that cannot even be looked at: no record is read, and `begin` warns.
+      if (err instanceof ConfigError) throw err;
+    }
+    const previous = await readRecord(folder, keyOf(target, input.sha256));
     let origin: Origin | undefined =
       previous?.written != null
         ? { written: previous.written, from: previous.from, sha256: previous.sha256 }
         : undefined;
     if (origin === undefined && input.file !== undefined) {
-      const key = await readFile(join(dir, `${pathKeyOf(target, input.file.path)}.path`), 'utf8').catch(() => '');
-      const wrote = /^[0-9a-f]{40}$/.test(key) ? await readRecord(dir, key) : undefined;
+      const key = (await readState(folder, `${pathKeyOf(target, input.file.path)}.path`, MAX_PATH_KEY_BYTES)) ?? '';
+      const wrote = /^[0-9a-f]{40}$/.test(key) ? await readRecord(folder, key) : undefined;
       if (wrote?.written?.path === input.file.path) {
         origin = { written: wrote.written, from: wrote.from, sha256: wrote.sha256 };
       }
     }
-    return new RunHistory(dir, target, input, previous, origin, opts);
+    return new RunHistory(folder, target, input, previous, origin, opts);
   }
 
   /**
@@ -193,7 +212,7 @@ export class RunHistory {
     for (let i = 0; i < MAX_CHAIN && at?.remainingFile != null; i++) {
       const file: WrittenFile = at.remainingFile;
       if (await exists(file.path)) found = file.path;
-      const next = await readRecord(this.dir, keyOf(this.target, file.sha256));
+      const next = await readRecord(this.folder, keyOf(this.target, file.sha256));
       at = next?.state === 'stopped' ? next : undefined;
     }
     return found;
@@ -204,15 +223,17 @@ export class RunHistory {
    * time (one left by a run that was killed is taken over), and the record. Another run of
    * the same input to the same target meanwhile is refused; one that finds the lock held
    * does not wait for it.
-   * @throws CliError `already_sent` when one is under way (unless `force`).
+   * @throws CliError `already_sent` when one is under way (unless `force`); ConfigError
+   * when the state folder, made now, fails ssh's rule.
    */
   async begin(account: BulkAccount, force: boolean): Promise<void> {
     try {
-      await mkdir(this.dir, { recursive: true, mode: 0o700 });
-      this.lock = new FileLock(join(this.dir, `${this.key}.json`));
+      await this.folder.ensure();
+      this.lock = new FileLock(this.recordPath(this.key));
       await this.lock.hold({ deadline: Date.now() });
       this.lockHeld = true;
     } catch (err) {
+      if (err instanceof ConfigError) throw err;
       if (!(err instanceof LockBusyError)) {
         this.fail(err);
         return;
@@ -245,9 +266,11 @@ export class RunHistory {
       const key = keyOf(this.target, written.sha256);
       await this.save(key, this.unsent(written, account.notCreated));
       // Found by its path too, should it be edited before it is sent (a record fixed by hand).
-      await writeFileAtomic(join(this.dir, `${pathKeyOf(this.target, written.path)}.path`), key, { mode: 0o600 }).catch(
-        (err: unknown) => this.fail(err),
-      );
+      if (!this.disabled) {
+        await this.folder
+          .write(`${pathKeyOf(this.target, written.path)}.path`, key)
+          .catch((err: unknown) => this.fail(err));
+      }
     }
     const notes = complete ? await this.completeChain() : [];
     if (this.lockHeld) await this.lock?.close();
@@ -259,8 +282,7 @@ export class RunHistory {
   finishNow(account: BulkAccount): void {
     if (this.disabled) return;
     try {
-      const record = JSON.stringify(this.record('stopped', account, null));
-      writeFileAtomic.sync(join(this.dir, `${this.key}.json`), record, { mode: 0o600 });
+      this.folder.writeSync(`${this.key}.json`, JSON.stringify(this.record('stopped', account, null)));
     } catch {
       // The account on stderr still says what happened.
     }
@@ -294,7 +316,7 @@ export class RunHistory {
       if (from === null) break;
       let parent: RunRecord | undefined;
       try {
-        parent = await readRecord(this.dir, from);
+        parent = await readRecord(this.folder, from);
       } catch (err) {
         // Sent already: what cannot be read now is said, not refused.
         this.opts.warn((err as Error).message);
@@ -307,6 +329,11 @@ export class RunHistory {
       sha = parent.sha256;
     }
     return notes;
+  }
+
+  /** The path of the record `key`. */
+  private recordPath(key: string): string {
+    return join(this.folder.path, `${key}.json`);
   }
 
   private record(state: RunRecord['state'], account: BulkAccount, remainingFile: WrittenFile | null): RunRecord {
@@ -353,7 +380,7 @@ export class RunHistory {
   private async save(key: string, record: RunRecord): Promise<void> {
     if (this.disabled) return;
     try {
-      await writeFileAtomic(join(this.dir, `${key}.json`), JSON.stringify(record), { mode: 0o600 });
+      await this.folder.write(`${key}.json`, JSON.stringify(record));
     } catch (err) {
       this.fail(err);
     }
@@ -363,29 +390,56 @@ export class RunHistory {
     if (this.disabled) return;
     this.disabled = true;
     this.opts.warn(
-      `cannot keep a record of this run in ${this.dir}: ${describeFileError(err)}; a later run of the same input will not know what this one created`,
+      `cannot keep a record of this run in ${this.folder.path}: ${describeFileError(err)}; a later run of the same input will not know what this one created`,
     );
   }
 }
 
-/** The file name (without `.path`) that finds the record of the remaining file at `path` written for `target`. */
-function pathKeyOf(target: RunTarget, path: string): string {
+/**
+ * The file name (without `.path`) that finds the record of the remaining file at `path`
+ * written for `target`: 40 hex digits of a SHA-256.
+ */
+export function pathKeyOf(target: RunTarget, path: string): string {
   return createHash('sha256')
     .update(`${target.environment}\n${target.where}\npath\n${path}`)
     .digest('hex')
     .slice(0, 40);
 }
 
-/** The file name (without `.json`) of the record of the input `sha256` sent to `target`. */
-function keyOf(target: RunTarget, sha256: string): string {
+/**
+ * The file name (without `.json`) of the record of the input `sha256` (hex) sent to
+ * `target`: 40 hex digits of a SHA-256.
+ */
+export function keyOf(target: RunTarget, sha256: string): string {
   return createHash('sha256').update(`${target.environment}\n${target.where}\n${sha256}`).digest('hex').slice(0, 40);
 }
 
-async function readRecord(dir: string, key: string): Promise<RunRecord | undefined> {
+/**
+ * The record `key` of the state folder, or undefined when there is none or it is not a
+ * record (unparsable, another version's) or cannot be read.
+ * @throws ConfigError when the file fails ssh's rule (`StateFolder.read`).
+ */
+async function readRecord(folder: StateFolder, key: string): Promise<RunRecord | undefined> {
+  const bytes = await readState(folder, `${key}.json`, MAX_RECORD_BYTES);
+  if (bytes === undefined) return undefined;
   try {
-    const parsed = RunRecordSchema.safeParse(JSON.parse(await readFile(join(dir, `${key}.json`), 'utf8')));
+    const parsed = RunRecordSchema.safeParse(JSON.parse(bytes));
     return parsed.success ? parsed.data : undefined;
   } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The text of the file `name` of the state folder, or undefined when there is none or it
+ * cannot be read (as before: a record that cannot be read is no record).
+ * @throws ConfigError when it fails ssh's rule.
+ */
+async function readState(folder: StateFolder, name: string, maxBytes: number): Promise<string | undefined> {
+  try {
+    return (await folder.read(name, maxBytes))?.toString('utf8');
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
     return undefined;
   }
 }
