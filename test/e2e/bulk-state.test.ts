@@ -33,7 +33,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { keyOf, pathKeyOf, type RunTarget } from '../../src/commands/pets/create/run-record.js';
-import { holdLock, type LockHolder } from '../helpers/lock-holder.js';
+import { holdLock, ownerFile, type LockHolder } from '../helpers/lock-holder.js';
 import { OTHER, otherUsersUnavailable } from '../helpers/other-user.js';
 import { runCli, unwrapped, type CliResult } from '../helpers/run-cli.js';
 import { spawnCli, type Steered } from '../helpers/spawn-cli.js';
@@ -68,8 +68,8 @@ async function someoneWaits(file: string, holder: LockHolder): Promise<void> {
   const lockPath = `${file}.lock`;
   const limit = Date.now() + HANG_MS;
   for (;;) {
-    const owner = readdirSync(lockPath).find((n) => n.startsWith('owner-'));
-    if (owner !== undefined && statSync(join(lockPath, owner)).mtimeMs === 0) return;
+    const owner = ownerFile(lockPath);
+    if (owner !== undefined && statSync(owner).mtimeMs === 0) return;
     if (Date.now() > limit) throw new Error(`nobody waited for the lock of process ${holder.pid}`);
     await new Promise((r) => setTimeout(r, 20));
   }

@@ -6,10 +6,10 @@
  * refusal at --timeout and the take-over of a dead holder's lock run in-process against a
  * lock another process holds with petstore's own lock code (lock-holder.ts).
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { holdLock } from '../helpers/lock-holder.js';
+import { holdLock, ownerFile } from '../helpers/lock-holder.js';
 import { registerSecret, runCli, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -59,8 +59,8 @@ async function writerWaits(lockPath: string): Promise<void> {
   const limit = Date.now() + WRITER_TIMEOUT_MS;
   for (;;) {
     try {
-      const owner = readdirSync(lockPath).find((n) => n.startsWith('owner-'));
-      if (owner !== undefined && statSync(join(lockPath, owner)).mtimeMs === 0) return;
+      const owner = ownerFile(lockPath);
+      if (owner !== undefined && statSync(owner).mtimeMs === 0) return;
     } catch {
       // Not there (yet): the holder still holds it, so this is only a race with a stat.
     }

@@ -18,7 +18,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileLock, LockBusyError } from '../../src/file-lock.js';
-import { holdLock, takeAndLog, type HolderMode, type LockHolder } from '../helpers/lock-holder.js';
+import { holdLock, ownerFile, takeAndLog, type HolderMode, type LockHolder } from '../helpers/lock-holder.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 afterAll(() => removeTempDirs());
@@ -41,10 +41,10 @@ function unstaleable(lockPath: string): void {
   }
 }
 
-/** The text of the owner file (`owner-<token>`) in the lock directory at `lockPath`, or '' when it has none. */
+/** The text of the owner file in the lock directory at `lockPath`, or '' when it has none. */
 function ownerText(lockPath: string): string {
-  const name = readdirSync(lockPath).find((n) => n.startsWith('owner-'));
-  return name === undefined ? '' : readFileSync(join(lockPath, name), 'utf8');
+  const owner = ownerFile(lockPath);
+  return owner === undefined ? '' : readFileSync(owner, 'utf8');
 }
 
 /** What is at the lock's path, for a failure's message. */

@@ -15,7 +15,7 @@
  *   two ever held the lock together.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readdirSync } from 'node:fs';
 import { build } from 'esbuild';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -149,4 +149,19 @@ export async function holdLock(file: string, mode: HolderMode = 'hold'): Promise
     child.on('close', () => reject(new Error(`the lock holder exited: ${err}`)));
   });
   return { child, pid: child.pid ?? 0, exited };
+}
+
+/**
+ * The path of the owner file (`owner-<token>`, src/file-lock.ts) in the lock directory
+ * `lockPath`, or undefined when there is none (no lock, or an empty one: a free lock).
+ */
+export function ownerFile(lockPath: string): string | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(lockPath);
+  } catch {
+    return undefined;
+  }
+  const name = names.find((n) => n.startsWith('owner-'));
+  return name === undefined ? undefined : join(lockPath, name);
 }
