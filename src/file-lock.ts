@@ -159,13 +159,7 @@ interface OwnerFile {
  * blocking, and only when it is a regular file.
  */
 function readOwner(lockPath: string): OwnerFile | undefined {
-  let names: string[];
-  try {
-    names = fs.readdirSync(lockPath);
-  } catch {
-    return undefined;
-  }
-  const name = names.find((n) => OWNER_NAME.test(n));
+  const name = ownerNameIn(lockPath);
   if (name === undefined) return undefined;
   const { O_RDONLY, O_NONBLOCK, O_NOFOLLOW } = fs.constants;
   let fd: number;
@@ -183,6 +177,15 @@ function readOwner(lockPath: string): OwnerFile | undefined {
     return undefined;
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** The name of the owner file in the lock directory at `lockPath`, or undefined when it has none. */
+function ownerNameIn(lockPath: string): string | undefined {
+  try {
+    return fs.readdirSync(lockPath).find((n) => OWNER_NAME.test(n));
+  } catch {
+    return undefined;
   }
 }
 
@@ -496,9 +499,9 @@ export class FileLock {
         wait.onWait(`waiting for the lock ${this.path}${holder === undefined ? '' : ` held by ${holder}`}`);
       }
       // Ask the holder to let go after its current work (see the module comment).
-      const holder = readOwner(this.path);
+      const holder = ownerNameIn(this.path);
       try {
-        if (holder !== undefined) fs.utimesSync(join(this.path, holder.name), 0, 0);
+        if (holder !== undefined) fs.utimesSync(join(this.path, holder), 0, 0);
       } catch {
         // Released meanwhile.
       }
