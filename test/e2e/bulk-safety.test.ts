@@ -594,7 +594,7 @@ describe('8. re-runs do not duplicate', () => {
     expect(names()).toHaveLength(13);
   });
 
-  it('a remaining file whose failed record was fixed by hand is known by its place: removed once created', async () => {
+  it('a remaining file whose failed record was fixed by hand is known by its place, and kept once created: petstore no longer wrote it', async () => {
     const srv = await start((req) => {
       const pet = JSON.parse(req.body) as { name: string };
       if (pet.name === ' ') return errorReply(400, 'invalid_request', 'invalid name: must not be empty');
@@ -611,9 +611,32 @@ describe('8. re-runs do not duplicate', () => {
     renameSync(`${remaining}.new`, remaining);
     const rest = await runMain(['pets', 'create', '--from-file', remaining], { env });
     expect(rest.code, rest.stderr).toBe(0);
-    expect(existsSync(remaining)).toBe(false);
+    // Not the file petstore wrote (a new one took its place): kept, and the note says why.
+    expect(existsSync(remaining)).toBe(true);
+    expect(unwrapped(rest.stderr)).toContain(
+      `kept ${remaining}: every record of it was created, but it is another file than the one petstore wrote (replaced since); delete it yourself`,
+    );
+    // Sent again all the same: a warning, as for any input created in full before.
+    const again = await runMain(['pets', 'create', '--from-file', remaining], { env });
+    expect(unwrapped(again.stderr)).toMatch(/every record of .* was created before/);
+    // The run it came from counts as complete.
     const full = await runMain(['pets', 'create', '--from-file', file], { env });
     expect(unwrapped(full.stderr)).toMatch(/every record of .* was created before/);
+  });
+
+  it('a remaining file changed in place (same inode) is kept once created, and the note says why', async () => {
+    const srv = await petServer({ failAt: 2 });
+    const { dir, file } = inputFile(3);
+    const env = serverEnv(srv, dir);
+    expect((await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], { env })).code).toBe(1);
+    const remaining = `${file}.remaining.ndjson`;
+    editInPlace(remaining, '"P2"', '"Q2"');
+    const rest = await runMain(['pets', 'create', '--from-file', remaining], { env });
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(existsSync(remaining)).toBe(true);
+    expect(unwrapped(rest.stderr)).toContain(
+      `kept ${remaining}: every record of it was created, but it was changed since petstore wrote it`,
+    );
   });
 
   it('a remaining file deleted since: the refusal names it as gone and the lines to send, not as never saved', async () => {

@@ -9,7 +9,7 @@
 import { mkdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { holdLock } from '../helpers/lock-holder.js';
+import { holdLock, ownerFile } from '../helpers/lock-holder.js';
 import { registerSecret, runCli, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -54,12 +54,13 @@ function unstaleable(lockPath: string): void {
   utimesSync(lockPath, ahead, ahead);
 }
 
-/** Waits until a writer waits for the lock: waiters mark the holder's owner file (mtime 0, src/file-lock.ts). */
+/** Waits until a writer waits for the lock: waiters mark the holder's owner file, `owner-<token>` (mtime 0, src/file-lock.ts). */
 async function writerWaits(lockPath: string): Promise<void> {
   const limit = Date.now() + WRITER_TIMEOUT_MS;
   for (;;) {
     try {
-      if (statSync(join(lockPath, 'owner')).mtimeMs === 0) return;
+      const owner = ownerFile(lockPath);
+      if (owner !== undefined && statSync(owner).mtimeMs === 0) return;
     } catch {
       // Not there (yet): the holder still holds it, so this is only a race with a stat.
     }

@@ -15,9 +15,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileLock, LockBusyError } from '../../src/file-lock.js';
-import { holdLock, type HolderMode, type LockHolder } from '../helpers/lock-holder.js';
+import { holdLock, ownerFile, takeAndLog, type HolderMode, type LockHolder } from '../helpers/lock-holder.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 afterAll(() => removeTempDirs());
@@ -40,12 +41,16 @@ function unstaleable(lockPath: string): void {
   }
 }
 
+/** The text of the owner file in the lock directory at `lockPath`, or '' when it has none. */
+function ownerText(lockPath: string): string {
+  const owner = ownerFile(lockPath);
+  return owner === undefined ? '' : readFileSync(owner, 'utf8');
+}
+
 /** What is at the lock's path, for a failure's message. */
 function describeLock(lockPath: string): string {
   if (!existsSync(lockPath)) return 'no lock directory';
-  const entries = readdirSync(lockPath);
-  const owner = entries.includes('owner') ? readFileSync(join(lockPath, 'owner'), 'utf8') : '';
-  return `lock directory holding [${entries.join(', ')}] ${JSON.stringify(owner)}`;
+  return `lock directory holding [${readdirSync(lockPath).join(', ')}] ${JSON.stringify(ownerText(lockPath))}`;
 }
 
 /**
@@ -134,7 +139,7 @@ describe('what a killed process can leave behind', () => {
     const lock = new FileLock(file);
     let ran = false;
     await lock.run({ deadline: Date.now() + TAKE_WAIT_MS }, () => Promise.resolve((ran = true)));
-    expect(readFileSync(join(`${file}.lock`, 'owner'), 'utf8')).toMatch(new RegExp(`^${process.pid} `));
+    expect(ownerText(`${file}.lock`)).toMatch(new RegExp(`^${process.pid} `));
     await lock.close();
     expect(ran).toBe(true);
     expect(existsSync(`${file}.lock`)).toBe(false);
@@ -146,7 +151,10 @@ describe('what a killed process can leave behind', () => {
     const dead = await deadPid();
     // Killed after writing its owner file, before the rename; and before writing it.
     mkdirSync(`${file}.lock.${dead}-0123456789ab`);
-    writeFileSync(join(`${file}.lock.${dead}-0123456789ab`, 'owner'), `${dead} ${hostname()} 0123456789ab\n`);
+    writeFileSync(
+      join(`${file}.lock.${dead}-0123456789ab`, 'owner-0123456789ab'),
+      `${dead} ${hostname()} 0123456789ab\n`,
+    );
     mkdirSync(`${file}.lock.${dead}-0123456789ac`);
     // This process, making its lock.
     const live = `config.json.lock.${process.pid}-ba9876543210`;
@@ -164,7 +172,7 @@ describe('what a killed process can leave behind', () => {
       const lockPath = `${file}.lock`;
       mkdirSync(lockPath);
       // This process is alive, but did not start one clock tick after boot.
-      writeFileSync(join(lockPath, 'owner'), `${process.pid} ${hostname()} 0123456789ab 1\n`);
+      writeFileSync(join(lockPath, 'owner-0123456789ab'), `${process.pid} ${hostname()} 0123456789ab 1\n`);
       unstaleable(lockPath);
       const lock = new FileLock(file);
       expect(lock.holderGone()).toBe(true);
@@ -192,7 +200,7 @@ describe('a live holder is never robbed', () => {
         const taking = lock.run({ deadline: Date.now() + 500 }, () => Promise.resolve());
         await expect(taking).rejects.toThrow(LockBusyError);
         await expect(taking).rejects.toThrow(`held by process ${holder.pid} on ${hostname()}`);
-        expect(readFileSync(join(lockPath, 'owner'), 'utf8')).toMatch(new RegExp(`^${holder.pid} `));
+        expect(ownerText(lockPath)).toMatch(new RegExp(`^${holder.pid} `));
       } finally {
         holder.child.kill('SIGKILL');
         holder.child.kill('SIGCONT');
@@ -200,4 +208,44 @@ describe('a live holder is never robbed', () => {
       }
     },
   );
+});
+
+/** Stalls each takeover between judging the stale lock and removing it (a random time up to 300 ms). */
+const TAKEOVER_DELAY = fileURLToPath(new URL('../helpers/takeover-delay.cjs', import.meta.url));
+
+/**
+ * Whether the `enter PID` / `leave PID` lines of `log` show one holder at a time: each
+ * enter followed by the same process's leave. Returns the first line that breaks it, or
+ * undefined.
+ */
+function overlap(log: string): string | undefined {
+  let inside: string | undefined;
+  for (const [i, line] of log.trimEnd().split('\n').entries()) {
+    const [word, pid] = line.split(' ');
+    if (word === 'enter' && inside === undefined) inside = pid;
+    else if (word === 'leave' && inside === pid) inside = undefined;
+    else return `line ${i + 1} "${line}" while ${inside === undefined ? 'nobody' : `process ${inside}`} held the lock`;
+  }
+  return undefined;
+}
+
+describe("many takers of a dead holder's lock at once", () => {
+  it('16 takers of a config lock whose holder was killed, each stalled between judging the lock and taking it over: one holder at a time', async () => {
+    for (let round = 0; round < 3; round++) {
+      const dir = tempDir();
+      const file = join(dir, 'config.json');
+      const holder = await holdLock(file);
+      holder.child.kill('SIGKILL');
+      await holder.exited;
+      unstaleable(`${file}.lock`);
+      const log = join(dir, 'holders.log');
+      const takers = await Promise.all(Array.from({ length: 16 }, () => takeAndLog(file, log, TAKEOVER_DELAY)));
+      const text = readFileSync(log, 'utf8');
+      expect(overlap(text), text).toBeUndefined();
+      expect(takers.filter((t) => t.code !== 0)).toEqual([]);
+      expect(text.match(/^enter /gm)).toHaveLength(16);
+      // Nothing left: no lock, no half-made lock.
+      expect(readdirSync(dir).filter((n) => n.startsWith('config.json.lock'))).toEqual([]);
+    }
+  }, 600_000);
 });

@@ -11,7 +11,7 @@ import { parse as losslessParse } from 'lossless-json';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { SandboxStore, seedData } from '../../src/sandbox/store.js';
-import { holdLock } from '../helpers/lock-holder.js';
+import { holdLock, ownerFile } from '../helpers/lock-holder.js';
 import { CLI_ARGV, baseEnv, runCli } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
@@ -171,7 +171,7 @@ describe('the lock', () => {
     const file = join(dir, 'sandbox.json');
     expect((await runCli(['--env', 'sandbox', 'pets', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } })).code).toBe(0);
     const holder = await holdLock(file);
-    expect(readFileSync(join(`${file}.lock`, 'owner'), 'utf8')).toMatch(new RegExp(`^${holder.pid} `));
+    expect(readFileSync(ownerFile(`${file}.lock`) ?? 'no owner file', 'utf8')).toMatch(new RegExp(`^${holder.pid} `));
     holder.child.kill('SIGKILL');
     await holder.exited;
     // The stale lock is really there when the next run starts.
@@ -196,7 +196,7 @@ describe('the lock', () => {
     });
     // A waiter marks the owner file (mtime 0) to ask for the lock: then let it go. Waits for
     // the mark, however long the create takes to start on a loaded machine.
-    const owner = join(`${file}.lock`, 'owner');
+    const owner = ownerFile(`${file}.lock`) ?? 'no owner file';
     const deadline = Date.now() + HANG_MS;
     while (Date.now() < deadline && statSync(owner).mtimeMs !== 0) await new Promise((res) => setTimeout(res, 25));
     expect(statSync(owner).mtimeMs).toBe(0);

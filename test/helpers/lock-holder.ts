@@ -10,8 +10,12 @@
  *   anywhere in that.
  * - `cycle`: takes and lets go of the lock in a loop (each turn makes and removes the lock
  *   directory and its owner file), until it is killed or its stdin closes.
+ * - `log` (`takeAndLog`): takes the lock once, writes `enter PID` to a log file, holds the
+ *   lock a moment, writes `leave PID`, lets go and exits: many of them at once show whether
+ *   two ever held the lock together.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { closeSync, openSync, readdirSync } from 'node:fs';
 import { build } from 'esbuild';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,12 +33,29 @@ function holderScript(): Promise<string> {
       stdin: {
         contents: `
           import { FileLock } from ${JSON.stringify(LOCK_TS)};
-          const [file, mode] = process.argv.slice(2);
+          import { closeSync, constants, openSync, writeSync } from 'node:fs';
+          const [file, mode, log] = process.argv.slice(2);
           const lock = new FileLock(file);
           const wait = () => ({ deadline: Date.now() + 30000 });
           let stop = false;
           process.stdin.on('end', () => (stop = true)).resume();
-          if (mode === 'cycle') {
+          const note = (word) => {
+            // One write to a file opened with O_APPEND: the lines of several processes never mix.
+            const fd = openSync(log, constants.O_WRONLY | constants.O_APPEND);
+            writeSync(fd, word + ' ' + process.pid + '\\n');
+            closeSync(fd);
+          };
+          if (mode === 'log') {
+            lock
+              .run({ deadline: Date.now() + 120000 }, async () => {
+                note('enter');
+                // Held across a few turns of the event loop and a timer, as real work is.
+                await new Promise((resolve) => setTimeout(resolve, 20));
+                note('leave');
+              })
+              .then(() => lock.close())
+              .then(() => process.exit(0), (err) => { console.error(String(err)); process.exit(1); });
+          } else if (mode === 'cycle') {
             (async () => {
               for (let turn = 0; !stop; turn++) {
                 await lock.run(wait(), async () => {});
@@ -64,6 +85,28 @@ function holderScript(): Promise<string> {
     return out;
   })();
   return bundled;
+}
+
+/**
+ * Starts a process that takes the lock of `file` once (`log` mode, see the module comment),
+ * appending `enter PID` and `leave PID` to `log` (created here if missing), with the
+ * modules of `preload` loaded first (`node --require`). Resolves with its exit code and stderr.
+ */
+export async function takeAndLog(
+  file: string,
+  log: string,
+  preload?: string,
+): Promise<{ code: number | null; stderr: string }> {
+  closeSync(openSync(log, 'a'));
+  const script = await holderScript();
+  const pre = preload === undefined ? [] : ['--require', preload];
+  const child = spawn(process.execPath, [...pre, script, file, 'log', log], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr: err }));
+  });
 }
 
 /** What a holder process does with the lock (see the module comment). */
@@ -106,4 +149,19 @@ export async function holdLock(file: string, mode: HolderMode = 'hold'): Promise
     child.on('close', () => reject(new Error(`the lock holder exited: ${err}`)));
   });
   return { child, pid: child.pid ?? 0, exited };
+}
+
+/**
+ * The path of the owner file (`owner-<token>`, src/file-lock.ts) in the lock directory
+ * `lockPath`, or undefined when there is none (no lock, or an empty one: a free lock).
+ */
+export function ownerFile(lockPath: string): string | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(lockPath);
+  } catch {
+    return undefined;
+  }
+  const name = names.find((n) => n.startsWith('owner-'));
+  return name === undefined ? undefined : join(lockPath, name);
 }

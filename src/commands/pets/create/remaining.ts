@@ -7,11 +7,13 @@
  * in that directory (created exclusively, no symlink followed, mode 0600, an unpredictable
  * name) and then linked to its name, which fails rather than replace anything that is
  * there, a planted symlink included; the temp file is removed on every path, a forced end
- * of the process included.
+ * of the process included. Its device, inode, size and SHA-256 are recorded as written
+ * (`WrittenFile`), and it is deleted later only when the file at its path is proven to be
+ * that very file, unchanged (`removeIfWritten`).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, constants, fdatasync, fstatSync, openSync, rmSync, write } from 'node:fs';
-import { copyFile, link, unlink } from 'node:fs/promises';
+import { copyFile, link, open, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describeFileError } from '../../../errors.js';
 import type { Shutdown } from '../../../shutdown.js';
@@ -188,4 +190,61 @@ async function linkToFreeName(temp: string, dir: string, stem: string): Promise<
     }
   }
   throw Object.assign(new Error(`every name up to ${stem}.remaining-${MAX_NAMES}.ndjson is taken`), { code: 'EEXIST' });
+}
+
+/**
+ * What `removeIfWritten` did: removed the file, or left it, saying why (a phrase that ends
+ * a sentence about it: "it was changed since petstore wrote it"); `why` is undefined when
+ * there was no file to remove.
+ */
+export type Removal = { removed: true } | { removed: false; why: string | undefined };
+
+/**
+ * Deletes the remaining file `file` only when petstore can prove that the file at its path
+ * is the very file it wrote, unchanged (cli-contract.md "What petstore trusts"): opened
+ * without following a link and without blocking, the open descriptor's device and inode are
+ * those recorded when it was written, and its size and the SHA-256 of the bytes read from
+ * that descriptor are too. The unlink that follows is by path: only someone who may write
+ * that directory could swap the file in between, and so could delete it themselves.
+ * @returns what it did (see `Removal`); never throws.
+ */
+export async function removeIfWritten(file: WrittenFile): Promise<Removal> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { removed: false, why: undefined };
+    if (code === 'ELOOP') return { removed: false, why: 'it is a symbolic link now' };
+    return { removed: false, why: `it cannot be read (${describeFileError(err)})` };
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) return { removed: false, why: 'it is not a regular file now' };
+    if (st.dev !== file.dev || st.ino !== file.ino) {
+      return { removed: false, why: 'it is another file than the one petstore wrote (replaced since)' };
+    }
+    if (st.size !== file.size || (await sha256Of(handle, file.size)) !== file.sha256) {
+      return { removed: false, why: 'it was changed since petstore wrote it' };
+    }
+    await unlink(file.path);
+    return { removed: true };
+  } catch (err) {
+    return { removed: false, why: `it could not be removed (${describeFileError(err)})` };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** The SHA-256 (hex) of the bytes read from `handle` from its start, reading at most `size` + 1. */
+async function sha256Of(handle: FileHandle, size: number): Promise<string> {
+  const hash = createHash('sha256');
+  const chunk = Buffer.allocUnsafe(64 * 1024);
+  for (let at = 0; at <= size;) {
+    const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, size + 1 - at), at);
+    if (bytesRead === 0) break;
+    hash.update(chunk.subarray(0, bytesRead));
+    at += bytesRead;
+  }
+  return hash.digest('hex');
 }

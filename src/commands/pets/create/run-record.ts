@@ -6,22 +6,29 @@
  * the input is known by its SHA-256, so a copy or a pipe of it is the same input. A record
  * says which lines were created, which may have been, and where the records not created
  * were saved. A remaining file petstore wrote gets a record of its own that points back
- * at its run; once every record of it is created, the file is removed if it is still as
- * written (same device, inode and size), and the runs it came from count as complete. A
- * file of the user's is never removed or renamed.
+ * at its run; once every record of it is created, the file is removed if petstore can
+ * prove it is the very file it wrote, unchanged (`removeIfWritten`: device, inode, size and
+ * SHA-256, judged on an open descriptor), and the runs it came from count as complete. A
+ * file of the user's, an edited remaining file included, is never removed or renamed.
+ *
+ * The records live in the state folder (`state-folder.ts`), used only when nobody else can
+ * write it, each file read there judged on its descriptor: a record decides what is sent
+ * and what is deleted, so one planted by another user must never be read. A run is marked
+ * as under way by the lock of its record (`file-lock.ts`: `<key>.json.lock`), whose dead
+ * holder's lock is taken over atomically: of many re-runs after a killed run, one sends.
  */
 import { createHash } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { mkdir, open, readFile, rm, stat, unlink } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { Connection } from '../../../config/settings.js';
-import { CliError, describeFileError, ExitCode } from '../../../errors.js';
+import { CliError, ConfigError, describeFileError, ExitCode } from '../../../errors.js';
+import { FileLock, LockBusyError } from '../../../file-lock.js';
+import { StateFolder } from '../../../state-folder.js';
 import { shellQuote } from '../../../suggest.js';
 import { describeLines, type BulkAccount, type LineRange } from './account.js';
 import { formatCount } from './progress.js';
-import type { WrittenFile } from './remaining.js';
+import { removeIfWritten, type WrittenFile } from './remaining.js';
 
 /** Where records are sent: the environment's name, and its base URL or sandbox data file. */
 export interface RunTarget {
@@ -49,6 +56,13 @@ export interface RunInput {
 const CHECKPOINT_MS = 1000;
 /** Longest chain of remaining files followed. */
 const MAX_CHAIN = 20;
+/**
+ * The most of a record read (bytes): far above what a run writes (its line ranges), a
+ * bound for a file that is not one.
+ */
+const MAX_RECORD_BYTES = 64 * 1024 * 1024;
+/** The most of a `.path` file read: it holds a 40-character key. */
+const MAX_PATH_KEY_BYTES = 1024;
 
 const Range = z.tuple([z.number(), z.number()]);
 const FileSchema = z.object({
@@ -82,14 +96,14 @@ type RunRecord = z.infer<typeof RunRecordSchema>;
 
 /**
  * Where an input came from when it is a remaining file petstore wrote: the file as written,
- * the record of the run that wrote it, the content it had then, and whether it was edited
- * since (a record fixed by hand before sending it again: found by its path).
+ * the record of the run that wrote it, and the content it had then. Found by the input's
+ * content, or by its path when it was edited since (a record fixed by hand before sending
+ * it again), in which case it is no longer the file petstore wrote and is never removed.
  */
 interface Origin {
   written: WrittenFile;
   from: string | null;
   sha256: string;
-  edited: boolean;
 }
 
 /**
@@ -98,13 +112,15 @@ interface Origin {
  * told once, and the run goes on unrecorded.
  */
 export class RunHistory {
+  /** The lock of this run's record, once `begin` tried it; `lockHeld` when it holds it. */
+  private lock: FileLock | undefined;
   private lockHeld = false;
   private checkpointAt = -Infinity;
   private disabled = false;
   private readonly key: string;
 
   private constructor(
-    private readonly dir: string,
+    private readonly folder: StateFolder,
     private readonly target: RunTarget,
     private readonly input: RunInput,
     private readonly previous: RunRecord | undefined,
@@ -115,8 +131,11 @@ export class RunHistory {
   }
 
   /**
-   * Reads the earlier record of `input` sent to `target` from `dir` (none when unreadable),
-   * and, when the input is a remaining file petstore wrote, where it came from.
+   * Checks the state folder `dir`, then reads the earlier record of `input` sent to
+   * `target` (none when missing or unreadable), and, when the input is a remaining file
+   * petstore wrote, where it came from.
+   * @throws ConfigError (exit 2, nothing sent) when the state folder, or a file read there,
+   * fails ssh's rule (see `state-folder.ts`).
    */
   static async open(
     dir: string,
@@ -124,19 +143,26 @@ export class RunHistory {
     input: RunInput,
     opts: { now: () => Date; warn: (message: string) => void },
   ): Promise<RunHistory> {
-    const previous = await readRecord(dir, keyOf(target, input.sha256));
+    const folder = new StateFolder(dir);
+    try {
+      folder.check();
+    } catch (err) {
+      // A folder that cannot even be looked at: no record is read, and `begin` warns.
+      if (err instanceof ConfigError) throw err;
+    }
+    const previous = await readRecord(folder, keyOf(target, input.sha256));
     let origin: Origin | undefined =
       previous?.written != null
-        ? { written: previous.written, from: previous.from, sha256: previous.sha256, edited: false }
+        ? { written: previous.written, from: previous.from, sha256: previous.sha256 }
         : undefined;
     if (origin === undefined && input.file !== undefined) {
-      const key = await readFile(join(dir, `${pathKeyOf(target, input.file.path)}.path`), 'utf8').catch(() => '');
-      const wrote = /^[0-9a-f]{40}$/.test(key) ? await readRecord(dir, key) : undefined;
+      const key = (await readState(folder, `${pathKeyOf(target, input.file.path)}.path`, MAX_PATH_KEY_BYTES)) ?? '';
+      const wrote = /^[0-9a-f]{40}$/.test(key) ? await readRecord(folder, key) : undefined;
       if (wrote?.written?.path === input.file.path) {
-        origin = { written: wrote.written, from: wrote.from, sha256: wrote.sha256, edited: true };
+        origin = { written: wrote.written, from: wrote.from, sha256: wrote.sha256 };
       }
     }
-    return new RunHistory(dir, target, input, previous, origin, opts);
+    return new RunHistory(folder, target, input, previous, origin, opts);
   }
 
   /**
@@ -186,24 +212,32 @@ export class RunHistory {
     for (let i = 0; i < MAX_CHAIN && at?.remainingFile != null; i++) {
       const file: WrittenFile = at.remainingFile;
       if (await exists(file.path)) found = file.path;
-      const next = await readRecord(this.dir, keyOf(this.target, file.sha256));
+      const next = await readRecord(this.folder, keyOf(this.target, file.sha256));
       at = next?.state === 'stopped' ? next : undefined;
     }
     return found;
   }
 
   /**
-   * Marks the run as under way: a lock file only this process holds, and a record. Another
-   * run of the same input to the same target meanwhile is refused.
-   * @throws CliError `already_sent` when one is under way (unless `force`).
+   * Marks the run as under way: the lock of its record, which only one process holds at a
+   * time (one left by a run that was killed is taken over), and the record. Another run of
+   * the same input to the same target meanwhile is refused; one that finds the lock held
+   * does not wait for it.
+   * @throws CliError `already_sent` when one is under way (unless `force`); ConfigError
+   * when the state folder, made now, fails ssh's rule.
    */
   async begin(account: BulkAccount, force: boolean): Promise<void> {
     try {
-      await mkdir(this.dir, { recursive: true, mode: 0o700 });
-      this.lockHeld = await takeLock(join(this.dir, `${this.key}.lock`));
+      await this.folder.ensure();
+      this.lock = new FileLock(this.recordPath(this.key));
+      await this.lock.hold({ deadline: Date.now() });
+      this.lockHeld = true;
     } catch (err) {
-      this.fail(err);
-      return;
+      if (err instanceof ConfigError) throw err;
+      if (!(err instanceof LockBusyError)) {
+        this.fail(err);
+        return;
+      }
     }
     if (!this.lockHeld && !force) {
       throw alreadySent(`${this.input.label} is being sent to ${this.target.environment} now, by another petstore`);
@@ -232,12 +266,14 @@ export class RunHistory {
       const key = keyOf(this.target, written.sha256);
       await this.save(key, this.unsent(written, account.notCreated));
       // Found by its path too, should it be edited before it is sent (a record fixed by hand).
-      await writeFileAtomic(join(this.dir, `${pathKeyOf(this.target, written.path)}.path`), key, { mode: 0o600 }).catch(
-        (err: unknown) => this.fail(err),
-      );
+      if (!this.disabled) {
+        await this.folder
+          .write(`${pathKeyOf(this.target, written.path)}.path`, key)
+          .catch((err: unknown) => this.fail(err));
+      }
     }
     const notes = complete ? await this.completeChain() : [];
-    if (this.lockHeld) await rm(join(this.dir, `${this.key}.lock`), { force: true }).catch(() => undefined);
+    if (this.lockHeld) await this.lock?.close();
     this.lockHeld = false;
     return notes;
   }
@@ -246,43 +282,58 @@ export class RunHistory {
   finishNow(account: BulkAccount): void {
     if (this.disabled) return;
     try {
-      const record = JSON.stringify(this.record('stopped', account, null));
-      writeFileAtomic.sync(join(this.dir, `${this.key}.json`), record, { mode: 0o600 });
-      if (this.lockHeld) rmSync(join(this.dir, `${this.key}.lock`), { force: true });
+      this.folder.writeSync(`${this.key}.json`, JSON.stringify(this.record('stopped', account, null)));
     } catch {
       // The account on stderr still says what happened.
     }
+    if (this.lockHeld) this.lock?.releaseSync();
+    this.lockHeld = false;
   }
 
   /**
    * This input was created in full: if it is a remaining file petstore wrote (at its place,
-   * edited or not), removes it, and so up the chain of runs it came from, each now complete
-   * (their remaining files only when still as written).
+   * edited or not), removes it when petstore can prove it is that very file, unchanged
+   * (`removeIfWritten`), and so up the chain of runs it came from, each now complete. A
+   * file that cannot be proven so is kept, and a note says why.
+   * @returns notes to print (the files removed or kept).
    */
   private async completeChain(): Promise<string[]> {
     const notes: string[] = [];
     const self = this.input.file;
-    // The input itself must be the very file petstore wrote, not a copy of it elsewhere.
+    // The input itself must be at the place petstore wrote it, not a copy of it elsewhere.
     if (this.origin === undefined || self?.path !== this.origin.written.path) return notes;
     let written: WrittenFile | null = this.origin.written;
     let from = this.origin.from;
     let sha = this.origin.sha256;
-    // An edited file is removed when it is still what this run read.
-    let removable: WrittenFile | null = this.origin.edited ? { ...self, size: this.input.size, sha256: sha } : written;
-    for (let i = 0; i < MAX_CHAIN && written !== null && removable !== null; i++) {
-      if (await removeIfAsWritten(removable)) {
-        notes.push(`removed ${written.path}: every record of it was created (petstore wrote it)`);
+    for (let i = 0; i < MAX_CHAIN && written !== null; i++) {
+      const removal = await removeIfWritten(written);
+      if (removal.removed) notes.push(`removed ${written.path}: every record of it was created (petstore wrote it)`);
+      else if (removal.why !== undefined) {
+        notes.push(
+          `kept ${written.path}: every record of it was created, but ${removal.why}; delete it yourself, as sending it again would create its pets again`,
+        );
       }
       if (from === null) break;
-      const parent = await readRecord(this.dir, from);
+      let parent: RunRecord | undefined;
+      try {
+        parent = await readRecord(this.folder, from);
+      } catch (err) {
+        // Sent already: what cannot be read now is said, not refused.
+        this.opts.warn((err as Error).message);
+        break;
+      }
       if (parent?.remainingFile?.sha256 !== sha) break;
       await this.save(from, { ...parent, state: 'complete', remainingFile: null, remainingRanges: [] });
       written = parent.written;
-      removable = parent.written;
       from = parent.from;
       sha = parent.sha256;
     }
     return notes;
+  }
+
+  /** The path of the record `key`. */
+  private recordPath(key: string): string {
+    return join(this.folder.path, `${key}.json`);
   }
 
   private record(state: RunRecord['state'], account: BulkAccount, remainingFile: WrittenFile | null): RunRecord {
@@ -329,7 +380,7 @@ export class RunHistory {
   private async save(key: string, record: RunRecord): Promise<void> {
     if (this.disabled) return;
     try {
-      await writeFileAtomic(join(this.dir, `${key}.json`), JSON.stringify(record), { mode: 0o600 });
+      await this.folder.write(`${key}.json`, JSON.stringify(record));
     } catch (err) {
       this.fail(err);
     }
@@ -339,29 +390,56 @@ export class RunHistory {
     if (this.disabled) return;
     this.disabled = true;
     this.opts.warn(
-      `cannot keep a record of this run in ${this.dir}: ${describeFileError(err)}; a later run of the same input will not know what this one created`,
+      `cannot keep a record of this run in ${this.folder.path}: ${describeFileError(err)}; a later run of the same input will not know what this one created`,
     );
   }
 }
 
-/** The file name (without `.path`) that finds the record of the remaining file at `path` written for `target`. */
-function pathKeyOf(target: RunTarget, path: string): string {
+/**
+ * The file name (without `.path`) that finds the record of the remaining file at `path`
+ * written for `target`: 40 hex digits of a SHA-256.
+ */
+export function pathKeyOf(target: RunTarget, path: string): string {
   return createHash('sha256')
     .update(`${target.environment}\n${target.where}\npath\n${path}`)
     .digest('hex')
     .slice(0, 40);
 }
 
-/** The file name (without `.json`) of the record of the input `sha256` sent to `target`. */
-function keyOf(target: RunTarget, sha256: string): string {
+/**
+ * The file name (without `.json`) of the record of the input `sha256` (hex) sent to
+ * `target`: 40 hex digits of a SHA-256.
+ */
+export function keyOf(target: RunTarget, sha256: string): string {
   return createHash('sha256').update(`${target.environment}\n${target.where}\n${sha256}`).digest('hex').slice(0, 40);
 }
 
-async function readRecord(dir: string, key: string): Promise<RunRecord | undefined> {
+/**
+ * The record `key` of the state folder, or undefined when there is none or it is not a
+ * record (unparsable, another version's) or cannot be read.
+ * @throws ConfigError when the file fails ssh's rule (`StateFolder.read`).
+ */
+async function readRecord(folder: StateFolder, key: string): Promise<RunRecord | undefined> {
+  const bytes = await readState(folder, `${key}.json`, MAX_RECORD_BYTES);
+  if (bytes === undefined) return undefined;
   try {
-    const parsed = RunRecordSchema.safeParse(JSON.parse(await readFile(join(dir, `${key}.json`), 'utf8')));
+    const parsed = RunRecordSchema.safeParse(JSON.parse(bytes));
     return parsed.success ? parsed.data : undefined;
   } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The text of the file `name` of the state folder, or undefined when there is none or it
+ * cannot be read (as before: a record that cannot be read is no record).
+ * @throws ConfigError when it fails ssh's rule.
+ */
+async function readState(folder: StateFolder, name: string, maxBytes: number): Promise<string | undefined> {
+  try {
+    return (await folder.read(name, maxBytes))?.toString('utf8');
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
     return undefined;
   }
 }
@@ -382,35 +460,6 @@ function isAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-/**
- * Takes the lock file (created exclusively, holding our pid); one left by a process that
- * no longer runs is taken over. False when a live process holds it.
- */
-async function takeLock(path: string): Promise<boolean> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(path, 'wx', 0o600);
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number(await readFile(path, 'utf8').catch(() => ''));
-      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) return false;
-      await unlink(path).catch(() => undefined);
-    }
-  }
-  return false;
-}
-
-/** Removes a file petstore wrote if it is still as written (same device, inode and size). */
-async function removeIfAsWritten(file: WrittenFile): Promise<boolean> {
-  const now = await stat(file.path).catch(() => undefined);
-  if (now?.isFile() !== true || now.dev !== file.dev || now.ino !== file.ino || now.size !== file.size) return false;
-  await unlink(file.path);
-  return true;
 }
 
 function alreadySent(message: string, hint?: string): CliError {
