@@ -480,13 +480,16 @@ describe('a failed request', () => {
     expect(names(`${file}.remaining.ndjson`)).toEqual(['P3', 'P4', 'P5']);
   });
 
-  it('--timeout bounds each record, not the whole file: 6 records of 0.4 s each pass a 1 s --timeout', async () => {
+  // One at a time, so the file takes 3.2 s: a deadline for the whole file would fail it,
+  // while each record keeps 1.6 s of room for a loaded machine.
+  it('--timeout bounds each record, not the whole file: 8 records of 0.4 s each, one at a time, pass a 2 s --timeout', async () => {
     const srv = await petServer(400);
-    const { dir, file } = ndjson(6);
-    const r = await runCli(['pets', 'create', '--from-file', file, '--timeout', '1'], {
+    const { dir, file } = ndjson(8);
+    const r = await runCli(['pets', 'create', '--from-file', file, '--concurrency', '1', '--timeout', '2'], {
       env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(srv.requests).toHaveLength(6);
+    expect(srv.requests).toHaveLength(8);
+    expect(r.ms).toBeGreaterThanOrEqual(3200);
   });
 });

@@ -1,0 +1,41 @@
+/**
+ * For tests of `--jq` under `--timeout` (cli-contract.md "Network behaviour"): the command's
+ * one deadline covers starting jq (a worker thread and its WebAssembly) and the request as
+ * well as the filter. On a loaded machine those can take the whole of a short `--timeout`,
+ * and the run then ends, rightly, with exit 3 `timeout` before the filter ever ran. That is
+ * not the behaviour under test, so the run is repeated with twice the time until the
+ * deadline finds the filter running.
+ */
+import type { CliResult } from './run-cli.js';
+
+/** The `--timeout` values tried, in seconds: the last allows for a machine 10x slower than CI's worst seen. */
+const TIMEOUTS_S = [1, 2, 4, 8, 16, 32];
+
+/** The error object on the last line of a run's stderr (errors are JSON off a terminal), or undefined. */
+export function lastError(r: CliResult): { code?: unknown; message?: unknown } | undefined {
+  try {
+    return JSON.parse(r.stderr.trim().split('\n').at(-1) ?? '') as { code?: unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs `attempt(timeoutS)` with `--timeout` values from `fromS` up, doubling, until the run
+ * is anything but the request's own timeout (exit 3, code `timeout`), and returns that run
+ * and the `--timeout` it had. Only that one outcome is retried: any other result (a wrong
+ * code, a hang the caller's limit catches, output where there should be none) is returned
+ * for the test to fail on. The last attempt's result is returned as it is.
+ */
+export async function untilTheFilterRuns(
+  fromS: number,
+  attempt: (timeoutS: number) => Promise<CliResult>,
+): Promise<{ r: CliResult; timeoutS: number }> {
+  const tries = TIMEOUTS_S.filter((s) => s >= fromS);
+  for (const [i, timeoutS] of tries.entries()) {
+    const r = await attempt(timeoutS);
+    const requestTimedOut = r.code === 3 && lastError(r)?.code === 'timeout';
+    if (!requestTimedOut || i === tries.length - 1) return { r, timeoutS };
+  }
+  throw new Error('unreachable: TIMEOUTS_S is not empty');
+}
