@@ -7,11 +7,11 @@
 import { Command, Help, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { newApiCommand } from './commands/api/api.js';
 import { newAuthCommand } from './commands/auth/auth.js';
-import { newCompletionCommand } from './commands/completion.js';
+import { newCompletionCommand } from './commands/completion/completion.js';
 import { newConfigCommand } from './commands/config/config.js';
-import { newHelpCommand } from './commands/help.js';
+import { newHelpCommand } from './commands/help/help.js';
 import { newPetsCommand } from './commands/pets/pets.js';
-import { newVersionCommand } from './commands/version.js';
+import { newVersionCommand } from './commands/version/version.js';
 import type { Runner } from './commands/runner.js';
 import { newSandboxCommand } from './commands/sandbox/sandbox.js';
 import type { Context } from './context.js';

@@ -21,35 +21,37 @@ const text = (file: string): string => readFileSync(join(src, file), 'utf8');
 const parse = (file: string): ts.SourceFile =>
   ts.createSourceFile(file, text(file), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
 
-/** The first word of a command file's name: its verb (`create-source.ts` → `create`). */
-const verbOf = (file: string): string => posix.basename(file).replace(/[.-].*$/, '');
+/**
+ * Where a file under `commands/` sits: its noun (`pets`; `api` for a command without verbs),
+ * its folder (`commands/pets/list`), and whether it is its folder's declaration (the file
+ * named after the folder: `list/list.ts`, `pets/pets.ts`) or in a `shared/` folder.
+ */
+function placeOf(path: string): { noun: string; folder: string; declaration: boolean; shared: boolean } {
+  const folder = posix.dirname(path);
+  const parts = folder.split('/').slice(1);
+  return {
+    noun: parts[0] ?? '',
+    folder,
+    declaration: posix.basename(path) === `${posix.basename(folder)}.ts`,
+    shared: parts[1] === 'shared',
+  };
+}
 
 /**
  * Whether a file under `commands/` may import `dep` (docs/architecture.md "Layers"): lower
- * layers and the runner always; in its noun's folder, the files of its own verb
- * (`list.ts` → `list.run.ts`), a group file its verbs, config's `key-argument.ts`; the
- * noun's `shared/` folder from anywhere in the noun; a verb's own subfolder
- * (`pets/create/`) from that verb's files. Imports point down only: `shared/` and a verb's
- * subfolder import nothing above them in the noun.
+ * layers and the runner always; the files of its own folder (a command's declaration, its
+ * run and its parts live together: gh's `pkg/cmd/<noun>/<verb>/`); its noun's `shared/`
+ * folder; and, for a noun's own file (`pets/pets.ts`), the declarations of its verbs. So no
+ * verb reaches into another, and `shared/` imports nothing above it in the noun.
  */
 function commandImportAllowed(file: string, dep: string): boolean {
   if (!dep.startsWith('commands/') || dep === 'commands/runner.ts') return true;
-  // `commands/completion.ts` sits in no noun's folder: its noun is ''.
-  const place = (path: string): { noun: string; sub: string | undefined } => {
-    const parts = path.split('/').slice(1, -1);
-    return { noun: parts[0] ?? '', sub: parts[1] };
-  };
-  const from = place(file);
-  const to = place(dep);
+  const from = placeOf(file);
+  const to = placeOf(dep);
   if (from.noun !== to.noun) return false;
-  if (to.sub === 'shared') return true;
-  if (from.sub !== undefined) return to.sub === from.sub;
-  if (to.sub !== undefined) return verbOf(file) === to.sub;
-  return (
-    verbOf(file) === from.noun ||
-    verbOf(file) === verbOf(dep) ||
-    (!dep.endsWith('.run.ts') && posix.basename(dep) === 'key-argument.ts')
-  );
+  if (to.shared || from.folder === to.folder) return true;
+  const nounFile = from.declaration && from.folder === `commands/${from.noun}`;
+  return nounFile && to.declaration && posix.dirname(to.folder) === from.folder;
 }
 
 /** Every import of `file` (static, type-only and dynamic), as src-relative paths or package names. */
@@ -63,7 +65,7 @@ beforeAll(async () => {
 describe('imports', () => {
   it('are read as src-relative paths (so the rules below bite)', () => {
     expect(graph['render/output.ts']).toContain('render/pets.ts');
-    expect(graph['commands/pets/list.ts']).toContain('commands/pets/list.run.ts');
+    expect(graph['commands/pets/list/list.ts']).toContain('commands/pets/list/run.ts');
   });
 
   it('form no cycle', async () => {
@@ -102,24 +104,25 @@ describe('imports', () => {
   });
 
   it.each([
-    ['commands/pets/list.ts', 'commands/pets/list.run.ts', true],
-    ['commands/pets/pets.ts', 'commands/pets/create.ts', true],
-    ['commands/config/set.ts', 'commands/config/key-argument.ts', true],
-    ['commands/pets/create.run.ts', 'commands/pets/shared/deprecation.ts', true],
-    ['commands/pets/create-from-file.run.ts', 'commands/pets/create/sender.ts', true],
-    ['commands/pets/create/sender.ts', 'commands/pets/create/account.ts', true],
+    ['commands/pets/list/list.ts', 'commands/pets/list/run.ts', true],
+    ['commands/pets/pets.ts', 'commands/pets/create/create.ts', true],
+    ['commands/config/set/set.ts', 'commands/config/shared/key-argument.ts', true],
+    ['commands/pets/create/run.ts', 'commands/pets/shared/deprecation.ts', true],
+    ['commands/pets/create/from-file.ts', 'commands/pets/create/sender.ts', true],
     ['commands/pets/create/sender.ts', 'commands/pets/shared/deprecation.ts', true],
     ['commands/pets/shared/a.ts', 'commands/pets/shared/b.ts', true],
-    ['commands/pets/create.ts', 'commands/runner.ts', true],
-    ['commands/pets/create.run.ts', 'commands/pets/list.run.ts', false],
-    ['commands/pets/list.run.ts', 'commands/pets/create/sender.ts', false],
-    ['commands/pets/create/sender.ts', 'commands/pets/create.run.ts', false],
-    ['commands/pets/shared/a.ts', 'commands/pets/create.run.ts', false],
-    ['commands/pets/shared/a.ts', 'commands/pets/create/sender.ts', false],
-    ['commands/auth/login.run.ts', 'commands/pets/shared/deprecation.ts', false],
-    ['commands/pets/create/sender.ts', 'commands/pets/list/page.ts', false],
-    ['commands/completion.ts', 'commands/completion.run.ts', true],
-    ['commands/completion.ts', 'commands/pets/shared/a.ts', false],
+    ['commands/pets/create/create.ts', 'commands/runner.ts', true],
+    ['commands/api/api.ts', 'commands/api/run.ts', true],
+    ['commands/pets/create/run.ts', 'commands/pets/list/run.ts', false],
+    ['commands/pets/list/run.ts', 'commands/pets/create/sender.ts', false],
+    ['commands/pets/create/create.ts', 'commands/pets/get/get.ts', false],
+    ['commands/pets/shared/a.ts', 'commands/pets/create/run.ts', false],
+    ['commands/pets/shared/a.ts', 'commands/pets/pets.ts', false],
+    ['commands/pets/pets.ts', 'commands/pets/create/run.ts', false],
+    ['commands/auth/login/run.ts', 'commands/pets/shared/deprecation.ts', false],
+    ['commands/completion/completion.ts', 'commands/completion/run.ts', true],
+    ['commands/completion/completion.ts', 'commands/pets/shared/a.ts', false],
+    ['commands/api/run.ts', 'commands/pets/shared/written.ts', false],
   ])('the rule itself: %s → %s allowed: %s', (file, dep, ok) => {
     expect(commandImportAllowed(file, dep)).toBe(ok);
   });
@@ -164,20 +167,38 @@ describe('start-up path', () => {
     return { files: seen, packages };
   }
 
+  /** A command's run modules (`<verb>/run.ts`): loaded only when the command runs, with what they import. */
+  const runModules = (loaded: Set<string>): string[] =>
+    [...loaded].filter((f) => f.startsWith('commands/') && posix.basename(f) === 'run.ts');
+
   it('the program and every declaration load no run module and no heavy library', () => {
     const { files: loaded, packages } = staticClosure('cli.ts');
-    expect([...loaded].filter((f) => f.endsWith('.run.ts'))).toEqual([]);
+    expect(runModules(loaded)).toEqual([]);
     const heavy = ['zod', 'undici', 'cli-table3', 'conf', 'lossless-json', 'proper-lockfile', 'chalk', 'jq-wasm'];
     expect([...packages].filter((p) => heavy.some((h) => p === h || p.startsWith(`${h}/`)))).toEqual([]);
     expect([...packages].filter((p) => p.startsWith('@inquirer/') || p.startsWith('write-file-atomic'))).toEqual([]);
     // program.ts is reached only dynamically from cli.ts; check its own closure too.
     const program = staticClosure('program.ts');
-    expect([...program.files].filter((f) => f.endsWith('.run.ts'))).toEqual([]);
+    expect(runModules(program.files)).toEqual([]);
+    // The rule sees what it is for: the declarations are reached, and their runs exist.
+    expect(program.files).toContain('commands/pets/list/list.ts');
+    expect(files).toContain('commands/pets/list/run.ts');
     expect([...program.packages].filter((p) => heavy.some((h) => p === h || p.startsWith(`${h}/`)))).toEqual([]);
   });
 });
 
 describe('code shape', () => {
+  it('every folder under commands/ is a command (with its declaration, named after it) or a shared/ folder', () => {
+    const folders = new Set(files.filter((f) => f.startsWith('commands/')).map((f) => posix.dirname(f)));
+    folders.delete('commands');
+    const bad = [...folders].filter(
+      (folder) => posix.basename(folder) !== 'shared' && !files.includes(`${folder}/${posix.basename(folder)}.ts`),
+    );
+    expect(bad).toEqual([]);
+    // Only the runner sits at the top of commands/: every command has a folder of its own.
+    expect(files.filter((f) => posix.dirname(f) === 'commands')).toEqual(['commands/runner.ts']);
+  });
+
   it('no function in src/ is longer than 80 lines', () => {
     const long: string[] = [];
     for (const file of files) {

@@ -4,8 +4,8 @@
  * options of `pets get`.
  */
 import { describe, expect, it } from 'vitest';
-import { toGetOptions } from '../../src/commands/pets/get.js';
-import { describeGetDeprecation, WARNING_COLUMNS } from '../../src/commands/pets/get.run.js';
+import { toGetOptions } from '../../src/commands/pets/get/get.js';
+import { describeGetDeprecation, WARNING_COLUMNS } from '../../src/commands/pets/get/run.js';
 import { UsageError } from '../../src/errors.js';
 import { wrapWords } from '../../src/render/wrap.js';
 

@@ -9,7 +9,7 @@ import {
   type RecordText,
 } from '../../src/api/records.js';
 import { classifyCreateFailure } from '../../src/commands/pets/create/sender.js';
-import { parseMaxPages, toListOptions } from '../../src/commands/pets/list.js';
+import { parseMaxPages, toListOptions } from '../../src/commands/pets/list/list.js';
 import {
   ApiError,
   InterruptedError,

@@ -1,7 +1,7 @@
 /**
  * `petstore api [METHOD] PATH [-X M] [-f k=v] [-F k=v] [--input F] [-H h] [-i] [--paginate]`:
  * the declaration (flags, help, typed options) of the raw request in gh api's shape
- * (cli-contract.md "Commands"). The run is in `api.run.ts`, loaded only when it runs.
+ * (cli-contract.md "Commands"). The run is in `run.ts`, loaded only when it runs.
  */
 import { Command, Option } from '@commander-js/extra-typings';
 import { MAX_PAGES_DEFAULT } from '../../api/constants.js';
@@ -9,8 +9,8 @@ import { checkApiPath } from '../../api/paths.js';
 import { UsageError } from '../../errors.js';
 import { parseMaxPages } from '../../input.js';
 import type { Runner } from '../runner.js';
-import { parseHeader, parseMethod, parseRawField, parseTypedField, type ApiField } from './api-request.js';
-import type { ApiOptions } from './api.run.js';
+import { parseHeader, parseMethod, parseRawField, parseTypedField, type ApiField } from './request.js';
+import type { ApiOptions } from './run.js';
 
 /** Collects a repeatable flag's values in order. */
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
@@ -70,7 +70,7 @@ Examples:
       .action((words, flags) =>
         f.run(async (ctx) => {
           const options = toApiOptions(words, flags, (w) => ctx.suggest(w));
-          const { runApi } = await import('./api.run.js');
+          const { runApi } = await import('./run.js');
           return runApi(ctx, options);
         }),
       )

@@ -1,10 +1,10 @@
 /** `petstore auth`: the group of `login`, `status`, `logout` and `token`. */
 import { Command } from '@commander-js/extra-typings';
 import type { Runner } from '../runner.js';
-import { newLoginCommand } from './login.js';
-import { newLogoutCommand } from './logout.js';
-import { newStatusCommand } from './status.js';
-import { newTokenCommand } from './token.js';
+import { newLoginCommand } from './login/login.js';
+import { newLogoutCommand } from './logout/logout.js';
+import { newStatusCommand } from './status/status.js';
+import { newTokenCommand } from './token/token.js';
 
 /** Declares `auth` with its verbs. */
 export function newAuthCommand(f: Runner) {

@@ -1,11 +1,11 @@
 /** `petstore config get|set|unset|list|path`: the group. */
 import { Command } from '@commander-js/extra-typings';
 import type { Runner } from '../runner.js';
-import { newGetCommand } from './get.js';
-import { newListCommand } from './list.js';
-import { newPathCommand } from './path.js';
-import { newSetCommand } from './set.js';
-import { newUnsetCommand } from './unset.js';
+import { newGetCommand } from './get/get.js';
+import { newListCommand } from './list/list.js';
+import { newPathCommand } from './path/path.js';
+import { newSetCommand } from './set/set.js';
+import { newUnsetCommand } from './unset/unset.js';
 
 /** Declares `config` with its verbs. */
 export function newConfigCommand(f: Runner) {

@@ -1,9 +1,9 @@
 /** `petstore pets list|create|get`: the group. */
 import { Command } from '@commander-js/extra-typings';
 import type { Runner } from '../runner.js';
-import { newCreateCommand } from './create.js';
-import { newGetCommand } from './get.js';
-import { newListCommand } from './list.js';
+import { newCreateCommand } from './create/create.js';
+import { newGetCommand } from './get/get.js';
+import { newListCommand } from './list/list.js';
 
 /** Declares `pets` with its verbs. */
 export function newPetsCommand(f: Runner) {

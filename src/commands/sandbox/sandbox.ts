@@ -1,8 +1,8 @@
 /** `petstore sandbox serve|reset`: the group. */
 import { Command } from '@commander-js/extra-typings';
 import type { Runner } from '../runner.js';
-import { newResetCommand } from './reset.js';
-import { newServeCommand } from './serve.js';
+import { newResetCommand } from './reset/reset.js';
+import { newServeCommand } from './serve/serve.js';
 
 /** Declares `sandbox` with its verbs. */
 export function newSandboxCommand(f: Runner) {

@@ -2,7 +2,7 @@
  * Pass 2 of a bulk create (cli-contract.md "Bulk create"): judge the run by earlier runs of
  * the same input (run-record.ts), send every checked record (sender.ts) into the account
  * (account.ts), save what remains (remaining.ts) and report. It works with plain values and
- * small functions the command resolved from its context (`create-from-file.run.ts`), so
+ * small functions the command resolved from its context (`from-file.ts`), so
  * that the context itself stays in the command.
  */
 import { pipeline } from 'node:stream/promises';

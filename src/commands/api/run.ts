@@ -1,0 +1,206 @@
+/**
+ * `petstore api`: one request of any method to a path under the base URL, with the
+ * environment's key, `--timeout`, the retry policy, proxies and TLS rules of every command,
+ * its answer printed as it is (output.ts). gh api's shape (cli/cli pkg/cmd/api), with
+ * petstore's exit codes: an answer of 400 or more prints its body on stdout and exits 6,
+ * 4, 5 or 1 with the error on stderr (cli-contract.md "Errors and exit codes").
+ */
+import type { PetstoreClient } from '../../api/client.js';
+import { findNextLink, PageTrail } from '../../api/link.js';
+import type { Context } from '../../context.js';
+import { DeprecationReporter } from '../../deprecation.js';
+import { CliError, ExitCode, InvalidResponseError, UsageError } from '../../errors.js';
+import { MAX_BODY_BYTES, type HttpRequest, type RawResponse } from '../../http/transport.js';
+import { Deadline } from '../../http/deadline.js';
+import { stringifyJson } from '../../json.js';
+import { readBounded } from '../../read-input.js';
+import type { ApiField, FieldValue } from './request.js';
+import { exactPrinter, jqPrinter, parseBody, type AnswerPrinter } from './output.js';
+
+/** Typed options of `api` (see `toApiOptions`). */
+export interface ApiOptions {
+  /** Upper case: the METHOD argument, `-X`, or GET / POST by gh's rule. */
+  method: string;
+  /** Relative to the base URL's path; already checked not to name another origin. */
+  path: string;
+  /** `-f` then `-F` fields, in order; a field's `readFrom` is read before anything is sent. */
+  fields: ApiField[];
+  /** `--input FILE` (`-` = stdin): the raw body. */
+  input: string | undefined;
+  /** `-H` headers, lower-case names. */
+  headers: Record<string, string>;
+  /** `-i`: the status line and headers before the body. */
+  include: boolean;
+  /** `--paginate`: follow `Link: rel="next"`; array pages print as one array. */
+  paginate: boolean;
+  /** With `paginate`: the most pages fetched (1..10000). */
+  maxPages: number;
+}
+
+/**
+ * Sends the request and prints the answer; with `paginate`, every page.
+ * @throws UsageError (exit 2, nothing sent) for `--output` other than json, an `--input` or
+ * `@file` that cannot be read, is over 10 MiB or does not end within `--timeout`, a path
+ * that climbs above the base path; InterruptedError (exit 130, 143) on a signal while they
+ * are read; the answer's error (an ApiError or InvalidResponseError: exit 6, 4, 5 or 1)
+ * after its body is printed; NetworkError, TimeoutError, TlsError; CliError `max_pages`
+ * (exit 1).
+ */
+export async function runApi(ctx: Context, options: ApiOptions): Promise<number> {
+  if (ctx.globals.outputExplicit && ctx.globals.output !== 'json') {
+    throw new UsageError(
+      `--output ${ctx.globals.output} does not apply to petstore api: it prints the server's body as it is`,
+      'Leave --output out (or use --output json, which only makes errors JSON on stderr).',
+    );
+  }
+  const { fields, input } = await readUserInput(ctx, options);
+  const { client } = await ctx.connect();
+  const url = client.urlOf(options.path);
+  const req = toRequest(url, options, fields, input);
+  const printer = await answerPrinter(ctx, options.include);
+  const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
+  const observe = (res: RawResponse): void => {
+    deprecation.observeAndFlush(res.headers, `${options.method} ${res.url.pathname}`);
+  };
+  if (options.paginate) return paginate(client, req, options.maxPages, printer, observe);
+  const res = await client.raw(req);
+  // The answer first, then what it says of itself: a reader sees the body, then the warning.
+  await printer.answer(res);
+  observe(res);
+  const failure = client.answerError(res);
+  if (failure !== undefined) throw failure;
+  return ExitCode.ok;
+}
+
+/**
+ * The request: fields go to the query string of a GET or HEAD, and whenever `--input` gives
+ * the body; otherwise they are the JSON body (int64 exact).
+ */
+function toRequest(
+  url: URL,
+  options: ApiOptions,
+  fields: [string, FieldValue][],
+  input: Buffer | undefined,
+): HttpRequest {
+  const toQuery = input !== undefined || options.method === 'GET' || options.method === 'HEAD';
+  if (toQuery) for (const [key, value] of fields) url.searchParams.append(key, value === null ? '' : String(value));
+  const body = input ?? (!toQuery && fields.length > 0 ? stringifyJson(Object.fromEntries(fields)) : undefined);
+  return { method: options.method, url, body, headers: options.headers };
+}
+
+/**
+ * Walks the pages by `Link: rel="next"` on the base URL's origin, printing the elements of
+ * each page into one array (closed on failure too: what was fetched is printed, the exit
+ * code says whether it is complete). A first page that is an error or not an array prints
+ * as it is, alone.
+ * @throws the error of an answer of 400 or more; InvalidResponseError for a page that is
+ * not a JSON array, a next link to another origin or back to a page already fetched;
+ * CliError `max_pages`.
+ */
+async function paginate(
+  client: PetstoreClient,
+  req: HttpRequest,
+  maxPages: number,
+  printer: AnswerPrinter,
+  observe: (res: RawResponse) => void,
+): Promise<number> {
+  let res = await client.raw(req);
+  observe(res);
+  let items = arrayOf(res);
+  if (items === undefined || client.answerError(res) !== undefined) {
+    await printer.answer(res);
+    const failure = client.answerError(res);
+    if (failure !== undefined) throw failure;
+    if (findNextLink(res.headers, res.url) !== undefined) throw notAnArray(1);
+    return ExitCode.ok;
+  }
+  const trail = new PageTrail(client.baseUrl);
+  let complete = false;
+  try {
+    for (let page = 1; ; page++) {
+      await printer.page(res, items);
+      const next = trail.next(res.headers, res.url, page);
+      if (next === undefined) {
+        complete = true;
+        return ExitCode.ok;
+      }
+      if (page >= maxPages) {
+        throw new CliError(
+          `stopped at --max-pages ${maxPages}; the server links to more, so the array printed is incomplete`,
+          {
+            exitCode: ExitCode.failure,
+            code: 'max_pages',
+            hint: 'Raise --max-pages (at most 10000).',
+          },
+        );
+      }
+      res = await client.raw({ method: 'GET', url: next, headers: req.headers });
+      observe(res);
+      const failure = client.answerError(res);
+      if (failure !== undefined) throw failure;
+      items = arrayOf(res);
+      if (items === undefined) throw notAnArray(page + 1);
+    }
+  } finally {
+    await printer.end(complete);
+  }
+}
+
+/** The body as it is, or through `--jq` (compiled by `connect`, before anything is sent). */
+async function answerPrinter(ctx: Context, include: boolean): Promise<AnswerPrinter> {
+  const { jq, jqMessage } = await ctx.petOutput();
+  return jq === undefined ? exactPrinter(ctx.io, include) : jqPrinter(ctx.io, include, jq, jqMessage);
+}
+
+/** The page's JSON array, or undefined when the body is not one. */
+function arrayOf(res: RawResponse): unknown[] | undefined {
+  const json = parseBody(res.body);
+  return json !== undefined && Array.isArray(json.value) ? (json.value as unknown[]) : undefined;
+}
+
+function notAnArray(page: number): InvalidResponseError {
+  return new InvalidResponseError(
+    `page ${page} is not a JSON array; --paginate joins array pages only, so the Link rel="next" was not followed`,
+    200,
+    'Leave out --paginate to print one answer as it is.',
+  );
+}
+
+/**
+ * The fields with every `@file` / `@-` read (as UTF-8 text, gh's rule), as key and value,
+ * then the `--input` body: all of it within the byte cap (10 MiB each) and one deadline
+ * (`--timeout`, counted from the first read), before anything is sent.
+ * @throws UsageError (exit 2) naming a file that cannot be read, is larger or did not end in
+ * time; InterruptedError on Ctrl-C or SIGTERM (exit 130, 143).
+ */
+async function readUserInput(
+  ctx: Context,
+  options: ApiOptions,
+): Promise<{ fields: [string, FieldValue][]; input: Buffer | undefined }> {
+  const deadline = new Deadline(ctx.globals.timeoutMs, ctx.signal);
+  const read = (name: string, what: string): Promise<Buffer> => {
+    if (name === '-' && ctx.io.stdinIsTTY) ctx.note(`reading ${what} from the terminal; end it with Ctrl-D`);
+    return readBounded(
+      { what, name, stdin: ctx.io.stdin },
+      {
+        maxBytes: MAX_BODY_BYTES,
+        signal: deadline.signal,
+        timeoutSignal: deadline.timeoutSignal,
+        timeoutMs: deadline.timeoutMs,
+      },
+    );
+  };
+  try {
+    const fields: [string, FieldValue][] = [];
+    for (const f of options.fields) {
+      fields.push([
+        f.key,
+        f.readFrom === undefined ? f.value : (await read(f.readFrom, `-F ${f.key}=@`)).toString('utf8'),
+      ]);
+    }
+    const input = options.input === undefined ? undefined : await read(options.input, '--input');
+    return { fields, input };
+  } finally {
+    deadline.dispose();
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * `config list`: every effective setting, with where it comes from (flag, env
+ * var, command, file, default), as a command run with the same flags and environment would
+ * use it (cli-contract.md "Environments"). Keys are shown masked, with the URL they were
+ * stored for; a key from an `apiKeyCommand` is got by running the command (once), as a
+ * command that connects would.
+ *
+ * Output: on a terminal an aligned table, never wider than the terminal (the value and
+ * source columns are shortened with `…`); piped, one setting per line as
+ * `key<TAB>value<TAB>source` (an unset value is empty); `--output json` an array of
+ * `{key, value, source, from}` (`value` null when unset); `ndjson` one such object a line.
+ */
+import type { Context } from '../../../context.js';
+import { ExitCode, UsageError } from '../../../errors.js';
+import { maskKey } from '../../../mask.js';
+import { isUsable, requireEnvironment, type RemoteSettings, type Source } from '../../../config/settings.js';
+import { escapeForTerminal, escapeTsvField } from '../../../render/escape.js';
+import { displayWidth, padToWidth, truncateToWidth } from '../../../render/width.js';
+
+/** One line of `config list`. */
+export interface SettingRow {
+  key: string;
+  value: string | null;
+  /** `flag`, `env`, `command`, `file`, `default`, or `none` when unset. */
+  source: Source | 'none';
+  /** The flag, variable or file key that supplied it (null when unset). */
+  from: string | null;
+  /** For a stored key: the base URL it was stored for. */
+  storedFor?: string;
+  /** For a stored key: false when it would not be sent (bound to another base URL). */
+  usable?: boolean;
+  /** For a key: why there is none, when its source failed (a key command that exited 1). */
+  error?: string;
+}
+
+/**
+ * Collects the effective settings.
+ * @throws UsageError for a bad `--env`/`--base-url`/variable, ConfigError for a broken file.
+ */
+async function collectSettings(ctx: Context): Promise<SettingRow[]> {
+  // A broken config file is this command's error, not a detail of each row.
+  await ctx.loadConfig();
+  const settings = await ctx.settings('all');
+  const environment = requireEnvironment(settings);
+  const rows: SettingRow[] = [
+    { key: 'environment', value: environment.value, source: environment.source, from: environment.from },
+  ];
+  for (const r of settings.remotes) {
+    // A bad variable for the selected environment is a usage error, as in every command.
+    if (r.selected && !r.baseUrl.ok && r.baseUrl.error instanceof UsageError) throw r.baseUrl.error;
+    rows.push(
+      r.baseUrl.ok
+        ? { key: `${r.name}.baseUrl`, value: r.baseUrl.value, source: r.baseUrl.source, from: r.baseUrl.from }
+        : { key: `${r.name}.baseUrl`, value: null, source: 'none', from: null },
+    );
+  }
+  for (const r of settings.remotes) {
+    const key = `${r.name}.apiKeyCommand`;
+    rows.push(
+      r.command === undefined
+        ? { key, value: null, source: 'none', from: null }
+        : { key, value: r.command, source: 'file', from: key },
+    );
+  }
+  for (const r of settings.remotes) rows.push(keyRow(r));
+  return rows;
+}
+
+/** The row of an environment's key: masked, with its source, or why there is none. */
+function keyRow(r: RemoteSettings): SettingRow {
+  const name = `${r.name}.key`;
+  const { key, stored } = r;
+  if (key?.ok === true) {
+    const row: SettingRow = { key: name, value: maskKey(key.value), source: key.source, from: key.from };
+    if (key.source === 'file' && stored !== undefined) {
+      row.storedFor = stored.baseUrl;
+      row.usable = isUsable(r);
+    }
+    return row;
+  }
+  if (key === undefined || key.missing) return { key: name, value: null, source: 'none', from: null };
+  const failed = { error: key.error.message, ...(key.source === undefined ? {} : { source: key.source }) };
+  if (key.source === 'file' && stored !== undefined) {
+    return {
+      key: name,
+      value: maskKey(stored.key),
+      from: `auth.${r.name}`,
+      source: 'file',
+      storedFor: stored.baseUrl,
+      usable: false,
+      ...failed,
+    };
+  }
+  return { key: name, value: null, source: 'none', from: key.from ?? null, ...failed };
+}
+
+function describeSource(row: SettingRow): string {
+  switch (row.source) {
+    case 'flag':
+      return `flag ${row.from}`;
+    case 'env':
+      return `env ${row.from}`;
+    case 'file':
+      // A stored key's URL is worth a mention only when it is not the base URL above.
+      return row.usable === false && row.storedFor !== undefined
+        ? `file, not sent: stored for ${row.storedFor}`
+        : 'file';
+    case 'none':
+      return row.error === undefined ? '' : `${row.from ?? 'key'} failed`;
+    default:
+      return row.source;
+  }
+}
+
+/** Prints the effective settings in the selected output format. */
+export async function runList(ctx: Context): Promise<number> {
+  const rows = await collectSettings(ctx);
+  const { io } = ctx;
+  switch (ctx.output) {
+    case 'json':
+      await io.out(`${JSON.stringify(rows, null, 2)}\n`);
+      break;
+    case 'ndjson':
+      await io.out(rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
+      break;
+    case 'tsv':
+      await io.out(
+        rows.map((r) => `${r.key}\t${escapeTsvField(r.value ?? '')}\t${escapeTsvField(describeSource(r))}\n`).join(''),
+      );
+      break;
+    case 'table':
+      await io.out(renderTable(rows, io.stdoutColumns, (t) => io.colorOut.dim(t)));
+      break;
+  }
+  return ExitCode.ok;
+}
+
+/**
+ * The aligned table: key, value (`(not set)` when unset) and source. With `columns` (a
+ * terminal's width) no line is wider: the source, then the value, are shortened with `…`;
+ * the full values are in `-o tsv|json`.
+ */
+function renderTable(rows: SettingRow[], columns: number | undefined, dim: (t: string) => string): string {
+  const cells = rows.map((r) => [
+    r.key,
+    escapeForTerminal(r.value ?? '(not set)'),
+    escapeForTerminal(describeSource(r)),
+  ]);
+  const widths = [0, 1, 2].map((i) => Math.max(...cells.map((c) => displayWidth(c[i] ?? ''))));
+  const [keyW = 0] = widths;
+  let [, valueW = 0, sourceW = 0] = widths;
+  const over = (): boolean => columns !== undefined && keyW + 2 + valueW + 2 + sourceW > columns;
+  // The source's details go first (to 15 columns: `flag --base-url` whole), then the value
+  // and the source alike, down to 10 columns each.
+  while (over() && sourceW > 15) sourceW--;
+  while (over() && (valueW > 10 || sourceW > 10)) {
+    if (valueW >= sourceW && valueW > 10) valueW--;
+    else sourceW--;
+  }
+  return cells
+    .map(([key = '', value = '', source = '']) =>
+      `${padToWidth(key, keyW)}  ${padToWidth(truncateToWidth(value, valueW), valueW)}  ${dim(truncateToWidth(source, sourceW))}`.trimEnd(),
+    )
+    .map((line) => `${line}\n`)
+    .join('');
+}

@@ -1,0 +1,134 @@
+/**
+ * `petstore pets create --name NAME --category-id ID [-s|--status S]` and
+ * `petstore pets create --from-file FILE`: the declaration (flags, help, typed options).
+ * The runs are in `run.ts` and `from-file.ts`, loaded only when they run.
+ */
+import { Command, Option } from '@commander-js/extra-typings';
+import { PET_STATUSES, toJsonInt } from '../../../api/constants.js';
+import { UsageError } from '../../../errors.js';
+import { CONCURRENCY_MAX, DEFAULT_CONCURRENCY, parseConcurrency, parseInt64, parseStatus } from '../../../input.js';
+import type { Runner } from '../../runner.js';
+import { missingFlags, type PetDraft } from '../shared/draft.js';
+import { canPrompt, missingFlagsError } from '../shared/missing-flags.js';
+
+/** Typed options of `pets create`: one pet from flags, or a file of records. */
+export type CreateOptions =
+  | { draft: PetDraft; fromFile?: undefined }
+  | { fromFile: { file: string; dryRun: boolean; force: boolean; concurrency: number }; draft?: undefined };
+
+/**
+ * The error for required flags that are missing and cannot be asked for: every one of
+ * them in one message, with why a pet needs it (exit 2, nothing sent).
+ */
+function missingPetFlags(
+  missing: readonly ('--name' | '--category-id')[],
+  suggest: (words: string) => string,
+): UsageError {
+  const why =
+    missing.length === 2
+      ? 'every pet needs a name and a category (an int64 id)'
+      : missing[0] === '--name'
+        ? 'every pet needs a name'
+        : 'every pet belongs to a category (an int64 id)';
+  return missingFlagsError(missing, why, 'pets create --name Rex --category-id 1', suggest);
+}
+
+/** Declares `pets create`. */
+export function newCreateCommand(f: Runner) {
+  return new Command('create')
+    .description('add a pet (createPet: POST /pets); prints the created pet')
+    .option('--name <name>', "the animal's name (required; asked for on a terminal)")
+    .addOption(
+      new Option('--category-id <id>', 'category id, an int64 (required; asked for on a terminal)').argParser((v) =>
+        parseInt64(v, '--category-id'),
+      ),
+    )
+    .addOption(
+      new Option('-s, --status <status>', 'the availability of the new pet')
+        .choices(PET_STATUSES)
+        .argParser((v) => parseStatus(v)),
+    )
+    .addOption(
+      new Option(
+        '--from-file <file>',
+        'create every NewPet of a JSON array or NDJSON file, in order (- = stdin)',
+      ).conflicts(['name', 'categoryId', 'status']),
+    )
+    .addOption(
+      new Option(
+        '--concurrency <n>',
+        `with --from-file: requests in flight at once, 1-${CONCURRENCY_MAX} (default: ${DEFAULT_CONCURRENCY}); created pets are printed in input order`,
+      ).argParser((v) => parseConcurrency(v)),
+    )
+    .option('--dry-run', 'with --from-file: check every record and print what would be sent; send nothing')
+    .option(
+      '--force',
+      'with --from-file: send an input whose earlier run stopped partway (its created records are created again)',
+    )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ petstore pets create --name Rex --category-id 1
+  $ petstore pets create --name Kiwi --category-id 4 --status pending --json
+  $ petstore pets create --from-file new-pets.ndjson --concurrency 16 --output ndjson
+
+With --from-file, every record is checked before the first is sent; several requests are in flight at once (--concurrency), each on a new connection, and the created pets are printed in input order. A 429 answer is a refusal: that record is sent again after Retry-After, and fewer requests are kept in flight for a while. On a failure the records not created are saved for a re-run to FILE.remaining.ndjson beside the file (else, and for stdin, in the current directory; never over an existing file); a record that may have been created is reported, not saved. Sending again a file whose run stopped partway is refused: send its remaining file, or add --force.`,
+    )
+    .action((flags) =>
+      f.run(async (ctx) => {
+        // What it prints is a record of what was written, and its account must stay in view.
+        ctx.io.disablePager();
+        const options = toCreateOptions(flags);
+        if (options.fromFile !== undefined) {
+          const { runCreateFromFile } = await import('./from-file.js');
+          return runCreateFromFile(ctx, options.fromFile);
+        }
+        const missing = missingFlags(options.draft);
+        if (missing.length > 0 && !canPrompt(ctx)) throw missingPetFlags(missing, (words) => ctx.suggest(words));
+        const { runCreate } = await import('./run.js');
+        return runCreate(ctx, options.draft);
+      }),
+    );
+}
+
+/** The flags of `pets create` as commander parsed them. */
+export type CreateFlags = ReturnType<ReturnType<typeof newCreateCommand>['opts']>;
+
+/**
+ * Turns the parsed flags into a pet draft, or a `--from-file` source (commander has already
+ * refused `--from-file` together with the other flags). Missing required values are left
+ * for the caller (`missingFlags`): asked for on a terminal, refused all at once otherwise.
+ * @throws UsageError when `--from-file` is empty, or `--dry-run`/`--force`/`--concurrency` come without it.
+ */
+function toCreateOptions(flags: CreateFlags): CreateOptions {
+  if (flags.fromFile !== undefined) {
+    if (flags.fromFile === '') throw new UsageError('invalid --from-file "": give a file path, or - for stdin');
+    const fromFile = {
+      file: flags.fromFile,
+      dryRun: flags.dryRun === true,
+      force: flags.force === true,
+      concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
+    };
+    return { fromFile };
+  }
+  const alone =
+    flags.dryRun === true
+      ? '--dry-run'
+      : flags.force === true
+        ? '--force'
+        : flags.concurrency !== undefined
+          ? '--concurrency'
+          : undefined;
+  if (alone !== undefined) {
+    throw new UsageError(
+      `${alone} works with --from-file only`,
+      'Example: petstore pets create --from-file new-pets.ndjson --dry-run',
+    );
+  }
+  const draft: PetDraft = {};
+  if (flags.name !== undefined) draft.name = flags.name;
+  if (flags.categoryId !== undefined) draft.categoryId = toJsonInt(flags.categoryId);
+  if (flags.status !== undefined) draft.status = flags.status;
+  return { draft };
+}

@@ -1,0 +1,155 @@
+/**
+ * `pets create --from-file FILE` (`-` = stdin): one `createPet` per NewPet record of a JSON
+ * array or NDJSON (cli-contract.md "Bulk create"). This is the orchestration only — open
+ * the input (create/source.ts), check every record (check.ts), then pass 2
+ * (send-pass.ts): judge the run by earlier runs of the same input, send into the account,
+ * save what remains, report — each pass one pipeline, so that a fault anywhere rejects the
+ * one promise awaited here. It is the one part of the bulk create that holds the Context:
+ * what the parts need from it (places, output, connection, notes) is resolved here and
+ * handed down as plain values and small functions. `--timeout` bounds each record's request;
+ * `--concurrency` requests are in flight at once, each POST on a fresh connection unless
+ * PETSTORE_BULK_CONNECTIONS says `keep-alive`.
+ *
+ * Whatever stops a run — a failed request, a stdout that cannot take the output, a signal,
+ * an input that changed after it was checked — it ends the same way: sending stops, the
+ * records not created are saved to a remaining file, the account (created / failed /
+ * unknown / not sent) is reported, and the exit code is non-zero. The answers of requests
+ * already sent are awaited first: within their deadline, or after a signal for half of the
+ * time the shutdown registry allows (the rest is for saving and reporting), after which
+ * those still under way are unknown. If the process is ended before that (`cli-entry.ts`),
+ * the account is reported all the same.
+ */
+import { setMaxListeners } from 'node:events';
+import { pipeline } from 'node:stream/promises';
+import { checkedRecords, recordTexts } from '../../../api/records.js';
+import type { NewPet } from '../../../api/schemas.js';
+import { bulkPlaces } from '../../../config/paths.js';
+import type { Context } from '../../../context.js';
+import { ExitCode, InterruptedError } from '../../../errors.js';
+import { CONCURRENCY_MAX } from '../../../input.js';
+import { nothingSent } from './account.js';
+import { checkInput } from './check.js';
+import { recordPrinter } from './printer.js';
+import { formatCount } from './progress.js';
+import { sendChecked } from './send-pass.js';
+import { InputChangedError, openSource } from './source.js';
+
+/** Typed options of `pets create --from-file`. */
+export interface FromFileOptions {
+  /** The `--from-file` value (`-` = stdin). */
+  file: string;
+  /** `--dry-run`: check and print, send nothing. */
+  dryRun: boolean;
+  /** `--force`: send an input whose earlier run stopped partway. */
+  force: boolean;
+  /** `--concurrency`: requests in flight at once (1-32). */
+  concurrency: number;
+}
+
+/**
+ * Creates every record of `options.file` in order. Nothing is sent unless every record is
+ * valid and no earlier run of the same input stopped partway (unless `force`).
+ * @throws UsageError (exit 2, nothing sent) for unreadable or invalid input; ConfigError
+ * (exit 2) when input read once cannot be kept; CliError `already_sent` (exit 2); CliError
+ * with the account otherwise: the failure's exit code, 1 (`output`) for stdout, 1
+ * (`input_changed`), 129/130/131/143 (`interrupted`) for signals.
+ */
+export async function runCreateFromFile(ctx: Context, options: FromFileOptions): Promise<number> {
+  const { io, signal } = ctx;
+  // After a signal, requests under way are awaited and what they created printed, for half
+  // of the grace the shutdown registry allows (the rest is for saving and reporting); then
+  // they are aborted (unknown), and a stdout that does not take the output is given up.
+  const settling = abortAfter(signal, ctx.shutdown.graceMs / 2);
+  ctx.defer(() => settling.dispose());
+  const { progress } = io;
+  // Records on a terminal would run into the progress line: it is erased before each.
+  const beforeWrite = io.stdoutIsTTY ? () => progress.clear() : () => undefined;
+  const print = recordPrinter(await ctx.petOutput(), { signal: settling.signal, beforeWrite });
+  const places = bulkPlaces(ctx.env);
+  // Messages while the progress line is shown erase it first.
+  const warn = (message: string): void => {
+    progress.clear();
+    ctx.warn(message);
+  };
+  // Ended by force before the first request: nothing was sent; once sending, the account.
+  const beforeSending = (): unknown => nothingSent(InterruptedError.from(signal));
+  let lastWords = beforeSending;
+  const clearLastWords = ctx.atForcedEnd(() => lastWords());
+  try {
+    const source = await openSource({ file: options.file, io, tempDir: places.temp, signal, shutdown: ctx.shutdown });
+    ctx.defer(() => source.close());
+    const checked = await pipeline(source.pass(signal), (bytes) => checkInput(bytes, source.label));
+    // The records pass 1 checked, read again; and, for the remaining file, their texts read
+    // without the run's signal: what remains is saved even after Ctrl-C.
+    const records = () =>
+      checkedRecords(source.pass(signal), checked.records, (what) => new InputChangedError(source.label, what));
+    const texts = () => recordTexts(source.pass(new AbortController().signal));
+    if (options.dryRun) {
+      await pipeline(records(), pets, print);
+      const n = checked.records;
+      ctx.note(`${formatCount(n)} record${n === 1 ? '' : 's'} checked; nothing was sent (--dry-run)`, { always: true });
+      return ExitCode.ok;
+    }
+    return await sendChecked(
+      {
+        source,
+        checked,
+        records,
+        texts,
+        print,
+        progress,
+        showProgress: io.stderrIsTTY,
+        places,
+        signal,
+        settling: settling.signal,
+        sending: (words) => (lastWords = words),
+        // Connected only once every record is checked (dry runs never).
+        connect: (opts) => ctx.connect(opts),
+        connectionReuse: ctx.env.get('PETSTORE_BULK_CONNECTIONS') ?? 'fresh',
+        warn,
+        note: (message, opts) => ctx.note(message, opts),
+        suggest: (words) => ctx.suggest(words),
+        now: () => ctx.now(),
+        cwd: ctx.cwd,
+        shutdown: ctx.shutdown,
+        output: ctx.output,
+      },
+      { concurrency: options.concurrency, force: options.force, timeoutMs: ctx.globals.timeoutMs },
+    );
+  } catch (err) {
+    // A signal before the first request (whatever it made the step under way throw): nothing was sent.
+    if (lastWords === beforeSending && signal.aborted) throw nothingSent(InterruptedError.from(signal));
+    throw err;
+  } finally {
+    clearLastWords();
+  }
+}
+
+/**
+ * A signal aborted `ms` after `signal` aborts, with its reason (a request it aborts is an
+ * interruption); `dispose` forgets `signal`.
+ */
+function abortAfter(signal: AbortSignal, ms: number): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  // Each request in flight listens to it through its deadline: up to 32 at once, more than
+  // Node's default of 10 before it warns of a leak.
+  setMaxListeners(4 * CONCURRENCY_MAX, controller.signal);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const onAbort = (): void => {
+    timer = setTimeout(() => controller.abort(signal.reason), ms);
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      signal.removeEventListener('abort', onAbort);
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The NewPets of checked records (`--dry-run` prints them). */
+async function* pets(records: AsyncIterable<{ pet: NewPet }>): AsyncGenerator<NewPet> {
+  for await (const { pet } of records) yield pet;
+}

@@ -1,0 +1,77 @@
+/**
+ * `petstore pets get ID [--via-list [--status S] [--max-pages N]]`: the declaration.
+ * `getPet` is deprecated (spec §4.3); `--via-list` finds the pet through the replacement
+ * the spec names, `listPets` (§4.1). The run is in `run.ts`, loaded only when it runs.
+ */
+import { Argument, Command, Option } from '@commander-js/extra-typings';
+import { GET_PET_REMOVAL_DATE, GET_PET_REPLACEMENT, MAX_PAGES_DEFAULT, PET_STATUSES } from '../../../api/constants.js';
+import { UsageError } from '../../../errors.js';
+import { parseInt64, parseMaxPages, parseStatus } from '../../../input.js';
+import type { Runner } from '../../runner.js';
+import type { GetOptions } from './run.js';
+
+/** Declares `pets get`. */
+export function newGetCommand(f: Runner) {
+  return new Command('get')
+    .description(`show one pet (getPet: GET /pets/{petId}; deprecated, removed ${GET_PET_REMOVAL_DATE})`)
+    .addArgument(new Argument('<id>', 'the pet id, an int64').argParser((v) => parseInt64(v, 'pet ID')))
+    .option('--via-list', "find the pet through listPets (GET /pets, getPet's replacement), pages of 100")
+    .addOption(
+      new Option('-s, --status <status>', 'with --via-list: search only pets with this status')
+        .choices(PET_STATUSES)
+        .argParser((v) => parseStatus(v)),
+    )
+    .addOption(
+      new Option(
+        '--max-pages <n>',
+        `with --via-list: stop with exit 1 after N pages, 1-10000 (default: ${MAX_PAGES_DEFAULT})`,
+      ).argParser((v) => parseMaxPages(v)),
+    )
+    .addHelpText(
+      'after',
+      `
+Deprecated: the API removes getPet on ${GET_PET_REMOVAL_DATE}. Its replacement is \`${GET_PET_REPLACEMENT}\`; --via-list uses it now. From the removal date on, after a 410 Gone answer, and under --fail-on-deprecated, \`pets get\` uses it by itself.
+
+Examples:
+  $ petstore pets get 7
+  $ petstore pets get 7 --via-list --status available
+  $ petstore pets get 9007199254740993 --json`,
+    )
+    .action((petId, flags) =>
+      f.run(async (ctx) => {
+        const options = toGetOptions(petId, flags, (words) => ctx.suggest(words));
+        const { runGet } = await import('./run.js');
+        return runGet(ctx, options);
+      }),
+    );
+}
+
+/** The flags of `pets get` as commander parsed them. */
+export type GetFlags = ReturnType<ReturnType<typeof newGetCommand>['opts']>;
+
+/**
+ * Turns the parsed id and flags into options. `suggest` makes the example of an error
+ * message a command of this run (`ctx.suggest`: with its `--env`).
+ * @throws UsageError for `--status` or `--max-pages` without `--via-list` (getPet takes
+ * neither, so they would be ignored silently).
+ */
+export function toGetOptions(
+  petId: bigint,
+  flags: GetFlags,
+  suggest: (words: string) => string = (words) => `petstore ${words}`,
+): GetOptions {
+  const viaList = flags.viaList === true;
+  if (!viaList && (flags.status !== undefined || flags.maxPages !== undefined)) {
+    const flag = flags.status !== undefined ? '--status' : '--max-pages';
+    throw new UsageError(
+      `${flag} needs --via-list: it shapes the search through listPets, and getPet takes no such value`,
+      `Example: ${suggest(`pets get ${petId} --via-list${flag === '--status' ? ' --status available' : ' --max-pages 50'}`)}`,
+    );
+  }
+  return {
+    petId,
+    viaList,
+    ...(flags.status === undefined ? {} : { status: flags.status }),
+    maxPages: flags.maxPages ?? MAX_PAGES_DEFAULT,
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * `pets list`: `listPets` (spec §4.1), printed in the selected output format
+ * (cli-contract.md "Output"). With `--all` it follows the server's `Link: rel="next"`
+ * headers (RFC 8288) page by page.
+ */
+import type { ListPetsQuery } from '../../../api/client.js';
+import { LIMIT_DEFAULT } from '../../../api/constants.js';
+import { findNextLink } from '../../../api/link.js';
+import { walkPetPages } from '../../../api/pages.js';
+import type { Context } from '../../../context.js';
+import { DeprecationReporter } from '../../../deprecation.js';
+import { BodyTooLargeError, CliError, ExitCode, InterruptedError } from '../../../errors.js';
+import type { PetSort } from '../../../input.js';
+import { RecordStream, writePets } from '../../../render/output.js';
+import { describeListProgress } from '../../../render/progress.js';
+import { collationLocale, comparePets } from './sort.js';
+
+/** Typed options of `pets list`. */
+export interface ListOptions {
+  query: ListPetsQuery;
+  /** Follow `Link: rel="next"` until the last page. */
+  all: boolean;
+  /** With `all`: the most pages fetched before stopping (1..10000, default 1000). */
+  maxPages: number;
+  /** `--sort`: the order of what was fetched, decided here (the API has no sort parameter). */
+  sort?: PetSort;
+}
+
+/**
+ * The warning for a full page without a `Link: rel="next"` header: more pets may exist,
+ * and the API gives no way to reach them (spec §4.1 defines no paging parameter).
+ */
+function fullPageWithoutLinkWarning(size: number): string {
+  return `the page is full (${size} pets), so more may exist, but the server sent no Link rel="next" header and the API offers no other way to fetch them`;
+}
+
+/**
+ * Lists pets: one page, or with `all` every page the server links to.
+ * @throws UsageError (nothing sent), ApiError, InvalidResponseError (also for a next link
+ * to another origin or back to a page fetched before; a page over the body cap with a hint
+ * to ask for smaller pages), NetworkError, TimeoutError, CliError `max_pages` (exit 1) when
+ * `maxPages` pages were fetched and the server still links to another.
+ */
+export async function runList(ctx: Context, options: ListOptions): Promise<number> {
+  try {
+    return await listPets(ctx, options);
+  } catch (err) {
+    // A page over the body cap: fewer pets per page is the way round it.
+    if (!(err instanceof BodyTooLargeError)) throw err;
+    const limit = options.query.limit ?? LIMIT_DEFAULT;
+    throw err.withHint(
+      options.all
+        ? `Ask for smaller pages: --all --limit N with N below ${limit}, the size of these pages.`
+        : `Ask for fewer pets with a smaller --limit (this one was ${limit}), and add --all to fetch the rest page by page.`,
+    );
+  }
+}
+
+async function listPets(ctx: Context, options: ListOptions): Promise<number> {
+  const { client } = await ctx.connect();
+  const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
+  if (options.all) return listAll(ctx, options, deprecation);
+  const res = await client.listPets(options.query);
+  deprecation.observeAndFlush(res.headers, 'listPets (GET /pets)');
+  const compare = options.sort === undefined ? undefined : comparePets(options.sort, collationLocale(ctx.env));
+  await writePets(await ctx.petOutput(), compare === undefined ? res.data : [...res.data].sort(compare));
+  if (res.data.length === 0) ctx.note('No pets found.');
+  const next = findNextLink(res.headers, res.url);
+  if (next !== undefined) ctx.note('More pets exist: add --all to fetch every page.');
+  else if (res.data.length >= (options.query.limit ?? LIMIT_DEFAULT))
+    ctx.warn(fullPageWithoutLinkWarning(res.data.length));
+  return ExitCode.ok;
+}
+
+/** A signal's interruption of `--all`, with what was fetched before it. */
+function incomplete(err: InterruptedError, pages: number, pets: number): InterruptedError {
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return err.withAccount(`the list is incomplete: ${plural(pets, 'pet')} from ${plural(pages, 'page')}`, {
+    pets,
+    pages,
+  });
+}
+
+async function listAll(ctx: Context, options: ListOptions, deprecation: DeprecationReporter): Promise<number> {
+  const { client } = await ctx.connect();
+  const compare = options.sort === undefined ? undefined : comparePets(options.sort, collationLocale(ctx.env));
+  const out = new RecordStream(await ctx.petOutput(), { compare });
+  const { progress } = ctx.io;
+  const pages = walkPetPages(client, options.query, {
+    maxPages: options.maxPages,
+    onMaxPages: (count, pets) =>
+      new CliError(
+        `stopped at --max-pages ${options.maxPages} (${count} page${count === 1 ? '' : 's'}, ${pets} pets); the server links to more, so the list printed is incomplete`,
+        {
+          exitCode: ExitCode.failure,
+          code: 'max_pages',
+          hint: 'Raise --max-pages (at most 10000), or narrow the list with --status.',
+        },
+      ),
+    beforeNext: (count, pets) => progress.update(describeListProgress(count, pets)),
+  });
+  let failed = false;
+  let fetched = 0;
+  // Ended by force after a signal (a second Ctrl-C before the pager has the whole table):
+  // the incomplete line is said all the same (cli-contract.md "Errors and exit codes").
+  const clearLastWords = ctx.atForcedEnd(() =>
+    ctx.signal.aborted ? incomplete(InterruptedError.from(ctx.signal), fetched, out.size) : undefined,
+  );
+  try {
+    for await (const page of pages) {
+      progress.clear();
+      fetched = page.number;
+      deprecation.observeAndFlush(page.headers, 'listPets (GET /pets)');
+      await out.push(page.data);
+      // After a linked page, a missing Link means the end; only a server that never links leaves doubt.
+      if (
+        page.number === 1 &&
+        page.data.length >= (options.query.limit ?? LIMIT_DEFAULT) &&
+        findNextLink(page.headers, page.url) === undefined
+      )
+        ctx.warn(fullPageWithoutLinkWarning(page.data.length));
+    }
+  } catch (err) {
+    failed = true;
+    // Stopped by a signal: what was fetched is printed (into the pager, when one runs,
+    // which is then waited for), and the account says the list is incomplete.
+    if (ctx.signal.aborted) throw incomplete(InterruptedError.from(ctx.signal), fetched, out.size);
+    throw err;
+  } finally {
+    progress.clear();
+    // What was fetched is printed even on failure; the exit code says whether it is complete.
+    // A failure to print it then (a --jq error) must not hide the failure that stopped the walk.
+    await out
+      .end()
+      .catch((err: unknown) => {
+        if (!failed) throw err;
+      })
+      .finally(clearLastWords);
+  }
+  if (out.size === 0) ctx.note('No pets found.');
+  return ExitCode.ok;
+}
