@@ -6,6 +6,7 @@
  */
 import { Option, type Command } from '@commander-js/extra-typings';
 import { PET_FIELDS, type PetField } from './api/constants.js';
+import { RECORD_FLAGS, type RecordFlag } from './command-traits.js';
 import type { EnvVars } from './config/env.js';
 import { ENVIRONMENTS, checkBaseUrl, parseEnvName, type EnvName } from './config/settings.js';
 import { UsageError } from './errors.js';
@@ -166,13 +167,14 @@ export function toGlobalOptions(flags: GlobalFlags, env: EnvVars): GlobalOptions
  * The flags given that apply only to commands printing pet records (`--fields`,
  * `--json FIELDS`, `--jq`, `--output csv`), as the user wrote them; empty when none.
  */
-export function recordOnlyFlags(flags: GlobalFlags): string[] {
-  return [
-    ...(flags.fields !== undefined ? ['--fields'] : []),
-    ...(flags.jsonFields !== undefined ? ['--json FIELDS'] : []),
-    ...(flags.jq !== undefined ? ['--jq'] : []),
-    ...(flags.output === 'csv' ? ['--output csv'] : []),
-  ];
+export function recordOnlyFlags(flags: GlobalFlags): RecordFlag[] {
+  const given: Record<RecordFlag, boolean> = {
+    '--fields': flags.fields !== undefined,
+    '--json FIELDS': flags.jsonFields !== undefined,
+    '--jq': flags.jq !== undefined,
+    '--output csv': flags.output === 'csv',
+  };
+  return RECORD_FLAGS.filter((flag) => given[flag]);
 }
 
 /**

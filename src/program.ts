@@ -16,6 +16,7 @@ import type { Runner } from './commands/runner.js';
 import { newSandboxCommand } from './commands/sandbox/sandbox.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
+import { traitsOf, type RecordFlag } from './command-traits.js';
 import { addGlobalOptions, recordOnlyFlags, type GlobalFlags } from './global-options.js';
 import type { Io } from './io.js';
 import { wrapHelpText } from './render/wrap.js';
@@ -36,12 +37,6 @@ export interface Program {
   /** The command words of the command whose action is running (`['pets', 'create']`), once one is. */
   running: () => string[] | undefined;
 }
-
-/**
- * The commands that print pet records: the only ones `--fields`, `--json FIELDS`, `--jq`
- * and `--output csv` apply to (cli-contract.md "Output"); any other refuses them (exit 2).
- */
-const PET_RECORD_COMMANDS = ['pets list', 'pets get', 'pets create'];
 
 /** Help width when stdout (or stderr, for help after an error) is not a terminal. */
 export const HELP_COLUMNS = 80;
@@ -119,7 +114,7 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
     .addCommand(newCompletionCommand(runner))
     .addCommand(newVersionCommand(VERSION, (s) => io.outNow(s)))
     .addCommand(newHelpCommand())
-    .hook('preAction', (_root, action) => refuseRecordFlags(root.opts(), action));
+    .hook('preAction', (_root, action) => refuseRecordFlags(root, root.opts(), action));
   inheritSettings(root, [], (words) => (failedCommand ??= words));
   return { program: root, exitCode: () => exitCode, failedCommand: () => failedCommand, running: () => running };
 }
@@ -132,22 +127,38 @@ function commandPath(cmd: CommandUnknownOpts): string[] {
 }
 
 /**
- * Refuses the flags that shape pet records (`recordOnlyFlags`) on a command that prints
- * none (`config list`, `auth status`, `version`): a usage error, never silently ignored.
+ * Refuses the flags that shape pet records (`recordOnlyFlags`) on a command whose traits do
+ * not accept them (`config list`, `auth status`, `version`; `api` takes `--jq` alone, as gh
+ * api does): a usage error, never silently ignored (cli-contract.md "Output"). The commands
+ * it names are read from the tree: those that print pets, reads before writes.
  * @throws UsageError naming the flag and the command.
  */
-function refuseRecordFlags(flags: GlobalFlags, action: CommandUnknownOpts): void {
-  const words: string[] = [];
-  for (let cmd = action; cmd.parent !== null; cmd = cmd.parent) words.unshift(cmd.name());
-  // `api` filters its JSON answer with --jq, as gh api does; the other record flags shape pets.
-  const given = recordOnlyFlags(flags).filter((f) => !(f === '--jq' && words.join(' ') === 'api'));
-  if (given.length === 0 || PET_RECORD_COMMANDS.includes(words.join(' '))) return;
+function refuseRecordFlags(root: CommandUnknownOpts, flags: GlobalFlags, action: CommandUnknownOpts): void {
+  const accepted = traitsOf(action).recordFlags;
+  const given = recordOnlyFlags(flags).filter((f) => !accepted.includes(f));
+  if (given.length === 0) return;
+  const words = commandPath(action).join(' ');
+  const commands = leafCommands(root);
+  const takes = (flag: RecordFlag) => commands.filter((c) => traitsOf(c).recordFlags.includes(flag));
+  const printers = takes('--fields').sort((a, b) => Number(writesAny(a)) - Number(writesAny(b)));
+  const jqAlone = takes('--jq').filter((c) => !printers.includes(c));
+  const alsoJq = jqAlone.map((c) => ` and to \`${commandPath(c).join(' ')}\``).join('');
   throw new UsageError(
-    `${given.join(' and ')} ${given.length === 1 ? 'applies' : 'apply'} only to commands that print pets (${PET_RECORD_COMMANDS.join(', ')})${given.length === 1 && given[0] === '--jq' ? ' and to `api`' : ''}, not to \`${words.join(' ')}\``,
+    `${given.join(' and ')} ${given.length === 1 ? 'applies' : 'apply'} only to commands that print pets (${printers.map((c) => commandPath(c).join(' ')).join(', ')})${given.length === 1 && given[0] === '--jq' ? alsoJq : ''}, not to \`${words}\``,
     given.includes('--output csv') || given.includes('--jq')
-      ? `For \`${words.join(' ')}\`, use --output tsv or --output json.`
+      ? `For \`${words}\`, use --output tsv or --output json.`
       : undefined,
   );
+}
+
+/** Whether `cmd` may change the store (its `writes` trait is not `false`). */
+function writesAny(cmd: CommandUnknownOpts): boolean {
+  return traitsOf(cmd).writes !== false;
+}
+
+/** The commands of the tree below `cmd` that run something (no subcommands), in tree order. */
+function leafCommands(cmd: CommandUnknownOpts): CommandUnknownOpts[] {
+  return cmd.commands.flatMap((sub) => (sub.commands.length === 0 ? [sub] : leafCommands(sub)));
 }
 
 /**

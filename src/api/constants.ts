@@ -37,6 +37,26 @@ export const INT64_MAX = 2n ** 63n - 1n;
 
 /** Removal date of the deprecated `getPet`, spec §4.3 and §9. */
 export const GET_PET_REMOVAL_DATE = '2030-12-05';
+/**
+ * The API's operations by operation id (spec §4): method, path under the base URL (an
+ * RFC 6570 template), and for a deprecated one its removal date (spec §9). What commands
+ * declare they call (`command-traits.ts`) and what their help says.
+ */
+export const OPERATIONS = {
+  listPets: { method: 'GET', path: '/pets' },
+  createPet: { method: 'POST', path: '/pets' },
+  getPet: { method: 'GET', path: '/pets/{petId}', removal: GET_PET_REMOVAL_DATE },
+} as const;
+
+/** An operation id of the spec (§4). */
+export type OperationId = keyof typeof OPERATIONS;
+
+/** An operation as help names it: `listPets: GET /pets`. */
+export function operationLabel(id: OperationId): string {
+  const { method, path } = OPERATIONS[id];
+  return `${id}: ${method} ${path}`;
+}
+
 /** The replacement the spec names for `getPet` (spec §4.3). */
 export const GET_PET_REPLACEMENT = 'petstore pets list --status STATUS';
 

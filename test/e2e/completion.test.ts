@@ -13,6 +13,7 @@ import { EnvVars } from '../../src/config/env.js';
 import { SETTING_KEYS } from '../../src/config/keys.js';
 import { createIo } from '../../src/io.js';
 import { buildProgram } from '../../src/program.js';
+import { commandTree, subcommandsOf } from '../helpers/command-tree.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
@@ -39,6 +40,9 @@ beforeAll(async () => {
 });
 
 afterAll(() => removeTempDirs());
+
+/** The verbs of `pets`, from the tree (a new verb must not need this file changed). */
+const petVerbs = subcommandsOf(await commandTree(), ['pets']);
 
 /** Completes the last word of `line` (words split on spaces; a trailing space = an empty word). */
 function complete(line: string): string[] {
@@ -67,6 +71,7 @@ describe('completion bash', () => {
 
   it('completes every top-level command, and after `help` every one but help', () => {
     expect(topLevel).toEqual(expect.arrayContaining(['pets', 'api', 'help']));
+    expect(petVerbs).toEqual(expect.arrayContaining(['list', 'create', 'get']));
     expect(complete('petstore ')).toEqual(topLevel);
     expect(complete('petstore help ')).toEqual(topLevel.filter((c) => c !== 'help'));
   });
@@ -78,7 +83,7 @@ describe('completion bash', () => {
       'petstore api --',
       ['--method', '--raw-field', '--field', '--input', '--header', '--include', '--paginate', '--max-pages'],
     ],
-    ['petstore pets ', ['list', 'create', 'get']],
+    ['petstore pets ', petVerbs],
     ['petstore --env sandbox pets l', ['list']],
     ['petstore -e staging sandbox ', ['serve', 'reset']],
     ['petstore pets list --', ['--limit', '--status', '--all', '--max-pages', '--help', '--env', '--output']],
@@ -104,7 +109,7 @@ describe('completion bash', () => {
     ['petstore config set environment ', ['production', 'staging', 'sandbox']],
     ['petstore config set environment s', ['staging', 'sandbox']],
     ['petstore config set staging.baseUrl --h', ['--help']],
-    ['petstore help pets ', ['list', 'create', 'get']],
+    ['petstore help pets ', petVerbs],
     ['petstore help pets l', ['list']],
     ['petstore help config s', ['set']],
     ['petstore pets get 7 -o nd', ['ndjson']],
@@ -150,7 +155,7 @@ describe.concurrent('completion zsh and fish', () => {
     const s = r.stdout;
     expect(s).toContain("complete -c petstore -n '__fish_use_subcommand' -a pets");
     expect(s).toContain(
-      "complete -c petstore -n '__fish_seen_subcommand_from pets; and not __fish_seen_subcommand_from list create get' -a list",
+      `complete -c petstore -n '__fish_seen_subcommand_from pets; and not __fish_seen_subcommand_from ${petVerbs.join(' ')}' -a list`,
     );
     expect(s).toContain(
       "complete -c petstore -n '__fish_seen_subcommand_from pets; and __fish_seen_subcommand_from list' -l status -s s -x -a 'available pending sold'",
@@ -169,7 +174,7 @@ describe.concurrent('completion zsh and fish', () => {
       "complete -c petstore -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from environment' -a 'production staging sandbox'",
     );
     expect(s).toContain(
-      "complete -c petstore -n '__fish_seen_subcommand_from help; and __fish_seen_subcommand_from pets; and not __fish_seen_subcommand_from list create get' -a list",
+      `complete -c petstore -n '__fish_seen_subcommand_from help; and __fish_seen_subcommand_from pets; and not __fish_seen_subcommand_from ${petVerbs.join(' ')}' -a list`,
     );
   });
 

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JQ_MAX_INPUT_BYTES, JQ_MAX_INPUT_PETS } from '../../src/render/output.js';
 import { startPagingServer, type PagingOptions, type PagingServer } from '../helpers/paging-server.js';
+import { commandTree, petPrinters } from '../helpers/command-tree.js';
 import { lastError, untilTheFilterRuns } from '../helpers/jq-deadline.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
@@ -15,6 +16,8 @@ import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type Handler, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_output_select_0123';
+/** The commands that print pets, reads before writes, as the refusal names them (from the tree). */
+const PRINTERS = petPrinters(await commandTree()).map((c) => c.words.join(' '));
 const { start: startServer, closeAll } = serverPool();
 const pagers: PagingServer[] = [];
 
@@ -292,7 +295,7 @@ describe.concurrent('refused combinations: exit 2, nothing sent', () => {
   it.each([
     [
       ['config', 'list', '--jq', '.'],
-      '--jq applies only to commands that print pets (pets list, pets get, pets create) and to `api`',
+      `--jq applies only to commands that print pets (${PRINTERS.join(', ')}) and to \`api\``,
     ],
     [['config', 'list', '--fields', 'id'], '--fields applies only'],
     [['config', 'list', '-o', 'csv'], '--output csv applies only'],
@@ -305,6 +308,7 @@ describe.concurrent('refused combinations: exit 2, nothing sent', () => {
     [['version', '--sort', 'id'], "unknown option '--sort'"],
     [['--sort', 'id', 'config', 'list'], "unknown option '--sort'"],
   ])('%j: not a command that prints pets', async (args, message) => {
+    expect(PRINTERS).toEqual(expect.arrayContaining(['pets list', 'pets get', 'pets create']));
     const dir = tempDir();
     const r = await runMain(args, { env: { PETSTORE_CONFIG_DIR: dir } });
     expect(r.code).toBe(2);

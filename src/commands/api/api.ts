@@ -5,6 +5,7 @@
  */
 import { Command, Option } from '@commander-js/extra-typings';
 import { MAX_PAGES_DEFAULT } from '../../api/constants.js';
+import { withTraits } from '../../command-traits.js';
 import { checkApiPath } from '../../api/paths.js';
 import { UsageError } from '../../errors.js';
 import { parseMaxPages } from '../../input.js';
@@ -18,7 +19,7 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
 /** Declares `api`. */
 export function newApiCommand(f: Runner) {
   return (
-    new Command('api')
+    withTraits(new Command('api'), { recordFlags: ['--jq'], writes: 'by-method' })
       .description("send any request to the API with the environment's key, and print the answer as it is")
       .usage('[flags] [METHOD] PATH')
       // One variadic argument: commander cannot take an optional METHOD before a required

@@ -4,7 +4,8 @@
  * The runs are in `run.ts` and `from-file.ts`, loaded only when they run.
  */
 import { Command, Option } from '@commander-js/extra-typings';
-import { PET_STATUSES, toJsonInt } from '../../../api/constants.js';
+import { operationLabel, PET_STATUSES, toJsonInt } from '../../../api/constants.js';
+import { RECORD_FLAGS, withTraits } from '../../../command-traits.js';
 import { UsageError } from '../../../errors.js';
 import { CONCURRENCY_MAX, DEFAULT_CONCURRENCY, parseConcurrency, parseInt64, parseStatus } from '../../../input.js';
 import type { Runner } from '../../runner.js';
@@ -35,8 +36,8 @@ function missingPetFlags(
 
 /** Declares `pets create`. */
 export function newCreateCommand(f: Runner) {
-  return new Command('create')
-    .description('add a pet (createPet: POST /pets); prints the created pet')
+  return withTraits(new Command('create'), { recordFlags: RECORD_FLAGS, writes: true, operations: ['createPet'] })
+    .description(`add a pet (${operationLabel('createPet')}); prints the created pet`)
     .option('--name <name>', "the animal's name (required; asked for on a terminal)")
     .addOption(
       new Option('--category-id <id>', 'category id, an int64 (required; asked for on a terminal)').argParser((v) =>

@@ -4,7 +4,14 @@
  * the spec names, `listPets` (§4.1). The run is in `run.ts`, loaded only when it runs.
  */
 import { Argument, Command, Option } from '@commander-js/extra-typings';
-import { GET_PET_REMOVAL_DATE, GET_PET_REPLACEMENT, MAX_PAGES_DEFAULT, PET_STATUSES } from '../../../api/constants.js';
+import {
+  GET_PET_REMOVAL_DATE,
+  GET_PET_REPLACEMENT,
+  MAX_PAGES_DEFAULT,
+  operationLabel,
+  PET_STATUSES,
+} from '../../../api/constants.js';
+import { RECORD_FLAGS, withTraits } from '../../../command-traits.js';
 import { UsageError } from '../../../errors.js';
 import { parseInt64, parseMaxPages, parseStatus } from '../../../input.js';
 import type { Runner } from '../../runner.js';
@@ -12,8 +19,8 @@ import type { GetOptions } from './run.js';
 
 /** Declares `pets get`. */
 export function newGetCommand(f: Runner) {
-  return new Command('get')
-    .description(`show one pet (getPet: GET /pets/{petId}; deprecated, removed ${GET_PET_REMOVAL_DATE})`)
+  return withTraits(new Command('get'), { recordFlags: RECORD_FLAGS, operations: ['getPet', 'listPets'] })
+    .description(`show one pet (${operationLabel('getPet')}; deprecated, removed ${GET_PET_REMOVAL_DATE})`)
     .addArgument(new Argument('<id>', 'the pet id, an int64').argParser((v) => parseInt64(v, 'pet ID')))
     .option('--via-list', "find the pet through listPets (GET /pets, getPet's replacement), pages of 100")
     .addOption(

@@ -3,7 +3,8 @@
  * (flags, help, typed options). The run is in `run.ts`, loaded only when it runs.
  */
 import { Command, Option } from '@commander-js/extra-typings';
-import { LIMIT_MAX, MAX_PAGES_DEFAULT, PET_FIELDS, PET_STATUSES } from '../../../api/constants.js';
+import { LIMIT_MAX, MAX_PAGES_DEFAULT, operationLabel, PET_FIELDS, PET_STATUSES } from '../../../api/constants.js';
+import { RECORD_FLAGS, withTraits } from '../../../command-traits.js';
 import { UsageError } from '../../../errors.js';
 import { parseLimit, parseMaxPages, parseSort, parseStatus } from '../../../input.js';
 import type { Runner } from '../../runner.js';
@@ -35,8 +36,8 @@ function parseLimitOrDefer(raw: string): number | LimitOverMax {
 
 /** Declares `pets list`. */
 export function newListCommand(f: Runner) {
-  return new Command('list')
-    .description('list pets (listPets: GET /pets)')
+  return withTraits(new Command('list'), { recordFlags: RECORD_FLAGS, operations: ['listPets'] })
+    .description(`list pets (${operationLabel('listPets')})`)
     .addOption(
       new Option('-L, --limit <n>', 'at most N pets, 1-100 (default: 20; more with --all)').argParser((v) =>
         parseLimitOrDefer(v),

@@ -1,10 +1,11 @@
 /** `petstore sandbox reset`: the declaration; the run is in `run.ts`. */
 import { Command } from '@commander-js/extra-typings';
+import { withTraits } from '../../../command-traits.js';
 import type { Runner } from '../../runner.js';
 
 /** Declares `sandbox reset`. */
 export function newResetCommand(f: Runner) {
-  return new Command('reset')
+  return withTraits(new Command('reset'), { writes: true })
     .description('restore the sandbox data to its seed pets')
     .addHelpText(
       'after',
