@@ -15,6 +15,9 @@
  *   `Link: <…/pets?…&cursor=OPAQUE>; rel="next"` (RFC 8288); `cursor` is a sandbox extension.
  * - `getPet` answers carry `Deprecation: @1764892800` (RFC 9745; 2025-12-05, a date the
  *   sandbox picks) and `Sunset: Thu, 05 Dec 2030 00:00:00 GMT` (RFC 8594; spec §4.3).
+ * - A method a path does not serve answers 405 `method_not_allowed` with `Allow` listing the
+ *   path's methods (RFC 9110 §15.5.6), before the key check, and without any operation's
+ *   deprecation headers: `DELETE /v1/pets/1` is not a call of getPet.
  * - With `withoutGetPet` it plays the API after the removal: `getPet` answers
  *   `410 Gone` with an Error body, code `gone` (after the key check, like every operation).
  */
@@ -33,12 +36,9 @@ import {
 import { NewPetSchema, type Pet } from '../api/schemas.js';
 import { ConfigError } from '../errors.js';
 import { parseJson, stringifyJson } from '../json.js';
+import { deprecationHeaders, RouteTable, type RouteDescription } from './routes.js';
 import { LockBusyError, type SandboxStore } from './store.js';
 
-/** `Deprecation` header of `getPet` (RFC 9745 sf-date: 2025-12-05T00:00:00Z). */
-const DEPRECATION_HEADER = '@1764892800';
-/** `Sunset` header of `getPet` (RFC 8594 HTTP-date of the spec's removal date). */
-const SUNSET_HEADER = 'Thu, 05 Dec 2030 00:00:00 GMT';
 /** Largest request body accepted, in bytes. */
 const MAX_REQUEST_BYTES = 1024 * 1024;
 
@@ -150,6 +150,56 @@ export async function startSandbox(opts: SandboxOptions & { host?: string; port?
   };
 }
 
+/** What an operation's handler is given. */
+interface OperationCall {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  opts: SandboxOptions;
+  /** The path's parameters by template name (`petId`), percent-decoded. */
+  params: Record<string, string>;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+/** Runs one operation; throws HttpProblem (or LockBusyError) for an error answer. */
+type OperationHandler = (call: OperationCall) => Promise<void>;
+
+/**
+ * The sandbox's operations (spec §4), by path and method: what `handle` serves, what a 405's
+ * `Allow` lists, and which answers carry the deprecation headers. A new operation is one
+ * entry here plus its handler.
+ */
+const ROUTES = new RouteTable<OperationHandler>('/v1', [
+  {
+    path: '/pets',
+    methods: {
+      GET: { operationId: 'listPets', handle: listPets },
+      POST: { operationId: 'createPet', handle: createPet },
+    },
+  },
+  {
+    path: '/pets/{petId}',
+    methods: {
+      // The spec gives the removal date (§4.3, §9); the deprecation date is the sandbox's choice.
+      GET: {
+        operationId: 'getPet',
+        handle: getPet,
+        deprecated: { since: '2025-12-05', removal: GET_PET_REMOVAL_DATE },
+      },
+    },
+  },
+]);
+
+/**
+ * The operations the sandbox serves, in table order: operation id, method, path template
+ * relative to the base URL (`/pets/{petId}`), and the `Deprecation`/`Sunset` values of a
+ * deprecated one. A description: changing it changes nothing the server does.
+ */
+export function sandboxOperations(): RouteDescription[] {
+  return ROUTES.describe();
+}
+
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
@@ -157,39 +207,27 @@ async function handle(
   apiKey: string,
   signal: AbortSignal,
 ): Promise<void> {
-  const { store } = opts;
   const url = new URL(req.url ?? '/', 'http://sandbox');
   try {
-    const route = matchRoute(req.method ?? 'GET', url.pathname);
+    const route = ROUTES.match(req.method ?? 'GET', url.pathname);
     if (route === undefined) throw new HttpProblem(404, 'not_found', `no such path: ${url.pathname}`);
-    if (route.op === 'getPet') {
-      res.setHeader('Deprecation', DEPRECATION_HEADER);
-      res.setHeader('Sunset', SUNSET_HEADER);
-    }
-    if (route.allow !== undefined) {
+    // Decoded before the method is judged: a malformed path is a 400 whatever the method.
+    const params = Object.fromEntries(Object.entries(route.params).map(([k, v]) => [k, decodePathSegment(v)]));
+    if (route.operation === undefined) {
+      // Not an answer of the path's operations, so none of their headers (no Deprecation on a 405).
       throw new HttpProblem(405, 'method_not_allowed', `${req.method} is not allowed on ${url.pathname}`, {
         Allow: route.allow,
       });
     }
-    checkAuth(req, apiKey);
-    switch (route.op) {
-      case 'listPets':
-        await listPets(req, res, url, store);
-        return;
-      case 'createPet':
-        await createPet(req, res, store, signal);
-        return;
-      case 'getPet':
-        if (opts.withoutGetPet === true) {
-          throw new HttpProblem(
-            410,
-            'gone',
-            `getPet (GET /pets/{petId}) was removed on ${GET_PET_REMOVAL_DATE}; use GET /pets with the status filter`,
-          );
-        }
-        await getPet(res, route.petId ?? '', store);
-        return;
+    const { deprecated } = route.operation;
+    if (deprecated !== undefined) {
+      // Every answer of the operation carries them, a 401 or a 410 included.
+      const headers = deprecationHeaders(deprecated);
+      res.setHeader('Deprecation', headers.deprecation);
+      res.setHeader('Sunset', headers.sunset);
     }
+    checkAuth(req, apiKey);
+    await route.operation.handle({ req, res, url, opts, params, signal });
   } catch (err) {
     if (err instanceof LockBusyError) {
       sendError(res, busy(err));
@@ -201,26 +239,6 @@ async function handle(
     // Drain any unread body so keep-alive connections stay usable.
     req.resume();
   }
-}
-
-interface Route {
-  op: 'listPets' | 'createPet' | 'getPet';
-  petId?: string;
-  allow?: string;
-}
-
-function matchRoute(method: string, path: string): Route | undefined {
-  if (path === '/v1/pets' || path === '/v1/pets/') {
-    if (method === 'GET' || method === 'HEAD') return { op: 'listPets' };
-    if (method === 'POST') return { op: 'createPet' };
-    return { op: 'listPets', allow: 'GET, POST' };
-  }
-  const m = /^\/v1\/pets\/([^/]+)$/.exec(path);
-  if (m !== null) {
-    const petId = decodePathSegment(m[1] ?? '');
-    return method === 'GET' || method === 'HEAD' ? { op: 'getPet', petId } : { op: 'getPet', petId, allow: 'GET' };
-  }
-  return undefined;
 }
 
 /**
@@ -251,7 +269,8 @@ function checkAuth(req: IncomingMessage, apiKey: string): void {
   }
 }
 
-async function listPets(req: IncomingMessage, res: ServerResponse, url: URL, store: SandboxStore): Promise<void> {
+/** `listPets`: `GET /pets?limit&status&cursor` (spec §4.1; `cursor` is the sandbox's). */
+async function listPets({ req, res, url, opts: { store } }: OperationCall): Promise<void> {
   const limitRaw = url.searchParams.get('limit');
   const statusRaw = url.searchParams.get('status');
   const cursorRaw = url.searchParams.get('cursor');
@@ -296,12 +315,8 @@ function busy(err: LockBusyError): HttpProblem {
   );
 }
 
-async function createPet(
-  req: IncomingMessage,
-  res: ServerResponse,
-  store: SandboxStore,
-  signal: AbortSignal,
-): Promise<void> {
+/** `createPet`: `POST /pets` with a NewPet (spec §4.2). */
+async function createPet({ req, res, opts: { store }, signal }: OperationCall): Promise<void> {
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new HttpProblem(400, 'invalid_request', 'the body must be application/json');
@@ -330,7 +345,17 @@ async function createPet(
   sendJson(res, 201, publicPet(pet));
 }
 
-async function getPet(res: ServerResponse, petId: string, store: SandboxStore): Promise<void> {
+/** `getPet`: `GET /pets/{petId}` (spec §4.3); 410 Gone with `withoutGetPet`. */
+async function getPet({ res, opts, params }: OperationCall): Promise<void> {
+  if (opts.withoutGetPet === true) {
+    throw new HttpProblem(
+      410,
+      'gone',
+      `getPet (GET /pets/{petId}) was removed on ${GET_PET_REMOVAL_DATE}; use GET /pets with the status filter`,
+    );
+  }
+  const petId = params.petId ?? '';
+  const { store } = opts;
   const valid = /^-?[0-9]+$/.test(petId) && BigInt(petId) >= INT64_MIN && BigInt(petId) <= INT64_MAX;
   const data = valid ? await store.read() : undefined;
   const pet = data?.pets.find((p) => BigInt(p.id) === BigInt(petId));

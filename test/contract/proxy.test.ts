@@ -8,11 +8,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
 import { SandboxStore, seedData } from '../../src/sandbox/store.js';
+import { API_SPEC, specOperation } from '../fixtures/api-spec.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import {
   groupAlive,
   loadOpenApi,
+  operationFor,
   startFront,
   startPrism,
   undeclared,
@@ -79,12 +81,24 @@ function expectConforming(requests: FrontRecord[], status: number): void {
   }
 }
 
+/** The spec's success status of an operation (test/fixtures/api-spec.ts). */
+const success = (operationId: string) => specOperation(operationId).success.status;
+/** Spec §4.3: the removal date a `pets get` warning names. */
+const GET_PET_REMOVAL = specOperation('getPet').deprecated?.removal ?? 'getPet is not deprecated';
+
+/** The command that calls each operation of the spec, as cheaply as it can. */
+const COMMAND_OF: Record<string, string[]> = {
+  listPets: ['pets', 'list', '--limit', '1'],
+  createPet: ['pets', 'create', '--name', 'Nope', '--category-id', '1'],
+  getPet: ['pets', 'get', '1'],
+};
+
 const ids = (stdout: string) => (JSON.parse(stdout) as { id: number }[]).map((p) => p.id);
 
 describe('sandbox responses judged by prism proxy', () => {
   test('pets list: 200 Pets', async () => {
     const r = await run(['pets', 'list', '--json']);
-    expectConforming(r.requests, 200);
+    expectConforming(r.requests, success('listPets'));
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(ids(r.stdout)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -92,7 +106,7 @@ describe('sandbox responses judged by prism proxy', () => {
 
   test('pets list --limit', async () => {
     const r = await run(['pets', 'list', '--limit', '2']);
-    expectConforming(r.requests, 200);
+    expectConforming(r.requests, success('listPets'));
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('1\tRex\t1\tavailable\n2\tWhiskers\t2\tavailable\n');
@@ -100,13 +114,13 @@ describe('sandbox responses judged by prism proxy', () => {
 
   test('pets list --status, and both flags', async () => {
     const status = await run(['pets', 'list', '--status', 'pending', '--json']);
-    expectConforming(status.requests, 200);
+    expectConforming(status.requests, success('listPets'));
     expect(status.stderr).toBe('');
     expect(status.code).toBe(0);
     expect(ids(status.stdout)).toEqual([3, 6]);
 
     const both = await run(['pets', 'list', '--status', 'sold', '--limit', '1', '--output', 'ndjson']);
-    expectConforming(both.requests, 200);
+    expectConforming(both.requests, success('listPets'));
     expect(both.stderr).toBe('');
     expect(both.code).toBe(0);
     expect(both.stdout).toBe('{"id":4,"name":"Polly","categoryId":4,"status":"sold"}\n');
@@ -114,13 +128,13 @@ describe('sandbox responses judged by prism proxy', () => {
 
   test('pets create without and with --status: 201 Pet', async () => {
     const plain = await run(['pets', 'create', '--name', 'Luna', '--category-id', '2', '--json']);
-    expectConforming(plain.requests, 201);
+    expectConforming(plain.requests, success('createPet'));
     expect(plain.stderr).toBe('');
     expect(plain.code).toBe(0);
     expect(JSON.parse(plain.stdout)).toEqual({ id: 10, name: 'Luna', categoryId: 2, status: 'available' });
 
     const sold = await run(['pets', 'create', '--name', 'Milo', '--category-id', '3', '--status', 'sold', '--json']);
-    expectConforming(sold.requests, 201);
+    expectConforming(sold.requests, success('createPet'));
     expect(sold.stderr).toBe('');
     expect(sold.code).toBe(0);
     expect(JSON.parse(sold.stdout)).toEqual({ id: 11, name: 'Milo', categoryId: 3, status: 'sold' });
@@ -128,14 +142,15 @@ describe('sandbox responses judged by prism proxy', () => {
 
   test('pets get: 200 Pet', async () => {
     const r = await run(['pets', 'get', '3', '--json']);
-    expectConforming(r.requests, 200);
+    expectConforming(r.requests, success('getPet'));
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ id: 3, name: 'Bubbles', categoryId: 3, status: 'pending' });
-    expect(r.stderr).toContain('2030-12-05');
+    expect(r.stderr).toContain(GET_PET_REMOVAL);
   });
 
   test('pets create with a blank name: 400 Error', async () => {
     const r = await run(['pets', 'create', '--name', ' ', '--category-id', '1']);
+    expect(specOperation('createPet').errors).toContain(400);
     expectConforming(r.requests, 400);
     expect(r.stdout).toBe('');
     expect(r.code).toBe(6);
@@ -143,14 +158,17 @@ describe('sandbox responses judged by prism proxy', () => {
   });
 
   test('a wrong key: 401 Error on every operation', async () => {
+    // Spec §5.3, §7: every operation documents 401.
+    const operations = API_SPEC.operations.filter((op) => op.errors.includes(401)).map((op) => op.operationId);
+    expect(operations).toEqual(Object.keys(COMMAND_OF));
     // Prism answers a missing credential itself; a present but wrong one reaches the sandbox.
-    for (const args of [
-      ['pets', 'list', '--limit', '1'],
-      ['pets', 'create', '--name', 'Nope', '--category-id', '1'],
-      ['pets', 'get', '1'],
-    ]) {
+    for (const operationId of operations) {
+      const args = COMMAND_OF[operationId]!;
       const r = await run(args, WRONG_KEY);
       expectConforming(r.requests, 401);
+      expect(operationFor(doc, r.requests[0]!.method, r.requests[0]!.path)?.operationId, args.join(' ')).toBe(
+        operationId,
+      );
       expect(r.stdout, args.join(' ')).toBe('');
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(4);
       expect(r.stderr).toContain('invalid API key');
@@ -159,6 +177,7 @@ describe('sandbox responses judged by prism proxy', () => {
 
   test('pets get of an unknown id: 404 Error', async () => {
     const r = await run(['pets', 'get', '424242']);
+    expect(specOperation('getPet').errors).toContain(404);
     expectConforming(r.requests, 404);
     expect(r.stdout).toBe('');
     expect(r.code).toBe(5);

@@ -3,7 +3,9 @@
  * the client and the sandbox validate with (src/api/schemas.ts, src/api/constants.ts) state
  * the same thing: enum values, required fields, int64 formats, the `limit` bounds and default.
  * The zod side is turned into an OpenAPI 3.0 schema with `z.toJSONSchema`, and both sides are
- * reduced to the facts the spec fixes before they are compared.
+ * reduced to the facts the spec fixes before they are compared. What the spec says is read
+ * from one fixture (test/fixtures/api-spec.ts): the document has exactly its operations, with
+ * their methods, paths, statuses, bodies and deprecation.
  */
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
@@ -24,7 +26,8 @@ import {
   PetStatusSchema,
   PetsSchema,
 } from '../../src/api/schemas.js';
-import { loadOpenApi, type SchemaObject } from '../contract/prism.js';
+import { loadOpenApi, type OpenApiDocument, type SchemaObject } from '../contract/prism.js';
+import { API_SPEC, specOperation, type SpecOperation } from '../fixtures/api-spec.js';
 
 const doc = loadOpenApi();
 
@@ -127,22 +130,70 @@ function fromZod(schema: z.ZodType): unknown {
 
 const component = (name: string) => doc.components.schemas[name];
 const operation = (path: string, method: string) => doc.paths[path]?.[method];
+/** The document's operation of a fixture operation (methods are lower case in OpenAPI). */
+const operationOf = (op: SpecOperation) => operation(op.path, op.method.toLowerCase());
+const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** The facts of an operation that the spec fixes and the document must state, keyed `METHOD /path`. */
+interface OperationFacts {
+  operationId: string;
+  summary: string | undefined;
+  statuses: string[];
+  requestBody: string | undefined;
+  deprecated: boolean;
+}
+
+/** Every operation of `document`, reduced to its facts. */
+function documentOperations(document: OpenApiDocument): Record<string, OperationFacts> {
+  const out: Record<string, OperationFacts> = {};
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const ref = op.requestBody?.content['application/json']?.schema.$ref;
+      out[`${method.toUpperCase()} ${path}`] = {
+        operationId: op.operationId,
+        summary: (op as { summary?: string }).summary,
+        statuses: Object.keys(op.responses).sort(),
+        requestBody: typeof ref === 'string' ? ref.replace('#/components/schemas/', '') : undefined,
+        deprecated: op.deprecated === true,
+      };
+    }
+  }
+  return out;
+}
+
+/** Every operation of the fixture, reduced to the same facts. */
+function specOperations(): Record<string, OperationFacts> {
+  return Object.fromEntries(
+    API_SPEC.operations.map((op) => [
+      `${op.method} ${op.path}`,
+      {
+        operationId: op.operationId,
+        summary: op.summary,
+        statuses: [op.success.status, ...op.errors].map(String).sort(),
+        requestBody: op.requestBody,
+        deprecated: op.deprecated !== undefined,
+      },
+    ]),
+  );
+}
+
+const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
 describe('openapi.yaml is a well-formed OpenAPI 3.0.3 document of the spec', () => {
   test('version, servers and the bearer scheme', () => {
     expect(doc.openapi).toBe('3.0.3');
-    expect(doc.info.version).toBe('1.0.0');
+    expect(doc.info.version).toBe(API_SPEC.version);
     expect(doc.info.title).toBeTruthy();
-    expect(doc.servers.length).toBe(2);
+    expect(doc.servers.length).toBe(API_SPEC.environments.length);
     for (const server of doc.servers) {
       // Every `{variable}` has a default, and the base path ends in the version segment (spec §9).
       const url = server.url.replace(/\{(\w+)\}/g, (_, name: string) => server.variables?.[name]?.default ?? 'MISSING');
-      expect(new URL(url).pathname).toBe('/v1');
+      expect(new URL(url).pathname).toBe(API_SPEC.basePath);
     }
-    expect(doc.servers.map((s) => s.description)).toEqual(['Production', 'Staging']);
+    expect(doc.servers.map((s) => s.description)).toEqual(API_SPEC.environments.map(capitalized));
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.components.securitySchemes).toEqual({
-      bearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }) as unknown,
+      bearerAuth: expect.objectContaining({ type: 'http', scheme: API_SPEC.auth.scheme }) as unknown,
     });
   });
 
@@ -152,49 +203,83 @@ describe('openapi.yaml is a well-formed OpenAPI 3.0.3 document of the spec', () 
     for (const ref of all) deref({ $ref: ref });
   });
 
-  test('the three operations with their responses, and nothing else', () => {
+  test("the fixture's operations, each with the same method, path, id, statuses, body and deprecation, and no other", () => {
+    expect(documentOperations(doc)).toEqual(specOperations());
+  });
+
+  test('the comparison sees an operation on one side only', () => {
+    // Guards the check above: an operation added to the document alone, or an operation
+    // of the document that the fixture lost, makes the two sides differ.
+    const more = structuredClone(doc);
+    more.paths['/pets/{petId}']!.put = {
+      ...structuredClone(operation('/pets/{petId}', 'get')!),
+      operationId: 'updatePet',
+    };
+    expect(documentOperations(more)).not.toEqual(specOperations());
+    const fewer = structuredClone(doc);
+    delete fewer.paths['/pets']!.post;
+    expect(documentOperations(fewer)).not.toEqual(specOperations());
+  });
+
+  test('the operations with their responses, and nothing else', () => {
     const ops: Record<string, string> = {};
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) ops[`${method.toUpperCase()} ${path}`] = op.operationId;
     }
-    expect(ops).toEqual({ 'GET /pets': 'listPets', 'POST /pets': 'createPet', 'GET /pets/{petId}': 'getPet' });
+    expect(ops).toEqual(
+      Object.fromEntries(API_SPEC.operations.map((op) => [`${op.method} ${op.path}`, op.operationId])),
+    );
 
-    const responses = (path: string, method: string) => Object.keys(operation(path, method)!.responses).sort();
-    expect(responses('/pets', 'get')).toEqual(['200', '401']);
-    expect(responses('/pets', 'post')).toEqual(['201', '400', '401']);
-    expect(responses('/pets/{petId}', 'get')).toEqual(['200', '401', '404']);
+    const responses = (op: SpecOperation) => Object.keys(operationOf(op)!.responses).sort();
+    for (const op of API_SPEC.operations) {
+      expect(responses(op), op.operationId).toEqual([op.success.status, ...op.errors].map(String).sort());
+    }
 
-    const body = (path: string, method: string, status: string) => {
-      const r = deref(operation(path, method)!.responses[status]) as { content: Record<string, { schema: unknown }> };
+    const body = (op: SpecOperation, status: number) => {
+      const r = deref(operationOf(op)!.responses[String(status)]) as { content: Record<string, { schema: unknown }> };
       expect(Object.keys(r.content)).toEqual(['application/json']);
       return r.content['application/json']!.schema;
     };
-    expect(body('/pets', 'get', '200')).toEqual({ $ref: '#/components/schemas/Pets' });
-    expect(body('/pets', 'post', '201')).toEqual({ $ref: '#/components/schemas/Pet' });
-    expect(body('/pets/{petId}', 'get', '200')).toEqual({ $ref: '#/components/schemas/Pet' });
-    for (const [path, method, status] of [
-      ['/pets', 'get', '401'],
-      ['/pets', 'post', '400'],
-      ['/pets', 'post', '401'],
-      ['/pets/{petId}', 'get', '401'],
-      ['/pets/{petId}', 'get', '404'],
-    ] as const) {
-      expect(body(path, method, status), `${method} ${path} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+    for (const op of API_SPEC.operations) {
+      expect(body(op, op.success.status), `${op.operationId} ${op.success.status}`).toEqual(
+        schemaRef(op.success.schema),
+      );
+      // Spec §7: every error answer carries the Error body.
+      for (const status of op.errors) {
+        expect(body(op, status), `${op.method} ${op.path} ${status}`).toEqual(schemaRef('Error'));
+      }
     }
 
-    const create = operation('/pets', 'post')!;
-    expect(create.requestBody?.required).toBe(true);
-    expect(Object.keys(create.requestBody!.content)).toEqual(['application/json']);
-    expect(create.requestBody!.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/NewPet' });
+    for (const op of API_SPEC.operations) {
+      const requestBody = operationOf(op)!.requestBody;
+      if (op.requestBody === undefined) {
+        expect(requestBody, op.operationId).toBeUndefined();
+        continue;
+      }
+      expect(requestBody?.required).toBe(true);
+      expect(Object.keys(requestBody!.content)).toEqual(['application/json']);
+      expect(requestBody!.content['application/json']!.schema).toEqual(schemaRef(op.requestBody));
+    }
   });
 
-  test('getPet is deprecated, naming the removal date and the replacement', () => {
-    const get = operation('/pets/{petId}', 'get')!;
-    expect(get.deprecated).toBe(true);
-    expect(get.description).toContain(GET_PET_REMOVAL_DATE);
-    expect(get.description).toMatch(/GET \/pets` with the\s+`status` filter/);
-    expect(operation('/pets', 'get')!.deprecated).toBeUndefined();
-    expect(operation('/pets', 'post')!.deprecated).toBeUndefined();
+  test('a deprecated operation is marked, naming the removal date and the replacement; no other is', () => {
+    const deprecated = API_SPEC.operations.filter((op) => op.deprecated !== undefined);
+    expect(deprecated.map((op) => op.operationId)).toEqual(['getPet']);
+    expect(GET_PET_REMOVAL_DATE).toBe(specOperation('getPet').deprecated?.removal);
+    for (const op of API_SPEC.operations) {
+      const inDoc = operationOf(op)!;
+      if (op.deprecated === undefined) {
+        expect(inDoc.deprecated, op.operationId).toBeUndefined();
+        continue;
+      }
+      const { removal, replacement } = op.deprecated;
+      expect(inDoc.deprecated).toBe(true);
+      expect(inDoc.description).toContain(removal);
+      // "Use `GET /pets` with the `status` filter", wrapped where the YAML folds it.
+      const quoted = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const named = `${quoted(`${replacement.method} ${replacement.path}`)}\` with the\\s+\`${quoted(replacement.filter)}\` filter`;
+      expect(inDoc.description).toMatch(new RegExp(named));
+    }
   });
 
   test('the gaps of the spec stay open: no pagination parameter or header, no code values', () => {
@@ -226,7 +311,8 @@ describe('openapi.yaml is a well-formed OpenAPI 3.0.3 document of the spec', () 
         (r) => (deref(r) as { content?: Record<string, { example?: unknown }> }).content?.['application/json']?.example,
       )
       .filter((e) => e !== undefined);
-    expect(errorExamples.length).toBe(5);
+    // One example per error answer the spec documents.
+    expect(errorExamples.length).toBe(API_SPEC.operations.flatMap((op) => op.errors).length);
     for (const e of errorExamples) expect(ErrorSchema.safeParse(e).success, JSON.stringify(e)).toBe(true);
   });
 });
@@ -244,21 +330,54 @@ describe('the zod schemas and openapi.yaml agree', () => {
   });
 
   test('the facts the spec fixes are in the compared shapes', () => {
-    expect(shape({ $ref: '#/components/schemas/PetStatus' }).enum).toEqual([...PET_STATUSES]);
-    const pet = shape({ $ref: '#/components/schemas/Pet' });
-    expect(pet.required).toEqual(['categoryId', 'id', 'name']);
-    expect(pet.properties?.id).toEqual({ type: 'integer', format: 'int64' });
-    expect(pet.properties?.categoryId).toEqual({ type: 'integer', format: 'int64' });
-    expect(shape({ $ref: '#/components/schemas/NewPet' }).required).toEqual(['categoryId', 'name']);
-    expect(shape({ $ref: '#/components/schemas/Error' }).required).toEqual(['code', 'message', 'status']);
+    expect(shape(schemaRef('PetStatus')).enum).toEqual([...PET_STATUSES]);
+    expect([...PET_STATUSES]).toEqual(API_SPEC.petStatuses);
+    const pet = shape(schemaRef('Pet'));
+    expect(pet.required).toEqual(API_SPEC.required.Pet);
+    for (const field of API_SPEC.int64Fields.Pet) {
+      expect(pet.properties?.[field], field).toEqual({ type: 'integer', format: 'int64' });
+    }
+    const newPet = shape(schemaRef('NewPet'));
+    expect(newPet.required).toEqual(API_SPEC.required.NewPet);
+    for (const field of API_SPEC.int64Fields.NewPet) {
+      expect(newPet.properties?.[field], field).toEqual({ type: 'integer', format: 'int64' });
+    }
+    const error = shape(schemaRef('Error'));
+    expect(error.required).toEqual(API_SPEC.required.Error);
+    expect(Object.keys(error.properties ?? {})).toEqual(API_SPEC.errorFields);
+  });
+
+  test('each operation has the parameters of the spec, with their schemas', () => {
+    for (const op of API_SPEC.operations) {
+      const params = operationOf(op)!.parameters ?? [];
+      expect(
+        params.map((p) => [p.name, p.in, p.required ?? false]),
+        op.operationId,
+      ).toEqual(op.parameters.map((p) => [p.name, p.in, p.required]));
+      for (const [i, p] of op.parameters.entries()) {
+        const inDoc = shape(params[i]!.schema);
+        if ('schema' in p) {
+          expect(inDoc, p.name).toEqual(shape(schemaRef(p.schema)));
+          continue;
+        }
+        // The document may state more than the spec (`limit`'s int32 format); never less.
+        expect(inDoc, p.name).toMatchObject({
+          type: p.type,
+          ...(p.format === undefined ? {} : { format: p.format }),
+          ...(p.minimum === undefined ? {} : { minimum: p.minimum }),
+          ...(p.maximum === undefined ? {} : { maximum: p.maximum }),
+          ...(p.default === undefined ? {} : { default: p.default }),
+        });
+      }
+    }
   });
 
   test('listPets parameters: limit bounds and default, status is PetStatus', () => {
+    const spec = specOperation('listPets').parameters;
     const params = operation('/pets', 'get')!.parameters!;
-    expect(params.map((p) => [p.name, p.in, p.required ?? false])).toEqual([
-      ['limit', 'query', false],
-      ['status', 'query', false],
-    ]);
+    expect(params.map((p) => [p.name, p.in, p.required ?? false])).toEqual(spec.map((p) => [p.name, p.in, p.required]));
+    const specLimit = spec.find((p) => p.name === 'limit');
+    expect(specLimit).toMatchObject({ minimum: LIMIT_MIN, maximum: LIMIT_MAX, default: LIMIT_DEFAULT });
     const limit = shape(params[0]!.schema);
     expect(limit).toEqual({
       type: 'integer',
@@ -268,6 +387,7 @@ describe('the zod schemas and openapi.yaml agree', () => {
       default: LIMIT_DEFAULT,
     });
     expect(LIMIT_MAX).toBeLessThanOrEqual(2 ** 31 - 1);
+    expect(spec[1]).toMatchObject({ schema: 'PetStatus' });
     expect(shape(params[1]!.schema)).toEqual(shape(fromZod(PetStatusSchema)));
   });
 
@@ -281,8 +401,14 @@ describe('the zod schemas and openapi.yaml agree', () => {
   });
 
   test('getPet petId is a required int64 path parameter', () => {
-    const params = operation('/pets/{petId}', 'get')!.parameters!;
-    expect(params.map((p) => [p.name, p.in, p.required])).toEqual([['petId', 'path', true]]);
+    const getPet = specOperation('getPet');
+    const params = operationOf(getPet)!.parameters!;
+    expect(params.map((p) => [p.name, p.in, p.required])).toEqual(
+      getPet.parameters.map((p) => [p.name, p.in, p.required]),
+    );
+    expect(getPet.parameters).toEqual([
+      { name: 'petId', in: 'path', required: true, type: 'integer', format: 'int64' },
+    ]);
     expect(shape(params[0]!.schema)).toEqual({ type: 'integer', format: 'int64' });
   });
 });
