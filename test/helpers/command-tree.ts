@@ -51,3 +51,34 @@ export function petPrinters(tree: TreeCommand[]): TreeCommand[] {
   const printers = tree.filter((c) => c.traits.recordFlags.includes('--fields'));
   return [...printers.filter((c) => c.traits.writes === false), ...printers.filter((c) => c.traits.writes !== false)];
 }
+
+/**
+ * The examples of a command's help (`$ petstore pets get 7` → `['pets', 'get', '7']`), in
+ * order, as argv: words split at spaces, single and double quotes honoured; an example with
+ * a pipe or a redirection is left out (it is not one run of petstore).
+ */
+export async function examplesOf(words: string[]): Promise<string[][]> {
+  const { runMain } = await import('./run-main.js');
+  const r = await runMain([...words, '--help'], { columns: 1000 });
+  if (r.code !== 0) throw new Error(`${words.join(' ')} --help: exit ${r.code}: ${r.stderr}`);
+  const section = r.stdout.split('Examples:')[1] ?? '';
+  return section
+    .split('\n')
+    .map((line) => /^\s*\$ petstore (.*)$/.exec(line)?.[1])
+    .filter((line): line is string => line !== undefined && !/[|<>]/.test(line.replace(/'[^']*'|"[^"]*"/g, '')))
+    .map((line) => [...line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? ''));
+}
+
+/**
+ * The command that calls `operationId` as its own (the first of its `operations` trait)
+ * and the first example of its help: one run of that operation, with the arguments the help
+ * shows.
+ * @throws Error when no command declares the operation, or its help shows no example.
+ */
+export async function exampleRunOf(tree: TreeCommand[], operationId: string): Promise<string[]> {
+  const command = tree.find((c) => c.traits.operations[0] === operationId);
+  if (command === undefined) throw new Error(`no command calls ${operationId} as its own`);
+  const [first] = await examplesOf(command.words);
+  if (first === undefined) throw new Error(`${command.words.join(' ')} shows no example`);
+  return first;
+}

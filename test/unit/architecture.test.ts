@@ -187,6 +187,28 @@ describe('start-up path', () => {
   });
 });
 
+describe('docs/architecture.md', () => {
+  const doc = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
+  /** The folders the layout names (`src/http/`, `src/commands/<noun>/<verb>/`), `<name>` standing for any one folder. */
+  const named = [...new Set([...doc.matchAll(/\bsrc\/[\w<>/-]*\//g)].map((m) => m[0]))];
+  const patternOf = (path: string): RegExp => new RegExp(`^${path.replace(/<[^>]+>/g, '[^/]+').replace(/\/$/, '')}$`);
+  const srcFolders = readdirSync(src, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => posix.join('src', posix.relative(src, join(e.parentPath, e.name)).split('\\').join('/')));
+
+  it('names only folders that exist', () => {
+    expect(named.length).toBeGreaterThan(5);
+    const missing = named.filter((path) => !srcFolders.some((folder) => patternOf(path).test(folder)));
+    expect(missing).toEqual([]);
+  });
+
+  it('names every folder of src/', () => {
+    expect(srcFolders).toContain('src/commands/pets/list');
+    const unnamed = srcFolders.filter((folder) => !named.some((path) => patternOf(path).test(folder)));
+    expect(unnamed).toEqual([]);
+  });
+});
+
 describe('code shape', () => {
   it('every folder under commands/ is a command (with its declaration, named after it) or a shared/ folder', () => {
     const folders = new Set(files.filter((f) => f.startsWith('commands/')).map((f) => posix.dirname(f)));
