@@ -17,7 +17,7 @@ import { createIo } from '../../src/io.js';
 import { buildProgram } from '../../src/program.js';
 
 /** One flag: its term as help shows it (`-L, --limit <n>`) and its description. */
-export interface ManOption {
+interface ManOption {
   term: string;
   description: string;
   long: string | undefined;
@@ -135,7 +135,7 @@ function tableRows(file: string, heading: string): string[][] {
 }
 
 /** Markdown inline text as plain text: links become their text, code marks go. */
-export function plainText(markdown: string): string {
+function plainText(markdown: string): string {
   return markdown
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/`([^`]*)`/g, '$1')

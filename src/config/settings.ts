@@ -46,7 +46,7 @@ export interface Resolved<T> {
 }
 
 /** A value that could not be resolved, with the error a command that needs it fails with. */
-export interface Unresolved {
+interface Unresolved {
   ok: false;
   error: CliError;
   /** True when nothing supplies the value (as opposed to a value that is invalid, unreadable or refused). */
@@ -57,10 +57,10 @@ export interface Unresolved {
 }
 
 /** A resolved value or the reason there is none: the one shape of every setting. */
-export type Outcome<T> = Resolved<T> | Unresolved;
+type Outcome<T> = Resolved<T> | Unresolved;
 
 /** A key stored by `auth login` and the base URL it was stored for. */
-export interface StoredKey {
+interface StoredKey {
   key: string;
   baseUrl: string;
 }
