@@ -59,18 +59,6 @@ export async function programTree(): Promise<CommandUnknownOpts> {
   return built.program;
 }
 
-/** Every command below `root` (root included) that help shows, depth first, in help's order. */
-export function visibleCommands(root: CommandUnknownOpts): CommandUnknownOpts[] {
-  const help = root.createHelp();
-  const out: CommandUnknownOpts[] = [];
-  const walk = (cmd: CommandUnknownOpts): void => {
-    out.push(cmd);
-    for (const sub of help.visibleCommands(cmd)) walk(sub);
-  };
-  walk(root);
-  return out;
-}
-
 /** The help text `cmd` prints after its lists (its `addHelpText('after', ...)`), or ''. */
 function afterText(cmd: CommandUnknownOpts): string {
   let printed = '';
