@@ -26,8 +26,6 @@ import { suggestCommand } from '../suggest.js';
 import type { EnvVars } from './env.js';
 import { ENVIRONMENTS, REMOTE_ENVIRONMENTS, type EnvName, type RemoteEnvName } from './environments.js';
 
-export { ENVIRONMENTS, type EnvName, type RemoteEnvName };
-
 /** True for `production` and `staging`. */
 function isRemote(name: EnvName): name is RemoteEnvName {
   return name !== 'sandbox';
