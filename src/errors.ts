@@ -29,9 +29,6 @@ export const ExitCode = {
   terminated: ENDING_SIGNALS.SIGTERM,
 } as const;
 
-/** One of the contract's exit codes. */
-export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
-
 /**
  * Every machine-readable code petstore itself reports (`{"code": …}` on stderr with
  * `--output json|ndjson`); scripts depend on them, so docs/errors.md lists exactly these

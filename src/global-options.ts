@@ -8,7 +8,8 @@ import { Option, type Command } from '@commander-js/extra-typings';
 import { PET_FIELDS, type PetField } from './api/constants.js';
 import { RECORD_FLAGS, type RecordFlag } from './command-traits.js';
 import type { EnvVars } from './config/env.js';
-import { ENVIRONMENTS, checkBaseUrl, parseEnvName, type EnvName } from './config/settings.js';
+import { ENVIRONMENTS, type EnvName } from './config/environments.js';
+import { checkBaseUrl, parseEnvName } from './config/settings.js';
 import { UsageError } from './errors.js';
 import {
   OUTPUT_FORMATS,

@@ -155,7 +155,7 @@ export function parseOutput(raw: string): OutputFormat {
 }
 
 /** True when `name` is a Pet field (`id`, `name`, `categoryId`, `status`); case counts. */
-export function isPetField(name: string): name is PetField {
+function isPetField(name: string): name is PetField {
   return (PET_FIELDS as readonly string[]).includes(name);
 }
 

@@ -25,8 +25,7 @@ import type { PagerChoice, RunningPager } from './io/pager.js';
 import { ProgressLine, type Progress } from './io/progress.js';
 import { ShutdownRegistry, type Shutdown } from './shutdown.js';
 
-export type { ErrorMessage, Message } from './io/messages.js';
-export type { PagerChoice } from './io/pager.js';
+export type { ErrorMessage } from './io/messages.js';
 export type { Progress } from './io/progress.js';
 
 /** Colour functions; identity functions when colour is off. */

@@ -39,7 +39,7 @@ export interface Program {
 }
 
 /** Help width when stdout (or stderr, for help after an error) is not a terminal. */
-export const HELP_COLUMNS = 80;
+const HELP_COLUMNS = 80;
 
 /**
  * Builds the program. `makeContext` turns the parsed global flags into a command's

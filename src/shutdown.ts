@@ -16,7 +16,7 @@ export const ENDING_SIGNALS = { SIGHUP: 129, SIGINT: 130, SIGQUIT: 131, SIGTERM:
  * ended by force, unless a part holds it (`ShutdownHook.holds`): cli-contract.md "Errors
  * and exit codes", sending and fetching stop within a second.
  */
-export const STOP_GRACE_MS = 1000;
+const STOP_GRACE_MS = 1000;
 
 /** A signal that ends a run. */
 export type EndingSignal = keyof typeof ENDING_SIGNALS;

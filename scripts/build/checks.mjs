@@ -7,7 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
  * whole file, so large optional parts (jq's WebAssembly: 1.4 MB inlined as base64) belong
  * in files of their own beside it, read when used (as dist/jq.wasm is).
  */
-export const BUNDLE_BUDGET_BYTES = 2.5 * 1024 * 1024;
+const BUNDLE_BUDGET_BYTES = 2.5 * 1024 * 1024;
 
 /**
  * Fails unless the bundle at `file` (an output of `metafile`) holds zod's English locale

@@ -18,7 +18,7 @@ export interface ManPage {
 }
 
 /** Text as roff: backslashes and hyphens escaped, no line taken for a request. */
-export function roffText(text: string): string {
+function roffText(text: string): string {
   return text
     .replace(/\\/g, '\\e')
     .replace(/-/g, '\\-')

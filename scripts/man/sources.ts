@@ -17,7 +17,7 @@ import { createIo } from '../../src/io.js';
 import { buildProgram } from '../../src/program.js';
 
 /** One flag: its term as help shows it (`-L, --limit <n>`) and its description. */
-export interface ManOption {
+interface ManOption {
   term: string;
   description: string;
   long: string | undefined;
@@ -57,18 +57,6 @@ export async function programTree(): Promise<CommandUnknownOpts> {
     throw new Error('the man page generator runs no command');
   });
   return built.program;
-}
-
-/** Every command below `root` (root included) that help shows, depth first, in help's order. */
-export function visibleCommands(root: CommandUnknownOpts): CommandUnknownOpts[] {
-  const help = root.createHelp();
-  const out: CommandUnknownOpts[] = [];
-  const walk = (cmd: CommandUnknownOpts): void => {
-    out.push(cmd);
-    for (const sub of help.visibleCommands(cmd)) walk(sub);
-  };
-  walk(root);
-  return out;
 }
 
 /** The help text `cmd` prints after its lists (its `addHelpText('after', ...)`), or ''. */
@@ -135,7 +123,7 @@ function tableRows(file: string, heading: string): string[][] {
 }
 
 /** Markdown inline text as plain text: links become their text, code marks go. */
-export function plainText(markdown: string): string {
+function plainText(markdown: string): string {
   return markdown
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/`([^`]*)`/g, '$1')

@@ -158,7 +158,7 @@ export class PetstoreClient {
  * pet for getPet but a wrong base URL elsewhere), `hints.unauthorized` under a 401.
  * @throws ApiError for an Error body, InvalidResponseError for anything off-contract.
  */
-export function validate<T>(
+function validate<T>(
   res: JsonResponse,
   expected: number,
   schema: z.ZodType<T>,

@@ -42,7 +42,7 @@ export const GET_PET_REMOVAL_DATE = '2030-12-05';
  * RFC 6570 template), and for a deprecated one its removal date (spec §9). What commands
  * declare they call (`command-traits.ts`) and what their help says.
  */
-export const OPERATIONS = {
+const OPERATIONS = {
   listPets: { method: 'GET', path: '/pets' },
   createPet: { method: 'POST', path: '/pets' },
   getPet: { method: 'GET', path: '/pets/{petId}', removal: GET_PET_REMOVAL_DATE },

@@ -11,8 +11,6 @@ import { INT64_MAX, INT64_MIN, PET_STATUSES } from './constants.js';
 
 /** An int64 value (spec §2 "integer, format int64"): number when safe, bigint otherwise. */
 export const Int64Schema = z.union([z.int(), z.bigint().min(INT64_MIN).max(INT64_MAX)]);
-/** An int64 as parsed from JSON. */
-export type Int64 = z.infer<typeof Int64Schema>;
 
 /** PetStatus, spec §2. */
 export const PetStatusSchema = z.enum(PET_STATUSES);

@@ -24,7 +24,7 @@ export function describeEnvVarType(type: EnvVarType): string {
 }
 
 /** The variable's name as listed: with its lower-case spelling when that is read too. */
-export function listedEnvVarName(name: EnvVarName): string {
+function listedEnvVarName(name: EnvVarName): string {
   return 'lowercase' in ENV_VARS[name] ? `\`${name}\`, \`${name.toLowerCase()}\`` : `\`${name}\``;
 }
 

@@ -22,7 +22,7 @@ import { splitCommandLine } from './command-line.js';
 import { isSendableKey } from '../mask.js';
 
 /** How long the command may run, in ms, before it and its processes are killed. */
-export const KEY_COMMAND_TIMEOUT_MS = 10_000;
+const KEY_COMMAND_TIMEOUT_MS = 10_000;
 /** The most stdout accepted, in bytes: a key is tens of bytes. */
 const MAX_KEY_OUTPUT_BYTES = 64 * 1024;
 /**

@@ -9,7 +9,8 @@ import { UsageError } from '../errors.js';
 import { quote } from '../input.js';
 import { suggestCommand } from '../suggest.js';
 import { shellSyntaxWords, splitCommandLine } from './command-line.js';
-import { checkBaseUrl, ENVIRONMENTS, lacksVersionSegment, parseEnvName } from './settings.js';
+import { ENVIRONMENTS } from './environments.js';
+import { checkBaseUrl, lacksVersionSegment, parseEnvName } from './settings.js';
 
 /** One known setting. */
 export interface SettingDef {

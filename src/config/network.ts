@@ -6,7 +6,7 @@
 import type { EnvVars } from './env.js';
 
 /** A proxy variable as spelled in the environment, and its value. */
-export interface ProxyVariableEnv {
+interface ProxyVariableEnv {
   name: string;
   value: string;
 }

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import type { EnvVars } from './env.js';
 
 /**
- * Where petstore's folders are, by the rules of `configDir`, `stateDirectory` and
- * `tempDirectory`, from one reading of the variables that decide it.
+ * Where petstore's folders are, by the rules of `configDir` and `BulkPlaces`, from one
+ * reading of the variables that decide it.
  */
 function placesOf(env: EnvVars): { config: string; state: string; temp: { path: string; from: string } } {
   const home = env.get('HOME') ?? homedir();
@@ -50,30 +50,22 @@ export function sandboxDataFile(env: EnvVars): string {
   return join(configDir(env), 'sandbox.json');
 }
 
-/**
- * petstore's state directory, for what it remembers between runs (records of bulk runs):
- * `PETSTORE_STATE_DIR`, else `$XDG_STATE_HOME/petstore` (when absolute), else
- * `~/.local/state/petstore` (XDG Base Directory spec: "state data that should persist
- * between restarts", not important or portable enough for the config directory).
- */
-export function stateDirectory(env: EnvVars): string {
-  return placesOf(env).state;
-}
-
-/**
- * The directory for temporary files: `TMPDIR` of the run's environment when it is an
- * absolute path, else the system's (as `os.tmpdir()` decides for the process); with the
- * words that say where it came from, for messages.
- */
-export function tempDirectory(env: EnvVars): { path: string; from: string } {
-  return placesOf(env).temp;
-}
-
 /** Where a bulk create keeps its files (`bulkPlaces`). */
 export interface BulkPlaces {
-  /** The directory of the spool of input read once (`tempDirectory`). */
+  /**
+   * The directory of the spool of input read once, the directory for temporary files:
+   * `TMPDIR` of the run's environment when it is an absolute path, else the system's (as
+   * `os.tmpdir()` decides for the process); with the words that say where it came from,
+   * for messages.
+   */
   temp: { path: string; from: string };
-  /** The directory of the records of bulk runs (`stateDirectory`). */
+  /**
+   * The directory of the records of bulk runs, petstore's state directory (what it
+   * remembers between runs): `PETSTORE_STATE_DIR`, else `$XDG_STATE_HOME/petstore` (when
+   * absolute), else `~/.local/state/petstore` (XDG Base Directory spec: "state data that
+   * should persist between restarts", not important or portable enough for the config
+   * directory).
+   */
   state: string;
   /** The sandbox's data file, which names the sandbox a run sends to (`sandboxDataFile`). */
   sandboxData: string;

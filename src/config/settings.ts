@@ -26,8 +26,6 @@ import { suggestCommand } from '../suggest.js';
 import type { EnvVars } from './env.js';
 import { ENVIRONMENTS, REMOTE_ENVIRONMENTS, type EnvName, type RemoteEnvName } from './environments.js';
 
-export { ENVIRONMENTS, type EnvName, type RemoteEnvName };
-
 /** True for `production` and `staging`. */
 function isRemote(name: EnvName): name is RemoteEnvName {
   return name !== 'sandbox';
@@ -46,7 +44,7 @@ export interface Resolved<T> {
 }
 
 /** A value that could not be resolved, with the error a command that needs it fails with. */
-export interface Unresolved {
+interface Unresolved {
   ok: false;
   error: CliError;
   /** True when nothing supplies the value (as opposed to a value that is invalid, unreadable or refused). */
@@ -57,10 +55,10 @@ export interface Unresolved {
 }
 
 /** A resolved value or the reason there is none: the one shape of every setting. */
-export type Outcome<T> = Resolved<T> | Unresolved;
+type Outcome<T> = Resolved<T> | Unresolved;
 
 /** A key stored by `auth login` and the base URL it was stored for. */
-export interface StoredKey {
+interface StoredKey {
   key: string;
   baseUrl: string;
 }

@@ -63,7 +63,7 @@ const ConfigFileSchema = z.looseObject({
 });
 
 /** A validated config file. */
-export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+type ConfigFile = z.infer<typeof ConfigFileSchema>;
 
 /** The loaded store: the reader settings resolution uses, plus what the config commands show. */
 export interface ConfigStore extends ConfigReader {
@@ -80,7 +80,7 @@ const SHARED_BITS = 0o077;
  * The most bytes of config.json read (1 MiB), counted while reading: a few settings and two
  * keys take a few hundred bytes; a file much larger is not one petstore wrote.
  */
-export const CONFIG_MAX_BYTES = 1024 * 1024;
+const CONFIG_MAX_BYTES = 1024 * 1024;
 
 /**
  * Reads and validates the config file of this environment (`configFile(env)`). A missing

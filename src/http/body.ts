@@ -78,7 +78,7 @@ export function decodeContent(raw: Buffer, headers: HeaderMap, status: number, m
 }
 
 /** Whether a `Content-Type` names JSON: `application/json` or `application/…+json` (RFC 6839). */
-export function isJsonType(contentType: string | undefined): boolean {
+function isJsonType(contentType: string | undefined): boolean {
   return /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType ?? '');
 }
 

@@ -21,7 +21,7 @@ interface ErrorFields {
  * Walks `err`, its `cause` chain and the `errors` of an AggregateError, breadth first, each
  * error once (a cycle ends the walk), and returns the first answer `pick` gives.
  */
-export function findInChain<T>(err: unknown, pick: (e: ErrorFields) => T | undefined): T | undefined {
+function findInChain<T>(err: unknown, pick: (e: ErrorFields) => T | undefined): T | undefined {
   const seen = new Set<unknown>();
   const queue: unknown[] = [err];
   while (queue.length > 0) {

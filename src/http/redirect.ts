@@ -21,7 +21,7 @@ export interface RedirectScope {
 }
 
 /** Same-origin redirects followed at most. */
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 
 /** Whether an answer is a redirect: a 3xx other than 304 Not Modified (which carries no Location). */
 export function isRedirect(status: number): boolean {

@@ -25,11 +25,6 @@ import { REFUSAL_STATUS, RETRY_ERROR_CODES, RetryPolicy, type AttemptFailure, ty
 import { Agent, loadProxyClasses, request, type Dispatcher, type ProxyClasses } from './undici.js';
 import { WireLog } from './verbose.js';
 
-export { MAX_BODY_BYTES } from './body.js';
-export { headerValue } from './headers.js';
-export type { ProxySettings, ProxyVariable } from './proxy.js';
-export type { RedirectScope } from './redirect.js';
-
 /** Options of one transport (one CLI run). */
 export interface TransportOptions {
   /** Sent as `Authorization: Bearer <key>` (spec §5); never logged. */

@@ -8,7 +8,7 @@
  */
 
 /** Least time between two drawings of a changed text, in ms. */
-export const PROGRESS_MS = 100;
+const PROGRESS_MS = 100;
 
 /** Erase the line: carriage return and EL (erase in line, ECMA-48 `CSI K`). */
 const ERASE = '\r\x1b[K';

@@ -249,7 +249,7 @@ function outcome(a: WorkerAnswer): JqOutcome {
  * the server could not be reached): `command` when the command's one deadline passed while
  * it ran, `run` when one run (a bulk create's, per record) took longer than `timeoutMs`.
  */
-export function jqTimeoutError(timeoutMs: number, bound: 'command' | 'run'): CliError {
+function jqTimeoutError(timeoutMs: number, bound: 'command' | 'run'): CliError {
   const within = `the --timeout of ${timeoutMs / 1000} s${bound === 'command' ? ' (the whole command, requests included)' : ' for one run'}`;
   return new CliError(`--jq: the filter did not finish within ${within}; it was stopped`, {
     exitCode: ExitCode.failure,

@@ -61,7 +61,7 @@ export const COMPACT_MIN_BYTES = 256 * 1024;
  * about a million pets with long names, far beyond what a sandbox for trying the API holds
  * (the tests' largest are a few MiB), and below V8's longest string (~512 MiB).
  */
-export const SANDBOX_MAX_BYTES = 256 * 1024 * 1024;
+const SANDBOX_MAX_BYTES = 256 * 1024 * 1024;
 /** The hint under every message about data that is not what it should be. */
 const RESET_HINT = 'Restore the seed data with `petstore sandbox reset`.';
 

@@ -6,7 +6,7 @@
  */
 
 /** A method a route can declare; `HEAD` is not one: it runs the path's `GET` (RFC 9110 §9.3.2). */
-export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * A deprecated operation's dates, as ISO dates (`YYYY-MM-DD`, midnight UTC): `since` goes
@@ -18,7 +18,7 @@ export interface RouteDeprecation {
 }
 
 /** One operation of the table: its spec operation id, its handler, and whether it is deprecated. */
-export interface RouteOperation<H> {
+interface RouteOperation<H> {
   operationId: string;
   handle: H;
   deprecated?: RouteDeprecation;

@@ -35,9 +35,10 @@ import {
 } from '../api/constants.js';
 import { NewPetSchema, type Pet } from '../api/schemas.js';
 import { ConfigError } from '../errors.js';
+import { LockBusyError } from '../file-lock.js';
 import { parseJson, stringifyJson } from '../json.js';
 import { deprecationHeaders, RouteTable, type RouteDescription } from './routes.js';
-import { LockBusyError, type SandboxStore } from './store.js';
+import type { SandboxStore } from './store.js';
 
 /** Largest request body accepted, in bytes. */
 const MAX_REQUEST_BYTES = 1024 * 1024;

@@ -25,9 +25,6 @@ import { TimeoutError } from '../errors.js';
 import { DataFiles, fileError, seedData, type SandboxData } from './data-files.js';
 import { FileLock, LockBusyError, LockFileError, type WaitOptions } from '../file-lock.js';
 
-export { COMPACT_MIN_BYTES, seedData, type SandboxData } from './data-files.js';
-export { LockBusyError } from '../file-lock.js';
-
 /** Options of a store. */
 export interface SandboxStoreOptions {
   /** How long a change waits for the lock (ms) unless told otherwise; default 10 s. */

@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
 /** Path of the API contract. */
-export const OPENAPI_FILE = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
+const OPENAPI_FILE = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
 const PRISM_BIN = fileURLToPath(new URL('../../node_modules/@stoplight/prism-cli/dist/index.js', import.meta.url));
 
 /** The parsed OpenAPI document (plain objects, as in the file). */
@@ -68,7 +68,7 @@ export interface OpenApiOperation {
 export type SchemaObject = Record<string, unknown>;
 
 /** Finds a free TCP port on 127.0.0.1 by listening on port 0 and closing. */
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

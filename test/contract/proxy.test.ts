@@ -7,7 +7,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
-import { SandboxStore, seedData } from '../../src/sandbox/store.js';
+import { seedData } from '../../src/sandbox/data-files.js';
+import { SandboxStore } from '../../src/sandbox/store.js';
 import { API_SPEC, specOperation } from '../fixtures/api-spec.js';
 import { commandTree, exampleRunOf } from '../helpers/command-tree.js';
 import { runMain } from '../helpers/run-main.js';

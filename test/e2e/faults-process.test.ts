@@ -6,12 +6,13 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { answer, closedPortBaseUrl, fileTestServer, slowHeaders } from '../helpers/fault-server.js';
+import { answer, closedPortBaseUrl, slowHeaders } from '../helpers/fault-server.js';
 import { CLI_SHELL, runCli } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { shell } from '../helpers/shell.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
 import { tempDir } from '../helpers/temp-config.js';
+import { fileTestServer } from '../helpers/test-server.js';
 
 const KEY = 'pst_faults_proc_Wq82mZ4kLx7R';
 

@@ -27,13 +27,11 @@ import {
   slowHeaders,
   wrongContentType,
   CLI_MAX_BODY_BYTES,
-  type Handler,
-  type TestServer,
 } from '../helpers/fault-server.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { serverPool } from '../helpers/test-server.js';
+import { serverPool, type Handler, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pst_faults_9f3Kq7ZxW2mLr8Tb';
 

@@ -11,10 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INT64_MAX, INT64_MIN, PET_STATUSES } from '../../src/api/constants.js';
 import { UsageError } from '../../src/errors.js';
 import { parseInt64, parseLimit, parseStatus } from '../../src/input.js';
-import { startTestServer, type TestServer } from '../helpers/fault-server.js';
 import { runCli, type CliResult } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pst_props_Zr7Vn3Qw9Lk2Hs';
 /** Runs of each end-to-end property: in-process a run costs a few milliseconds (spawned, ~0.3 s). */

@@ -8,17 +8,7 @@ import { connect } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { errorReply, type Handler, type RecordedRequest, type Reply } from './test-server.js';
 
-export {
-  fileTestServer,
-  startTestServer,
-  errorReply,
-  type TestServer,
-  type Handler,
-  type Reply,
-  type RecordedRequest,
-} from './test-server.js';
-
-/** Largest response body the CLI reads (src/http/transport.ts MAX_BODY_BYTES), duplicated so tests notice a change. */
+/** Largest response body the CLI reads (src/http/body.ts MAX_BODY_BYTES), duplicated so tests notice a change. */
 export const CLI_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /** `n` valid Pet records with ids 1..n. */

@@ -26,7 +26,7 @@ export interface PetRequest {
 }
 
 /** One thing the server did. */
-export interface PetEvent {
+interface PetEvent {
   name: string;
   attempt: number;
   /** `received` when it came; then how it was answered. */

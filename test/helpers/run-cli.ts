@@ -78,10 +78,10 @@ const secretSet = new Set<string>();
  * The one command whose job is to print a secret (`petstore auth token`): the key may reach
  * its stdout, and only its stdout. Every other command, and this one's stderr, is checked.
  */
-export const PRINTS_SECRET = ['auth', 'token'] as const;
+const PRINTS_SECRET = ['auth', 'token'] as const;
 
 /** Whether `args` run the command that prints the key on stdout (`PRINTS_SECRET`). */
-export function printsSecret(args: readonly string[]): boolean {
+function printsSecret(args: readonly string[]): boolean {
   return args.some((a, i) => a === PRINTS_SECRET[0] && args[i + 1] === PRINTS_SECRET[1]);
 }
 
@@ -131,7 +131,7 @@ export function folderOrNone(dir: string | undefined): string | undefined {
  * temp dirs, shared by every run, as a user's ~/.cache is, so that the config directories
  * the tests inspect (HOME defaults to one) hold only what petstore stores there.
  */
-export const TEST_CACHE_HOME = join(tmpdir(), 'petstore-test-cache');
+const TEST_CACHE_HOME = join(tmpdir(), 'petstore-test-cache');
 
 /** The environment a run starts from: PATH, LANG and the cache home, nothing that changes behaviour. */
 export function baseEnv(): Record<string, string> {

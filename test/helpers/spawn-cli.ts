@@ -45,7 +45,7 @@ export interface Steered {
 }
 
 /** How long `until` (and `opened`) waits by default before giving up. */
-export const UNTIL_MS = 30_000;
+const UNTIL_MS = 30_000;
 
 /** Whether process `pid` has `path` open. */
 function holdsOpen(pid: number, path: string): boolean {

@@ -61,7 +61,7 @@ export interface TmuxSession {
 }
 
 /** How long `waitFor` waits by default before giving up. */
-export const WAIT_FOR_MS = 30_000;
+const WAIT_FOR_MS = 30_000;
 
 let counter = 0;
 

@@ -9,7 +9,8 @@ import {
   type RecordText,
 } from '../../src/api/records.js';
 import { classifyCreateFailure } from '../../src/commands/pets/create/sender.js';
-import { parseMaxPages, toListOptions } from '../../src/commands/pets/list/list.js';
+import { toListOptions } from '../../src/commands/pets/list/list.js';
+import { parseMaxPages } from '../../src/input.js';
 import {
   ApiError,
   InterruptedError,

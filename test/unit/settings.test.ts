@@ -12,12 +12,11 @@ import {
   requireRemote,
   resolveSettings,
   type ConfigReader,
-  type EnvName,
   type LoadConfig,
-  type RemoteEnvName,
   type ResolveInput,
   type RunKeyCommand,
 } from '../../src/config/settings.js';
+import type { EnvName, RemoteEnvName } from '../../src/config/environments.js';
 import { EnvVars } from '../../src/config/env.js';
 import { AuthError, CliError, ConfigError, UsageError } from '../../src/errors.js';
 

@@ -79,7 +79,7 @@ Examples:
 }
 
 /** The flags of `api` as commander parsed them. */
-export type ApiFlags = ReturnType<ReturnType<typeof newApiCommand>['opts']>;
+type ApiFlags = ReturnType<ReturnType<typeof newApiCommand>['opts']>;
 
 /**
  * Turns the arguments and flags into options, refusing (exit 2, nothing read or sent) what
@@ -89,7 +89,7 @@ export type ApiFlags = ReturnType<ReturnType<typeof newApiCommand>['opts']>;
  * once a field or `--input` is given (gh's rule).
  * @throws UsageError for each of these.
  */
-export function toApiOptions(
+function toApiOptions(
   words: string[],
   flags: ApiFlags,
   suggest: (words: string) => string = (w) => `petstore ${w}`,

@@ -18,7 +18,7 @@ import { renderJson, renderJsonArrayEnd, renderJsonArrayItem } from '../../rende
  * Writes text or bytes to stdout and waits until the stream has taken them.
  * @throws OutputError when stdout cannot be written (EPIPE: its reader went away; ENOSPC).
  */
-export function writeStdout(io: Io, data: string | Buffer): Promise<void> {
+function writeStdout(io: Io, data: string | Buffer): Promise<void> {
   return io.out(data);
 }
 
@@ -37,7 +37,7 @@ export function parseBody(body: Buffer): { value: unknown } | undefined {
  * feeds): `HTTP/1.1 200 OK`, one `name: value` line per value. On a terminal every
  * character a server could drive it with is escaped.
  */
-export function renderHead(io: Io, res: RawResponse): string {
+function renderHead(io: Io, res: RawResponse): string {
   const reason = STATUS_CODES[res.status] ?? '';
   const lines = [`HTTP/1.1 ${res.status}${reason === '' ? '' : ` ${reason}`}`];
   for (const [name, value] of Object.entries(res.headers)) {
@@ -53,7 +53,7 @@ export function renderHead(io: Io, res: RawResponse): string {
  * escaped, any other text escaped (line feeds kept: the body is the document asked for,
  * shown as curl and gh show it, not a message of petstore's), ending with a line feed.
  */
-export function renderBody(io: Io, body: Buffer): string | Buffer {
+function renderBody(io: Io, body: Buffer): string | Buffer {
   if (!io.stdoutIsTTY || body.length === 0) return body;
   const json = parseBody(body);
   if (json !== undefined) return renderJson(json.value);

@@ -17,7 +17,7 @@ const FILE_FLAGS = new Set(['--from-file', '--input']);
 const LIST_FLAGS = new Set(['--fields']);
 
 /** One flag as completion sees it. */
-export interface CompletionFlag {
+interface CompletionFlag {
   long: string | undefined;
   short: string | undefined;
   description: string;
@@ -29,7 +29,7 @@ export interface CompletionFlag {
 }
 
 /** One command path (e.g. `pets list`) with what may follow it. */
-export interface CompletionNode {
+interface CompletionNode {
   path: string[];
   description: string;
   subcommands: { name: string; description: string }[];
@@ -42,7 +42,7 @@ export interface CompletionNode {
 }
 
 /** The completion model: every command path, root first; global flags apply everywhere. */
-export interface CompletionModel {
+interface CompletionModel {
   name: string;
   nodes: CompletionNode[];
   globalFlags: CompletionFlag[];
@@ -129,7 +129,7 @@ function shellWords(words: readonly string[]): string {
 }
 
 /** The bash script: `source <(petstore completion bash)`. Also used by zsh through bashcompinit. */
-export function bashScript(model: CompletionModel): string {
+function bashScript(model: CompletionModel): string {
   const all = [...model.globalFlags, ...model.nodes.flatMap((n) => n.flags)];
   const valueFlags = [...new Set(all.filter((f) => f.takesValue).flatMap(names))];
   const fn = `__${model.name}_complete`;

@@ -46,7 +46,7 @@ interface Row {
 }
 
 /** `auth status --json`: the selected environment and one entry per environment. */
-export interface StatusDocument {
+interface StatusDocument {
   selected: string;
   selectedFrom: string;
   configFile: string | undefined;

@@ -18,7 +18,7 @@ import { escapeForTerminal, escapeTsvField } from '../../../render/escape.js';
 import { displayWidth, padToWidth, truncateToWidth } from '../../../render/width.js';
 
 /** One line of `config list`. */
-export interface SettingRow {
+interface SettingRow {
   key: string;
   value: string | null;
   /** `flag`, `env`, `command`, `file`, `default`, or `none` when unset. */

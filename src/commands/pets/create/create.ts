@@ -94,7 +94,7 @@ With --from-file, every record is checked before the first is sent; several requ
 }
 
 /** The flags of `pets create` as commander parsed them. */
-export type CreateFlags = ReturnType<ReturnType<typeof newCreateCommand>['opts']>;
+type CreateFlags = ReturnType<ReturnType<typeof newCreateCommand>['opts']>;
 
 /**
  * Turns the parsed flags into a pet draft, or a `--from-file` source (commander has already

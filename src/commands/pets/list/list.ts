@@ -12,8 +12,6 @@ import type { ListOptions } from './run.js';
 
 /** Page size asked for with `--all` when `--limit` is not given: the largest the API allows. */
 const ALL_PAGE_SIZE_DEFAULT = LIMIT_MAX;
-// Shared with `pets get --via-list` now; re-exported where callers found it.
-export { parseMaxPages } from '../../../input.js';
 
 /** A `--limit` over 100, refused once it is known whether `--all` was given: the hint differs. */
 class LimitOverMax {
