@@ -57,7 +57,7 @@ export function petPrinters(tree: TreeCommand[]): TreeCommand[] {
  * order, as argv: words split at spaces, single and double quotes honoured; an example with
  * a pipe or a redirection is left out (it is not one run of petstore).
  */
-export async function examplesOf(words: string[]): Promise<string[][]> {
+async function examplesOf(words: string[]): Promise<string[][]> {
   const { runMain } = await import('./run-main.js');
   const r = await runMain([...words, '--help'], { columns: 1000 });
   if (r.code !== 0) throw new Error(`${words.join(' ')} --help: exit ${r.code}: ${r.stderr}`);
