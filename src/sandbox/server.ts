@@ -33,7 +33,7 @@ import {
   LIMIT_MIN,
   PET_STATUSES,
 } from '../api/constants.js';
-import { NewPetSchema, type Pet } from '../api/schemas.js';
+import { NewPetSchema, type NewPet, type Pet } from '../api/schemas.js';
 import { ConfigError } from '../errors.js';
 import { LockBusyError } from '../file-lock.js';
 import { parseJson, stringifyJson } from '../json.js';
@@ -318,6 +318,17 @@ function busy(err: LockBusyError): HttpProblem {
 
 /** `createPet`: `POST /pets` with a NewPet (spec §4.2). */
 async function createPet({ req, res, opts: { store }, signal }: OperationCall): Promise<void> {
+  const { name, categoryId, status } = await readNewPet(req);
+  const pet = await store.create({ name, categoryId, status: status ?? 'available' }, { signal });
+  res.setHeader('Location', `/v1/pets/${pet.id}`);
+  sendJson(res, 201, publicPet(pet));
+}
+
+/**
+ * The NewPet of a request body (spec §2): JSON of that schema, with a name that is not blank.
+ * @throws HttpProblem 400 `invalid_request` naming what is wrong; 413 for a body over 1 MiB.
+ */
+async function readNewPet(req: IncomingMessage): Promise<NewPet> {
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new HttpProblem(400, 'invalid_request', 'the body must be application/json');
@@ -339,11 +350,15 @@ async function createPet({ req, res, opts: { store }, signal }: OperationCall): 
       field === '' ? 'the body must be a NewPet object' : `invalid ${field}: ${issue?.message ?? 'invalid value'}`,
     );
   }
-  const { name, categoryId, status } = parsed.data;
-  if (name.trim() === '') throw new HttpProblem(400, 'invalid_request', 'invalid name: must not be empty');
-  const pet = await store.create({ name, categoryId, status: status ?? 'available' }, { signal });
-  res.setHeader('Location', `/v1/pets/${pet.id}`);
-  sendJson(res, 201, publicPet(pet));
+  if (parsed.data.name.trim() === '') throw new HttpProblem(400, 'invalid_request', 'invalid name: must not be empty');
+  return parsed.data;
+}
+
+/** The int64 of a `{petId}` path parameter (spec §2), or undefined when it is none (no such pet: 404). */
+function petIdOf(params: Record<string, string>): bigint | undefined {
+  const petId = params.petId ?? '';
+  const valid = /^-?[0-9]+$/.test(petId) && BigInt(petId) >= INT64_MIN && BigInt(petId) <= INT64_MAX;
+  return valid ? BigInt(petId) : undefined;
 }
 
 /** `getPet`: `GET /pets/{petId}` (spec §4.3); 410 Gone with `withoutGetPet`. */
@@ -355,12 +370,10 @@ async function getPet({ res, opts, params }: OperationCall): Promise<void> {
       `getPet (GET /pets/{petId}) was removed on ${GET_PET_REMOVAL_DATE}; use GET /pets with the status filter`,
     );
   }
-  const petId = params.petId ?? '';
-  const { store } = opts;
-  const valid = /^-?[0-9]+$/.test(petId) && BigInt(petId) >= INT64_MIN && BigInt(petId) <= INT64_MAX;
-  const data = valid ? await store.read() : undefined;
-  const pet = data?.pets.find((p) => BigInt(p.id) === BigInt(petId));
-  if (pet === undefined) throw new HttpProblem(404, 'not_found', `pet ${petId} not found`);
+  const petId = petIdOf(params);
+  const data = petId === undefined ? undefined : await opts.store.read();
+  const pet = data?.pets.find((p) => BigInt(p.id) === petId);
+  if (pet === undefined) throw new HttpProblem(404, 'not_found', `pet ${params.petId ?? ''} not found`);
   sendJson(res, 200, publicPet(pet));
 }
 

@@ -4,51 +4,33 @@
  * The runs are in `run.ts` and `from-file.ts`, loaded only when they run.
  */
 import { Command, Option } from '@commander-js/extra-typings';
-import { operationLabel, PET_STATUSES, toJsonInt } from '../../../api/constants.js';
+import { operationLabel } from '../../../api/constants.js';
 import { RECORD_FLAGS, withTraits } from '../../../command-traits.js';
 import { UsageError } from '../../../errors.js';
-import { CONCURRENCY_MAX, DEFAULT_CONCURRENCY, parseConcurrency, parseInt64, parseStatus } from '../../../input.js';
+import { CONCURRENCY_MAX, DEFAULT_CONCURRENCY, parseConcurrency } from '../../../input.js';
 import type { Runner } from '../../runner.js';
-import { missingFlags, type PetDraft } from '../shared/draft.js';
-import { canPrompt, missingFlagsError } from '../shared/missing-flags.js';
+import {
+  categoryIdOption,
+  missingFlags,
+  nameOption,
+  statusOption,
+  toPetDraft,
+  type PetDraft,
+} from '../shared/draft.js';
+import { canPrompt, missingPetFlagsError } from '../shared/missing-flags.js';
 
 /** Typed options of `pets create`: one pet from flags, or a file of records. */
 export type CreateOptions =
   | { draft: PetDraft; fromFile?: undefined }
   | { fromFile: { file: string; dryRun: boolean; force: boolean; concurrency: number }; draft?: undefined };
 
-/**
- * The error for required flags that are missing and cannot be asked for: every one of
- * them in one message, with why a pet needs it (exit 2, nothing sent).
- */
-function missingPetFlags(
-  missing: readonly ('--name' | '--category-id')[],
-  suggest: (words: string) => string,
-): UsageError {
-  const why =
-    missing.length === 2
-      ? 'every pet needs a name and a category (an int64 id)'
-      : missing[0] === '--name'
-        ? 'every pet needs a name'
-        : 'every pet belongs to a category (an int64 id)';
-  return missingFlagsError(missing, why, 'pets create --name Rex --category-id 1', suggest);
-}
-
 /** Declares `pets create`. */
 export function newCreateCommand(f: Runner) {
   return withTraits(new Command('create'), { recordFlags: RECORD_FLAGS, writes: true, operations: ['createPet'] })
     .description(`add a pet (${operationLabel('createPet')}); prints the created pet`)
-    .option('--name <name>', "the animal's name (required; asked for on a terminal)")
-    .addOption(
-      new Option('--category-id <id>', 'category id, an int64 (required; asked for on a terminal)').argParser((v) =>
-        parseInt64(v, '--category-id'),
-      ),
-    )
-    .addOption(
-      new Option('-s, --status <status>', 'the availability of the new pet')
-        .choices(PET_STATUSES)
-        .argParser((v) => parseStatus(v)),
-    )
+    .addOption(nameOption())
+    .addOption(categoryIdOption())
+    .addOption(statusOption('the availability of the new pet'))
     .addOption(
       new Option(
         '--from-file <file>',
@@ -86,7 +68,8 @@ With --from-file, every record is checked before the first is sent; several requ
           return runCreateFromFile(ctx, options.fromFile);
         }
         const missing = missingFlags(options.draft);
-        if (missing.length > 0 && !canPrompt(ctx)) throw missingPetFlags(missing, (words) => ctx.suggest(words));
+        if (missing.length > 0 && !canPrompt(ctx))
+          throw missingPetFlagsError(missing, 'pets create --name Rex --category-id 1', (words) => ctx.suggest(words));
         const { runCreate } = await import('./run.js');
         return runCreate(ctx, options.draft);
       }),
@@ -127,9 +110,5 @@ function toCreateOptions(flags: CreateFlags): CreateOptions {
       'Example: petstore pets create --from-file new-pets.ndjson --dry-run',
     );
   }
-  const draft: PetDraft = {};
-  if (flags.name !== undefined) draft.name = flags.name;
-  if (flags.categoryId !== undefined) draft.categoryId = toJsonInt(flags.categoryId);
-  if (flags.status !== undefined) draft.status = flags.status;
-  return { draft };
+  return { draft: toPetDraft(flags) };
 }

@@ -22,7 +22,7 @@ export function canPrompt(ctx: Context): boolean {
  * @param why what the missing flags are for, e.g. `every pet needs a name`.
  * @param example the command words of a complete call, e.g. `pets create --name Rex --category-id 1`.
  */
-export function missingFlagsError(
+function missingFlagsError(
   missing: readonly string[],
   why: string,
   example: string,
@@ -32,4 +32,24 @@ export function missingFlagsError(
     `missing ${missing.join(' and ')}: ${why}`,
     `Example: ${suggest(example)}\nOn a terminal, petstore asks for what is missing.`,
   );
+}
+
+/**
+ * The error for a pet's required flags (`missingFlags` of a PetDraft) when they cannot be
+ * asked for: every one of them in one message, with why a pet needs it (exit 2, nothing
+ * sent), spec §2 (NewPet: `name` and `categoryId` required).
+ * @param example the command words of a complete call, e.g. `pets create --name Rex --category-id 1`.
+ */
+export function missingPetFlagsError(
+  missing: readonly ('--name' | '--category-id')[],
+  example: string,
+  suggest: (words: string) => string,
+): UsageError {
+  const why =
+    missing.length === 2
+      ? 'every pet needs a name and a category (an int64 id)'
+      : missing[0] === '--name'
+        ? 'every pet needs a name'
+        : 'every pet belongs to a category (an int64 id)';
+  return missingFlagsError(missing, why, example, suggest);
 }
