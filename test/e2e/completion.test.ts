@@ -7,12 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EnvVars } from '../../src/config/env.js';
 import { SETTING_KEYS } from '../../src/config/keys.js';
-import { createIo } from '../../src/io.js';
-import { buildProgram } from '../../src/program.js';
 import { commandTree, subcommandsOf } from '../helpers/command-tree.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -29,14 +25,7 @@ beforeAll(async () => {
   bashScript = r.stdout;
   scriptFile = join(tempDir(), 'petstore.bash');
   writeFileSync(scriptFile, bashScript);
-  const io = await createIo(
-    { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough() },
-    new EnvVars({}),
-    true,
-  );
-  topLevel = buildProgram(io, () => {
-    throw new Error('no command runs here');
-  }).program.commands.map((c) => c.name());
+  topLevel = (await commandTree()).filter((c) => c.words.length === 1).map((c) => c.words[0] ?? '');
 });
 
 afterAll(() => removeTempDirs());

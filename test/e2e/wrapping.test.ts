@@ -7,13 +7,9 @@
  * terminals (tmux), where a line too long is broken mid-word by the terminal itself.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import { buildProgram } from '../../src/program.js';
-import { createIo } from '../../src/io.js';
-import { EnvVars } from '../../src/config/env.js';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { commandTree } from '../helpers/command-tree.js';
 import { petRecords, startPetServer, type PetServer } from '../helpers/pet-server.js';
 import { runMain } from '../helpers/run-main.js';
 import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -30,21 +26,7 @@ afterAll(async () => {
 
 /** Every command path of the tree, root first (`[]`, `['pets']`, `['pets', 'list']`, ...). */
 async function commandPaths(): Promise<string[][]> {
-  const io = await createIo(
-    { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough() },
-    new EnvVars({}),
-    true,
-  );
-  const { program } = buildProgram(io, () => {
-    throw new Error('no command runs here');
-  });
-  const paths: string[][] = [];
-  const visit = (cmd: CommandUnknownOpts, path: string[]): void => {
-    paths.push(path);
-    for (const sub of cmd.commands) visit(sub, [...path, sub.name()]);
-  };
-  visit(program, []);
-  return paths;
+  return [[], ...(await commandTree()).map((c) => c.words)];
 }
 
 /**
