@@ -11,6 +11,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { specOperation } from '../fixtures/api-spec.js';
 import { answer, apiError, count, reset, sequence, slowHeaders } from '../helpers/fault-server.js';
 import { startPagingServer, type PagingOptions, type PagingServer } from '../helpers/paging-server.js';
 import { startRecordingProxy } from '../helpers/proxy-server.js';
@@ -20,6 +21,10 @@ import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type Handler, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pst_api_cmd_K3y9f8Qz7Lw2';
+/** getPet's deprecation: its removal date and the Deprecation and Sunset values the sandbox sends. */
+const GET_PET_DEPRECATION = specOperation('getPet').deprecated!;
+/** The day of its Deprecation value (an RFC 9745 `@seconds`), as the warning writes it. */
+const DEPRECATED_SINCE = new Date(Number(GET_PET_DEPRECATION.deprecation.slice(1)) * 1000).toISOString().slice(0, 10);
 const BIG = '9223372036854775807';
 const pool = serverPool();
 const others: { close(): Promise<void> }[] = [];
@@ -282,14 +287,14 @@ describe.concurrent('the answer, printed as it is', () => {
     const server = await start(
       answer({
         status: 200,
-        headers: { deprecation: '@1764892800', sunset: 'Thu, 05 Dec 2030 00:00:00 GMT' },
+        headers: { deprecation: GET_PET_DEPRECATION.deprecation, sunset: GET_PET_DEPRECATION.sunset },
         raw: '{}',
       }),
     );
     const r = await api(server, ['pets/7']);
     expect(r.code).toBe(0);
     expect(unwrapped(r.stderr)).toContain(
-      'warning: GET /v1/pets/7 is deprecated (since 2025-12-05) and will be removed on 2030-12-05',
+      `warning: GET /v1/pets/7 is deprecated (since ${DEPRECATED_SINCE}) and will be removed on ${GET_PET_DEPRECATION.removal}`,
     );
   });
 });
@@ -590,8 +595,8 @@ describe.concurrent("--jq (gh api's rule: values one per line, strings raw)", ()
 describe.concurrent('--verbose and PETSTORE_DEBUG=api', () => {
   const headers = {
     link: '</v1/pets?page=2>; rel="next"',
-    deprecation: '@1764892800',
-    sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+    deprecation: GET_PET_DEPRECATION.deprecation,
+    sunset: GET_PET_DEPRECATION.sunset,
     'set-cookie': 'session=s3cr3t-cookie; HttpOnly',
     'x-evil': 'a\u009b2Jb',
   };
@@ -614,8 +619,8 @@ describe.concurrent('--verbose and PETSTORE_DEBUG=api', () => {
     expect(status).toBeGreaterThan(0);
     const after = lines.slice(status + 1);
     expect(after).toContain('< link: </v1/pets?page=2>; rel="next"');
-    expect(after).toContain('< deprecation: @1764892800');
-    expect(after).toContain('< sunset: Thu, 05 Dec 2030 00:00:00 GMT');
+    expect(after).toContain(`< deprecation: ${GET_PET_DEPRECATION.deprecation}`);
+    expect(after).toContain(`< sunset: ${GET_PET_DEPRECATION.sunset}`);
     expect(after).toContain('< set-cookie: <redacted>');
     expect(after).toContain('< x-evil: a\\x9b2Jb');
     expect(r.stderr).toContain('> authorization: Bearer ****7Lw2');
@@ -686,8 +691,8 @@ describe('the embedded sandbox', () => {
   it('--verbose shows getPet’s Deprecation and Sunset headers', async () => {
     const r = await runMain(['--env', 'sandbox', 'api', 'pets/1', '--verbose'], sandboxEnv());
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('< deprecation: @1764892800');
-    expect(r.stderr).toContain('< sunset: Thu, 05 Dec 2030 00:00:00 GMT');
+    expect(r.stderr).toContain(`< deprecation: ${GET_PET_DEPRECATION.deprecation}`);
+    expect(r.stderr).toContain(`< sunset: ${GET_PET_DEPRECATION.sunset}`);
   });
 });
 
