@@ -10,6 +10,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
+import { specOperation, specUrl } from '../fixtures/api-spec.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain, type MainOptions } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -23,6 +24,25 @@ const OTHERS = [
 ];
 const at = (iso: string) => () => new Date(iso);
 
+const GET_PET = specOperation('getPet');
+/** getPet's deprecation: its removal date, Sunset value and replacement. */
+const GET_PET_DEPRECATION = GET_PET.deprecated!;
+const LIST_PETS = specOperation('listPets');
+/** How a warning names listPets, the operation of the list path: `listPets (GET /pets)`. */
+const LIST_PETS_NAMED = `${LIST_PETS.operationId} (${LIST_PETS.method} ${LIST_PETS.path})`;
+/** The list path's request target: listPets's, 100 pets a page (`/v1/pets?limit=100`). */
+const LIST_URL = `${specUrl('listPets')}?limit=100`;
+/** getPet's request target for pet 7 (`/v1/pets/7`). */
+const GET_PET_7 = specUrl('getPet', { petId: 7 });
+/** What every getPet request target starts with (`/v1/pets/`). */
+const GET_PET_PREFIX = specUrl('getPet', { petId: '' });
+
+const DAY_MS = 86_400_000;
+/** getPet's removal: 00:00Z of its removal date, from which on the CLI no longer calls it. */
+const REMOVAL_MS = Date.parse(`${GET_PET_DEPRECATION.removal}T00:00:00Z`);
+/** A clock `ms` after getPet's removal (before it when negative). */
+const afterRemoval = (ms: number) => () => new Date(REMOVAL_MS + ms);
+
 const pool = serverPool();
 afterAll(async () => {
   await pool.closeAll();
@@ -32,7 +52,7 @@ afterAll(async () => {
 /** A recording server: getPet answers `get`, listPets the list holding PET. */
 function apiServer(get: Handler) {
   return pool.start((req, res) =>
-    req.url.startsWith('/v1/pets/') ? get(req, res) : { status: 200, body: [...OTHERS, PET] },
+    req.url.startsWith(GET_PET_PREFIX) ? get(req, res) : { status: 200, body: [...OTHERS, PET] },
   );
 }
 
@@ -43,43 +63,43 @@ function envOf(s: { baseUrl: string }, extra: Record<string, string> = {}): Reco
 describe('after the removal date (injected clock)', () => {
   it('pets get does not call getPet at all; one stderr line says the list was used', async () => {
     const srv = await apiServer(() => ({ status: 200, body: PET }));
-    const r = await runMain(['pets', 'get', '7'], { env: envOf(srv), now: at('2031-03-01T12:00:00Z') });
+    const r = await runMain(['pets', 'get', '7'], { env: envOf(srv), now: afterRemoval(86.5 * DAY_MS) });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('7\tGoldie\t3\tavailable\n');
     expect(unwrapped(r.stderr)).toBe(
-      'warning: getPet was removed on 2030-12-05: finding pet 7 through listPets (GET /pets)\n',
+      `warning: getPet was removed on ${GET_PET_DEPRECATION.removal}: finding pet 7 through ${LIST_PETS_NAMED}\n`,
     );
-    expect(srv.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /v1/pets?limit=100']);
+    expect(srv.requests.map((q) => `${q.method} ${q.url}`)).toEqual([`${LIST_PETS.method} ${LIST_URL}`]);
   });
 
-  it('from 2030-12-05T00:00Z on, not a second before', async () => {
+  it('from 00:00Z of the removal date on, not a second before', async () => {
     const srv = await apiServer(() => ({ status: 200, body: PET }));
-    const on = await runMain(['pets', 'get', '7'], { env: envOf(srv), now: at('2030-12-05T00:00:00Z') });
+    const on = await runMain(['pets', 'get', '7'], { env: envOf(srv), now: afterRemoval(0) });
     expect(on.code).toBe(0);
-    expect(srv.requests.map((q) => q.url)).toEqual(['/v1/pets?limit=100']);
-    const before = await runMain(['pets', 'get', '7'], { env: envOf(srv), now: at('2030-12-04T23:59:59Z') });
+    expect(srv.requests.map((q) => q.url)).toEqual([LIST_URL]);
+    const before = await runMain(['pets', 'get', '7'], { env: envOf(srv), now: afterRemoval(-1000) });
     expect(before.code).toBe(0);
-    expect(srv.requests.map((q) => q.url)).toEqual(['/v1/pets?limit=100', '/v1/pets/7']);
-    expect(before.stderr).toContain('will be removed on 2030-12-05 (in 1 day)');
+    expect(srv.requests.map((q) => q.url)).toEqual([LIST_URL, GET_PET_7]);
+    expect(before.stderr).toContain(`will be removed on ${GET_PET_DEPRECATION.removal} (in 1 day)`);
   });
 
   it('with --output json the line is a JSON warning object', async () => {
     const srv = await apiServer(() => ({ status: 200, body: PET }));
-    const r = await runMain(['pets', 'get', '7', '--json'], { env: envOf(srv), now: at('2031-01-01T00:00:00Z') });
+    const r = await runMain(['pets', 'get', '7', '--json'], { env: envOf(srv), now: afterRemoval(27 * DAY_MS) });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(PET);
     expect(JSON.parse(r.stderr)).toEqual({
       level: 'warning',
-      message: 'getPet was removed on 2030-12-05: finding pet 7 through listPets (GET /pets)',
+      message: `getPet was removed on ${GET_PET_DEPRECATION.removal}: finding pet 7 through ${LIST_PETS_NAMED}`,
     });
   });
 
   it('a pet missing from the list then exits 5 with the count', async () => {
     const srv = await apiServer(() => ({ status: 200, body: PET }));
-    const r = await runMain(['pets', 'get', '8'], { env: envOf(srv), now: at('2031-01-01T00:00:00Z') });
+    const r = await runMain(['pets', 'get', '8'], { env: envOf(srv), now: afterRemoval(27 * DAY_MS) });
     expect(r.code).toBe(5);
     expect(r.stderr).toContain('error: pet 8 not found in the list: 3 pets searched on 1 page');
-    expect(srv.requests.some((q) => q.url.startsWith('/v1/pets/'))).toBe(false);
+    expect(srv.requests.some((q) => q.url.startsWith(GET_PET_PREFIX))).toBe(false);
   });
 });
 
@@ -104,14 +124,14 @@ describe('getPet answers that it is gone', () => {
     const r = await runMain(['pets', 'get', '7'], { env: envOf(srv) });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('7\tGoldie\t3\tavailable\n');
-    expect(unwrapped(r.stderr)).toBe(`warning: ${reason}: finding pet 7 through listPets (GET /pets)\n`);
-    expect(srv.requests.map((q) => q.url)).toEqual(['/v1/pets/7', '/v1/pets?limit=100']);
+    expect(unwrapped(r.stderr)).toBe(`warning: ${reason}: finding pet 7 through ${LIST_PETS_NAMED}\n`);
+    expect(srv.requests.map((q) => q.url)).toEqual([GET_PET_7, LIST_URL]);
   });
 
   it('a 404 before the Sunset date stays an ordinary "not found" (no list search)', async () => {
     const srv = await apiServer(() => ({
       ...errorReply(404, 'not_found', 'pet 7 not found'),
-      headers: { sunset: 'Thu, 05 Dec 2030 00:00:00 GMT' },
+      headers: { sunset: GET_PET_DEPRECATION.sunset },
     }));
     const r = await runMain(['pets', 'get', '7'], { env: envOf(srv), now: at('2026-11-22T00:00:00Z') });
     expect(r.code).toBe(5);
@@ -130,9 +150,9 @@ describe('--fail-on-deprecated', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('7\tGoldie\t3\tavailable\n');
     expect(unwrapped(r.stderr)).toBe(
-      `warning: getPet is deprecated and ${source} is set: finding pet 7 through listPets (GET /pets)\n`,
+      `warning: getPet is deprecated and ${source} is set: finding pet 7 through ${LIST_PETS_NAMED}\n`,
     );
-    expect(srv.requests.map((q) => q.url)).toEqual(['/v1/pets?limit=100']);
+    expect(srv.requests.map((q) => q.url)).toEqual([LIST_URL]);
   });
 });
 
@@ -159,11 +179,12 @@ describe('the sandbox without getPet', () => {
   });
 
   it('answers getPet with 410 Gone and an Error body (code gone)', async () => {
+    const { removal, replacement } = GET_PET_DEPRECATION;
     const res = await fetch(`${sandbox.baseUrl}/pets/7`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
     expect(res.status).toBe(410);
     expect(await res.json()).toEqual({
       code: 'gone',
-      message: 'getPet (GET /pets/{petId}) was removed on 2030-12-05; use GET /pets with the status filter',
+      message: `getPet (${GET_PET.method} ${GET_PET.path}) was removed on ${removal}; use ${replacement.method} ${replacement.path} with the ${replacement.filter} filter`,
       status: 410,
     });
   });
@@ -172,10 +193,10 @@ describe('the sandbox without getPet', () => {
     const r = await runMain(['pets', 'get', '7'], { env: env() });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('7\tGoldie\t3\tavailable\n');
-    expect(r.stderr).toBe('warning: getPet answered 410 Gone: finding pet 7 through listPets (GET /pets)\n');
+    expect(r.stderr).toBe(`warning: getPet answered 410 Gone: finding pet 7 through ${LIST_PETS_NAMED}\n`);
     expect(log.map((l) => l.split(' ').slice(0, 3).join(' '))).toEqual([
-      'GET /v1/pets/7 410',
-      'GET /v1/pets?limit=100 200',
+      `${GET_PET.method} ${GET_PET_7} 410`,
+      `${LIST_PETS.method} ${LIST_URL} 200`,
     ]);
   });
 
@@ -183,7 +204,7 @@ describe('the sandbox without getPet', () => {
     const r = await runMain(['--fail-on-deprecated', 'pets', 'get', '7'], { env: env() });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('7\tGoldie\t3\tavailable\n');
-    expect(log.map((l) => l.split(' ').slice(0, 3).join(' '))).toEqual(['GET /v1/pets?limit=100 200']);
+    expect(log.map((l) => l.split(' ').slice(0, 3).join(' '))).toEqual([`${LIST_PETS.method} ${LIST_URL} 200`]);
   });
 });
 
@@ -197,7 +218,7 @@ describe('--env sandbox with PETSTORE_SANDBOX_WITHOUT_GET_PET=1', () => {
     expect(r.stdout).toBe('4\tPolly\t4\tsold\n');
     expect(r.stderr).toMatch(/> GET http:\/\/127\.0\.0\.1:\d+\/v1\/pets\/4\n/);
     expect(r.stderr).toMatch(/< 410 /);
-    expect(r.stderr).toContain('warning: getPet answered 410 Gone: finding pet 4 through listPets (GET /pets)');
+    expect(r.stderr).toContain(`warning: getPet answered 410 Gone: finding pet 4 through ${LIST_PETS_NAMED}`);
   });
 
   it.each(['', '0', 'false'])('PETSTORE_SANDBOX_WITHOUT_GET_PET=%j keeps getPet', async (value) => {
@@ -245,14 +266,16 @@ describe('the list path prints exactly what getPet prints', () => {
 
 describe('the deprecation warning of pets get', () => {
   it('is two lines of at most 80 columns naming the removal date, the replacement and --via-list', async () => {
+    const now = '2026-11-22T00:00:00Z';
+    const days = (REMOVAL_MS - Date.parse(now)) / DAY_MS;
     const r = await runMain(['--env', 'sandbox', 'pets', 'get', '1'], {
       env: { PETSTORE_CONFIG_DIR: tempDir() },
-      now: at('2026-11-22T00:00:00Z'),
+      now: at(now),
     });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
       // The second line is indented: no word of a wrapped message starts a line of its own.
-      'warning: `pets get` is deprecated and will be removed on 2030-12-05 (in 1474\n' +
+      `warning: \`pets get\` is deprecated and will be removed on ${GET_PET_DEPRECATION.removal} (in ${days}\n` +
         '  days); replaced by `pets list --status STATUS`: add --via-list to use it now\n',
     );
   });
