@@ -5,12 +5,20 @@
  * the walk is cut by --max-pages, or the one page is full without a next link.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { specOperation, specUrl } from '../fixtures/api-spec.js';
 import { startPagingServer, type PagingServer } from '../helpers/paging-server.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 const KEY = 'test-key-get-via-list-0123456789';
+const LIST_PETS = specOperation('listPets');
+/** How a warning names listPets: `listPets (GET /pets)`. */
+const LIST_PETS_NAMED = `${LIST_PETS.operationId} (${LIST_PETS.method} ${LIST_PETS.path})`;
+/** The first request of the list path: listPets's target, 100 pets a page (`/v1/pets?limit=100`). */
+const LIST_URL = `${specUrl('listPets')}?limit=100`;
+/** What every getPet request target starts with (`/v1/pets/`). */
+const GET_PET_PREFIX = specUrl('getPet', { petId: '' });
 let server: PagingServer | undefined;
 
 afterEach(async () => {
@@ -31,8 +39,8 @@ describe('pets get --via-list', () => {
     expect(r.stdout).toBe('250\tpet-250-\t1\tavailable\n');
     // Nothing about getPet: it was never used, so there is nothing to warn of.
     expect(r.stderr).toBe('');
-    expect(server.urls).toEqual(['/v1/pets?limit=100', '/v1/pets?limit=100&page=2', '/v1/pets?limit=100&page=3']);
-    expect(server.urls.some((u) => u.startsWith('/v1/pets/'))).toBe(false);
+    expect(server.urls).toEqual([LIST_URL, `${LIST_URL}&page=2`, `${LIST_URL}&page=3`]);
+    expect(server.urls.some((u) => u.startsWith(GET_PET_PREFIX))).toBe(false);
   });
 
   it('stops at the first page that holds the id (page 1: one request)', async () => {
@@ -90,7 +98,7 @@ describe('pets get --via-list', () => {
     );
     expect(unwrapped(r.stderr)).toContain('no Link rel="next" header');
     expect(unwrapped(r.stderr)).toContain('Narrow the search with --status');
-    expect(server.urls).toEqual(['/v1/pets?limit=100']);
+    expect(server.urls).toEqual([LIST_URL]);
     const json = await runMain(['pets', 'get', '150', '--via-list', '--json'], { env: env(server) });
     expect((JSON.parse(json.stderr) as { code: string }).code).toBe('not_in_first_page');
   });
@@ -110,7 +118,7 @@ describe('pets get --via-list', () => {
     server = await startPagingServer({ pages: 2, perPage: 3 });
     const r = await runMain(['pets', 'get', '99', '--via-list', '--status', 'sold'], { env: env(server) });
     expect(r.code).toBe(5);
-    expect(server.urls[0]).toBe('/v1/pets?limit=100&status=sold');
+    expect(server.urls[0]).toBe(`${LIST_URL}&status=sold`);
     expect(unwrapped(r.stderr)).toContain('6 pets with status sold searched on 2 pages');
     expect(unwrapped(r.stderr)).toContain('Without --status the search covers every status.');
   });
@@ -138,7 +146,7 @@ describe('pets get --via-list', () => {
     server = await startPagingServer({ pages: 3, headers: { deprecation: '@1767225600' } });
     const r = await runMain(['pets', 'get', '250', '--via-list'], { env: env(server) });
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe('warning: listPets (GET /pets) is deprecated (since 2026-01-01)\n');
+    expect(r.stderr).toBe(`warning: ${LIST_PETS_NAMED} is deprecated (since 2026-01-01)\n`);
   });
 
   it.each([
