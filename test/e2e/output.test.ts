@@ -3,12 +3,17 @@
  * deprecation warning of `pets get`, and colour when piped (FORCE_COLOR, NO_COLOR).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { specOperation, specUrl } from '../fixtures/api-spec.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_output_abcdef0123';
 const ESC = '\u001b';
+/** getPet's deprecation: its removal date and the Deprecation and Sunset values its answers carry. */
+const GET_PET_DEPRECATION = specOperation('getPet').deprecated!;
+/** What every getPet request target starts with (`/v1/pets/`). */
+const GET_PET_PREFIX = specUrl('getPet', { petId: '' });
 let dir: string;
 let empty: TestServer;
 let pets: TestServer;
@@ -22,10 +27,10 @@ beforeAll(async () => {
   dir = tempDir();
   empty = await startTestServer(() => ({ status: 200, body: [] }));
   pets = await startTestServer((req) =>
-    req.url.startsWith('/v1/pets/')
+    req.url.startsWith(GET_PET_PREFIX)
       ? {
           status: 200,
-          headers: { Deprecation: '@1764892800', Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT' },
+          headers: { Deprecation: GET_PET_DEPRECATION.deprecation, Sunset: GET_PET_DEPRECATION.sunset },
           body: PETS[0],
         }
       : { status: 200, body: PETS },
@@ -61,7 +66,7 @@ describe.concurrent('output', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('1\tRex\t1\tavailable\n');
     expect(r.stderr).toMatch(/^warning: .*deprecated/);
-    expect(r.stderr).toContain('2030-12-05');
+    expect(r.stderr).toContain(GET_PET_DEPRECATION.removal);
     expect(r.stderr).toContain('pets list --status');
     // At most two lines of 80 columns (cli-contract.md "Commands").
     const lines = r.stderr.trimEnd().split('\n');
@@ -73,20 +78,20 @@ describe.concurrent('output', () => {
     const r = await run(pets, ['pets', 'get', '1', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(PETS[0]);
-    expect(r.stderr).toContain('2030-12-05');
+    expect(r.stderr).toContain(GET_PET_DEPRECATION.removal);
   });
 
   it('--fail-on-deprecated sends pets get through listPets, never calling getPet', async () => {
     const srv = await startTestServer((req) => ({
       status: 200,
-      body: req.url.startsWith('/v1/pets/') ? PETS[0] : PETS,
+      body: req.url.startsWith(GET_PET_PREFIX) ? PETS[0] : PETS,
     }));
     try {
       const r = await run(srv, ['--fail-on-deprecated', 'pets', 'get', '1']);
       expect(r.code).toBe(0);
       expect(r.stdout).toBe('1\tRex\t1\tavailable\n');
       expect(r.stderr).toContain('--fail-on-deprecated is set');
-      expect(srv.requests.map((q) => q.url)).toEqual(['/v1/pets?limit=100']);
+      expect(srv.requests.map((q) => q.url)).toEqual([`${specUrl('listPets')}?limit=100`]);
     } finally {
       await srv.close();
     }
