@@ -4,12 +4,16 @@
  * (cli-contract.md "Environments").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_SPEC, specOperation, specUrl } from '../fixtures/api-spec.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type Handler } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_requests_abcdef0123';
+const LIST_PETS = specOperation('listPets');
+const CREATE_PET = specOperation('createPet');
+const GET_PET = specOperation('getPet');
 const { start: server, closeAll } = serverPool();
 let dir: string;
 
@@ -27,7 +31,7 @@ function run(args: string[], env: Record<string, string | undefined>) {
 
 /** Answers createPet like a server would: 201 with the body plus an id, as raw text. */
 const echoCreate: Handler = (req) =>
-  req.method === 'POST'
+  req.method === CREATE_PET.method
     ? { status: 201, raw: req.body.replace(/^\{/, '{"id":9007199254740993,') }
     : { status: 200, body: [] };
 
@@ -38,9 +42,9 @@ describe.concurrent('requests as sent', () => {
     expect(r.code).toBe(0);
     expect(srv.requests).toHaveLength(1);
     const req = srv.requests[0];
-    expect(req?.method).toBe('GET');
+    expect(req?.method).toBe(LIST_PETS.method);
     const url = new URL(req?.url ?? '', srv.origin);
-    expect(url.pathname).toBe('/v1/pets');
+    expect(url.pathname).toBe(specUrl('listPets'));
     expect(Object.fromEntries(url.searchParams)).toEqual({ limit: '7', status: 'pending' });
     expect(req?.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(req?.body).toBe('');
@@ -50,7 +54,7 @@ describe.concurrent('requests as sent', () => {
     const srv = await server();
     const r = await run(['pets', 'list'], { PETSTORE_BASE_URL: srv.baseUrl });
     expect(r.code).toBe(0);
-    expect(srv.requests.map((q) => q.url)).toEqual(['/v1/pets']);
+    expect(srv.requests.map((q) => q.url)).toEqual([specUrl('listPets')]);
   });
 
   it('createPet: POST /v1/pets, application/json, the exact body with an int64 above 2^53', async () => {
@@ -73,8 +77,8 @@ describe.concurrent('requests as sent', () => {
     expect(r.code).toBe(0);
     expect(srv.requests).toHaveLength(1);
     const req = srv.requests[0];
-    expect(req?.method).toBe('POST');
-    expect(req?.url).toBe('/v1/pets');
+    expect(req?.method).toBe(CREATE_PET.method);
+    expect(req?.url).toBe(specUrl('createPet'));
     expect(req?.headers['content-type']).toMatch(/^application\/json\b/);
     expect(req?.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(req?.body).toBe('{"name":"Zoë \\"Z\\" \\\\ Tab\\t","categoryId":9223372036854775807,"status":"pending"}');
@@ -100,13 +104,15 @@ describe.concurrent('requests as sent', () => {
     const r = await run(['pets', 'get', '9223372036854775807'], { PETSTORE_BASE_URL: srv.baseUrl });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('9223372036854775807\tMax\t1\t\n');
-    expect(srv.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /v1/pets/9223372036854775807']);
+    expect(srv.requests.map((q) => `${q.method} ${q.url}`)).toEqual([
+      `${GET_PET.method} ${specUrl('getPet', { petId: '9223372036854775807' })}`,
+    ]);
   });
 
   it.each([
-    ['007', '/v1/pets/7'],
-    ['-0', '/v1/pets/0'],
-    ['-9223372036854775808', '/v1/pets/-9223372036854775808'],
+    ['007', specUrl('getPet', { petId: 7 })],
+    ['-0', specUrl('getPet', { petId: 0 })],
+    ['-9223372036854775808', specUrl('getPet', { petId: '-9223372036854775808' })],
   ])('getPet sends the id %s in canonical form', async (given, path) => {
     const srv = await server(() => ({ status: 200, body: { id: 7, name: 'Goldie', categoryId: 3 } }));
     const r = await run(['pets', 'get', '--', given], { PETSTORE_BASE_URL: srv.baseUrl });
@@ -118,14 +124,14 @@ describe.concurrent('requests as sent', () => {
     const srv = await server();
     const r = await run(['pets', 'list', '--limit', '5'], { PETSTORE_BASE_URL: `${srv.baseUrl}/` });
     expect(r.code).toBe(0);
-    expect(srv.requests.map((q) => q.url)).toEqual(['/v1/pets?limit=5']);
+    expect(srv.requests.map((q) => q.url)).toEqual([`${specUrl('listPets')}?limit=5`]);
   });
 
   it('a base URL with a path prefix keeps it', async () => {
     const srv = await server();
-    const r = await run(['pets', 'list'], { PETSTORE_BASE_URL: `${srv.origin}/api/v1/` });
+    const r = await run(['pets', 'list'], { PETSTORE_BASE_URL: `${srv.origin}/api${API_SPEC.basePath}/` });
     expect(r.code).toBe(0);
-    expect(srv.requests.map((q) => q.url)).toEqual(['/api/v1/pets']);
+    expect(srv.requests.map((q) => q.url)).toEqual([`/api${specUrl('listPets')}`]);
   });
 
   it('a base URL without the /v1 segment is used as given, with a warning naming it', async () => {
@@ -134,9 +140,9 @@ describe.concurrent('requests as sent', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
     expect(unwrapped(r.stderr)).toBe(
-      `warning: base URL ${srv.origin}/api (from PETSTORE_BASE_URL) does not end with the version segment /v1\n`,
+      `warning: base URL ${srv.origin}/api (from PETSTORE_BASE_URL) does not end with the version segment ${API_SPEC.basePath}\n`,
     );
-    expect(srv.requests.map((q) => q.url)).toEqual(['/api/pets']);
+    expect(srv.requests.map((q) => q.url)).toEqual([`/api${LIST_PETS.path}`]);
   });
 
   it('--base-url beats PETSTORE_BASE_URL', async () => {
