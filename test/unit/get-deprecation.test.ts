@@ -8,6 +8,10 @@ import { toGetOptions } from '../../src/commands/pets/get/get.js';
 import { describeGetDeprecation, WARNING_COLUMNS } from '../../src/commands/pets/get/run.js';
 import { UsageError } from '../../src/errors.js';
 import { wrapWords } from '../../src/render/wrap.js';
+import { specOperation } from '../fixtures/api-spec.js';
+
+/** getPet's removal date (spec §4.3), `YYYY-MM-DD`. */
+const REMOVAL = specOperation('getPet').deprecated!.removal;
 
 describe('wrapWords', () => {
   it('breaks at spaces so that no line is wider than the width, the first line after `used` columns', () => {
@@ -28,8 +32,9 @@ describe('wrapWords', () => {
 describe('describeGetDeprecation', () => {
   const NOW = new Date('2026-11-22T00:00:00Z');
   it('names the removal date with the days left, the replacement and --via-list', () => {
-    expect(describeGetDeprecation({ subject: '`pets get`', removal: '2030-12-05' }, NOW)).toBe(
-      '`pets get` is deprecated and will be removed on 2030-12-05 (in 1474 days); replaced by `pets list --status STATUS`: add --via-list to use it now',
+    const days = (Date.parse(`${REMOVAL}T00:00:00Z`) - NOW.getTime()) / 86_400_000;
+    expect(describeGetDeprecation({ subject: '`pets get`', removal: REMOVAL }, NOW)).toBe(
+      `\`pets get\` is deprecated and will be removed on ${REMOVAL} (in ${days} days); replaced by \`pets list --status STATUS\`: add --via-list to use it now`,
     );
   });
   it('lets the Sunset header win, also when it has passed', () => {
@@ -41,7 +46,7 @@ describe('describeGetDeprecation', () => {
   });
   it.each([
     ['the spec date, today', {}, '2026-11-22T00:00:00Z'],
-    ['the spec date, on its day', {}, '2030-12-05T00:00:00Z'],
+    ['the spec date, on its day', {}, `${REMOVAL}T00:00:00Z`],
     ['a Sunset far ahead', { sunset: new Date('2999-12-31T00:00:00Z') }, '2026-11-22T00:00:00Z'],
     ['a Sunset long past', { sunset: new Date('1970-01-01T00:00:00Z') }, '2999-12-31T00:00:00Z'],
     [
