@@ -36,7 +36,9 @@ async function bashWithCompletion(cwd?: string): Promise<TmuxSession> {
   await shows(t, (s) => /^LOADED$/m.test(s));
   t.type('clear');
   t.send('Enter');
-  await shows(t, (s) => !s.includes('LOADED'));
+  // Cleared, and the prompt drawn again: keys typed before bash draws it are echoed ahead of
+  // it (`petstore pe     $ petstore pets`), which a loaded machine makes likely.
+  await shows(t, (s) => !s.includes('LOADED') && /^\$ *$/m.test(s));
   return t;
 }
 
