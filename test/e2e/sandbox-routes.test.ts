@@ -9,13 +9,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxOperations, startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
-import { API_SPEC, specPaths, type SpecMethod } from '../fixtures/api-spec.js';
+import { API_SPEC, specOperation, specPaths, type SpecMethod } from '../fixtures/api-spec.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 const API_KEY = 'sbx_0123456789abcdef0123456789abcdef';
-const DEPRECATION = '@1764892800';
-const SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT';
+/** getPet's deprecation, as the spec fixture states it. */
+const GET_PET_DEPRECATED = specOperation('getPet').deprecated;
+const DEPRECATION = GET_PET_DEPRECATED?.deprecation ?? 'getPet is not deprecated';
+const SUNSET = GET_PET_DEPRECATED?.sunset ?? 'getPet is not deprecated';
 /** Every method a route can declare: what is not the spec's on a path must answer 405. */
 const METHODS: readonly SpecMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -253,7 +255,7 @@ describe.concurrent('petstore --env sandbox api', () => {
     const r = await runMain(['--env', 'sandbox', 'api', 'pets/1'], env());
     expect(r.code).toBe(0);
     expect(r.stderr.replace(/\n\s*/g, ' ')).toContain(
-      'GET /v1/pets/1 is deprecated (since 2025-12-05) and will be removed on 2030-12-05',
+      `GET /v1/pets/1 is deprecated (since ${new Date(Number(DEPRECATION.slice(1)) * 1000).toISOString().slice(0, 10)}) and will be removed on ${GET_PET_DEPRECATED?.removal ?? ''}`,
     );
   });
 });
