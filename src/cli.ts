@@ -7,11 +7,11 @@ import { ApiError, CliError, ExitCode, InterruptedError, OutputError, UsageError
 import { EnvVars } from './config/env.js';
 import { createContext, sayCodeCacheNote, type RunState } from './factory.js';
 import { expandJsonFields, toGlobalOptions } from './global-options.js';
-import { parseFields } from './input.js';
+import { parseFields } from './flag-values.js';
 import { processIo, type ErrorMessage, type Io } from './io.js';
 import { buildProgram } from './program.js';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import { describeApiError, escapeForTerminal } from './render/escape.js';
+import { describeApiError, escapeForTerminal } from './text/escape.js';
 import type { ForcedEnd, Shutdown } from './shutdown.js';
 
 /** Inputs of one run; tests pass their own. */

@@ -6,7 +6,7 @@
  * "Output"); tests read them to cover every command without a list of names.
  */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import type { OperationId } from './api/constants.js';
+import type { OperationId } from './client/constants.js';
 
 /** The global flags that shape pet records, as a user writes them (cli-contract.md "Output"). */
 export const RECORD_FLAGS = ['--fields', '--json FIELDS', '--jq', '--output csv'] as const;

@@ -4,7 +4,7 @@
  * (config store, settings, API client, transport, embedded sandbox) so a command pays only
  * for what it uses. Built by `factory.ts`; this module holds the types alone.
  */
-import type { PetstoreClient } from './api/client.js';
+import type { PetstoreClient } from './client/client.js';
 import type { EnvVars } from './config/env.js';
 import type { Connection, LoadConfig, Settings } from './config/settings.js';
 import type { GlobalOptions } from './global-options.js';

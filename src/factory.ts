@@ -4,7 +4,7 @@
  * starts the embedded sandbox when it is selected and builds the API client. Everything
  * heavy is imported on first use, so `--help` and usage errors load none of it.
  */
-import type { ClientHints } from './api/client.js';
+import type { ClientHints } from './client/client.js';
 import type { Api, ConnectOptions, Context, TransportChoices } from './context.js';
 import type { EnvVars } from './config/env.js';
 import type { RemoteEnvName } from './config/environments.js';
@@ -210,7 +210,7 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
       unreachableHint: sandbox ? undefined : unreachableHint(connection),
       serverFailure: sandboxFailure,
     }),
-    import('./api/client.js'),
+    import('./client/client.js'),
   ]);
   await boundJq(ctx, transport.commandDeadline);
   return {

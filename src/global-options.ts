@@ -5,7 +5,7 @@
  * command's Context carries.
  */
 import { Option, type Command } from '@commander-js/extra-typings';
-import { PET_FIELDS, type PetField } from './api/constants.js';
+import { PET_FIELDS, type PetField } from './client/constants.js';
 import { RECORD_FLAGS, type RecordFlag } from './command-traits.js';
 import type { EnvVars } from './config/env.js';
 import { ENVIRONMENTS, type EnvName } from './config/environments.js';
@@ -20,7 +20,7 @@ import {
   parseRetries,
   parseTimeoutSeconds,
   type OutputFormat,
-} from './input.js';
+} from './flag-values.js';
 
 /** Default `--timeout`, in seconds (cli-contract.md "Network behaviour"). */
 const DEFAULT_TIMEOUT_SECONDS = 30;

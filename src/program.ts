@@ -19,7 +19,7 @@ import { UsageError } from './errors.js';
 import { traitsOf, type RecordFlag } from './command-traits.js';
 import { addGlobalOptions, recordOnlyFlags, type GlobalFlags } from './global-options.js';
 import type { Io } from './io.js';
-import { wrapHelpText } from './render/wrap.js';
+import { wrapHelpText } from './text/wrap.js';
 
 declare const __PETSTORE_VERSION__: string | undefined;
 /** The version, injected at build time. */

@@ -19,7 +19,7 @@ import { Socket } from 'node:net';
 import { on } from 'node:events';
 import type { Readable } from 'node:stream';
 import { InterruptedError, UsageError, describeFileError } from './errors.js';
-import { quote } from './input.js';
+import { quote } from './flag-values.js';
 
 /** Bytes read per chunk from a file or device. */
 const CHUNK_BYTES = 64 * 1024;

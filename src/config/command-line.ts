@@ -6,7 +6,7 @@
  */
 import { split } from 'shlex';
 import { UsageError } from '../errors.js';
-import { quote } from '../input.js';
+import { quote } from '../flag-values.js';
 
 /**
  * Splits `command` into argv: words are separated by white space; `'…'` keeps everything

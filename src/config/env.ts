@@ -6,7 +6,7 @@
  * or a raw environment object (test/unit/architecture.test.ts).
  */
 import { UsageError } from '../errors.js';
-import { quote } from '../input.js';
+import { quote } from '../flag-values.js';
 import { ENV_VARS, type EnvVarValue, type ReadEnvVarName } from './env-vars.js';
 
 /** A raw environment: `process.env`, or the object a test passes to `main`. */

@@ -6,7 +6,7 @@
  * `apiKeyCommand` each run and never stored.
  */
 import { UsageError } from '../errors.js';
-import { quote } from '../input.js';
+import { quote } from '../flag-values.js';
 import { suggestCommand } from '../suggest.js';
 import { shellSyntaxWords, splitCommandLine } from './command-line.js';
 import { ENVIRONMENTS } from './environments.js';

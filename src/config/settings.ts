@@ -19,7 +19,7 @@
  * stop them; a key command runs only when its key is the one that counts.
  */
 import { AuthError, ConfigError, InterruptedError, UsageError, CliError } from '../errors.js';
-import { quote } from '../input.js';
+import { quote } from '../flag-values.js';
 import { isSendableKey, maskUrl } from '../mask.js';
 import { isLoopbackHost } from '../loopback.js';
 import { suggestCommand } from '../suggest.js';

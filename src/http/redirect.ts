@@ -11,7 +11,7 @@ import { headerValue, type HeaderMap } from './headers.js';
 
 /**
  * The part of its origin a request's redirects may lead to: the API's base path (built by
- * the API client from the base URL, `api/paths.ts`, which holds the one rule).
+ * the API client from the base URL, `client/paths.ts`, which holds the one rule).
  */
 export interface RedirectScope {
   /** The base URL's path, for messages (`/v1`). */

@@ -4,8 +4,8 @@
  * server text escaped) and one JSON object per line for scripts. Which form a message
  * takes is decided in one place, `messageForm`; Io writes them. Pure.
  */
-import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from '../render/escape.js';
-import { messageColumns, wrapMessage } from '../render/wrap.js';
+import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from '../text/escape.js';
+import { messageColumns, wrapMessage } from '../text/wrap.js';
 
 /** The two forms of a message. */
 export type MessageForm = 'text' | 'json';

@@ -5,12 +5,12 @@
  * stream of records (pages of `pets list --all`, results of bulk create) whose lines are
  * written as records arrive.
  */
-import { PET_FIELDS, type PetField } from '../api/constants.js';
-import type { Pet } from '../api/schemas.js';
+import { PET_FIELDS, type PetField } from '../client/constants.js';
+import type { Pet } from '../client/schemas.js';
 import { CliError, ExitCode } from '../errors.js';
 import type { Io } from '../io.js';
 import { stringifyJson } from '../json.js';
-import { escapeJsonText, escapeRawForTerminal } from './escape.js';
+import { escapeJsonText, escapeRawForTerminal } from '../text/escape.js';
 import type { JqFilter, JqOutcome } from './jq.js';
 import {
   pickFields,

@@ -3,11 +3,11 @@
  * JSON and NDJSON, each of every field or of the fields `--fields` names. The table is in
  * `table.ts`, loaded only when a table is printed.
  */
-import { PET_FIELDS, type PetField } from '../api/constants.js';
-import type { Pet } from '../api/schemas.js';
+import { PET_FIELDS, type PetField } from '../client/constants.js';
+import type { Pet } from '../client/schemas.js';
 import { stringifyJson } from '../json.js';
 import { csvRow } from './csv.js';
-import { escapeForTerminal, escapeJsonText, escapeTsvField } from './escape.js';
+import { escapeForTerminal, escapeJsonText, escapeTsvField } from '../text/escape.js';
 
 /**
  * Output modes after the TTY decision: without `--output`, a terminal gets `table` and a

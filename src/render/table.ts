@@ -5,12 +5,12 @@
  * the name is shortened, with `…`; ids, categories and statuses are never cut, since a
  * shortened id would be a wrong id. The machine forms (tsv, json, ndjson) are never shortened.
  */
-import { PET_FIELDS, type PetField } from '../api/constants.js';
-import type { Pet } from '../api/schemas.js';
+import { PET_FIELDS, type PetField } from '../client/constants.js';
+import type { Pet } from '../client/schemas.js';
 import type { Colors } from '../io.js';
-import { escapeForTerminal } from './escape.js';
+import { escapeForTerminal } from '../text/escape.js';
 import { fieldText } from './pets.js';
-import { displayWidth, padToWidth, truncateToWidth } from './width.js';
+import { displayWidth, padToWidth, truncateToWidth } from '../text/width.js';
 
 /** The column header of each field (gh's and kubectl's upper-case headers). */
 const HEADERS: Record<PetField, string> = { id: 'ID', name: 'NAME', categoryId: 'CATEGORY', status: 'STATUS' };

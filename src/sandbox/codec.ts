@@ -13,8 +13,8 @@
  * to, then one created pet per line. Only lines ending in a newline count: a last line
  * without one is a write that never finished, and is ignored.
  */
-import { INT64_MAX, INT64_MIN, PET_STATUSES } from '../api/constants.js';
-import type { Pet } from '../api/schemas.js';
+import { INT64_MAX, INT64_MIN, PET_STATUSES } from '../client/constants.js';
+import type { Pet } from '../client/schemas.js';
 import { parseJson } from '../json.js';
 
 /** A decoded snapshot. */

@@ -20,8 +20,8 @@
  */
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import { INT64_MAX, toJsonInt } from '../api/constants.js';
-import type { NewPet, Pet } from '../api/schemas.js';
+import { INT64_MAX, toJsonInt } from '../client/constants.js';
+import type { NewPet, Pet } from '../client/schemas.js';
 import { ConfigError, describeFileError } from '../errors.js';
 import {
   checkFile,

@@ -2,7 +2,7 @@
  * The sandbox's seed data: ten animals across the three statuses and five categories,
  * one of them with ids beyond 2^53 so that exact int64 handling shows on first use.
  */
-import type { Pet } from '../api/schemas.js';
+import type { Pet } from '../client/schemas.js';
 
 /** Seed pets, in id order. */
 export const SEED_PETS: readonly Pet[] = [

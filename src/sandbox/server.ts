@@ -32,8 +32,8 @@ import {
   LIMIT_MAX,
   LIMIT_MIN,
   PET_STATUSES,
-} from '../api/constants.js';
-import { NewPetSchema, type NewPet, type Pet } from '../api/schemas.js';
+} from '../client/constants.js';
+import { NewPetSchema, type NewPet, type Pet } from '../client/schemas.js';
 import { ConfigError } from '../errors.js';
 import { LockBusyError } from '../file-lock.js';
 import { parseJson, stringifyJson } from '../json.js';

@@ -20,7 +20,7 @@
  *
  * Writers wait for the lock up to a deadline (`waitMs`), then fail with LockBusyError.
  */
-import type { NewPet, Pet } from '../api/schemas.js';
+import type { NewPet, Pet } from '../client/schemas.js';
 import { TimeoutError } from '../errors.js';
 import { DataFiles, fileError, seedData, type SandboxData } from './data-files.js';
 import { FileLock, LockBusyError, LockFileError, type WaitOptions } from '../file-lock.js';

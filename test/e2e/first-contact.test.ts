@@ -5,7 +5,7 @@
  * no terminal runs in-process (runMain).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { displayWidth } from '../../src/render/width.js';
+import { displayWidth } from '../../src/text/width.js';
 import { closedPortBaseUrl } from '../helpers/fault-server.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain, type MainOptions } from '../helpers/run-main.js';

@@ -39,7 +39,7 @@ function hardBreaks(help: string, width: number): string[] {
   for (let i = 0; i + 1 < lines.length; i++) {
     const [a = '', b = ''] = [lines[i], lines[i + 1]];
     if (a === '' || b === '' || /^\s/.test(a) || /^\s/.test(b) || a.endsWith(':') || b.endsWith(':')) continue;
-    // A `backquoted command` is one word: it is never broken (render/wrap.ts).
+    // A `backquoted command` is one word: it is never broken (text/wrap.ts).
     const next = /^(?:`[^`]*`\S*|\S+)/.exec(b)?.[0] ?? '';
     if (a.length + 1 + next.length <= width) found.push(`${a}⏎${b}`);
   }

@@ -1,6 +1,6 @@
 /** Base URL rules (cli-contract.md "Environments") and the colour decision ("Output"). */
 import { describe, expect, it } from 'vitest';
-import { joinUrl } from '../../src/api/client.js';
+import { joinUrl } from '../../src/client/client.js';
 import { EnvVars } from '../../src/config/env.js';
 import { checkBaseUrl, lacksVersionSegment } from '../../src/config/settings.js';
 import { isLoopbackHost } from '../../src/loopback.js';

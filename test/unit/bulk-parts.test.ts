@@ -8,7 +8,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkedRecords, NotTextError, Utf8Text } from '../../src/api/records.js';
+import { checkedRecords, NotTextError, Utf8Text } from '../../src/commands/pets/create/records.js';
 import { BulkAccount, describeLines } from '../../src/commands/pets/create/account.js';
 import { GAP, InFlightLimit, ReorderBuffer } from '../../src/commands/pets/create/flight.js';
 import { checkInput } from '../../src/commands/pets/create/check.js';

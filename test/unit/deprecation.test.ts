@@ -5,7 +5,7 @@ import {
   DeprecationReporter,
   parseDeprecation,
   parseSunset,
-} from '../../src/deprecation.js';
+} from '../../src/http/deprecation.js';
 
 const NOW = new Date('2026-11-22T02:40:00Z');
 

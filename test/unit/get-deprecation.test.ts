@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { toGetOptions } from '../../src/commands/pets/get/get.js';
 import { describeGetDeprecation, WARNING_COLUMNS } from '../../src/commands/pets/get/run.js';
 import { UsageError } from '../../src/errors.js';
-import { wrapWords } from '../../src/render/wrap.js';
+import { wrapWords } from '../../src/text/wrap.js';
 import { specOperation } from '../fixtures/api-spec.js';
 
 /** getPet's removal date (spec §4.3), `YYYY-MM-DD`. */

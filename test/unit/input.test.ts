@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { expandJsonFields } from '../../src/global-options.js';
-import { parseFields, parseInt64, parseLimit, parseSort, parseStatus } from '../../src/input.js';
+import { parseFields, parseInt64, parseLimit, parseSort, parseStatus } from '../../src/flag-values.js';
 
 /** Runs `fn` and returns the UsageError it throws (fails the test if it does not). */
 function usageErrorOf(fn: () => unknown): UsageError {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertWithinBase, findNextLink } from '../../src/api/link.js';
+import { assertWithinBase, findNextLink } from '../../src/client/link.js';
 import { InvalidResponseError } from '../../src/errors.js';
 
 const REQ = new URL('https://api.example.com/v1/pets?limit=100');

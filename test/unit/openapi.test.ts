@@ -1,6 +1,6 @@
 /**
  * `openapi.yaml` states the API spec (../shared/spec/petstore-api.md), and the zod schemas
- * the client and the sandbox validate with (src/api/schemas.ts, src/api/constants.ts) state
+ * the client and the sandbox validate with (src/client/schemas.ts, src/client/constants.ts) state
  * the same thing: enum values, required fields, int64 formats, the `limit` bounds and default.
  * The zod side is turned into an OpenAPI 3.0 schema with `z.toJSONSchema`, and both sides are
  * reduced to the facts the spec fixes before they are compared. What the spec says is read
@@ -17,7 +17,7 @@ import {
   LIMIT_MAX,
   LIMIT_MIN,
   PET_STATUSES,
-} from '../../src/api/constants.js';
+} from '../../src/client/constants.js';
 import {
   ErrorSchema,
   Int64Schema,
@@ -25,7 +25,7 @@ import {
   PetSchema,
   PetStatusSchema,
   PetsSchema,
-} from '../../src/api/schemas.js';
+} from '../../src/client/schemas.js';
 import { loadOpenApi, type OpenApiDocument, type SchemaObject } from '../contract/prism.js';
 import { API_SPEC, specOperation, type SpecOperation } from '../fixtures/api-spec.js';
 

@@ -7,10 +7,10 @@ import {
   readNewPetRecords,
   RecordSplitter,
   type RecordText,
-} from '../../src/api/records.js';
+} from '../../src/commands/pets/create/records.js';
 import { classifyCreateFailure } from '../../src/commands/pets/create/sender.js';
 import { toListOptions } from '../../src/commands/pets/list/list.js';
-import { parseMaxPages } from '../../src/input.js';
+import { parseMaxPages } from '../../src/flag-values.js';
 import {
   ApiError,
   InterruptedError,

@@ -1,8 +1,8 @@
 /** Renderers of cli-contract.md "Output": machine form, json, ndjson, the TTY table, colour. */
 import { describe, expect, it } from 'vitest';
-import type { Pet } from '../../src/api/schemas.js';
+import type { Pet } from '../../src/client/schemas.js';
 import { loadColors, noColors } from '../../src/io.js';
-import { escapeForTerminal, escapeJsonText, escapeKeepingLines, escapeTsvField } from '../../src/render/escape.js';
+import { escapeForTerminal, escapeJsonText, escapeKeepingLines, escapeTsvField } from '../../src/text/escape.js';
 import { csvField } from '../../src/render/csv.js';
 import {
   renderCsvHeader,
@@ -14,7 +14,7 @@ import {
   renderPetTsv,
 } from '../../src/render/pets.js';
 import { colorStatus, renderPetTable } from '../../src/render/table.js';
-import { displayWidth, truncateToWidth } from '../../src/render/width.js';
+import { displayWidth, truncateToWidth } from '../../src/text/width.js';
 
 const ESC = '\u001b';
 // eslint-disable-next-line no-control-regex -- matching terminal escape sequences is the point

@@ -1,6 +1,6 @@
 /** The spec's schemas (spec §2) as zod code, and describeIssue's one-line messages. */
 import { describe, expect, it } from 'vitest';
-import { ErrorSchema, NewPetSchema, PetSchema, PetsSchema, describeIssue } from '../../src/api/schemas.js';
+import { ErrorSchema, NewPetSchema, PetSchema, PetsSchema, describeIssue } from '../../src/client/schemas.js';
 import { parseJson } from '../../src/json.js';
 
 describe('PetSchema', () => {

@@ -5,12 +5,12 @@
  * exactly as before, at 60, 80 and 120 columns.
  */
 import { describe, expect, it } from 'vitest';
-import type { Pet } from '../../src/api/schemas.js';
+import type { Pet } from '../../src/client/schemas.js';
 import { noColors } from '../../src/io.js';
-import { escapeForTerminal } from '../../src/render/escape.js';
+import { escapeForTerminal } from '../../src/text/escape.js';
 import { renderPetTable } from '../../src/render/table.js';
-import { wrapMessage } from '../../src/render/wrap.js';
-import { displayWidth, padToWidth, truncateToWidth } from '../../src/render/width.js';
+import { wrapMessage } from '../../src/text/wrap.js';
+import { displayWidth, padToWidth, truncateToWidth } from '../../src/text/width.js';
 import * as before from '../fixtures/width-before.js';
 
 /** Names a shop might hold, across scripts and emoji, one case each. */

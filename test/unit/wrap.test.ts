@@ -1,12 +1,12 @@
 /**
- * Wrapping for a terminal (src/render/wrap.ts): messages at 80 columns or a narrower
+ * Wrapping for a terminal (src/text/wrap.ts): messages at 80 columns or a narrower
  * terminal, help text at the terminal's width; never inside a word, a `quoted command`
  * or a shell-quoted argument, and examples stay pasteable.
  */
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { messageColumns, wrapHelpText, wrapMessage, wrapWords } from '../../src/render/wrap.js';
-import { displayWidth } from '../../src/render/width.js';
+import { messageColumns, wrapHelpText, wrapMessage, wrapWords } from '../../src/text/wrap.js';
+import { displayWidth } from '../../src/text/width.js';
 
 const widest = (text: string): number => Math.max(...text.split('\n').map(displayWidth));
 

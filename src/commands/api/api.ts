@@ -4,11 +4,11 @@
  * (cli-contract.md "Commands"). The run is in `run.ts`, loaded only when it runs.
  */
 import { Command, Option } from '@commander-js/extra-typings';
-import { MAX_PAGES_DEFAULT } from '../../api/constants.js';
+import { MAX_PAGES_DEFAULT } from '../../client/constants.js';
 import { withTraits } from '../../command-traits.js';
-import { checkApiPath } from '../../api/paths.js';
+import { checkApiPath } from '../../client/paths.js';
 import { UsageError } from '../../errors.js';
-import { parseMaxPages } from '../../input.js';
+import { parseMaxPages } from '../../flag-values.js';
 import type { Runner } from '../runner.js';
 import { parseHeader, parseMethod, parseRawField, parseTypedField, type ApiField } from './request.js';
 import type { ApiOptions } from './run.js';

@@ -8,7 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import type { RawResponse } from '../../http/transport.js';
 import type { Io } from '../../io.js';
 import { parseJson } from '../../json.js';
-import { escapeForTerminal, escapeKeepingLines } from '../../render/escape.js';
+import { escapeForTerminal, escapeKeepingLines } from '../../text/escape.js';
 import { CliError, ExitCode } from '../../errors.js';
 import type { JqFilter } from '../../render/jq.js';
 import { JQ_MAX_INPUT_BYTES, writeJqOutcome } from '../../render/output.js';

@@ -4,9 +4,9 @@
  * naming the flag and the value, before anything is read or sent. Light on purpose: the
  * declaration uses it.
  */
-import { INT64_MAX, INT64_MIN, toJsonInt } from '../../api/constants.js';
+import { INT64_MAX, INT64_MIN, toJsonInt } from '../../client/constants.js';
 import { UsageError } from '../../errors.js';
-import { quote } from '../../input.js';
+import { quote } from '../../flag-values.js';
 
 /** An RFC 9110 token (§5.6.2): what a method or a header name may be made of. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

@@ -5,10 +5,10 @@
  * petstore's exit codes: an answer of 400 or more prints its body on stdout and exits 6,
  * 4, 5 or 1 with the error on stderr (cli-contract.md "Errors and exit codes").
  */
-import type { PetstoreClient } from '../../api/client.js';
-import { findNextLink, PageTrail } from '../../api/link.js';
+import type { PetstoreClient } from '../../client/client.js';
+import { findNextLink, PageTrail } from '../../client/link.js';
 import type { Context } from '../../context.js';
-import { DeprecationReporter } from '../../deprecation.js';
+import { DeprecationReporter } from '../../http/deprecation.js';
 import { CliError, ExitCode, InvalidResponseError, UsageError } from '../../errors.js';
 import { MAX_BODY_BYTES } from '../../http/body.js';
 import type { HttpRequest, RawResponse } from '../../http/transport.js';

@@ -7,15 +7,15 @@
  * typing into stdin would echo the key); never from argv (visible to every local user). It never waits for
  * input that cannot come: without a terminal and without `--with-token` it fails at once.
  */
-import { checkKey } from '../../../api/check-key.js';
-import { PetstoreClient } from '../../../api/client.js';
+import { checkKey } from '../../../client/check-key.js';
+import { PetstoreClient } from '../../../client/client.js';
 import { requireBaseUrl, requireEnvironment } from '../../../config/settings.js';
 import { withConfigWriter } from '../../../config/store.js';
 import type { Context } from '../../../context.js';
 import { AuthError, CliError, ExitCode, InterruptedError, UsageError } from '../../../errors.js';
 import { abortable } from '../../../abort.js';
 import { isSendableKey, maskKey } from '../../../mask.js';
-import { escapeForTerminal } from '../../../render/escape.js';
+import { escapeForTerminal } from '../../../text/escape.js';
 
 /** Typed options of `auth login`. */
 export interface LoginOptions {

@@ -8,8 +8,8 @@
  * any other failed answer → its own code (1 for a 5xx). Other environments' results are
  * shown but do not change the exit code.
  */
-import { checkKey } from '../../../api/check-key.js';
-import { PetstoreClient } from '../../../api/client.js';
+import { checkKey } from '../../../client/check-key.js';
+import { PetstoreClient } from '../../../client/client.js';
 import {
   isUsable,
   loginCommand,
@@ -22,9 +22,9 @@ import type { Context } from '../../../context.js';
 import { ExitCode, UsageError } from '../../../errors.js';
 import type { Colors } from '../../../io.js';
 import { maskKey } from '../../../mask.js';
-import { escapeForTerminal } from '../../../render/escape.js';
+import { escapeForTerminal } from '../../../text/escape.js';
 import { renderJson, renderNdjson } from '../../../render/pets.js';
-import { wrapWords } from '../../../render/wrap.js';
+import { wrapWords } from '../../../text/wrap.js';
 
 /** Typed options of `auth status`. */
 export interface StatusOptions {

@@ -14,8 +14,8 @@ import type { Context } from '../../../context.js';
 import { ExitCode, UsageError } from '../../../errors.js';
 import { maskKey } from '../../../mask.js';
 import { isUsable, requireEnvironment, type RemoteSettings, type Source } from '../../../config/settings.js';
-import { escapeForTerminal, escapeTsvField } from '../../../render/escape.js';
-import { displayWidth, padToWidth, truncateToWidth } from '../../../render/width.js';
+import { escapeForTerminal, escapeTsvField } from '../../../text/escape.js';
+import { displayWidth, padToWidth, truncateToWidth } from '../../../text/width.js';
 
 /** One line of `config list`. */
 interface SettingRow {

@@ -11,7 +11,7 @@
  * failed one can be created.
  */
 import { ApiError, CliError, ExitCode, InterruptedError } from '../../../errors.js';
-import { describeApiError } from '../../../render/escape.js';
+import { describeApiError } from '../../../text/escape.js';
 import type { RenderMode } from '../../../render/pets.js';
 import { shellQuote } from '../../../suggest.js';
 import { formatCount } from './progress.js';

@@ -1,7 +1,7 @@
 /**
  * Pass 1 of a bulk create: every record of the input's bytes (source.ts) checked before
  * anything is sent, and the input's fingerprint taken (cli-contract.md "Bulk create"). The
- * later passes read the records again through `api/records.ts` (`checkedRecords`,
+ * later passes read the records again through `records.ts` (`checkedRecords`,
  * `recordTexts`), trusting no more than this pass checked.
  */
 import { createHash } from 'node:crypto';
@@ -15,7 +15,7 @@ import {
   type RecordFormat,
   type RecordProblem,
   type RecordText,
-} from '../../../api/records.js';
+} from './records.js';
 import { UsageError } from '../../../errors.js';
 import { formatCount } from './progress.js';
 

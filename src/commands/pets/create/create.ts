@@ -4,10 +4,10 @@
  * The runs are in `run.ts` and `from-file.ts`, loaded only when they run.
  */
 import { Command, Option } from '@commander-js/extra-typings';
-import { operationLabel } from '../../../api/constants.js';
+import { operationLabel } from '../../../client/constants.js';
 import { RECORD_FLAGS, withTraits } from '../../../command-traits.js';
 import { UsageError } from '../../../errors.js';
-import { CONCURRENCY_MAX, DEFAULT_CONCURRENCY, parseConcurrency } from '../../../input.js';
+import { CONCURRENCY_MAX, DEFAULT_CONCURRENCY, parseConcurrency } from '../../../flag-values.js';
 import type { Runner } from '../../runner.js';
 import {
   categoryIdOption,

@@ -21,12 +21,12 @@
  */
 import { setMaxListeners } from 'node:events';
 import { pipeline } from 'node:stream/promises';
-import { checkedRecords, recordTexts } from '../../../api/records.js';
-import type { NewPet } from '../../../api/schemas.js';
-import { bulkPlaces } from '../../../config/paths.js';
+import { checkedRecords, recordTexts } from './records.js';
+import type { NewPet } from '../../../client/schemas.js';
+import { bulkPlaces } from './places.js';
 import type { Context } from '../../../context.js';
 import { ExitCode, InterruptedError } from '../../../errors.js';
-import { CONCURRENCY_MAX } from '../../../input.js';
+import { CONCURRENCY_MAX } from '../../../flag-values.js';
 import { nothingSent } from './account.js';
 import { checkInput } from './check.js';
 import { recordPrinter } from './printer.js';

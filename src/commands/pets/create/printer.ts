@@ -4,7 +4,7 @@
  * input order, or with `--dry-run` the records as they would be sent (cli-contract.md "Bulk
  * create": checks everything, prints what would be sent, sends nothing).
  */
-import type { NewPet, Pet } from '../../../api/schemas.js';
+import type { NewPet, Pet } from '../../../client/schemas.js';
 import { CliError, InterruptedError, OutputError } from '../../../errors.js';
 import { settleOrAbort } from '../../../abort.js';
 import { RecordStream, writeOut, type PetOutput } from '../../../render/output.js';

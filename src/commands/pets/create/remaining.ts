@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import { describeFileError } from '../../../errors.js';
 import type { Shutdown } from '../../../shutdown.js';
 import type { BulkAccount } from './account.js';
-import type { IndexedText } from '../../../api/records.js';
+import type { IndexedText } from './records.js';
 
 /** Where a remaining file may go, in order, and the name it starts with. */
 export interface RemainingPlace {

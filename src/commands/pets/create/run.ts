@@ -9,7 +9,7 @@ import { mayHaveReachedServer } from '../../../http/failures.js';
 import { shellQuote } from '../../../suggest.js';
 import { missingFlags, toNewPet, type PetDraft } from '../shared/draft.js';
 import { askForPet } from '../shared/prompt.js';
-import { watchDeprecation } from '../shared/deprecation.js';
+import { watchDeprecation } from '../shared/watch-deprecation.js';
 import { printWrittenPet } from '../shared/written.js';
 
 /**

@@ -6,9 +6,9 @@
  * that the context itself stays in the command.
  */
 import { pipeline } from 'node:stream/promises';
-import type { IndexedRecord, IndexedText } from '../../../api/records.js';
-import type { Pet } from '../../../api/schemas.js';
-import type { BulkPlaces } from '../../../config/paths.js';
+import type { IndexedRecord, IndexedText } from './records.js';
+import type { Pet } from '../../../client/schemas.js';
+import type { BulkPlaces } from './places.js';
 import type { Api, ConnectOptions } from '../../../context.js';
 import { ExitCode, InterruptedError, type CliError } from '../../../errors.js';
 import type { RenderMode } from '../../../render/pets.js';

@@ -15,9 +15,9 @@
  *   is never sent twice (cli-contract.md "Network behaviour").
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { IndexedRecord } from '../../../api/records.js';
-import type { Pet } from '../../../api/schemas.js';
-import { DeprecationReporter } from '../../../deprecation.js';
+import type { IndexedRecord } from './records.js';
+import type { Pet } from '../../../client/schemas.js';
+import { DeprecationReporter } from '../../../http/deprecation.js';
 import {
   ApiError,
   AuthError,

@@ -17,7 +17,7 @@ import { open, realpath, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ConfigError, CliError, describeFileError, ExitCode, InterruptedError, UsageError } from '../../../errors.js';
-import { quote } from '../../../input.js';
+import { quote } from '../../../flag-values.js';
 import { bytesOf, openOnceReadable } from '../../../read-input.js';
 import type { Shutdown } from '../../../shutdown.js';
 

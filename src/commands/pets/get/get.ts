@@ -10,10 +10,10 @@ import {
   MAX_PAGES_DEFAULT,
   operationLabel,
   PET_STATUSES,
-} from '../../../api/constants.js';
+} from '../../../client/constants.js';
 import { RECORD_FLAGS, withTraits } from '../../../command-traits.js';
 import { UsageError } from '../../../errors.js';
-import { parseInt64, parseMaxPages, parseStatus } from '../../../input.js';
+import { parseInt64, parseMaxPages, parseStatus } from '../../../flag-values.js';
 import type { Runner } from '../../runner.js';
 import type { GetOptions } from './run.js';
 

@@ -11,10 +11,10 @@
  * all); under `--fail-on-deprecated` (likewise); and when getPet answers 410 Gone, or 404
  * with a `Sunset` date in the past.
  */
-import { GET_PET_REMOVAL_DATE, type PetStatus } from '../../../api/constants.js';
-import type { Pet } from '../../../api/schemas.js';
+import { GET_PET_REMOVAL_DATE, type PetStatus } from '../../../client/constants.js';
+import type { Pet } from '../../../client/schemas.js';
 import type { Context } from '../../../context.js';
-import { DeprecationReporter, isoDay, relativeDays, type DeprecationInfo } from '../../../deprecation.js';
+import { DeprecationReporter, isoDay, relativeDays, type DeprecationInfo } from '../../../http/deprecation.js';
 import { ApiError, CliError, ExitCode } from '../../../errors.js';
 import { writePet } from '../../../render/output.js';
 import { runGetViaList } from './via-list.js';

@@ -5,11 +5,11 @@
  * origin only, `--max-pages`), and the walk stops at the first page holding the id, so it
  * costs ceil(position / 100) requests. The pet is printed exactly as getPet's would be.
  */
-import { LIMIT_MAX, type PetStatus } from '../../../api/constants.js';
-import { walkPetPages, type PetPage } from '../../../api/pages.js';
-import type { Pet } from '../../../api/schemas.js';
+import { LIMIT_MAX, type PetStatus } from '../../../client/constants.js';
+import { walkPetPages, type PetPage } from '../../../client/pages.js';
+import type { Pet } from '../../../client/schemas.js';
 import type { Context } from '../../../context.js';
-import { DeprecationReporter } from '../../../deprecation.js';
+import { DeprecationReporter } from '../../../http/deprecation.js';
 import { CliError, ExitCode } from '../../../errors.js';
 import { writePet } from '../../../render/output.js';
 import { describeListProgress } from '../../../render/progress.js';

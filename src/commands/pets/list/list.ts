@@ -3,10 +3,10 @@
  * (flags, help, typed options). The run is in `run.ts`, loaded only when it runs.
  */
 import { Command, Option } from '@commander-js/extra-typings';
-import { LIMIT_MAX, MAX_PAGES_DEFAULT, operationLabel, PET_FIELDS, PET_STATUSES } from '../../../api/constants.js';
+import { LIMIT_MAX, MAX_PAGES_DEFAULT, operationLabel, PET_FIELDS, PET_STATUSES } from '../../../client/constants.js';
 import { RECORD_FLAGS, withTraits } from '../../../command-traits.js';
 import { UsageError } from '../../../errors.js';
-import { parseLimit, parseMaxPages, parseSort, parseStatus } from '../../../input.js';
+import { parseLimit, parseMaxPages, parseSort, parseStatus } from '../../../flag-values.js';
 import type { Runner } from '../../runner.js';
 import type { ListOptions } from './run.js';
 

@@ -3,14 +3,14 @@
  * (cli-contract.md "Output"). With `--all` it follows the server's `Link: rel="next"`
  * headers (RFC 8288) page by page.
  */
-import type { ListPetsQuery } from '../../../api/client.js';
-import { LIMIT_DEFAULT } from '../../../api/constants.js';
-import { findNextLink } from '../../../api/link.js';
-import { walkPetPages } from '../../../api/pages.js';
+import type { ListPetsQuery } from '../../../client/client.js';
+import { LIMIT_DEFAULT } from '../../../client/constants.js';
+import { findNextLink } from '../../../client/link.js';
+import { walkPetPages } from '../../../client/pages.js';
 import type { Context } from '../../../context.js';
-import { DeprecationReporter } from '../../../deprecation.js';
+import { DeprecationReporter } from '../../../http/deprecation.js';
 import { BodyTooLargeError, CliError, ExitCode, InterruptedError } from '../../../errors.js';
-import type { PetSort } from '../../../input.js';
+import type { PetSort } from '../../../flag-values.js';
 import { RecordStream, writePets } from '../../../render/output.js';
 import { describeListProgress } from '../../../render/progress.js';
 import { collationLocale, comparePets } from './sort.js';

@@ -7,9 +7,9 @@
  * a pet's life (available, pending, sold). A pet without the field comes last either way;
  * pets that compare equal keep the server's order.
  */
-import type { Pet } from '../../../api/schemas.js';
+import type { Pet } from '../../../client/schemas.js';
 import type { EnvVars } from '../../../config/env.js';
-import type { PetSort } from '../../../input.js';
+import type { PetSort } from '../../../flag-values.js';
 
 /** The BCP 47 tag of the locale names are collated by, from the environment; undefined for C/POSIX. */
 export function collationLocale(env: EnvVars): string | undefined {

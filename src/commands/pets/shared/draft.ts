@@ -4,9 +4,9 @@
  * (which refuse what is missing when no prompt is possible) and the runs (which ask for it).
  */
 import { Option } from '@commander-js/extra-typings';
-import { PET_STATUSES, toJsonInt, type PetStatus } from '../../../api/constants.js';
-import type { NewPet } from '../../../api/schemas.js';
-import { parseInt64, parseStatus } from '../../../input.js';
+import { PET_STATUSES, toJsonInt, type PetStatus } from '../../../client/constants.js';
+import type { NewPet } from '../../../client/schemas.js';
+import { parseInt64, parseStatus } from '../../../flag-values.js';
 
 /**
  * A pet as the flags give it: `name` and `categoryId` are required by the API, but may be

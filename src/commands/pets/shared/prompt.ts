@@ -2,11 +2,11 @@
  * The prompt for what a pet draft lacks, on a terminal (gh's `?` questions): the name,
  * the category id and the status, each checked as its flag is.
  */
-import { PET_STATUSES, toJsonInt, type PetStatus } from '../../../api/constants.js';
-import type { NewPet } from '../../../api/schemas.js';
+import { PET_STATUSES, toJsonInt, type PetStatus } from '../../../client/constants.js';
+import type { NewPet } from '../../../client/schemas.js';
 import type { Context } from '../../../context.js';
 import { CliError, InterruptedError } from '../../../errors.js';
-import { parseInt64 } from '../../../input.js';
+import { parseInt64 } from '../../../flag-values.js';
 import { toNewPet, type PetDraft } from './draft.js';
 
 /** The `status` choice that leaves the field out of the request. */

@@ -4,7 +4,7 @@
  * printed, the error says it was written all the same, names it, and says not to send it
  * again: a retry by hand would create (or change) it twice.
  */
-import type { Pet } from '../../../api/schemas.js';
+import type { Pet } from '../../../client/schemas.js';
 import type { Context } from '../../../context.js';
 import { CliError, ExitCode, OutputError } from '../../../errors.js';
 import { writePet } from '../../../render/output.js';

@@ -4,7 +4,7 @@
  */
 import { Command, Option } from '@commander-js/extra-typings';
 import { UsageError } from '../../../errors.js';
-import { quote } from '../../../input.js';
+import { quote } from '../../../flag-values.js';
 import type { Runner } from '../../runner.js';
 
 /**

@@ -7,11 +7,11 @@
  * before anything is sent, and every problem is reported with its line. Pure: no I/O.
  */
 import { isUtf8 } from 'node:buffer';
-import { INT64_MAX, INT64_MIN, PET_STATUSES } from './constants.js';
-import type { NewPet } from './schemas.js';
+import { INT64_MAX, INT64_MIN, PET_STATUSES } from '../../../client/constants.js';
+import type { NewPet } from '../../../client/schemas.js';
 import { isInteger, isSafeNumber, parse } from 'lossless-json';
 import { z } from 'zod';
-import { Int64Schema, PetStatusSchema } from './schemas.js';
+import { Int64Schema, PetStatusSchema } from '../../../client/schemas.js';
 
 /** The text of one record of the input and the 1-based line where it starts. */
 export interface RecordText {

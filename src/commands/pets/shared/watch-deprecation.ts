@@ -6,7 +6,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Context } from '../../../context.js';
-import { DeprecationReporter } from '../../../deprecation.js';
+import { DeprecationReporter } from '../../../http/deprecation.js';
 
 /**
  * A watcher for the answers of `operation` (e.g. `createPet (POST /pets)`): call it with

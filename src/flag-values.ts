@@ -14,7 +14,7 @@ import {
   PET_STATUSES,
   type PetField,
   type PetStatus,
-} from './api/constants.js';
+} from './client/constants.js';
 import { UsageError } from './errors.js';
 
 const DIGITS = /^[0-9]+$/;
