@@ -16,8 +16,9 @@ import { answer, apiError, count, reset, sequence, slowHeaders } from '../helper
 import { startPagingServer, type PagingOptions, type PagingServer } from '../helpers/paging-server.js';
 import { startRecordingProxy } from '../helpers/proxy-server.js';
 import { runCli, unwrapped } from '../helpers/run-cli.js';
-import { lastJson, runMain, type MainOptions } from '../helpers/run-main.js';
-import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { runMain, type MainOptions } from '../helpers/run-main.js';
+import { lastJson, remoteEnv } from '../helpers/harness.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type Handler, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pst_api_cmd_K3y9f8Qz7Lw2';

@@ -22,7 +22,8 @@ import {
 import { baseEnv, CLI, CLI_SHELL } from '../helpers/run-cli.js';
 import { shell } from '../helpers/shell.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
-import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { remoteEnv } from '../helpers/harness.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { hasTmux, startTmux } from '../helpers/tmux.js';
 
 const KEY = 'pst_bulk_e2e_scale_5Tn8Rq3Vz1';

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { remoteEnv } from '../helpers/harness.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, serverPool } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_forged_0123456789';

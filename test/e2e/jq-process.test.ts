@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pagingServerPool } from '../helpers/paging-server.js';
-import { lastError, untilTheFilterRuns } from '../helpers/jq-deadline.js';
+import { lastError } from '../helpers/harness.js';
+import { untilTheFilterRuns } from '../helpers/jq-deadline.js';
 import { runCli } from '../helpers/run-cli.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';

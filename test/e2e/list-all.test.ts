@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { pagingServerPool, startPagingServer, type PagingServer } from '../helpers/paging-server.js';
 import { baseEnv, CLI, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { remoteEnv } from '../helpers/harness.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 const KEY = 'test-key-listall-0123456789';
 // Servers are closed when the file ends (tests run concurrently).

@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hugeBody, reset } from '../helpers/fault-server.js';
 import { unwrapped } from '../helpers/run-cli.js';
-import { lastJson, runMain } from '../helpers/run-main.js';
-import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { runMain } from '../helpers/run-main.js';
+import { lastJson, remoteEnv } from '../helpers/harness.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type RecordedRequest } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_odd_0123456789';

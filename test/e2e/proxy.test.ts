@@ -17,8 +17,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startRecordingProxy, type ProxyOptions, type RecordingProxy } from '../helpers/proxy-server.js';
 import { runCli, unwrapped } from '../helpers/run-cli.js';
-import { lastJson, runMain } from '../helpers/run-main.js';
-import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { runMain } from '../helpers/run-main.js';
+import { lastJson, remoteEnv } from '../helpers/harness.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_proxy_0123456789';

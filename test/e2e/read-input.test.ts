@@ -14,9 +14,10 @@ import { PassThrough } from 'node:stream';
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, baseEnv, runCli, unwrapped } from '../helpers/run-cli.js';
-import { lastJson, runMain } from '../helpers/run-main.js';
+import { runMain } from '../helpers/run-main.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
-import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { lastJson, remoteEnv } from '../helpers/harness.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pst_api_input_K3y9f8Qz7Lw2';

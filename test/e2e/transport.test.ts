@@ -13,8 +13,9 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from '
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, unwrapped } from '../helpers/run-cli.js';
-import { lastJson, runMain } from '../helpers/run-main.js';
-import { remoteEnv, removeTempDirs } from '../helpers/temp-config.js';
+import { runMain } from '../helpers/run-main.js';
+import { lastJson, remoteEnv } from '../helpers/harness.js';
+import { removeTempDirs } from '../helpers/temp-config.js';
 import { errorReply, serverPool } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_transport_0123456789';

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { commandTree } from '../helpers/command-tree.js';
 import { petRecords, startPetServer, type PetServer } from '../helpers/pet-server.js';
 import { runMain } from '../helpers/run-main.js';
-import { remoteEnv, removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { remoteEnv } from '../helpers/harness.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply } from '../helpers/test-server.js';
 import { hasTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
 

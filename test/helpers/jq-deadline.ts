@@ -6,19 +6,11 @@
  * not the behaviour under test, so the run is repeated with twice the time until the
  * deadline finds the filter running.
  */
+import { lastError } from './harness.js';
 import type { CliResult } from './run-cli.js';
 
 /** The largest `--timeout` tried, in seconds: room for a machine 10x slower than CI's worst seen. */
 const LAST_TIMEOUT_S = 32;
-
-/** The error object on the last line of a run's stderr (errors are JSON off a terminal), or undefined. */
-export function lastError(r: CliResult): { code?: unknown; message?: unknown } | undefined {
-  try {
-    return JSON.parse(r.stderr.trim().split('\n').at(-1) ?? '') as { code?: unknown };
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Runs `attempt(timeoutS)` with `--timeout` values from `fromS` up, doubling, until the run

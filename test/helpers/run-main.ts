@@ -115,8 +115,3 @@ export async function runMain(args: string[], opts: MainOptions = {}): Promise<C
   expectNoSecret(args, secrets, out, err);
   return { code, signal: null, stdout: out, stderr: err, ms: Date.now() - started };
 }
-
-/** The JSON error object on the last line of stderr (`--output json`, PETSTORE_MESSAGES=json). */
-export function lastJson(stderr: string): { code: string; message: string; status: number } & Record<string, unknown> {
-  return JSON.parse(stderr.trim().split('\n').pop()!) as { code: string; message: string; status: number };
-}

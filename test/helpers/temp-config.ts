@@ -17,16 +17,3 @@ export function removeTempDirs(): void {
   // A shell in a tmux session may still be writing (history, on hang-up) as it exits: retry.
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 }
-
-/**
- * The environment of a run against a remote server at `baseUrl` with `key`, in a fresh
- * config directory (unless `extra` names one), plus `extra`.
- */
-export function remoteEnv(baseUrl: string, key: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    PETSTORE_CONFIG_DIR: extra.PETSTORE_CONFIG_DIR ?? tempDir(),
-    PETSTORE_BASE_URL: baseUrl,
-    PETSTORE_API_KEY: key,
-    ...extra,
-  };
-}

@@ -22,8 +22,9 @@ import {
   type PetServer,
 } from '../../helpers/pet-server.js';
 import { unwrapped } from '../../helpers/run-cli.js';
-import { lastJson, runMain } from '../../helpers/run-main.js';
-import { remoteEnv, removeTempDirs, tempDir } from '../../helpers/temp-config.js';
+import { runMain } from '../../helpers/run-main.js';
+import { lastJson, remoteEnv } from '../../helpers/harness.js';
+import { removeTempDirs, tempDir } from '../../helpers/temp-config.js';
 import { errorReply, type TestServerOptions } from '../../helpers/test-server.js';
 
 const KEY = 'pst_bulk_scale_7Hq2Lm9Xw4';

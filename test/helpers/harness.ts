@@ -1,0 +1,34 @@
+/**
+ * What most command tests set up the same way: the environment of a run against a server,
+ * and the JSON message line a run ends with (errors and accounts are JSON off a terminal:
+ * cli-contract.md "Errors and exit codes").
+ */
+import type { CliResult } from './run-cli.js';
+import { tempDir } from './temp-config.js';
+
+/**
+ * The environment of a run against a remote server at `baseUrl` with `key`, in a fresh
+ * config directory (unless `extra` names one), plus `extra`.
+ */
+export function remoteEnv(baseUrl: string, key: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PETSTORE_CONFIG_DIR: extra.PETSTORE_CONFIG_DIR ?? tempDir(),
+    PETSTORE_BASE_URL: baseUrl,
+    PETSTORE_API_KEY: key,
+    ...extra,
+  };
+}
+
+/** The JSON error object on the last line of stderr (`--output json`, PETSTORE_MESSAGES=json). */
+export function lastJson(stderr: string): { code: string; message: string; status: number } & Record<string, unknown> {
+  return JSON.parse(stderr.trim().split('\n').pop()!) as { code: string; message: string; status: number };
+}
+
+/** The error object on the last line of a run's stderr (errors are JSON off a terminal), or undefined. */
+export function lastError(r: CliResult): { code?: unknown; message?: unknown } | undefined {
+  try {
+    return JSON.parse(r.stderr.trim().split('\n').at(-1) ?? '') as { code?: unknown };
+  } catch {
+    return undefined;
+  }
+}
