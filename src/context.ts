@@ -57,14 +57,38 @@ export interface TransportChoices extends ConnectOptions {
   serverFailure?: (() => Error | undefined) | undefined;
 }
 
-/** Everything a command may use. */
-export interface Context {
+/** The terminal side of a run: where records and messages go, and how pets are printed. */
+export interface TerminalContext {
   io: Io;
+  /** The render mode: the `--output` asked for; without one, `table` on a terminal and `tsv` otherwise. */
+  output: RenderMode;
+  /**
+   * How this run prints pets: the render mode, `--fields`, and the `--jq` filter, which the
+   * first call starts and compiles (the runner makes that call as the command starts, and
+   * `connect` waits for it, so a bad expression is refused before anything is sent).
+   * @throws UsageError (exit 2) for a jq expression that does not compile.
+   */
+  petOutput(): Promise<PetOutput>;
+  /**
+   * Writes `warning: message` on stderr (once per message). The text form is wrapped at
+   * word boundaries so that no line, the `warning: ` prefix included, is wider than 80
+   * columns, the terminal's width when narrower, or `wrap` when given and narrower still;
+   * the JSON form (`--output json|ndjson`) keeps the message whole.
+   */
+  warn(message: string, opts?: { wrap?: number }): void;
+  /**
+   * Writes a note on stderr (wrapped as warnings are), only when stderr is a terminal (notes
+   * are for people), or always with `always` (what a script must learn too, such as a file
+   * petstore removed).
+   */
+  note(message: string, opts?: { always?: boolean }): void;
+}
+
+/** What a run was told: its flags, environment variables, clock, directory and settings. */
+export interface SettingsContext {
   /** The run's environment variables: read them with `env.get('NAME')` (declared in `config/env-vars.ts`). */
   env: EnvVars;
   globals: GlobalOptions;
-  /** Aborted on Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT); its reason names the signal. */
-  signal: AbortSignal;
   /** The current time (the real clock unless `main` was given another). */
   now: () => Date;
   /** The current directory (where a file with no place of its own goes: a remaining file of stdin). */
@@ -80,6 +104,16 @@ export interface Context {
    */
   settings(scope: 'selected' | 'all', opts?: { keys?: boolean }): Promise<Settings>;
   /**
+   * A command to suggest in a hint: `petstore` + the flags that send it where this run went
+   * (`--env NAME` unless production was chosen by default, `--base-url URL` when given) +
+   * `words`, e.g. `ctx.suggest('pets list')` → `petstore --env staging pets list`.
+   */
+  suggest(words: string): string;
+}
+
+/** How a run reaches the API: the client and transports, built on first use. */
+export interface ApiContext {
+  /**
    * Resolves the selected environment, starts the sandbox if it is selected, and builds the
    * client (at most once; the first call's options count); with `--jq`, also waits until the
    * expression compiled.
@@ -93,6 +127,12 @@ export interface Context {
    * @throws ConfigError when the key holds characters a header cannot carry.
    */
   createTransport(apiKey: string | undefined, options?: TransportChoices): Promise<HttpTransport>;
+}
+
+/** How a run ends: its Ctrl-C signal, work at its end, and what it reports if ended by force. */
+export interface LifecycleContext {
+  /** Aborted on Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT); its reason names the signal. */
+  signal: AbortSignal;
   /** Registers work to run when the command ends (close servers, sockets). */
   defer(fn: () => Promise<void> | void): void;
   /**
@@ -108,32 +148,11 @@ export interface Context {
    * (`undefined` for none). Returns the function that clears it again.
    */
   atForcedEnd(report: () => unknown): () => void;
-  /**
-   * Writes `warning: message` on stderr (once per message). The text form is wrapped at
-   * word boundaries so that no line, the `warning: ` prefix included, is wider than 80
-   * columns, the terminal's width when narrower, or `wrap` when given and narrower still;
-   * the JSON form (`--output json|ndjson`) keeps the message whole.
-   */
-  warn(message: string, opts?: { wrap?: number }): void;
-  /**
-   * A command to suggest in a hint: `petstore` + the flags that send it where this run went
-   * (`--env NAME` unless production was chosen by default, `--base-url URL` when given) +
-   * `words`, e.g. `ctx.suggest('pets list')` → `petstore --env staging pets list`.
-   */
-  suggest(words: string): string;
-  /**
-   * Writes a note on stderr (wrapped as warnings are), only when stderr is a terminal (notes
-   * are for people), or always with `always` (what a script must learn too, such as a file
-   * petstore removed).
-   */
-  note(message: string, opts?: { always?: boolean }): void;
-  /** The render mode: the `--output` asked for; without one, `table` on a terminal and `tsv` otherwise. */
-  output: RenderMode;
-  /**
-   * How this run prints pets: the render mode, `--fields`, and the `--jq` filter, which the
-   * first call starts and compiles (the runner makes that call as the command starts, and
-   * `connect` waits for it, so a bad expression is refused before anything is sent).
-   * @throws UsageError (exit 2) for a jq expression that does not compile.
-   */
-  petOutput(): Promise<PetOutput>;
 }
+
+/**
+ * Everything a command's run may use: the four sides above. A run resolves what its parts
+ * need once and hands them the one side they use (`Pick<Context, ...>` or plain values),
+ * never the whole Context.
+ */
+export interface Context extends TerminalContext, SettingsContext, ApiContext, LifecycleContext {}
