@@ -26,6 +26,17 @@ export function quote(value: string): string {
 }
 
 /**
+ * `raw` as a whole number from `min` to `max`, or undefined: decimal digits only, leading
+ * zeros allowed (no sign, point, exponent or space). Digits past a double's precision read
+ * as a number far above any of these ranges (or Infinity), never inside one.
+ */
+function wholeNumberIn(raw: string, min: number, max: number): number | undefined {
+  if (!DIGITS.test(raw)) return undefined;
+  const value = Number(raw);
+  return value >= min && value <= max ? value : undefined;
+}
+
+/**
  * Parses `--limit`: decimal digits only (leading zeros allowed), 1..100 (spec §4.1, §8).
  * @throws UsageError for `0`, `101`, `1.5`, `abc`, `+5`, `1e2`, `-1`, empty; above 100 its
  * hint points at `--all`.
@@ -75,15 +86,11 @@ export function parseInt64(raw: string, what: string): bigint {
  * @throws UsageError otherwise.
  */
 export function parseMaxPages(raw: string): number {
-  if (
-    !DIGITS.test(raw) ||
-    raw.replace(/^0+(?=\d)/, '').length > 5 ||
-    Number(raw) < 1 ||
-    Number(raw) > MAX_PAGES_LIMIT
-  ) {
+  const pages = wholeNumberIn(raw, 1, MAX_PAGES_LIMIT);
+  if (pages === undefined) {
     throw new UsageError(`invalid --max-pages ${quote(raw)}: must be a whole number from 1 to ${MAX_PAGES_LIMIT}`);
   }
-  return Number(raw);
+  return pages;
 }
 
 /**
@@ -106,10 +113,11 @@ export function parseTimeoutSeconds(raw: string): number {
  * @throws UsageError otherwise.
  */
 export function parseRetries(raw: string): number {
-  if (!DIGITS.test(raw) || Number(raw) > 10) {
+  const retries = wholeNumberIn(raw, 0, 10);
+  if (retries === undefined) {
     throw new UsageError(`invalid --retries ${quote(raw)}: must be a whole number from 0 to 10`);
   }
-  return Number(raw);
+  return retries;
 }
 
 /** Most requests a bulk create keeps in flight (`--concurrency`). */
@@ -123,17 +131,13 @@ export const DEFAULT_CONCURRENCY = 4;
  * @throws UsageError otherwise (`0`, `33`, `1.5`, `-1`, `abc`, empty).
  */
 export function parseConcurrency(raw: string): number {
-  if (
-    !DIGITS.test(raw) ||
-    raw.replace(/^0+(?=\d)/, '').length > 2 ||
-    Number(raw) < 1 ||
-    Number(raw) > CONCURRENCY_MAX
-  ) {
+  const concurrency = wholeNumberIn(raw, 1, CONCURRENCY_MAX);
+  if (concurrency === undefined) {
     throw new UsageError(
       `invalid --concurrency ${quote(raw)}: must be a whole number from 1 to ${CONCURRENCY_MAX} (requests in flight at once)`,
     );
   }
-  return Number(raw);
+  return concurrency;
 }
 
 /**
