@@ -16,7 +16,7 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import { isatty } from 'node:tty';
-import { main as cliMain, type MainDeps } from './cli.js';
+import { main as cliMain, stalledMessage, type MainDeps } from './cli.js';
 import { ExitCode } from './errors.js';
 import { flushed, writeLastWords } from './io.js';
 import { ENDING_SIGNALS, ShutdownRegistry, type EndingSignal, type ForcedEnd } from './shutdown.js';
@@ -55,7 +55,10 @@ export async function run(argv: string[], options: RunOptions | Main = {}): Prom
   const end = (code: number, how: ForcedEnd): never => {
     // stderr is written synchronously by the hooks (a file, pipe or terminal on Linux).
     const told = shutdown.forceEnd(how);
-    if (how.kind === 'stalled' && !told) writeLastWords(`error: ${stalledMessage(how.doing)}`);
+    // Nothing of the run said why (`main` does, a `Main` of a test may not): one line of its own.
+    if (how.kind === 'stalled' && !told) {
+      writeLastWords(`error: ${stalledMessage(how.doing)}; this looks like a bug in petstore, please report it`);
+    }
     return exit(code);
   };
   const onSignal = (signal: EndingSignal): void => {
@@ -106,9 +109,4 @@ function letGoOfTerminal(fds: number[]): void {
       // Nothing better to do on the way out: Node's own check decides then.
     }
   }
-}
-
-/** The message of a run that stalled when nothing of it said why (`main` normally does). */
-export function stalledMessage(doing: string | undefined): string {
-  return `internal error: petstore ended without a result${doing === undefined ? '' : ` while ${doing}`} (nothing was left for it to wait for); this looks like a bug in petstore, please report it`;
 }

@@ -125,20 +125,27 @@ function reportForcedEnd(end: ForcedEnd, state: RunState, report: (err: unknown)
   }
   const account = last instanceof CliError ? last : undefined;
   report(
-    new CliError(
-      `internal error: petstore ended without a result${end.doing === undefined ? '' : ` while ${end.doing}`} (nothing was left for it to wait for)`,
-      {
-        exitCode: ExitCode.failure,
-        code: 'internal',
-        hint: [account?.message, account?.hint, 'This looks like a bug in petstore; please report it.']
-          .filter((line) => line !== undefined)
-          .join('\n'),
-        details: account?.details,
-      },
-    ),
+    new CliError(stalledMessage(end.doing), {
+      exitCode: ExitCode.failure,
+      code: 'internal',
+      hint: [account?.message, account?.hint, BUG_REPORT].filter((line) => line !== undefined).join('\n'),
+      details: account?.details,
+    }),
   );
   return true;
 }
+
+/**
+ * What a run that stalled says (its event loop drained before its command returned;
+ * `doing`, what it was doing then, from the shutdown registry): here, and from `cli-entry.ts`
+ * when nothing of the run said it.
+ */
+export function stalledMessage(doing: string | undefined): string {
+  return `internal error: petstore ended without a result${doing === undefined ? '' : ` while ${doing}`} (nothing was left for it to wait for)`;
+}
+
+/** What an internal error asks of the person who meets it. */
+const BUG_REPORT = 'This looks like a bug in petstore; please report it.';
 
 /**
  * Whether the output is JSON, before the flags are parsed (for the messages of a run whose
@@ -251,7 +258,7 @@ function errorMessage(err: unknown, state: RunState): ErrorMessage {
       status: 0,
       text: `internal error: ${escapeForTerminal(e.message)}`,
       after: [
-        'This looks like a bug in petstore; please report it.',
+        BUG_REPORT,
         state.verbose && e.stack !== undefined ? e.stack : 'Run again with --verbose to see the stack trace.',
       ],
     };
