@@ -16,6 +16,7 @@ import type { Runner } from './commands/runner.js';
 import { newSandboxCommand } from './commands/sandbox/sandbox.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
+import { commandTree, commandWords } from './command-path.js';
 import { traitsOf, type RecordFlag } from './command-traits.js';
 import { addGlobalOptions, recordOnlyFlags, type GlobalFlags } from './global-options.js';
 import type { Io } from './io.js';
@@ -89,7 +90,7 @@ export function buildProgram(io: Io, makeContext: (flags: GlobalFlags) => Contex
       minWidthToWrap: 16,
     })
     .hook('preAction', (_root, action) => {
-      running = commandPath(action);
+      running = commandWords(action);
     })
     .showSuggestionAfterError(true)
     // Our own `help` command takes a command path (`petstore help pets list`).
@@ -115,15 +116,8 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
     .addCommand(newVersionCommand(VERSION, (s) => io.outNow(s)))
     .addCommand(newHelpCommand())
     .hook('preAction', (_root, action) => refuseRecordFlags(root, root.opts(), action));
-  inheritSettings(root, [], (words) => (failedCommand ??= words));
+  inheritSettings(root, (words) => (failedCommand ??= words));
   return { program: root, exitCode: () => exitCode, failedCommand: () => failedCommand, running: () => running };
-}
-
-/** The words of `cmd` below the root (`['pets', 'create']`). */
-function commandPath(cmd: CommandUnknownOpts): string[] {
-  const words: string[] = [];
-  for (let node = cmd; node.parent !== null; node = node.parent) words.unshift(node.name());
-  return words;
 }
 
 /**
@@ -137,14 +131,15 @@ function refuseRecordFlags(root: CommandUnknownOpts, flags: GlobalFlags, action:
   const accepted = traitsOf(action).recordFlags;
   const given = recordOnlyFlags(flags).filter((f) => !accepted.includes(f));
   if (given.length === 0) return;
-  const words = commandPath(action).join(' ');
-  const commands = leafCommands(root);
+  const words = commandWords(action).join(' ');
+  // The commands that run something (no subcommands), in tree order.
+  const commands = commandTree(root).filter((c) => c.commands.length === 0);
   const takes = (flag: RecordFlag) => commands.filter((c) => traitsOf(c).recordFlags.includes(flag));
   const printers = takes('--fields').sort((a, b) => Number(writesAny(a)) - Number(writesAny(b)));
   const jqAlone = takes('--jq').filter((c) => !printers.includes(c));
-  const alsoJq = jqAlone.map((c) => ` and to \`${commandPath(c).join(' ')}\``).join('');
+  const alsoJq = jqAlone.map((c) => ` and to \`${commandWords(c).join(' ')}\``).join('');
   throw new UsageError(
-    `${given.join(' and ')} ${given.length === 1 ? 'applies' : 'apply'} only to commands that print pets (${printers.map((c) => commandPath(c).join(' ')).join(', ')})${given.length === 1 && given[0] === '--jq' ? alsoJq : ''}, not to \`${words}\``,
+    `${given.join(' and ')} ${given.length === 1 ? 'applies' : 'apply'} only to commands that print pets (${printers.map((c) => commandWords(c).join(' ')).join(', ')})${given.length === 1 && given[0] === '--jq' ? alsoJq : ''}, not to \`${words}\``,
     given.includes('--output csv') || given.includes('--jq')
       ? `For \`${words}\`, use --output tsv or --output json.`
       : undefined,
@@ -156,24 +151,19 @@ function writesAny(cmd: CommandUnknownOpts): boolean {
   return traitsOf(cmd).writes !== false;
 }
 
-/** The commands of the tree below `cmd` that run something (no subcommands), in tree order. */
-function leafCommands(cmd: CommandUnknownOpts): CommandUnknownOpts[] {
-  return cmd.commands.flatMap((sub) => (sub.commands.length === 0 ? [sub] : leafCommands(sub)));
-}
-
 /**
  * Copies the root's settings (exitOverride, output, help and suggestion settings) down the
  * tree: commander copies them only into subcommands made with `.command()`, and ours are
  * built on their own and added with `.addCommand()`. Each command's exit override also
- * tells `onError` which command raised commander's error (`words`, its path).
+ * tells `onError` which command raised commander's error (its words).
  */
-function inheritSettings(cmd: CommandUnknownOpts, words: string[], onError: (words: string[]) => void): void {
-  cmd.exitOverride((err) => {
-    onError(words);
-    throw err;
-  });
-  for (const sub of cmd.commands) {
-    sub.copyInheritedSettings(cmd);
-    inheritSettings(sub, [...words, sub.name()], onError);
+function inheritSettings(root: CommandUnknownOpts, onError: (words: string[]) => void): void {
+  // A parent comes before its subcommands, so each copies settings its parent already has.
+  for (const cmd of commandTree(root)) {
+    if (cmd.parent !== null) cmd.copyInheritedSettings(cmd.parent);
+    cmd.exitOverride((err) => {
+      onError(commandWords(cmd));
+      throw err;
+    });
   }
 }

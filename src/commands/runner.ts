@@ -3,8 +3,10 @@
  * its body to `Runner.run`, which builds the run's Context from the global flags, runs the
  * body and records its exit code. Declarations stay cheap; bodies import their heavy parts.
  */
-import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { Context } from '../context.js';
+
+// The commands that read the whole tree (`help`, `completion`) find its root here.
+export { rootOf } from '../command-path.js';
 
 /** Runs command bodies. */
 export interface Runner {
@@ -13,11 +15,4 @@ export interface Runner {
    * Errors propagate to `cli.ts`, the one place they become messages and codes.
    */
   run(body: (ctx: Context) => Promise<number>): Promise<void>;
-}
-
-/** The root of the command tree `cmd` belongs to. */
-export function rootOf(cmd: CommandUnknownOpts): CommandUnknownOpts {
-  let node = cmd;
-  while (node.parent !== null) node = node.parent;
-  return node;
 }
