@@ -6,11 +6,10 @@
 import { ApiError, CliError, ExitCode, InterruptedError, OutputError, UsageError, exitCodeFor } from './errors.js';
 import { EnvVars } from './config/env.js';
 import { createContext, sayCodeCacheNote, type RunState } from './factory.js';
-import { expandJsonFields, toGlobalOptions } from './global-options.js';
+import { prescan, toGlobalOptions, valueFlags } from './global-options.js';
 import { parseFields } from './flag-values.js';
 import { processIo, type ErrorMessage, type Io } from './io.js';
 import { buildProgram } from './program.js';
-import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { describeApiError, escapeForTerminal } from './text/escape.js';
 import type { ForcedEnd, Shutdown } from './shutdown.js';
 
@@ -39,22 +38,19 @@ export interface MainDeps {
 }
 
 /**
- * True when `argv` carries `--no-color` as an option (before any `--`, after which words are
- * operands). Io, and with it colour, is built before commander parses, so the flag is looked
- * for here (cli-contract.md "Output": `--no-color`).
- */
-export function hasNoColorFlag(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  return (end === -1 ? argv : argv.slice(0, end)).includes('--no-color');
-}
-
-/**
  * Runs the CLI with `argv` (without `node` and the script). Returns the exit code;
  * never throws, never calls `process.exit`.
  */
 export async function main(argv: string[], deps: MainDeps): Promise<number> {
   const env = new EnvVars(deps.env);
-  const io = deps.io ?? (await processIo(env, hasNoColorFlag(argv), deps.shutdown));
+  // The tree comes first: argv is read with its flags that take a value, and the Io (its
+  // colour) is made from what argv says. Commander's output reaches the Io only while it parses.
+  const built = buildProgram(
+    () => state.io,
+    (flags) => createContext(state, toGlobalOptions(flags, env)),
+  );
+  const scan = prescan(argv, valueFlags(built.program));
+  const io = deps.io ?? (await processIo(env, scan.noColor, deps.shutdown));
   const state: RunState = {
     io,
     env,
@@ -65,26 +61,23 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     verbose: false,
     codeCacheNote: deps.codeCacheNote,
   };
-  io.setJsonOutput(guessJsonOutput(argv));
+  io.setJsonOutput(scan.json);
   let code: number;
-  let failedCommand: () => string[] | undefined = () => undefined;
-  let running: () => string[] | undefined = () => undefined;
-  const report = (err: unknown): number => reportError(err, state, (e) => fromCommander(e, argv, failedCommand()));
+  const report = (err: unknown): number =>
+    reportError(err, state, (e) => fromCommander(e, scan.afterJson, built.failedCommand()));
   const unregister = io.shutdown.add({
     onForcedEnd: (end) => reportForcedEnd(end, state, report),
     doing: () => {
-      const words = running();
+      const words = built.running();
       return words === undefined ? undefined : `running \`petstore ${words.join(' ')}\``;
     },
   });
   try {
     // A value PETSTORE_MESSAGES does not allow is a usage error, like any variable's.
     env.get('PETSTORE_MESSAGES');
-    const built = buildProgram(io, (flags) => createContext(state, toGlobalOptions(flags, env)));
     built.program.hook('preAction', () => sayCodeCacheNote(state, built.program.opts().verbose === true));
-    failedCommand = built.failedCommand;
-    running = built.running;
-    await built.program.parseAsync(expandJsonFields(argv, valueFlags(built.program)), { from: 'user' });
+    if (scan.refused !== undefined) throw scan.refused;
+    await built.program.parseAsync(scan.argv, { from: 'user' });
     code = built.exitCode() ?? ExitCode.ok;
     // The person reads a paged table to the end; then what was written last may fail
     // only once it is flushed (a full disk, a closed pipe).
@@ -147,41 +140,6 @@ export function stalledMessage(doing: string | undefined): string {
 /** What an internal error asks of the person who meets it. */
 const BUG_REPORT = 'This looks like a bug in petstore; please report it.';
 
-/**
- * Whether the output is JSON, before the flags are parsed (for the messages of a run whose
- * flags do not parse): `--output json|ndjson`, `--json` (with or without fields) or `--jq`
- * (which implies json unless `--output` says otherwise) anywhere in argv before `--`.
- */
-function guessJsonOutput(argv: string[]): boolean {
-  let jq = false;
-  let otherOutput = false;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] ?? '';
-    if (a === '--') break;
-    if (a === '--json' || a.startsWith('--json=') || a === '--output=json' || a === '--output=ndjson') return true;
-    if (a === '-ojson' || a === '-ondjson') return true;
-    if ((a === '--output' || a === '-o') && (argv[i + 1] === 'json' || argv[i + 1] === 'ndjson')) return true;
-    if (a === '--output' || a === '-o' || a.startsWith('--output=') || /^-o./.test(a)) otherOutput = true;
-    if (a === '--jq' || a.startsWith('--jq=')) jq = true;
-  }
-  return jq && !otherOutput;
-}
-
-/** Every flag of the tree that takes a value (`--name`, `-L`, ...), for reading argv before commander. */
-function valueFlags(program: CommandUnknownOpts): (flag: string) => boolean {
-  const names = new Set<string>();
-  const visit = (cmd: CommandUnknownOpts): void => {
-    for (const o of cmd.options) {
-      if (!o.required && !o.optional) continue;
-      if (o.long !== undefined) names.add(o.long);
-      if (o.short !== undefined) names.add(o.short);
-    }
-    cmd.commands.forEach(visit);
-  };
-  visit(program);
-  return (flag) => names.has(flag);
-}
-
 /** The shape of commander's own errors (`commander.unknownOption`, ...). */
 interface CommanderErrorLike {
   code: string;
@@ -204,14 +162,16 @@ const FIELD_LIST = /^[A-Za-z_][A-Za-z0-9_]*(?:,[A-Za-z_][A-Za-z0-9_]*)*$/;
 /**
  * Turns commander's own error into a UsageError whose hint points at the nearest help
  * (`petstore pets --help` for `petstore pets lst`; `failedAt` is the command that raised
- * it). A field list after `--json` that names something not a field (`--json id,nme`),
- * which commander sees as an extra argument or an unknown command, is reported as such.
+ * it). A field list after `--json` (`fields`, the word after it) that names something not a
+ * field (`--json id,nme`), which commander sees as an extra argument or an unknown command,
+ * is reported as such.
  */
-function fromCommander(err: CommanderErrorLike, argv: readonly string[], failedAt: string[] | undefined): UsageError {
+function fromCommander(
+  err: CommanderErrorLike,
+  fields: string | undefined,
+  failedAt: string[] | undefined,
+): UsageError {
   if (err.code === 'commander.excessArguments' || err.code === 'commander.unknownCommand') {
-    const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
-    const at = argv.indexOf('--json');
-    const fields = at >= 0 && at + 1 < end ? argv[at + 1] : undefined;
     if (fields !== undefined && FIELD_LIST.test(fields) && !(failedAt ?? []).includes(fields)) {
       if (err.code === 'commander.excessArguments' || err.message.includes(`'${fields}'`)) {
         try {

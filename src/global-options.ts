@@ -4,8 +4,9 @@
  * rules' own parsers, and `toGlobalOptions`, which turns them into the typed options every
  * command's Context carries.
  */
-import { Option, type Command } from '@commander-js/extra-typings';
+import { Option, type Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { PET_FIELDS, type PetField } from './client/constants.js';
+import { commandTree } from './command-path.js';
 import { RECORD_FLAGS, type RecordFlag } from './command-traits.js';
 import type { EnvVars } from './config/env.js';
 import { ENVIRONMENTS, type EnvName } from './config/environments.js';
@@ -178,28 +179,128 @@ export function recordOnlyFlags(flags: GlobalFlags): RecordFlag[] {
   return RECORD_FLAGS.filter((flag) => given[flag]);
 }
 
+/** What argv says before commander reads it (`prescan`). */
+export interface Prescan {
+  /**
+   * argv as commander is to read it: gh's `--json FIELDS` (and `--json=FIELDS`) as the hidden
+   * `--json-fields FIELDS`. The word after `--json` is a field list only when every
+   * comma-separated item is a Pet field, so `petstore --json pets list` and
+   * `pets get --json 5` keep their meaning; words after `--` and the values of flags that
+   * take one are left alone.
+   */
+  argv: string[];
+  /** The UsageError of the first `--json=LIST` naming something not a field, to be thrown once it can be said. */
+  refused: UsageError | undefined;
+  /**
+   * `--no-color` is given: Io, and with it colour, is made before commander parses
+   * (cli-contract.md "Output": `--no-color`).
+   */
+  noColor: boolean;
+  /**
+   * The output is JSON, as far as argv says (for the messages of a run whose flags do not
+   * parse): `--output json|ndjson`, `--json` (with or without fields), or `--jq` (which
+   * implies json unless `--output` says otherwise).
+   */
+  json: boolean;
+  /** The word after `--json`, if any: the field list it was meant to be when commander refuses the word. */
+  afterJson: string | undefined;
+}
+
 /**
- * Rewrites gh's `--json FIELDS` (and `--json=FIELDS`) as the hidden `--json-fields FIELDS`
- * before commander parses argv. The word after `--json` is a field list only when every
- * comma-separated item is a Pet field, so `petstore --json pets list` and
- * `pets get --json 5` keep their meaning. Words after `--` and the values of flags that
- * take one (`takesValue`) are left alone.
- * @throws UsageError for `--json=LIST` naming something that is not a field.
+ * Reads argv (without `node` and the script) once, before commander: what the run needs
+ * before its flags are parsed (`noColor`, `json`, `afterJson`) and the argv commander parses.
+ * `takesValue` says which flags take a value (`valueFlags`); without it no word is one (for a
+ * caller that reads `noColor` alone, which does not depend on it).
  */
-export function expandJsonFields(argv: readonly string[], takesValue: (flag: string) => boolean): string[] {
+export function prescan(argv: readonly string[], takesValue: (flag: string) => boolean = () => false): Prescan {
   const out: string[] = [];
+  let refused: UsageError | undefined;
+  const early: EarlyWords = {
+    noColor: false,
+    afterJson: undefined,
+    sawJson: false,
+    json: false,
+    jq: false,
+    other: false,
+  };
+  let options = true; // before the first `--`, whatever it is
+  let operands = false; // after a `--` that is no flag's value
+  let value = false; // the word is the value of the flag before it
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] ?? '';
-    if (a === '--') return [...out, ...argv.slice(i)];
-    if (a.startsWith('--json=')) {
-      out.push('--json-fields', parseFields(a.slice('--json='.length), '--json').join(','));
-    } else if (a === '--json' && argv[i + 1] !== undefined && isFieldList(argv[i + 1] ?? '')) {
-      out.push('--json-fields', argv[++i] ?? '');
+    const word = argv[i] ?? '';
+    const next = argv[i + 1];
+    options &&= word !== '--';
+    if (options) readEarlyWord(word, next, early);
+    if (operands || value) {
+      out.push(word);
+      value = false;
+    } else if (word.startsWith('--json=')) {
+      const fields = jsonFields(word.slice('--json='.length));
+      if (fields instanceof UsageError) refused ??= fields;
+      else out.push('--json-fields', fields);
+    } else if (word === '--json' && next !== undefined && isFieldList(next)) {
+      out.push('--json-fields');
+      value = true;
     } else {
-      out.push(a);
+      out.push(word);
+      operands = word === '--';
       // A flag's value is never read as a flag (`--name --json`); `--flag=value` is one word.
-      if (a.startsWith('-') && !a.includes('=') && takesValue(a) && i + 1 < argv.length) out.push(argv[++i] ?? '');
+      value = word.startsWith('-') && !word.includes('=') && takesValue(word);
     }
   }
-  return out;
+  const json = early.json || (early.jq && !early.other);
+  return { argv: out, refused, noColor: early.noColor, json, afterJson: early.afterJson };
+}
+
+/**
+ * What the words before the first `--` say, each read whether or not it is a flag's value
+ * (as the run always read them): `--no-color`, the word after the first `--json`, and about
+ * the output format, whether JSON is asked for (`--json`, `--output json`, `-ondjson`, ...),
+ * another format is named, or `--jq` is given.
+ */
+interface EarlyWords {
+  noColor: boolean;
+  afterJson: string | undefined;
+  sawJson: boolean;
+  json: boolean;
+  jq: boolean;
+  other: boolean;
+}
+
+/** Notes in `seen` what `word` (followed by `next`) says. */
+function readEarlyWord(word: string, next: string | undefined, seen: EarlyWords): void {
+  seen.noColor ||= word === '--no-color';
+  if (word === '--json' && !seen.sawJson) {
+    seen.sawJson = true;
+    seen.afterJson = next === '--' ? undefined : next;
+  }
+  const output = word === '--output' || word === '-o';
+  seen.json ||=
+    word === '--json' ||
+    word.startsWith('--json=') ||
+    ['--output=json', '--output=ndjson', '-ojson', '-ondjson'].includes(word) ||
+    (output && (next === 'json' || next === 'ndjson'));
+  seen.other ||= output || word.startsWith('--output=') || /^-o./.test(word);
+  seen.jq ||= word === '--jq' || word.startsWith('--jq=');
+}
+
+/** `--json=LIST`'s list, checked and written as `--json-fields` takes it, or why it is refused. */
+function jsonFields(list: string): string | UsageError {
+  try {
+    return parseFields(list, '--json').join(',');
+  } catch (err) {
+    if (err instanceof UsageError) return err;
+    throw err;
+  }
+}
+
+/** Every flag of the tree under `root` that takes a value (`--name`, `-L`, ...): the table `prescan` reads. */
+export function valueFlags(root: CommandUnknownOpts): (flag: string) => boolean {
+  const names = new Set<string>();
+  for (const option of commandTree(root).flatMap((cmd) => cmd.options)) {
+    if (!option.required && !option.optional) continue;
+    if (option.long !== undefined) names.add(option.long);
+    if (option.short !== undefined) names.add(option.short);
+  }
+  return (flag) => names.has(flag);
 }

@@ -44,14 +44,17 @@ const HELP_COLUMNS = 80;
 
 /**
  * Builds the program. `makeContext` turns the parsed global flags into a command's
- * Context; commander's own output and errors flow through `io` and `cli.ts` (its
- * `exitOverride` makes it throw instead of exiting).
+ * Context; commander's own output and errors flow through the run's Io and `cli.ts` (its
+ * `exitOverride` makes it throw instead of exiting). `io` is the Io, or what gives it once
+ * commander parses: `cli.ts` builds the tree first, since the Io's colour depends on argv,
+ * read with the tree's flags that take a value.
  */
-export function buildProgram(io: Io, makeContext: (flags: GlobalFlags) => Context): Program {
+export function buildProgram(io: Io | (() => Io), makeContext: (flags: GlobalFlags) => Context): Program {
+  const ioNow = typeof io === 'function' ? io : () => io;
   let exitCode: number | undefined;
   let failedCommand: string[] | undefined;
   let running: string[] | undefined;
-  const outWidth = (): number => io.stdoutColumns ?? HELP_COLUMNS;
+  const outWidth = (): number => ioNow().stdoutColumns ?? HELP_COLUMNS;
   const root = addGlobalOptions(new Command('petstore'));
   const runner: Runner = {
     run: async (body) => {
@@ -67,11 +70,11 @@ export function buildProgram(io: Io, makeContext: (flags: GlobalFlags) => Contex
     .configureOutput({
       // Only help (and the version) comes this way: commander wraps its own lists at the
       // width, and the texts added after them (examples, notes) are wrapped here.
-      writeOut: (s) => io.outNow(wrapHelpText(s, outWidth())),
+      writeOut: (s) => ioNow().outNow(wrapHelpText(s, outWidth())),
       // Commander's only other text is the help it shows for a command word left out
       // (`petstore`, `petstore pets`): help asked for in the only way there is, so it goes
       // to stdout with exit 0, as gh and kubectl do (cli.ts).
-      writeErr: (s) => io.outNow(wrapHelpText(s, outWidth())),
+      writeErr: (s) => ioNow().outNow(wrapHelpText(s, outWidth())),
       // cli.ts prints the error (plain or JSON), so commander's own copy is dropped.
       outputError: () => undefined,
       getOutHelpWidth: outWidth,
@@ -113,7 +116,7 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
     .addCommand(newConfigCommand(runner))
     .addCommand(newApiCommand(runner))
     .addCommand(newCompletionCommand(runner))
-    .addCommand(newVersionCommand(VERSION, (s) => io.outNow(s)))
+    .addCommand(newVersionCommand(VERSION, (s) => ioNow().outNow(s)))
     .addCommand(newHelpCommand())
     .hook('preAction', (_root, action) => refuseRecordFlags(root, root.opts(), action));
   inheritSettings(root, (words) => (failedCommand ??= words));

@@ -6,8 +6,9 @@
  * fast path, start-up) runs here in a few milliseconds instead of ~110.
  */
 import { PassThrough, Readable } from 'node:stream';
-import { hasNoColorFlag, main } from '../../src/cli.js';
+import { main } from '../../src/cli.js';
 import { EnvVars } from '../../src/config/env.js';
+import { prescan } from '../../src/global-options.js';
 import { createIo } from '../../src/io.js';
 import type { Shutdown } from '../../src/shutdown.js';
 import { baseEnv, expectNoSecret, registeredSecrets, type CliResult } from './run-cli.js';
@@ -96,7 +97,7 @@ export async function runMain(args: string[], opts: MainOptions = {}): Promise<C
     err += d;
     opts.onOutput?.('stderr', d);
   });
-  const io = await createIo({ stdout, stderr, stdin }, new EnvVars(env), hasNoColorFlag(args), opts.shutdown);
+  const io = await createIo({ stdout, stderr, stdin }, new EnvVars(env), prescan(args).noColor, opts.shutdown);
   const started = Date.now();
   const code = await main(args, {
     env,

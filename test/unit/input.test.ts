@@ -1,7 +1,7 @@
 /** Input rules of cli-contract.md "Input rules": --limit, --status, int64 ids. */
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { expandJsonFields } from '../../src/global-options.js';
+import { prescan } from '../../src/global-options.js';
 import { parseFields, parseInt64, parseLimit, parseSort, parseStatus } from '../../src/flag-values.js';
 
 /** Runs `fn` and returns the UsageError it throws (fails the test if it does not). */
@@ -112,7 +112,7 @@ describe('parseInt64', () => {
   });
 });
 
-describe('parseFields / parseSort / expandJsonFields', () => {
+describe('parseFields / parseSort / prescan', () => {
   it.each([
     ['id', ['id']],
     ['name,id', ['name', 'id']],
@@ -174,10 +174,10 @@ describe('parseFields / parseSort / expandJsonFields', () => {
       ['pets', 'list', '--json', 'id,nme'],
     ],
   ])('%j is read as %j', (argv, want) => {
-    expect(expandJsonFields(argv, (f) => valueFlags.has(f))).toEqual(want);
+    expect(prescan(argv, (f) => valueFlags.has(f)).argv).toEqual(want);
   });
 
   it('--json=LIST with a word that is not a field is refused', () => {
-    expect(() => expandJsonFields(['--json=id,nme'], () => false)).toThrow('unknown field "nme"');
+    expect(prescan(['--json=id,nme']).refused?.message).toContain('unknown field "nme"');
   });
 });
