@@ -2,7 +2,8 @@
  * The global flags (cli-contract.md "Global flags"), declared on the root command and
  * accepted before or after the command words, each parsed by commander through the input
  * rules' own parsers, and `toGlobalOptions`, which turns them into the typed options every
- * command's Context carries.
+ * command's Context carries; and `prescan`, the one reading of argv before commander's (what
+ * the run needs before its flags are parsed, and `--json FIELDS` rewritten for commander).
  */
 import { Option, type Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { PET_FIELDS, type PetField } from './client/constants.js';
@@ -56,7 +57,7 @@ export function addGlobalOptions(program: Command) {
           .choices(PET_FIELDS)
           .argParser((v) => parseFields(v)),
       )
-      // What `--json FIELDS` becomes (expandJsonFields), so that its errors can name `--json`.
+      // What `--json FIELDS` becomes (prescan), so that its errors can name `--json`.
       .addOption(new Option('--json-fields <list>').hideHelp().argParser((v) => parseFields(v, '--json')))
       .addOption(
         new Option(
