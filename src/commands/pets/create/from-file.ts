@@ -4,9 +4,10 @@
  * the input (create/source.ts), check every record (check.ts), then pass 2
  * (send-pass.ts): judge the run by earlier runs of the same input, send into the account,
  * save what remains, report — each pass one pipeline, so that a fault anywhere rejects the
- * one promise awaited here. It is the one part of the bulk create that holds the Context:
- * what the parts need from it (places, output, connection, notes) is resolved here and
- * handed down as plain values and small functions. `--timeout` bounds each record's request;
+ * one promise awaited here. It is the one part of the bulk create that holds the whole
+ * Context: what the parts need from it is resolved here once (the places, the terminal:
+ * printer, progress line, warnings) and handed down with the one view of the Context that
+ * pass 2 uses (`SendContext`). `--timeout` bounds each record's request;
  * `--concurrency` requests are in flight at once, each POST on a fresh connection unless
  * PETSTORE_BULK_CONNECTIONS says `keep-alive`.
  *

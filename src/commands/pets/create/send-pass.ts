@@ -1,9 +1,9 @@
 /**
  * Pass 2 of a bulk create (cli-contract.md "Bulk create"): judge the run by earlier runs of
  * the same input (run-record.ts), send every checked record (sender.ts) into the account
- * (account.ts), save what remains (remaining.ts) and report. It works with plain values and
- * small functions the command resolved from its context (`from-file.ts`), so
- * that the context itself stays in the command.
+ * (account.ts), save what remains (remaining.ts) and report. It takes what it uses of the
+ * Context (`SendContext`) and, grouped by what they are, the values the command resolved
+ * once (`from-file.ts`): the checked input, the places, the terminal and the run's choices.
  */
 import { pipeline } from 'node:stream/promises';
 import type { IndexedRecord } from './records.js';
