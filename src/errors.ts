@@ -103,29 +103,27 @@ export class CliError extends Error {
   }
 }
 
-/** A bad command, flag or value; nothing was sent (exit 2, code `usage`). */
-export class UsageError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, { exitCode: ExitCode.usage, code: 'usage', hint });
-    this.name = 'UsageError';
-  }
+/**
+ * The class of an error made of a message and an optional hint, with a fixed exit code and
+ * code (`name` is its class's name, as messages and stacks show it).
+ */
+function hintedError(name: string, exitCode: number, code: ErrorCode) {
+  return class extends CliError {
+    constructor(message: string, hint?: string) {
+      super(message, { exitCode, code, hint });
+      this.name = name;
+    }
+  };
 }
+
+/** A bad command, flag or value; nothing was sent (exit 2, code `usage`). */
+export class UsageError extends hintedError('UsageError', ExitCode.usage, 'usage') {}
 
 /** Missing base URL, unreadable or malformed config (exit 2, code `config`). */
-export class ConfigError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, { exitCode: ExitCode.usage, code: 'config', hint });
-    this.name = 'ConfigError';
-  }
-}
+export class ConfigError extends hintedError('ConfigError', ExitCode.usage, 'config') {}
 
 /** No API key for the environment (exit 4, code `auth`); a 401 answer is an `ApiError`. */
-export class AuthError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, { exitCode: ExitCode.auth, code: 'auth', hint });
-    this.name = 'AuthError';
-  }
-}
+export class AuthError extends hintedError('AuthError', ExitCode.auth, 'auth') {}
 
 /** Connection refused or reset, DNS failure (exit 3, code `network`). */
 export class NetworkError extends CliError {
@@ -136,23 +134,13 @@ export class NetworkError extends CliError {
 }
 
 /** The `--timeout` deadline passed (exit 3, code `timeout`). */
-export class TimeoutError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, { exitCode: ExitCode.network, code: 'timeout', hint });
-    this.name = 'TimeoutError';
-  }
-}
+export class TimeoutError extends hintedError('TimeoutError', ExitCode.network, 'timeout') {}
 
 /**
  * The server could not be reached securely: a TLS handshake or certificate check failed
  * (exit 3, code `tls`): self-signed, unknown CA, hostname mismatch, expired, not TLS.
  */
-export class TlsError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, { exitCode: ExitCode.network, code: 'tls', hint });
-    this.name = 'TlsError';
-  }
-}
+export class TlsError extends hintedError('TlsError', ExitCode.network, 'tls') {}
 
 /**
  * The proxy the request went through refused or failed it (exit 3, code `proxy`): it could

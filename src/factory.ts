@@ -5,8 +5,15 @@
  * heavy is imported on first use, so `--help` and usage errors load none of it.
  */
 import type { ClientHints } from './client/client.js';
-import type { Api, ConnectOptions, Context, TransportChoices } from './context.js';
-import type { EnvVars } from './config/env.js';
+import type {
+  Api,
+  ConnectOptions,
+  Context,
+  LifecycleContext,
+  SettingsContext,
+  TerminalContext,
+  TransportChoices,
+} from './context.js';
 import type { RemoteEnvName } from './config/environments.js';
 import {
   lacksVersionSegment,
@@ -20,22 +27,17 @@ import {
 } from './config/settings.js';
 import { UsageError } from './errors.js';
 import type { GlobalOptions } from './global-options.js';
-import type { Io } from './io.js';
 import type { HttpTransport } from './http/transport.js';
 import type { JqFilter } from './render/jq.js';
 import type { PetOutput } from './render/output.js';
 import { suggestCommand } from './suggest.js';
 
-/** What one run shares between `main` and its Context. */
-export interface RunState {
-  io: Io;
-  /** The run's environment variables, read through the registry (`config/env-vars.ts`). */
-  env: EnvVars;
-  signal: AbortSignal;
-  /** The clock (`MainDeps.now`). */
-  now: () => Date;
-  /** The current directory (`MainDeps.cwd`). */
-  cwd: string;
+/**
+ * What one run shares between `main` and its Context: the Context's Io, environment, clock,
+ * directory (`MainDeps`) and signal, and what `main` keeps of the command.
+ */
+export interface RunState
+  extends Pick<TerminalContext, 'io'>, Pick<SettingsContext, 'env' | 'now' | 'cwd'>, Pick<LifecycleContext, 'signal'> {
   /** Run in reverse order when the command ends. */
   cleanups: (() => Promise<void> | void)[];
   /** Whether `--verbose` was given (for the stack of an unexpected error). */
@@ -125,7 +127,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
  * compiled here (the runner starts this as the command starts; `connect` waits for it), and
  * stopped when the command ends.
  */
-async function openPetOutput(ctx: Context, state: RunState): Promise<PetOutput> {
+async function openPetOutput(ctx: Pick<Context, 'io' | 'output' | 'globals'>, state: RunState): Promise<PetOutput> {
   let jq: JqFilter | undefined;
   const expression = ctx.globals.jq;
   if (expression !== undefined) {
@@ -226,7 +228,7 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
  * whose `--timeout` bounds each record's request) each run of the filter has `--timeout`
  * of its own, as it had from the start. A bad expression's error is `connect`'s to report.
  */
-async function boundJq(ctx: Context, deadline: AbortSignal | undefined): Promise<void> {
+async function boundJq(ctx: Pick<Context, 'globals' | 'petOutput'>, deadline: AbortSignal | undefined): Promise<void> {
   if (ctx.globals.jq === undefined || deadline === undefined) return;
   const output = await ctx.petOutput().catch(() => undefined);
   output?.jq?.boundBy(deadline);
@@ -248,7 +250,7 @@ function unreachableHint(connection: Connection): string {
 }
 
 /** The hints under API errors, naming this run's environment and where its key and URL came from. */
-function clientHints(ctx: Context, connection: Connection): Partial<ClientHints> {
+function clientHints(ctx: Pick<SettingsContext, 'suggest'>, connection: Connection): Partial<ClientHints> {
   const { environment, apiKey } = connection;
   if (environment.value === 'sandbox')
     return { notFoundPet: `List the pets that exist with \`${ctx.suggest('pets list')}\`.` };
@@ -276,7 +278,7 @@ function clientHints(ctx: Context, connection: Connection): Partial<ClientHints>
  * before serving, so it is exit 2 with its path and the problem, not a 500).
  */
 async function startEmbeddedSandbox(
-  ctx: Context,
+  ctx: Pick<Context, 'globals' | 'env' | 'note' | 'signal' | 'defer'>,
 ): Promise<Omit<Connection, 'environment'> & { failure: () => Error | undefined }> {
   if (ctx.globals.baseUrl !== undefined) {
     throw new UsageError('--base-url cannot be used with the sandbox environment: the sandbox runs inside petstore');

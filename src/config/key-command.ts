@@ -15,6 +15,7 @@
  *   MAX_RELAYED_STDERR_BYTES, the rest read and dropped, and counted for the caller to say.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { CliError, ExitCode, InterruptedError, UsageError } from '../errors.js';
@@ -184,82 +185,75 @@ interface Finished {
 
 /**
  * Starts the command and waits until it has exited and closed its output, the timeout
- * passes, or the run is aborted.
+ * passes, or the run is aborted; whatever stops it first (the timeout, the run's signal,
+ * too much on stdout, a failure to start) kills its process group.
  */
-function collect(cmd: KeyCommand, run: KeyCommandRun, program: string, args: string[]): Promise<Finished> {
+async function collect(cmd: KeyCommand, run: KeyCommandRun, program: string, args: string[]): Promise<Finished> {
   const timeoutMs = run.timeoutMs ?? KEY_COMMAND_TIMEOUT_MS;
-  return new Promise<Finished>((resolve, reject) => {
-    const child = spawn(program, args, {
-      env: run.env,
-      // stdin on /dev/null; `detached` makes it a session leader without a controlling
-      // terminal and the leader of its own process group.
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const endStderr = relayStderr(child.stderr, run);
-    const stop = (error: Error | undefined, finished?: Finished): void => {
-      clearTimeout(timer);
-      run.signal.removeEventListener('abort', onAbort);
-      if (error !== undefined) {
-        killGroup(child);
-        // A process outside the group may still hold the pipes: stop reading them.
-        child.stdout.destroy();
-        child.stderr.destroy();
-        endStderr();
-        reject(error);
-      } else if (finished !== undefined) {
-        endStderr();
-        resolve(finished);
-      }
-    };
-    const onAbort = (): void => {
-      stop(InterruptedError.from(run.signal));
-    };
-    const timer = setTimeout(() => {
-      stop(
-        keyCommandError(
-          cmd,
-          `did not finish within ${timeoutMs / 1000} s (it was ended, with every process it started)`,
-          UNLOCK_HINT,
-        ),
-      );
-    }, timeoutMs);
-    run.signal.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_KEY_OUTPUT_BYTES) {
-        stop(
-          keyCommandError(
-            cmd,
-            `printed more than ${MAX_KEY_OUTPUT_BYTES} bytes`,
-            'It must print the key alone on stdout.',
-          ),
-        );
-        return;
-      }
-      chunks.push(chunk);
-    });
-    child.on('error', (err: NodeJS.ErrnoException) => {
-      const why =
-        err.code === 'ENOENT'
-          ? `cannot be run: ${program} was not found`
-          : err.code === 'EACCES'
-            ? `cannot be run: ${program} is not executable`
-            : `cannot be run: ${err.message}`;
-      stop(
-        keyCommandError(
-          cmd,
-          why,
-          `Check it with \`petstore config get ${cmd.setting}\`; a program without a / in its name is looked for on PATH.`,
-        ),
-      );
-    });
-    // 'close' comes once the command has exited and every process holding its stdout or
-    // stderr has let go of them, so the whole key has been read.
-    child.on('close', (code, signal) => {
-      stop(undefined, { code, signal, stdout: Buffer.concat(chunks) });
-    });
+  const child = spawn(program, args, {
+    env: run.env,
+    // stdin on /dev/null; `detached` makes it a session leader without a controlling
+    // terminal and the leader of its own process group.
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
+  // A failure to start that comes after the wait ended (stopped already) has nothing to add.
+  child.on('error', () => undefined);
+  const timeout = AbortSignal.timeout(timeoutMs);
+  // Aborted, with the error to report, when stdout passes MAX_KEY_OUTPUT_BYTES.
+  const overflow = new AbortController();
+  const endStderr = relayStderr(child.stderr, run);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  child.stdout.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= MAX_KEY_OUTPUT_BYTES) chunks.push(chunk);
+    else
+      overflow.abort(
+        keyCommandError(
+          cmd,
+          `printed more than ${MAX_KEY_OUTPUT_BYTES} bytes`,
+          'It must print the key alone on stdout.',
+        ),
+      );
+  });
+  const stopped = AbortSignal.any([run.signal, timeout, overflow.signal]);
+  try {
+    // 'close' comes once the command has exited and every process holding its stdout or
+    // stderr has let go of them, so the whole key has been read; `once` rejects at an
+    // 'error' (it could not be started) or when `stopped` aborts.
+    const [code, signal] = (await once(child, 'close', { signal: stopped })) as [number | null, NodeJS.Signals | null];
+    endStderr();
+    return { code, signal, stdout: Buffer.concat(chunks) };
+  } catch (err) {
+    killGroup(child);
+    // A process outside the group may still hold the pipes: stop reading them.
+    child.stdout.destroy();
+    child.stderr.destroy();
+    endStderr();
+    if (!stopped.aborted) throw notStarted(cmd, program, err as NodeJS.ErrnoException);
+    if (stopped.reason === timeout.reason) {
+      throw keyCommandError(
+        cmd,
+        `did not finish within ${timeoutMs / 1000} s (it was ended, with every process it started)`,
+        UNLOCK_HINT,
+      );
+    }
+    throw stopped.reason === overflow.signal.reason ? overflow.signal.reason : InterruptedError.from(run.signal);
+  }
+}
+
+/** The error of a command that could not be started (`err`: the child's 'error'). */
+function notStarted(cmd: KeyCommand, program: string, err: NodeJS.ErrnoException): CliError {
+  const why =
+    err.code === 'ENOENT'
+      ? `cannot be run: ${program} was not found`
+      : err.code === 'EACCES'
+        ? `cannot be run: ${program} is not executable`
+        : `cannot be run: ${err.message}`;
+  return keyCommandError(
+    cmd,
+    why,
+    `Check it with \`petstore config get ${cmd.setting}\`; a program without a / in its name is looked for on PATH.`,
+  );
 }

@@ -109,7 +109,7 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<num
 }
 
 /** Reads the whole of stdin; the key is its content without surrounding whitespace. */
-async function readKeyFromStdin(ctx: Context): Promise<string> {
+async function readKeyFromStdin(ctx: Pick<Context, 'io' | 'signal' | 'suggest'>): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   // A pipe that stays open must not keep Ctrl-C from working.
@@ -156,7 +156,11 @@ function checkKeyText(raw: string, what: string, pipeCommand: string): string {
  * terminals: with piped stdin the prompt would read the pipe and write escape codes
  * (libraries-and-pitfalls.md §5).
  */
-async function promptForKey(ctx: Context, name: string, baseUrl: string): Promise<string> {
+async function promptForKey(
+  ctx: Pick<Context, 'io' | 'signal' | 'suggest'>,
+  name: string,
+  baseUrl: string,
+): Promise<string> {
   const { io } = ctx;
   if (!io.stdinIsTTY || !io.stderrIsTTY) {
     throw new UsageError(

@@ -18,7 +18,7 @@ import {
   type Resolved,
   type Settings,
 } from '../../../config/settings.js';
-import type { Context } from '../../../context.js';
+import type { ApiContext, Context } from '../../../context.js';
 import { ExitCode, UsageError } from '../../../errors.js';
 import type { Colors } from '../../../io.js';
 import { maskKey } from '../../../mask.js';
@@ -96,7 +96,7 @@ export async function runStatus(ctx: Context, options: StatusOptions): Promise<n
   return code;
 }
 
-async function runCheck(ctx: Context, remote: RemoteSettings): Promise<Check> {
+async function runCheck(ctx: Pick<ApiContext, 'createTransport'>, remote: RemoteSettings): Promise<Check> {
   if (!remote.baseUrl.ok) return { result: 'no_base_url', exitCode: ExitCode.usage };
   if (!isUsable(remote) || remote.key?.ok !== true) return { result: 'no_key', exitCode: ExitCode.auth };
   const transport = await ctx.createTransport(remote.key.value);

@@ -10,7 +10,7 @@
  * `key<TAB>value<TAB>source` (an unset value is empty); `--output json` an array of
  * `{key, value, source, from}` (`value` null when unset); `ndjson` one such object a line.
  */
-import type { Context } from '../../../context.js';
+import type { Context, SettingsContext } from '../../../context.js';
 import { ExitCode, UsageError } from '../../../errors.js';
 import { maskKey } from '../../../mask.js';
 import { isUsable, requireEnvironment, type RemoteSettings, type Source } from '../../../config/settings.js';
@@ -37,7 +37,7 @@ interface SettingRow {
  * Collects the effective settings.
  * @throws UsageError for a bad `--env`/`--base-url`/variable, ConfigError for a broken file.
  */
-async function collectSettings(ctx: Context): Promise<SettingRow[]> {
+async function collectSettings(ctx: Pick<SettingsContext, 'loadConfig' | 'settings'>): Promise<SettingRow[]> {
   // A broken config file is this command's error, not a detail of each row.
   await ctx.loadConfig();
   const settings = await ctx.settings('all');

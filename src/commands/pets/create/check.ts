@@ -5,19 +5,25 @@
  * `recordTexts`), trusting no more than this pass checked.
  */
 import { createHash } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
 import {
+  checkedRecords,
   checkRecord,
   decodedText,
   emptyInputProblem,
   isProblem,
   NotTextError,
+  recordTexts,
   RecordSplitter,
+  type IndexedRecord,
+  type IndexedText,
   type RecordFormat,
   type RecordProblem,
   type RecordText,
 } from './records.js';
 import { UsageError } from '../../../errors.js';
 import { formatCount } from './progress.js';
+import { InputChangedError, type BulkSource } from './source.js';
 
 /** Most problems listed when records are refused; the rest are counted. */
 const PROBLEMS_SHOWN = 20;
@@ -32,6 +38,32 @@ export interface CheckedInput {
   /** Its size in bytes and their SHA-256 (hex): what a later run recognises it by. */
   size: number;
   sha256: string;
+}
+
+/** The input once pass 1 checked it, and its records read again by the later passes. */
+export interface CheckedSource {
+  source: BulkSource;
+  checked: CheckedInput;
+  /** The checked records, read again (under the run's signal). */
+  records: () => AsyncIterable<IndexedRecord>;
+  /** The records' texts, read again without the run's signal: what remains is saved even after Ctrl-C. */
+  texts: () => AsyncIterable<IndexedText>;
+}
+
+/**
+ * Pass 1 over `source` (`checkInput`), under `signal`; the later passes trust no more than
+ * it checked (`checkedRecords`: an input that changed since is InputChangedError).
+ * @throws as `checkInput` does.
+ */
+export async function checkSource(source: BulkSource, signal: AbortSignal): Promise<CheckedSource> {
+  const checked = await pipeline(source.pass(signal), (bytes) => checkInput(bytes, source.label));
+  return {
+    source,
+    checked,
+    records: () =>
+      checkedRecords(source.pass(signal), checked.records, (what) => new InputChangedError(source.label, what)),
+    texts: () => recordTexts(source.pass(new AbortController().signal)),
+  };
 }
 
 /**

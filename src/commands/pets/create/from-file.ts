@@ -4,9 +4,10 @@
  * the input (create/source.ts), check every record (check.ts), then pass 2
  * (send-pass.ts): judge the run by earlier runs of the same input, send into the account,
  * save what remains, report — each pass one pipeline, so that a fault anywhere rejects the
- * one promise awaited here. It is the one part of the bulk create that holds the Context:
- * what the parts need from it (places, output, connection, notes) is resolved here and
- * handed down as plain values and small functions. `--timeout` bounds each record's request;
+ * one promise awaited here. It is the one part of the bulk create that holds the whole
+ * Context: what the parts need from it is resolved here once (the places, the terminal:
+ * printer, progress line, warnings) and handed down with the one view of the Context that
+ * pass 2 uses (`SendContext`). `--timeout` bounds each record's request;
  * `--concurrency` requests are in flight at once, each POST on a fresh connection unless
  * PETSTORE_BULK_CONNECTIONS says `keep-alive`.
  *
@@ -21,18 +22,17 @@
  */
 import { setMaxListeners } from 'node:events';
 import { pipeline } from 'node:stream/promises';
-import { checkedRecords, recordTexts } from './records.js';
 import type { NewPet } from '../../../client/schemas.js';
 import { bulkPlaces } from './places.js';
 import type { Context } from '../../../context.js';
 import { ExitCode, InterruptedError } from '../../../errors.js';
 import { CONCURRENCY_MAX } from '../../../flag-values.js';
 import { nothingSent } from './account.js';
-import { checkInput } from './check.js';
+import { checkSource } from './check.js';
 import { recordPrinter } from './printer.js';
 import { formatCount } from './progress.js';
-import { sendChecked } from './send-pass.js';
-import { InputChangedError, openSource } from './source.js';
+import { sendChecked, type BulkTerminal } from './send-pass.js';
+import { openSource } from './source.js';
 
 /** Typed options of `pets create --from-file`. */
 export interface FromFileOptions {
@@ -55,67 +55,50 @@ export interface FromFileOptions {
  * (`input_changed`), 129/130/131/143 (`interrupted`) for signals.
  */
 export async function runCreateFromFile(ctx: Context, options: FromFileOptions): Promise<number> {
-  const { io, signal } = ctx;
+  const { io, signal, shutdown } = ctx;
   // After a signal, requests under way are awaited and what they created printed, for half
   // of the grace the shutdown registry allows (the rest is for saving and reporting); then
   // they are aborted (unknown), and a stdout that does not take the output is given up.
-  const settling = abortAfter(signal, ctx.shutdown.graceMs / 2);
+  const settling = abortAfter(signal, shutdown.graceMs / 2);
   ctx.defer(() => settling.dispose());
   const { progress } = io;
-  // Records on a terminal would run into the progress line: it is erased before each.
-  const beforeWrite = io.stdoutIsTTY ? () => progress.clear() : () => undefined;
-  const print = recordPrinter(await ctx.petOutput(), { signal: settling.signal, beforeWrite });
-  const places = bulkPlaces(ctx.env);
-  // Messages while the progress line is shown erase it first.
-  const warn = (message: string): void => {
-    progress.clear();
-    ctx.warn(message);
+  const terminal: BulkTerminal = {
+    // Records on a terminal would run into the progress line: it is erased before each.
+    print: recordPrinter(await ctx.petOutput(), {
+      signal: settling.signal,
+      beforeWrite: io.stdoutIsTTY ? () => progress.clear() : () => undefined,
+    }),
+    progress,
+    showProgress: io.stderrIsTTY,
+    // Messages while the progress line is shown erase it first.
+    warn: (message) => {
+      progress.clear();
+      ctx.warn(message);
+    },
   };
+  const places = bulkPlaces(ctx.env);
   // Ended by force before the first request: nothing was sent; once sending, the account.
   const beforeSending = (): unknown => nothingSent(InterruptedError.from(signal));
   let lastWords = beforeSending;
   const clearLastWords = ctx.atForcedEnd(() => lastWords());
   try {
-    const source = await openSource({ file: options.file, io, tempDir: places.temp, signal, shutdown: ctx.shutdown });
+    const source = await openSource(options.file, { io, tempDir: places.temp, signal, shutdown });
     ctx.defer(() => source.close());
-    const checked = await pipeline(source.pass(signal), (bytes) => checkInput(bytes, source.label));
-    // The records pass 1 checked, read again; and, for the remaining file, their texts read
-    // without the run's signal: what remains is saved even after Ctrl-C.
-    const records = () =>
-      checkedRecords(source.pass(signal), checked.records, (what) => new InputChangedError(source.label, what));
-    const texts = () => recordTexts(source.pass(new AbortController().signal));
+    const input = await checkSource(source, signal);
     if (options.dryRun) {
-      await pipeline(records(), pets, print);
-      const n = checked.records;
+      await pipeline(input.records(), pets, terminal.print);
+      const n = input.checked.records;
       ctx.note(`${formatCount(n)} record${n === 1 ? '' : 's'} checked; nothing was sent (--dry-run)`, { always: true });
       return ExitCode.ok;
     }
-    return await sendChecked(
-      {
-        source,
-        checked,
-        records,
-        texts,
-        print,
-        progress,
-        showProgress: io.stderrIsTTY,
-        places,
-        signal,
-        settling: settling.signal,
-        sending: (words) => (lastWords = words),
-        // Connected only once every record is checked (dry runs never).
-        connect: (opts) => ctx.connect(opts),
-        connectionReuse: ctx.env.get('PETSTORE_BULK_CONNECTIONS') ?? 'fresh',
-        warn,
-        note: (message, opts) => ctx.note(message, opts),
-        suggest: (words) => ctx.suggest(words),
-        now: () => ctx.now(),
-        cwd: ctx.cwd,
-        shutdown: ctx.shutdown,
-        output: ctx.output,
-      },
-      { concurrency: options.concurrency, force: options.force, timeoutMs: ctx.globals.timeoutMs },
-    );
+    return await sendChecked(ctx, input, places, terminal, {
+      concurrency: options.concurrency,
+      force: options.force,
+      timeoutMs: ctx.globals.timeoutMs,
+      connectionReuse: ctx.env.get('PETSTORE_BULK_CONNECTIONS') ?? 'fresh',
+      settling: settling.signal,
+      sending: (words) => (lastWords = words),
+    });
   } catch (err) {
     // A signal before the first request (whatever it made the step under way throw): nothing was sent.
     if (lastWords === beforeSending && signal.aborted) throw nothingSent(InterruptedError.from(signal));

@@ -3,7 +3,7 @@
  * Values the flags leave out are asked for on a terminal (`canPrompt`), checked as the
  * flags are; the declaration has already refused them when no prompt is possible.
  */
-import type { Context } from '../../../context.js';
+import type { Context, SettingsContext } from '../../../context.js';
 import { CliError, ExitCode } from '../../../errors.js';
 import { mayHaveReachedServer } from '../../../http/failures.js';
 import { shellQuote } from '../../../suggest.js';
@@ -43,7 +43,7 @@ export async function runCreate(ctx: Context, draft: PetDraft): Promise<number> 
  * command that finds it by name, so nobody creates it twice unawares; its exit code and
  * code stay the failure's (3, `network` or `timeout`). Any other failure is returned as is.
  */
-function mayHaveBeenCreated(ctx: Context, err: unknown, name: string): unknown {
+function mayHaveBeenCreated(ctx: Pick<SettingsContext, 'suggest'>, err: unknown, name: string): unknown {
   if (!(err instanceof CliError) || !mayHaveReachedServer(err)) return err;
   const find = ctx.suggest(`pets list --all --jq ${shellQuote(`.[] | select(.name == ${JSON.stringify(name)})`)}`);
   return new CliError(`${err.message}; the pet may have been created`, {

@@ -1,27 +1,25 @@
 /**
  * Pass 2 of a bulk create (cli-contract.md "Bulk create"): judge the run by earlier runs of
  * the same input (run-record.ts), send every checked record (sender.ts) into the account
- * (account.ts), save what remains (remaining.ts) and report. It works with plain values and
- * small functions the command resolved from its context (`from-file.ts`), so
- * that the context itself stays in the command.
+ * (account.ts), save what remains (remaining.ts) and report. It takes what it uses of the
+ * Context (`SendContext`) and, grouped by what they are, the values the command resolved
+ * once (`from-file.ts`): the checked input, the places, the terminal and the run's choices.
  */
 import { pipeline } from 'node:stream/promises';
-import type { IndexedRecord, IndexedText } from './records.js';
+import type { IndexedRecord } from './records.js';
 import type { Pet } from '../../../client/schemas.js';
 import type { BulkPlaces } from './places.js';
-import type { Api, ConnectOptions } from '../../../context.js';
-import { ExitCode, InterruptedError, type CliError } from '../../../errors.js';
-import type { RenderMode } from '../../../render/pets.js';
-import type { Shutdown } from '../../../shutdown.js';
+import type { Api, ConnectOptions, Context } from '../../../context.js';
+import { ExitCode, InterruptedError } from '../../../errors.js';
 import { BulkAccount } from './account.js';
-import type { CheckedInput } from './check.js';
+import type { CheckedSource } from './check.js';
+import type { recordPrinter } from './printer.js';
 import { formatCount, savingProgress, sendingProgress, sendingSummary, type Progress } from './progress.js';
 import { remainingPlace, saveRemaining } from './remaining.js';
 import { RunHistory, runTarget } from './run-record.js';
 import { BulkSender } from './sender.js';
-import type { BulkSource } from './source.js';
 
-/** The command's choices for pass 2 (`--concurrency`, `--force`, `--timeout`). */
+/** How pass 2 runs: the command's choices, and how it ends. */
 export interface SendChoices {
   /** `--concurrency`: requests in flight at once (1-32). */
   concurrency: number;
@@ -29,49 +27,37 @@ export interface SendChoices {
   force: boolean;
   /** `--timeout` in milliseconds: bounds each record's request. */
   timeoutMs: number;
-}
-
-/** What pass 2 works with: the checked input, and what the command resolved from its context. */
-export interface SendPass {
-  source: BulkSource;
-  checked: CheckedInput;
-  /** The checked records, read again. */
-  records: () => AsyncIterable<IndexedRecord>;
-  /** The records' texts, read again without the run's signal (the remaining file). */
-  texts: () => AsyncIterable<IndexedText>;
-  /**
-   * Prints the pets created (`recordPrinter`); `filterFailed` is told of the first `--jq`
-   * failure on one of them, whose record is printed as it is instead.
-   */
-  print: (pets: AsyncIterable<Pet>, filterFailed: (err: CliError) => void) => Promise<void>;
-  progress: Progress;
-  /** Whether the progress line is drawn (stderr is a terminal). */
-  showProgress: boolean;
-  places: BulkPlaces;
-  /** The run's signal (Ctrl-C and the other signals): sending stops. */
-  signal: AbortSignal;
+  /** `fresh` connection for each POST to a remote server, or `keep-alive` (PETSTORE_BULK_CONNECTIONS). */
+  connectionReuse: ConnectOptions['connectionReuse'];
   /** Aborted some time after the run's signal: requests still under way are then given up. */
   settling: AbortSignal;
   /** Sets what to report if the process is ended from now on (the account). */
   sending: (lastWords: () => unknown) => void;
-  /** Connects (`Context.connect`): resolves the environment and builds the client. */
-  connect: (options: ConnectOptions) => Promise<Api>;
-  /** `fresh` connection for each POST to a remote server, or `keep-alive` (PETSTORE_BULK_CONNECTIONS). */
-  connectionReuse: ConnectOptions['connectionReuse'];
+}
+
+/** What a bulk create shows: the pets it created on stdout, its progress line and warnings on stderr. */
+export interface BulkTerminal {
+  /**
+   * Prints the records (`recordPrinter`): the pets created, where `filterFailed` is told of
+   * the first `--jq` failure on one of them, whose record is printed as it is instead.
+   */
+  print: ReturnType<typeof recordPrinter>;
+  progress: Progress;
+  /** Whether the progress line is drawn (stderr is a terminal). */
+  showProgress: boolean;
   /** A warning on stderr (the progress line erased first). */
   warn: (message: string) => void;
-  /** A note on stderr (`Context.note`). */
-  note: (message: string, opts?: { always?: boolean }) => void;
-  /** A command to suggest in a hint (`Context.suggest`). */
-  suggest: (words: string) => string;
-  now: () => Date;
-  /** The current directory (a remaining file of stdin goes there). */
-  cwd: string;
-  /** The shutdown registry: a remaining file being written is removed at a forced end. */
-  shutdown: Shutdown;
-  /** The render mode, for the account's form. */
-  output: RenderMode;
 }
+
+/**
+ * What pass 2 takes of the Context: connecting (only once every record is checked), notes
+ * and suggested commands, the clock and directory, the run's signal and shutdown registry,
+ * and the render mode (the account's form).
+ */
+export type SendContext = Pick<
+  Context,
+  'connect' | 'note' | 'suggest' | 'now' | 'cwd' | 'signal' | 'shutdown' | 'output'
+>;
 
 /**
  * Pass 2: judges the run by earlier runs of the same input, sends every checked record in
@@ -80,36 +66,44 @@ export interface SendPass {
  * @throws CliError `already_sent` (exit 2) when an earlier run stopped partway and not
  * `choices.force`; CliError with the account otherwise (see `runCreateFromFile`).
  */
-export async function sendChecked(run: SendPass, choices: SendChoices): Promise<number> {
-  const { signal, source, checked } = run;
+export async function sendChecked(
+  ctx: SendContext,
+  input: CheckedSource,
+  places: BulkPlaces,
+  terminal: BulkTerminal,
+  choices: SendChoices,
+): Promise<number> {
+  const { signal } = ctx;
+  const { source, checked } = input;
   // Each record's request has its own deadline, and a refused one is sent again by the sender.
-  const api = await run.connect({
+  const api = await ctx.connect({
     deadlinePer: 'request',
     refusals: 'caller',
     connections: choices.concurrency,
-    connectionReuse: run.connectionReuse,
+    connectionReuse: choices.connectionReuse,
     // Requests under way are aborted (then unknown) when the wait after a signal is over, not at once.
-    interrupt: run.settling,
+    interrupt: choices.settling,
   });
-  const input = { label: source.label, sha256: checked.sha256, size: checked.size, file: source.file };
-  const history = await RunHistory.open(run.places.state, runTarget(api.connection, run.places.sandboxData), input, {
-    now: run.now,
-    warn: run.warn,
-  });
-  await history.judge(choices.force, run.suggest);
+  const history = await RunHistory.open(
+    places.state,
+    runTarget(api.connection, places.sandboxData),
+    { label: source.label, sha256: checked.sha256, size: checked.size, file: source.file },
+    { now: ctx.now, warn: terminal.warn },
+  );
+  await history.judge(choices.force, ctx.suggest);
   const account = new BulkAccount(checked.records, checked.lastLine);
   await history.begin(account, choices.force);
-  const report = () => account.toError({ signal, suggest: run.suggest, label: source.label, output: run.output });
-  run.sending(() => {
+  const report = () => account.toError({ signal, suggest: ctx.suggest, label: source.label, output: ctx.output });
+  choices.sending(() => {
     history.finishNow(account.endedByForce(InterruptedError.from(signal)));
     return report();
   });
   // From the first request to the account, a signal does not end the process after its
   // grace: what was not created is saved whole, however long the disk takes; only a second
   // signal cuts that short (cli-contract.md "Errors and exit codes").
-  const letGo = run.shutdown.add({ holds: () => true });
+  const letGo = ctx.shutdown.add({ holds: () => true });
   try {
-    return await sendAndSave(run, choices, { api, history, account, report });
+    return await sendAndSave(ctx, input, terminal, choices, { api, history, account, report });
   } finally {
     letGo();
   }
@@ -123,40 +117,47 @@ interface Sending {
   report: () => unknown;
 }
 
-/** Sends every record into the account, saves what remains, reports (`sendChecked`). */
+/**
+ * Sends every record into the account, saves what remains, reports (`sendChecked`). A file
+ * that changed after the send pass read it whole is warned of: the run stands, since every
+ * record sent was read (and compared with the check) before the change, and none is left
+ * (cli-contract.md "Bulk create": input checked is input sent); a change seen before a
+ * chunk is handed on stops the run instead (`InputChangedError`).
+ */
 async function sendAndSave(
-  run: SendPass,
+  ctx: SendContext,
+  { source, checked, records, texts }: CheckedSource,
+  { print, progress, showProgress, warn }: BulkTerminal,
   choices: SendChoices,
   { api, history, account, report }: Sending,
 ): Promise<number> {
-  const { signal, source, checked, progress } = run;
   const started = performance.now();
   const sender = new BulkSender({
     account,
-    signal,
+    signal: ctx.signal,
     concurrency: choices.concurrency,
     timeoutMs: choices.timeoutMs,
     create: ({ pet }, opts) => api.client.createPet(pet, opts),
     afterRefusal: (headers, refusals, remainingMs) => api.retryPolicy.afterRefusal(headers, refusals, remainingMs),
-    warn: run.warn,
-    now: run.now,
-    answered: run.showProgress
+    warn,
+    now: ctx.now,
+    answered: showProgress
       ? (flight) =>
           progress.update(sendingProgress(account.createdTotal, checked.records, performance.now() - started, flight))
       : undefined,
     checkpoint: () => history.checkpoint(account),
   });
   // A run that stalls now (cli-entry.ts) says so in its internal error, with the account.
-  const unregister = run.shutdown.add({
+  const unregister = ctx.shutdown.add({
     doing: () => `sending records (${formatCount(account.createdTotal)} of ${formatCount(checked.records)} created)`,
   });
   // The records, the sender, the printer as one pipeline: what stopped it is recorded in the
   // account. A `--jq` failure stops the sending, not the printing: every pet created by the
   // requests under way still reaches stdout, so none is created unreported.
   const failure = await pipeline(
-    run.records(),
+    records(),
     (r: AsyncIterable<IndexedRecord>) => sender.send(r),
-    (pets: AsyncIterable<Pet>) => run.print(pets, (err) => sender.halt(err)),
+    (pets: AsyncIterable<Pet>) => print(pets, (err) => sender.halt(err)),
   )
     .then(
       () => undefined,
@@ -164,37 +165,28 @@ async function sendAndSave(
     )
     .finally(unregister);
   progress.clear();
-  const place = remainingPlace(source.file?.path, source.stem, run.cwd);
   const written =
     account.notCreated > 0
       ? await saveRemaining(
-          run.texts,
+          texts,
           account,
-          place,
-          run.shutdown,
-          run.showProgress ? savingProgress(progress, account.notCreated) : undefined,
+          remainingPlace(source.file?.path, source.stem, ctx.cwd),
+          ctx.shutdown,
+          showProgress ? savingProgress(progress, account.notCreated) : undefined,
         )
       : undefined;
   progress.clear();
   const notes = await history.finish(account, written);
   if (failure !== undefined) throw report();
-  await warnOfLateChange(source, checked.records, run.warn);
-  run.note(sendingSummary(account.createdTotal, performance.now() - started));
-  for (const note of notes) run.note(note, { always: true });
-  return ExitCode.ok;
-}
-
-/**
- * Warns when the file changed after the send pass read it whole: the run stands, since
- * every record sent was read (and compared with the check) before the change, and none is
- * left (cli-contract.md "Bulk create": input checked is input sent). A change seen before
- * a chunk is handed on stops the run instead (`InputChangedError`).
- */
-async function warnOfLateChange(source: BulkSource, records: number, warn: (message: string) => void): Promise<void> {
   const what = await source.changedSinceCheck().catch(() => undefined);
-  if (what === undefined) return;
-  const sent = records === 1 ? 'the 1 record sent is the one' : `the ${formatCount(records)} records sent are those`;
-  warn(
-    `${source.label} changed after it was read (${what}); ${sent} checked, and nothing read after the change was sent`,
-  );
+  if (what !== undefined) {
+    const n = checked.records;
+    const sent = n === 1 ? 'the 1 record sent is the one' : `the ${formatCount(n)} records sent are those`;
+    warn(
+      `${source.label} changed after it was read (${what}); ${sent} checked, and nothing read after the change was sent`,
+    );
+  }
+  ctx.note(sendingSummary(account.createdTotal, performance.now() - started));
+  for (const note of notes) ctx.note(note, { always: true });
+  return ExitCode.ok;
 }

@@ -35,10 +35,8 @@ export class InputChangedError extends CliError {
   }
 }
 
-/** Where the input comes from. */
+/** How the input is read. */
 export interface SourceOptions {
-  /** The `--from-file` value (`-` for stdin). */
-  file: string;
   /** stdin, and whether it is a terminal (`Io`). */
   io: { stdin: Readable; stdinIsTTY: boolean };
   /** The directory for the spool, and the words that say where it came from ("TMPDIR"). */
@@ -80,26 +78,29 @@ export interface BulkSource {
 }
 
 /**
- * Opens `opts.file`, or stdin for `-`.
+ * Opens `file` (the `--from-file` value), or stdin for `-`.
  * @throws UsageError when stdin is a terminal (the records must be piped in), or the file
  * cannot be found or read; InterruptedError when `opts.signal` aborted while it was opened.
  */
-export async function openSource(opts: SourceOptions): Promise<BulkSource> {
-  if (opts.file === '-' && opts.io.stdinIsTTY) {
+export async function openSource(file: string, opts: SourceOptions): Promise<BulkSource> {
+  if (file === '-' && opts.io.stdinIsTTY) {
     throw new UsageError(
       '--from-file -: stdin is a terminal; pipe the records in',
       'Example: petstore pets create --from-file - < pets.ndjson',
     );
   }
-  const label = opts.file === '-' ? 'stdin' : quote(opts.file);
+  const label = file === '-' ? 'stdin' : quote(file);
   const unreadable = (err: unknown): UsageError =>
     new UsageError(`cannot read --from-file ${label}: ${describeFileError(err)}`);
-  if (opts.file === '-') return openOnce(opts, label, unreadable, false);
-  const info = await stat(opts.file).catch((err: unknown) => {
-    throw unreadable(err);
-  });
-  if (info.isDirectory()) throw unreadable(Object.assign(new Error('EISDIR'), { code: 'EISDIR' }));
-  return info.isFile() ? openRegular(opts.file, label, unreadable) : openOnce(opts, label, unreadable, info.isFIFO());
+  const info =
+    file === '-'
+      ? undefined
+      : await stat(file).catch((err: unknown) => {
+          throw unreadable(err);
+        });
+  if (info?.isDirectory() === true) throw unreadable(Object.assign(new Error('EISDIR'), { code: 'EISDIR' }));
+  if (info?.isFile() === true) return openRegular(file, label, unreadable);
+  return openOnce(file, opts, label, unreadable, info?.isFIFO() === true);
 }
 
 /** A regular file: one handle, read again for each pass, watched for changes. */
@@ -183,20 +184,21 @@ async function* readAll(
 
 /** Input that can be read only once: the first pass copies it to the spool, later ones read that. */
 async function openOnce(
+  file: string,
   opts: SourceOptions,
   label: string,
   unreadable: (err: unknown) => UsageError,
   fifo: boolean,
 ): Promise<BulkSource> {
   const spool = openSpool(opts.tempDir, label, opts.shutdown);
-  const input = opts.file === '-' ? opts.io.stdin : await openOnceReadable(opts.file, fifo, opts.signal, unreadable);
+  const input = file === '-' ? opts.io.stdin : await openOnceReadable(file, fifo, opts.signal, unreadable);
   let passes = 0;
   return {
     label,
     file: undefined,
-    stem: opts.file === '-' ? 'stdin' : basename(opts.file),
+    stem: file === '-' ? 'stdin' : basename(file),
     pass: (signal) =>
-      passes++ === 0 ? spool.copy(bytesOf(input, signal, unreadable)) : readAll(spool.handle, signal, unreadable),
+      passes++ > 0 ? readAll(spool.handle, signal, unreadable) : spool.copy(bytesOf(input, signal, unreadable)),
     changedSinceCheck: () => Promise.resolve(undefined),
     close: async () => {
       await spool.handle.close();
