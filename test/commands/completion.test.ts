@@ -2,7 +2,7 @@
  * `petstore completion bash|zsh|fish` end to end: the bash script is loaded into a real
  * bash and its completion function asked for candidates; the zsh and fish scripts are
  * checked for the same commands, flags and values. The scripts are generated in-process
- * (runMain); the built CLI's script in a real interactive bash is completion-tmux.test.ts.
+ * (runMain); the built CLI's script in a real interactive bash is test/e2e/completion-tmux.test.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
