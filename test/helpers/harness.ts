@@ -6,8 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { specOperation } from '../fixtures/api-spec.js';
 import { registerSecret, type CliResult } from './run-cli.js';
-import { runMain } from './run-main.js';
+import { runMain, TEST_NOW } from './run-main.js';
 import { removeTempDirs, tempDir } from './temp-config.js';
 import { errorReply, startTestServer, type Handler, type TestServer } from './test-server.js';
 
@@ -142,4 +143,31 @@ export async function configured(servers: KeyedServers): Promise<{ file: string;
     expect(r.code).toBe(0);
   }
   return c;
+}
+
+/** How a deprecation warning names an operation of the spec: `listPets (GET /pets)`. */
+export function operationNamed(operationId: string): string {
+  const op = specOperation(operationId);
+  return `${op.operationId} (${op.method} ${op.path})`;
+}
+
+/** Whole UTC days from the in-process runs' date (TEST_NOW) to `iso`, as the CLI counts them. */
+export function daysUntil(iso: string): number {
+  return Math.floor(Date.parse(iso) / 86_400_000) - Math.floor(Date.parse(TEST_NOW) / 86_400_000);
+}
+
+/** Creates pet `name` (category 1) in the sandbox of `dir`, expecting exit 0 and nothing on stderr; its stdout line. */
+export async function sandboxCreated(dir: string, name: string): Promise<string> {
+  const r = await inSandbox(dir, ['pets', 'create', '--name', name, '--category-id', '1']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return r.stdout;
+}
+
+/** Every pet the sandbox of `dir` holds (`pets list --all`), one line each, expecting exit 0 and nothing on stderr. */
+export async function sandboxListed(dir: string): Promise<string[]> {
+  const r = await inSandbox(dir, ['pets', 'list', '--all', '--limit', '100']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return r.stdout.trimEnd().split('\n');
 }
