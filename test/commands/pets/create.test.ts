@@ -124,6 +124,14 @@ function sixRecordsIn(name: string): string {
   return file;
 }
 
+/** `pets create --from-file` of SIX (in a new file) against a `failingServer(fail)`. */
+async function createSix(fail: Parameters<typeof failingServer>[0], ...flags: string[]) {
+  const server = await failingServer(fail);
+  const file = sixRecordsIn('pets.ndjson');
+  const r = await runMain(['pets', 'create', '--from-file', file, ...flags], { env: remoteEnv(server.baseUrl, KEY) });
+  return { server, file, r };
+}
+
 /** The names in an NDJSON file. */
 const namesIn = (file: string): string[] => printedNames(readFileSync(file, 'utf8'));
 
@@ -245,12 +253,14 @@ describe.concurrent('one pet', () => {
 
 describe.concurrent('pets create --from-file', () => {
   it('stops at a 500 half-way, saves the rest, and a re-run creates each remaining pet exactly once', async () => {
-    const server = await failingServer({ at: 4, reply: 'error500' });
-    const file = sixRecordsIn('new-pets.ndjson');
     // One request at a time (today's --concurrency 1): the stop comes at a known record.
-    const r = await runMain(['pets', 'create', '--from-file', file, '--output', 'ndjson', '--concurrency', '1'], {
-      env: remoteEnv(server.baseUrl, KEY),
-    });
+    const { server, file, r } = await createSix(
+      { at: 4, reply: 'error500' },
+      '--output',
+      'ndjson',
+      '--concurrency',
+      '1',
+    );
     expect(r.code).toBe(1);
     expect(posts(server)).toHaveLength(4);
     // The created pets are on stdout, one line each, as they were created.
@@ -280,11 +290,7 @@ describe.concurrent('pets create --from-file', () => {
   });
 
   it('reports the created lines, the failed record and the remaining file in plain text', async () => {
-    const server = await failingServer({ at: 3, reply: 'error400' });
-    const file = sixRecordsIn('p.ndjson');
-    const r = await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], {
-      env: remoteEnv(server.baseUrl, KEY),
-    });
+    const { server, file, r } = await createSix({ at: 3, reply: 'error400' }, '--concurrency', '1');
     expect(r.code).toBe(6);
     expect(r.stdout).toBe('101\tRex\t1\tavailable\n102\tKiwi\t2\tavailable\n');
     expect(unwrapped(r.stderr)).toContain(
@@ -299,11 +305,7 @@ describe.concurrent('pets create --from-file', () => {
   });
 
   it('never retries nor saves a record whose POST may have reached the server', async () => {
-    const server = await failingServer({ at: 2, reply: 'destroy' });
-    const file = sixRecordsIn('p.ndjson');
-    const r = await runMain(['pets', 'create', '--from-file', file, '--retries', '3', '--concurrency', '1'], {
-      env: remoteEnv(server.baseUrl, KEY),
-    });
+    const { server, file, r } = await createSix({ at: 2, reply: 'destroy' }, '--retries', '3', '--concurrency', '1');
     expect(r.code).toBe(3);
     expect(posts(server)).toHaveLength(2);
     expect(unwrapped(r.stderr)).toContain('stopped at record 2 of 6 (line 2), which may have been created');

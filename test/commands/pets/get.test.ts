@@ -132,33 +132,6 @@ describe('deprecation signals', () => {
     expect(r.stderr).toContain('error: pet 9 not found (not_found, HTTP 404)');
   });
 
-  it.each([
-    [['--fail-on-deprecated', 'pets', 'get', '7'], {}, '--fail-on-deprecated'],
-    [['pets', 'get', '7', '--fail-on-deprecated'], {}, '--fail-on-deprecated'],
-    [['pets', 'get', '7'], { PETSTORE_FAIL_ON_DEPRECATED: '1' }, 'PETSTORE_FAIL_ON_DEPRECATED'],
-  ])('%j %j never calls getPet: it finds the pet through listPets, saying why', async (args, extra, source) => {
-    const server = await startServer((req) => ({
-      status: 200,
-      body: req.url.startsWith(GET_PET_PREFIX) ? REX : [REX],
-    }));
-    const r = await runMain(args, { env: remoteEnv(server.baseUrl, KEY, extra) });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toBe('7\tRex\t1\tavailable\n');
-    expect(unwrapped(r.stderr)).toBe(
-      `warning: getPet is deprecated and ${source} is set: finding pet 7 through ${LIST_PETS_NAMED}\n`,
-    );
-    expect(server.requests.map((q) => q.url)).toEqual([LIST_URL]);
-  });
-
-  it('PETSTORE_FAIL_ON_DEPRECATED=0 keeps getPet', async () => {
-    const server = await startServer(() => ({ status: 200, body: REX }));
-    const r = await runMain(['pets', 'get', '7'], {
-      env: remoteEnv(server.baseUrl, KEY, { PETSTORE_FAIL_ON_DEPRECATED: '0' }),
-    });
-    expect(r.code).toBe(0);
-    expect(server.requests).toHaveLength(1);
-  });
-
   it.each([404, 410])(
     'pets get answered %i after the Sunset date finds the pet through listPets instead',
     async (status) => {
@@ -419,18 +392,42 @@ describe('getPet answers that it is gone', () => {
 });
 
 describe('--fail-on-deprecated', () => {
+  /** What the servers answer: getPet's pet 7, listPets's list, and the line pet 7 is printed as. */
+  const ANSWERS: Record<string, { get: typeof PET; list: (typeof PET)[]; line: string }> = {
+    'pet 7 alone': { get: REX, list: [REX], line: '7\tRex\t1\tavailable\n' },
+    'pet 7 among others': { get: PET, list: [...OTHERS, PET], line: '7\tGoldie\t3\tavailable\n' },
+  };
   it.each([
-    [['--fail-on-deprecated', 'pets', 'get', '7'], {}, '--fail-on-deprecated'],
-    [['pets', 'get', '7'], { PETSTORE_FAIL_ON_DEPRECATED: '1' }, 'PETSTORE_FAIL_ON_DEPRECATED'],
-  ])('%j %j goes straight to the list path, never touching getPet', async (args, extra, source) => {
-    const srv = await apiServer(() => ({ status: 200, body: PET }));
-    const r = await runMain(args, { env: remoteEnv(srv.baseUrl, KEY, extra) });
+    [['--fail-on-deprecated', 'pets', 'get', '7'], {}, '--fail-on-deprecated', 'pet 7 alone'],
+    [['pets', 'get', '7', '--fail-on-deprecated'], {}, '--fail-on-deprecated', 'pet 7 alone'],
+    [['pets', 'get', '7'], { PETSTORE_FAIL_ON_DEPRECATED: '1' }, 'PETSTORE_FAIL_ON_DEPRECATED', 'pet 7 alone'],
+    [['--fail-on-deprecated', 'pets', 'get', '7'], {}, '--fail-on-deprecated', 'pet 7 among others'],
+    [['pets', 'get', '7'], { PETSTORE_FAIL_ON_DEPRECATED: '1' }, 'PETSTORE_FAIL_ON_DEPRECATED', 'pet 7 among others'],
+  ])(
+    '%j %j (%s) against %s: never calls getPet, finds the pet through listPets, saying why',
+    async (args, extra, source, answers) => {
+      const pets = ANSWERS[answers]!;
+      const server = await startServer((req) => ({
+        status: 200,
+        body: req.url.startsWith(GET_PET_PREFIX) ? pets.get : pets.list,
+      }));
+      const r = await runMain(args, { env: remoteEnv(server.baseUrl, KEY, extra) });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(pets.line);
+      expect(unwrapped(r.stderr)).toBe(
+        `warning: getPet is deprecated and ${source} is set: finding pet 7 through ${LIST_PETS_NAMED}\n`,
+      );
+      expect(server.requests.map((q) => q.url)).toEqual([LIST_URL]);
+    },
+  );
+
+  it('PETSTORE_FAIL_ON_DEPRECATED=0 keeps getPet', async () => {
+    const server = await startServer(() => ({ status: 200, body: REX }));
+    const r = await runMain(['pets', 'get', '7'], {
+      env: remoteEnv(server.baseUrl, KEY, { PETSTORE_FAIL_ON_DEPRECATED: '0' }),
+    });
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('7\tGoldie\t3\tavailable\n');
-    expect(unwrapped(r.stderr)).toBe(
-      `warning: getPet is deprecated and ${source} is set: finding pet 7 through ${LIST_PETS_NAMED}\n`,
-    );
-    expect(srv.requests.map((q) => q.url)).toEqual([LIST_URL]);
+    expect(server.requests).toHaveLength(1);
   });
 });
 
