@@ -57,8 +57,7 @@ describe.concurrent('help', () => {
   it('`petstore help` alone prints the program help', async () => {
     const r = await runMain(['help']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('Usage: petstore [options] [command]');
-    expect(r.stdout).toContain('completion');
+    for (const part of ['Usage: petstore [options] [command]', 'completion']) expect(r.stdout).toContain(part);
   });
 
   it('`petstore help` with an unknown command is the usage error `petstore pets lst` gives', async () => {
