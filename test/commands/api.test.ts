@@ -47,14 +47,28 @@ function start(handler?: Handler): Promise<TestServer> {
   return pool.start(handler);
 }
 
+/** Runs `petstore api ...args` against a new recording server: the server and the run. */
+async function apiOnNewServer(args: string[]) {
+  const server = await start();
+  return { server, r: await api(server, args) };
+}
+
+/** A server whose first page (pet 1) links to a second one, answered by `second`. */
+function secondPageFails(second: Handler): Promise<TestServer> {
+  const first = answer({ status: 200, headers: { link: '</v1/pets?page=2>; rel="next"' }, raw: '[{"id":1}]' });
+  return start(sequence(first, second));
+}
+
 describe.concurrent('the path is relative to the base URL', () => {
-  it.each([
-    ['pets?limit=5', '/v1/pets?limit=5'],
-    ['/pets/7', '/v1/pets/7'],
-    ['pets/./7', '/v1/pets/7'],
-    ['pets/x/../7', '/v1/pets/7'],
-    ['pets:search', '/v1/pets:search'],
-  ])('%s → %s, with the key', async (path, sent) => {
+  /** A path as given, and the request target it is sent as. */
+  const SENT_AS = {
+    'pets?limit=5': '/v1/pets?limit=5',
+    '/pets/7': '/v1/pets/7',
+    'pets/./7': '/v1/pets/7',
+    'pets/x/../7': '/v1/pets/7',
+    'pets:search': '/v1/pets:search',
+  };
+  it.each(Object.entries(SENT_AS))('%s → %s, with the key', async (path, sent) => {
     const server = await start();
     const r = await api(server, [path]);
     expect(r.code, r.stderr).toBe(0);
@@ -456,12 +470,7 @@ describe.concurrent('--paginate', () => {
   });
 
   it('a later page that fails: the array so far is closed, the exit code is the failure’s', async () => {
-    const server = await start(
-      sequence(
-        answer({ status: 200, headers: { link: '</v1/pets?page=2>; rel="next"' }, raw: '[{"id":1}]' }),
-        apiError(404, 'not_found', 'page gone'),
-      ),
-    );
+    const server = await secondPageFails(apiError(404, 'not_found', 'page gone'));
     const r = await api(server, ['pets', '--paginate']);
     expect(r.code).toBe(5);
     expect(r.stdout).toBe('[{"id":1}]\n');
@@ -504,8 +513,7 @@ describe.concurrent("--jq (gh api's rule: values one per line, strings raw)", ()
   });
 
   it('a bad expression is exit 2 before anything is sent', async () => {
-    const server = await start();
-    const r = await api(server, ['pets', '--jq', '.[] |']);
+    const { server, r } = await apiOnNewServer(['pets', '--jq', '.[] |']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('invalid --jq expression');
     expect(server.requests).toHaveLength(0);
@@ -554,12 +562,7 @@ describe.concurrent("--jq (gh api's rule: values one per line, strings raw)", ()
   });
 
   it('--paginate and a later page that fails: the filter does not run on the part (no count that looks whole)', async () => {
-    const server = await start(
-      sequence(
-        answer({ status: 200, headers: { link: '</v1/pets?page=2>; rel="next"' }, raw: '[{"id":1}]' }),
-        apiError(503, 'unavailable', 'down'),
-      ),
-    );
+    const server = await secondPageFails(apiError(503, 'unavailable', 'down'));
     const r = await api(server, ['pets', '--paginate', '--retries', '0', '--jq', 'length']);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
@@ -585,8 +588,7 @@ describe.concurrent("--jq (gh api's rule: values one per line, strings raw)", ()
   }, 300_000);
 
   it('--fields and --output csv still do not apply to api', async () => {
-    const server = await start();
-    const r = await api(server, ['pets', '--fields', 'id']);
+    const { server, r } = await apiOnNewServer(['pets', '--fields', 'id']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--fields applies only');
     expect(server.requests).toHaveLength(0);

@@ -1,59 +1,14 @@
 /**
- * Help that teaches: examples in every command's help, `petstore help COMMAND...`, and
- * suggestions for a mistyped command or flag (exit 2, nothing sent). In-process (runMain);
- * one spawned run checks that the built bundle prints the same help (the fast path of
- * `--help` alone is test/e2e/fast-path.test.ts).
+ * The built bundle prints the same help as the sources: one spawned run (`runCli`) of
+ * `petstore help pets create` against the in-process run. Help itself (examples, `help
+ * COMMAND`, suggestions) is test/commands/help.test.ts; `--help` alone on the fast path is
+ * test/e2e/fast-path.test.ts.
  */
-import { afterAll, describe, expect, it } from 'vitest';
-import { commandTree } from '../helpers/command-tree.js';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { serverPool } from '../helpers/test-server.js';
 
-const { start: startServer, closeAll } = serverPool();
-afterAll(async () => {
-  await closeAll();
-  removeTempDirs();
-});
-
-/** Every command, from the tree (a new command is covered without editing this file). */
-const COMMANDS = (await commandTree()).map((c) => c.words.join(' '));
-/**
- * How many examples a command shows, where it is not two or three: the groups that only
- * route (their verbs have examples) and the commands with more forms to show.
- */
-const EXAMPLES_BEYOND: Record<string, number> = { auth: 0, config: 0, api: 6, 'config set': 4 };
-
-describe.concurrent('help', () => {
-  it('covers the tree, which is read from the program', () => {
-    expect(COMMANDS).toEqual(expect.arrayContaining(['pets', 'pets list', 'api', 'config set', 'help']));
-  });
-
-  it.each(COMMANDS)('`%s --help` shows two or three examples (or its own stated number)', async (command) => {
-    const words = command.split(' ');
-    const r = await runMain([...words, '--help']);
-    expect(r.code).toBe(0);
-    expect(r.stderr).toBe('');
-    expect(r.stdout).toContain(`Usage: petstore ${words.join(' ')}`);
-    const examples = r.stdout.split('Examples:')[1] ?? '';
-    const lines = examples.split('\n').filter((l) => l.trimStart().startsWith('$ '));
-    const stated = EXAMPLES_BEYOND[command];
-    if (stated !== undefined) expect(lines).toHaveLength(stated);
-    else {
-      expect(lines.length).toBeGreaterThanOrEqual(2);
-      expect(lines.length).toBeLessThanOrEqual(3);
-    }
-  });
-
-  it.each(COMMANDS)('`petstore help %s` prints the same help', async (command) => {
-    const words = command.split(' ');
-    const viaHelp = await runMain(['help', ...words]);
-    const viaFlag = await runMain([...words, '--help']);
-    expect(viaHelp.code).toBe(0);
-    expect(viaHelp.stdout).toBe(viaFlag.stdout);
-  });
-
+describe('help of the built CLI', () => {
   it('the built CLI prints the same help as the sources', async () => {
     const args = ['help', 'pets', 'create'];
     const [built, inProcess] = await Promise.all([runCli(args), runMain(args)]);
@@ -61,56 +16,5 @@ describe.concurrent('help', () => {
     expect(built.stderr).toBe('');
     expect(built.stdout).toContain('Usage: petstore pets create');
     expect(built.stdout).toBe(inProcess.stdout);
-  });
-
-  it('`petstore help` alone prints the program help', async () => {
-    const r = await runMain(['help']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('Usage: petstore [options] [command]');
-    expect(r.stdout).toContain('completion');
-  });
-
-  it('`petstore help` with an unknown command is the usage error `petstore pets lst` gives', async () => {
-    const [viaHelp, direct] = await Promise.all([runMain(['help', 'pets', 'lst']), runMain(['pets', 'lst'])]);
-    expect(viaHelp.code).toBe(2);
-    expect(viaHelp.stdout).toBe('');
-    expect(viaHelp.stderr).toContain("unknown command 'lst'");
-    expect(viaHelp.stderr).toContain('(Did you mean list?)');
-    expect(viaHelp.stderr).toBe(direct.stderr);
-  });
-});
-
-describe.concurrent('suggestions', () => {
-  it.each([
-    [['pets', 'lst'], "unknown command 'lst'", '(Did you mean list?)'],
-    [['pet', 'list'], "unknown command 'pet'", '(Did you mean pets?)'],
-    [['pets', 'list', '--limt', '5'], "unknown option '--limt'", '(Did you mean --limit?)'],
-    [
-      ['pets', 'create', '--category', '1', '--name', 'Rex'],
-      "unknown option '--category'",
-      '(Did you mean --category-id?)',
-    ],
-  ])('%j suggests the closest name, exit 2, nothing sent', async (args, error, suggestion) => {
-    const server = await startServer();
-    const r = await runMain(args, {
-      env: {
-        PETSTORE_BASE_URL: server.baseUrl,
-        PETSTORE_API_KEY: 'key-help-0123456789',
-        PETSTORE_CONFIG_DIR: tempDir(),
-      },
-    });
-    expect(r.code).toBe(2);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toContain(error);
-    expect(r.stderr).toContain(suggestion);
-    expect(server.requests).toHaveLength(0);
-  });
-
-  it('carries the suggestion in the JSON error with --json', async () => {
-    const r = await runMain(['--json', 'pets', 'lst']);
-    expect(r.code).toBe(2);
-    const err = JSON.parse(r.stderr.trim()) as { code: string; message: string; status: number };
-    expect(err).toMatchObject({ code: 'usage', status: 0 });
-    expect(err.message).toContain('Did you mean list?');
   });
 });

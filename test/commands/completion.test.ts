@@ -2,7 +2,7 @@
  * `petstore completion bash|zsh|fish` end to end: the bash script is loaded into a real
  * bash and its completion function asked for candidates; the zsh and fish scripts are
  * checked for the same commands, flags and values. The scripts are generated in-process
- * (runMain); the built CLI's script in a real interactive bash is completion-tmux.test.ts.
+ * (runMain); the built CLI's script in a real interactive bash is test/e2e/completion-tmux.test.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -132,10 +132,13 @@ describe.concurrent('completion zsh and fish', () => {
   it('zsh loads bash completion through bashcompinit and carries the same function', async () => {
     const r = await runMain(['completion', 'zsh']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('autoload -U +X bashcompinit && bashcompinit');
-    expect(r.stdout).toContain('__petstore_complete()');
-    expect(r.stdout).toContain('complete -F __petstore_complete petstore');
-    expect(r.stdout).toContain('compgen -W "available pending sold"');
+    for (const line of [
+      'autoload -U +X bashcompinit && bashcompinit',
+      '__petstore_complete()',
+      'complete -F __petstore_complete petstore',
+      'compgen -W "available pending sold"',
+    ])
+      expect(r.stdout).toContain(line);
   });
 
   it('fish completes commands, subcommands, flags and values', async () => {
