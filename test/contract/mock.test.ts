@@ -6,6 +6,7 @@
  * parameters and body fields.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { remoteEnv } from '../helpers/harness.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { specOperation } from '../fixtures/api-spec.js';
@@ -51,7 +52,7 @@ afterAll(async () => {
 async function run(args: string[]) {
   const before = front.records.length;
   const result = await runMain(args, {
-    env: { PETSTORE_BASE_URL: front.baseUrl, PETSTORE_API_KEY: API_KEY, PETSTORE_CONFIG_DIR: configDir },
+    env: remoteEnv(front.baseUrl, API_KEY, { PETSTORE_CONFIG_DIR: configDir }),
   });
   const requests = front.records.slice(before);
   return { ...result, requests };

@@ -10,6 +10,7 @@ import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
 import { seedData } from '../../src/sandbox/data-files.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
 import { API_SPEC, specOperation } from '../fixtures/api-spec.js';
+import { remoteEnv } from '../helpers/harness.js';
 import { commandTree, exampleRunOf } from '../helpers/command-tree.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -64,7 +65,7 @@ afterAll(async () => {
 async function run(args: string[], key = API_KEY) {
   const before = front.records.length;
   const result = await runMain(args, {
-    env: { PETSTORE_BASE_URL: front.baseUrl, PETSTORE_API_KEY: key, PETSTORE_CONFIG_DIR: configDir },
+    env: remoteEnv(front.baseUrl, key, { PETSTORE_CONFIG_DIR: configDir }),
     secrets: [API_KEY],
   });
   return { ...result, requests: front.records.slice(before) };
@@ -188,7 +189,7 @@ describe('int64 beyond 2^53, straight to the sandbox (Prism cannot judge these)'
     const dir = tempDir();
     const direct = await startSandbox({ store: new SandboxStore(join(dir, 'sandbox.json')) });
     try {
-      const env = { PETSTORE_BASE_URL: direct.baseUrl, PETSTORE_API_KEY: direct.apiKey, PETSTORE_CONFIG_DIR: dir };
+      const env = remoteEnv(direct.baseUrl, direct.apiKey, { PETSTORE_CONFIG_DIR: dir });
       const list = await runMain(['pets', 'list', '--status', 'available', '--output', 'ndjson'], { env });
       expect(list.stderr).toBe('');
       expect(list.code).toBe(0);

@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } fr
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, unwrapped } from '../helpers/run-cli.js';
+import { lastJson, remoteEnv } from '../helpers/harness.js';
 import { runMain } from '../helpers/run-main.js';
 import { shell } from '../helpers/shell.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
@@ -105,7 +106,7 @@ describe('a closed stdout (`| head -1`)', () => {
   it('human form: the account in a few lines, exit 1', async () => {
     const srv = await petServer();
     const { dir, file } = ndjson(50);
-    const env = { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY };
+    const env = remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir });
     const p = spawnCli(['pets', 'create', '--from-file', file], { env, closeStdoutAfterLines: 1, secrets: [KEY] });
     const { code } = await p.exited;
     expect(code).toBe(1);
@@ -151,11 +152,7 @@ describe('a full disk (/dev/full)', () => {
       const { dir, file } = ndjson(50);
       const r = await shell(
         `"${process.execPath}" "${CLI}" pets create --from-file "${file}" --concurrency 1 > /dev/full`,
-        {
-          PETSTORE_CONFIG_DIR: dir,
-          PETSTORE_BASE_URL: srv.baseUrl,
-          PETSTORE_API_KEY: KEY,
-        },
+        remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
       );
       expect(r.code).toBe(1);
       expect(unwrapped(r.stderr)).toContain('no space left on the device');
@@ -179,12 +176,10 @@ describe('input that can be read only once (a pipe, /dev/stdin, a FIFO)', () => 
     const srv = await petServer();
     const dir = tempDir();
     const cli = `"${process.execPath}" "${CLI}" pets create --output ndjson`;
-    const r = await shell(`${command(cli, dir)}; echo "exit=$?"`, {
-      PETSTORE_CONFIG_DIR: dir,
-      PETSTORE_BASE_URL: srv.baseUrl,
-      PETSTORE_API_KEY: KEY,
-      TMPDIR: dir,
-    });
+    const r = await shell(
+      `${command(cli, dir)}; echo "exit=$?"`,
+      remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir, TMPDIR: dir }),
+    );
     expect(r.stdout, r.stderr).toMatch(/"name":"A".*\n.*"name":"B".*\nexit=0\n$/);
     expect(srv.requests).toHaveLength(2);
     // The private copy is gone once the command ends.
@@ -235,7 +230,7 @@ describe('signals', () => {
     const one = `{"name":"${'x'.repeat(200)}","categoryId":1}`;
     writeFileSync(file, `[\n${Array.from({ length: 200_000 }, () => one).join(',\n')}\n]\n`);
     const p = spawnCli(['pets', 'create', '--from-file', file], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
       timeoutMs: 60_000,
     });
     await p.opened(file);
@@ -254,14 +249,14 @@ describe('signals', () => {
       const srv = await petServer(150);
       const { dir, file } = ndjson(20);
       const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
-        env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+        env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
         secrets: [KEY],
       });
       await p.until(() => p.stdout().split('\n').length > 3);
       p.child.kill(sig);
       const { code } = await p.exited;
       expect(code).toBe(sig === 'SIGINT' ? 130 : 143);
-      const err = JSON.parse(p.stderr().trim().split('\n').pop()!) as Record<string, unknown>;
+      const err = lastJson(p.stderr());
       expect(err.code).toBe('interrupted');
       const created = err.created as number;
       const unknown = (err.unknown as unknown[]).length;
@@ -276,14 +271,14 @@ describe('signals', () => {
     const srv = await petServer(50);
     const { dir, file } = ndjson(150_000);
     const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
       secrets: [KEY],
     });
     await p.until(() => srv.requests.length >= 2);
     p.child.kill('SIGINT');
     const { code } = await p.exited;
     expect(code).toBe(130);
-    const err = JSON.parse(p.stderr().trim().split('\n').pop()!) as Record<string, unknown>;
+    const err = lastJson(p.stderr());
     const handled = (err.created as number) + (err.unknown as unknown[]).length;
     expect(err.remainingFile).toBe(`${file}.remaining.ndjson`);
     const rest = readFileSync(`${file}.remaining.ndjson`, 'utf8').split('\n');
@@ -296,7 +291,7 @@ describe('signals', () => {
     const srv = await petServer();
     const { dir, file } = ndjson(5_000);
     const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
       secrets: [KEY],
       stallStdoutAfterLines: 1,
     });
@@ -347,7 +342,7 @@ describe('signals', () => {
     const shutdown = new ShutdownRegistry();
     let stderr = '';
     const run = runMain(['pets', 'create', '--from-file', file, '--output', 'ndjson', '--concurrency', '1'], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
       signal: controller.signal,
       shutdown,
       onOutput: (stream, text) => (stream === 'stderr' ? (stderr += text) : undefined),
@@ -384,7 +379,7 @@ describe('signals', () => {
           ...(form === 'ndjson' ? ['--output', 'ndjson'] : []),
         ],
         {
-          env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+          env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
           signal: controller.signal,
           shutdown,
           onOutput: (stream, text) => (stream === 'stderr' ? (stderr += text) : undefined),
@@ -430,7 +425,7 @@ describe.skipIf(!hasTmux())('Ctrl-C in a terminal', () => {
     const srv = await petServer(100);
     const { dir, file } = ndjson(200);
     const t = startTmux({
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
       width: 80,
       height: 24,
     });
@@ -461,7 +456,7 @@ describe('a failed request', () => {
     });
     const { dir, file } = ndjson(5);
     const r = await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
     });
     expect(r.code).toBe(1);
     expect(unwrapped(r.stderr)).toBe(
@@ -486,7 +481,7 @@ describe('a failed request', () => {
     const srv = await petServer(400);
     const { dir, file } = ndjson(8);
     const r = await runCli(['pets', 'create', '--from-file', file, '--concurrency', '1', '--timeout', '2'], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
     });
     expect(r.code, r.stderr).toBe(0);
     expect(srv.requests).toHaveLength(8);

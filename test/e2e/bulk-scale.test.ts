@@ -22,7 +22,7 @@ import {
 import { baseEnv, CLI, CLI_SHELL } from '../helpers/run-cli.js';
 import { shell } from '../helpers/shell.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
-import { remoteEnv } from '../helpers/harness.js';
+import { lastJson, remoteEnv } from '../helpers/harness.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { hasTmux, startTmux } from '../helpers/tmux.js';
 
@@ -106,7 +106,7 @@ describe('many requests in flight, stopped', () => {
     p.child.kill('SIGINT');
     const { code } = await p.exited;
     expect(code).toBe(130);
-    const account = JSON.parse(p.stderr().trim().split('\n').pop()!) as Record<string, unknown>;
+    const account = lastJson(p.stderr());
     expect(account.code).toBe('interrupted');
     const created = expectExact(account, srv, 400, file);
     // The pets created by the requests awaited after the signal are printed too.
@@ -125,10 +125,7 @@ describe('many requests in flight, stopped', () => {
     const [, out = '', exit = ''] = /^([\s\S]*)exit=(\d+)\n$/.exec(r.stdout) ?? [];
     expect(exit).toBe('1');
     expect(printedNames(out)).toEqual(['P1', 'P2', 'P3']);
-    const account = JSON.parse(readFileSync(join(dir, 'err'), 'utf8').trim().split('\n').pop()!) as Record<
-      string,
-      unknown
-    >;
+    const account = lastJson(readFileSync(join(dir, 'err'), 'utf8'));
     expect(account.code).toBe('output');
     // The answers under way were awaited: every pet the server created is in the account.
     expect(account.unknown).toEqual([]);

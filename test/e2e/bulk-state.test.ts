@@ -33,6 +33,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { keyOf, pathKeyOf, type RunTarget } from '../../src/commands/pets/create/run-record.js';
+import { remoteEnv } from '../helpers/harness.js';
 import { holdLock, ownerFile, type LockHolder } from '../helpers/lock-holder.js';
 import { OTHER, otherUsersUnavailable } from '../helpers/other-user.js';
 import { runCli, unwrapped, type CliResult } from '../helpers/run-cli.js';
@@ -192,7 +193,7 @@ function victim(srv: TestServer, state: string): { dir: string; input: string; e
   return {
     dir,
     input,
-    env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_STATE_DIR: state },
+    env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir, PETSTORE_STATE_DIR: state }),
   };
 }
 

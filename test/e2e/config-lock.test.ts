@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { holdLock, ownerFile } from '../helpers/lock-holder.js';
+import { lastJson } from '../helpers/harness.js';
 import { registerSecret, runCli, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -191,7 +192,7 @@ describe.concurrent('concurrent config writers, and the lock', () => {
       expect(text).toContain('nothing was changed');
       expect(text).not.toContain('remove');
       const j = await runMain(['config', 'set', 'staging.baseUrl', STAGING_URL, '--timeout', '0.5', '--json'], { env });
-      expect(JSON.parse(j.stderr.trim().split('\n').pop()!)).toMatchObject({ code: 'config' });
+      expect(lastJson(j.stderr)).toMatchObject({ code: 'config' });
     } finally {
       holder.child.stdin.end();
       await holder.exited;

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort } from '../helpers/fault-server.js';
+import { lastJson, remoteEnv } from '../helpers/harness.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -27,7 +28,7 @@ afterAll(async () => {
 /** Runs the CLI against `srv` with a key in the environment. */
 function run(srv: TestServer, args: string[], env: Record<string, string | undefined> = {}) {
   return runMain(args, {
-    env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY, ...env },
+    env: { ...remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }), ...env },
   });
 }
 
@@ -134,7 +135,7 @@ describe.concurrent('exit codes', () => {
       expect(r.stderr).not.toMatch(/\n\s+at /);
       const j = await run(srv, [...args, '--json']);
       expect(j.code).toBe(exit);
-      expect(JSON.parse(j.stderr.trim().split('\n').pop() ?? '')).toMatchObject({ code: 'invalid_response', status });
+      expect(lastJson(j.stderr)).toMatchObject({ code: 'invalid_response', status });
     },
   );
 
@@ -212,7 +213,7 @@ describe.concurrent('exit codes', () => {
   it('3: a closed port fails fast', async () => {
     const port = await closedPort();
     const r = await runMain(['pets', 'list'], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1`, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(`http://127.0.0.1:${port}/v1`, KEY, { PETSTORE_CONFIG_DIR: dir }),
     });
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
@@ -346,7 +347,7 @@ describe.concurrent('errors as JSON with --output json / ndjson', () => {
   it('closed port → code network, status 0', async () => {
     const port = await closedPort();
     const r = await runMain(['pets', 'list', '-o', 'json'], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1`, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(`http://127.0.0.1:${port}/v1`, KEY, { PETSTORE_CONFIG_DIR: dir }),
     });
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');

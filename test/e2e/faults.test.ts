@@ -28,6 +28,7 @@ import {
   wrongContentType,
   CLI_MAX_BODY_BYTES,
 } from '../helpers/fault-server.js';
+import { lastJson, remoteEnv } from '../helpers/harness.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -56,13 +57,9 @@ function start(handler?: Handler): Promise<TestServer> {
   return pool.start(handler);
 }
 
-function env(baseUrl: string): Record<string, string> {
-  return { PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() };
-}
-
 /** Runs the CLI against `baseUrl` (a test server's, or one where nothing listens). */
 function run(args: string[], baseUrl: string) {
-  return runMain(args, { env: env(baseUrl) });
+  return runMain(args, { env: remoteEnv(baseUrl, KEY) });
 }
 
 function list(...extra: string[]): string[] {
@@ -457,7 +454,7 @@ describe.concurrent('redirects and next links outside the base path: not followe
     expect(server.requests).toHaveLength(1);
     const j = await run([...args, '--json'], server.baseUrl);
     expect(j.code).toBe(1);
-    expect(JSON.parse(j.stderr.trim().split('\n').at(-1)!)).toMatchObject({ code: 'invalid_response', status: 302 });
+    expect(lastJson(j.stderr)).toMatchObject({ code: 'invalid_response', status: 302 });
   });
 
   it.each(cases(paging, paging[0]!))('$name, with Link rel="next" to $to', async ({ name, args, to, named }) => {

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/text/width.js';
+import { remoteEnv } from '../helpers/harness.js';
 import { closedPortBaseUrl } from '../helpers/fault-server.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain, type MainOptions } from '../helpers/run-main.js';
@@ -92,7 +93,7 @@ describe.concurrent.each([
   );
 
   it('a table with a 60-character name fits; ids, categories and statuses are whole', async () => {
-    const t = await terminal(width, height, { PETSTORE_BASE_URL: shop.baseUrl, PETSTORE_API_KEY: KEY });
+    const t = await terminal(width, height, remoteEnv(shop.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }));
     const { lines, rc } = await runIn(t, 'petstore pets list');
     expect(rc).toBe(0);
     expect(lines[0]).toMatch(/^ID\s+NAME\s+CATEGORY\s+STATUS\s*$/);
@@ -113,7 +114,7 @@ describe.concurrent('pets create in a terminal', () => {
     const server = await startServer((req) =>
       req.method === 'POST' ? { status: 201, raw: created(req.body) } : undefined,
     );
-    const t = await terminal(80, 24, { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY });
+    const t = await terminal(80, 24, remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }));
     t.sendLine('petstore pets create; echo "rc=$?"');
     await shows(t, /Name:/);
     t.send('Enter'); // empty: refused, asked again
@@ -144,7 +145,7 @@ describe.concurrent('pets create in a terminal', () => {
     const server = await startServer((req) =>
       req.method === 'POST' ? { status: 201, raw: created(req.body) } : undefined,
     );
-    const t = await terminal(80, 24, { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY });
+    const t = await terminal(80, 24, remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }));
     t.sendLine('petstore pets create --name Kiwi -s sold; echo "rc=$?"');
     await shows(t, /Category id:/);
     t.type('4');
@@ -160,7 +161,7 @@ describe.concurrent('pets create in a terminal', () => {
 
   it('Ctrl-C at a prompt: exit 130, nothing sent', async () => {
     const server = await startServer();
-    const t = await terminal(80, 24, { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY });
+    const t = await terminal(80, 24, remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }));
     t.sendLine('petstore pets create --name Rex; echo "rc=$?"');
     await shows(t, /Category id:/);
     t.type('12');
@@ -193,13 +194,7 @@ describe.concurrent('pets create without a terminal', () => {
     const server = await startServer();
     const r = await runMain(['pets', 'create'], {
       tty,
-      env: {
-        PETSTORE_CONFIG_DIR: dir,
-        PETSTORE_BASE_URL: server.baseUrl,
-        PETSTORE_API_KEY: KEY,
-        NO_COLOR: '1',
-        ...extra,
-      },
+      env: remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir, NO_COLOR: '1', ...extra }),
     });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
@@ -216,11 +211,7 @@ describe.concurrent('pets create without a terminal', () => {
 });
 
 describe.concurrent('output formats, said once and honoured', () => {
-  const env = (): Record<string, string> => ({
-    PETSTORE_CONFIG_DIR: dir,
-    PETSTORE_BASE_URL: shop.baseUrl,
-    PETSTORE_API_KEY: KEY,
-  });
+  const env = (): Record<string, string> => remoteEnv(shop.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir });
 
   it('-o table piped prints the table with its header, full names, no colour', async () => {
     const r = await runMain(['pets', 'list', '-o', 'table'], { env: env() });
@@ -395,7 +386,7 @@ describe.concurrent('hints that are right when pasted', () => {
   it('a missing pet on staging suggests listing staging', async () => {
     const server = await startServer(() => errorReply(404, 'not_found', 'pet 9 not found'));
     const r = await runMain(['--env', 'staging', 'pets', 'get', '9'], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
     });
     expect(r.code).toBe(5);
     expect(unwrapped(r.stderr)).toContain('`petstore --env staging pets list`');

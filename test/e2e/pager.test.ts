@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { remoteEnv } from '../helpers/harness.js';
 import { pagingServerPool } from '../helpers/paging-server.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -29,13 +30,7 @@ async function setup(pages: number, extra: Record<string, string> = {}) {
   return {
     dir,
     // No colour, so lines compare as text.
-    env: {
-      PETSTORE_CONFIG_DIR: dir,
-      PETSTORE_BASE_URL: server.baseUrl,
-      PETSTORE_API_KEY: KEY,
-      NO_COLOR: '1',
-      ...extra,
-    },
+    env: remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir, NO_COLOR: '1', ...extra }),
   };
 }
 

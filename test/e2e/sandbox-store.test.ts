@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { seedData } from '../../src/sandbox/data-files.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
+import { remoteEnv } from '../helpers/harness.js';
 import { holdLock, ownerFile } from '../helpers/lock-holder.js';
 import { CLI_ARGV, baseEnv, runCli } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -136,7 +137,7 @@ describe('soak: one `sandbox serve`, many clients', () => {
           const input = join(dir, `soak-${p}.ndjson`);
           writeFileSync(input, records(`S${p}`, 50));
           return runCli(['pets', 'create', '--from-file', input, '-o', 'ndjson', '--timeout', '120'], {
-            env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: apiKey },
+            env: remoteEnv(baseUrl, apiKey, { PETSTORE_CONFIG_DIR: dir }),
             timeoutMs: 120_000,
           });
         }),

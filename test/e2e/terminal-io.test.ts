@@ -8,6 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
+import { remoteEnv } from '../helpers/harness.js';
 import { pagingServerPool } from '../helpers/paging-server.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { hasTmux, tmuxPool, type TmuxSession } from '../helpers/tmux.js';
@@ -39,15 +40,7 @@ async function terminal(
   const s = await paging.start(server);
   const dir = tempDir();
   const t = tmux.start({
-    env: {
-      PETSTORE_CONFIG_DIR: dir,
-      PETSTORE_BASE_URL: s.baseUrl,
-      PETSTORE_API_KEY: KEY,
-      NO_COLOR: '1',
-      TERM: 'xterm',
-      PAGER: '',
-      ...extra,
-    },
+    env: remoteEnv(s.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir, NO_COLOR: '1', TERM: 'xterm', PAGER: '', ...extra }),
     ...size,
   });
   return t;

@@ -3,6 +3,7 @@
  * form when piped, NO_COLOR, and Ctrl-C ending `sandbox serve` (cli-contract.md "Output").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { remoteEnv } from '../helpers/harness.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { startTestServer } from '../helpers/test-server.js';
 import { startTmux, type TmuxSession } from '../helpers/tmux.js';
@@ -101,7 +102,9 @@ describe.concurrent('in a terminal', () => {
   it("an empty list prints nothing on stdout and a note on the terminal's stderr", async () => {
     const srv = await startTestServer(() => ({ status: 200, body: [] }));
     try {
-      const t = await terminal({ PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: 'pk_test_terminal_0123456789' });
+      const t = await terminal(
+        remoteEnv(srv.baseUrl, 'pk_test_terminal_0123456789', { PETSTORE_CONFIG_DIR: configDir }),
+      );
       t.sendLine('petstore pets list 2>/dev/null | wc -c; petstore pets list; echo "rc=$?"');
       const screen = await shows(t, /rc=\d+/);
       expect(screen).toMatch(/^\s*0\s*$/m);
