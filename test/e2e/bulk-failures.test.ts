@@ -9,25 +9,20 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, unwrapped } from '../helpers/run-cli.js';
-import { lastJson, remoteEnv } from '../helpers/harness.js';
+import { fileServers, lastJson, remoteEnv } from '../helpers/harness.js';
 import { runMain } from '../helpers/run-main.js';
 import { shell } from '../helpers/shell.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { tempDir } from '../helpers/temp-config.js';
 import { hasTmux, startTmux } from '../helpers/tmux.js';
-import { errorReply, serverPool } from '../helpers/test-server.js';
+import { errorReply } from '../helpers/test-server.js';
 import { ShutdownRegistry } from '../../src/shutdown.js';
 import { CLI } from '../helpers/run-cli.js';
 
 const KEY = 'pk_test_bulkfail_0123456789';
-const { start, closeAll } = serverPool();
-
-afterAll(async () => {
-  await closeAll();
-  removeTempDirs();
-});
+const { start } = fileServers();
 
 /** `n` NDJSON records named P1..Pn, in a new temp dir. */
 function ndjson(n: number, dir = tempDir()): { dir: string; file: string } {

@@ -31,23 +31,18 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keyOf, pathKeyOf, type RunTarget } from '../../src/commands/pets/create/run-record.js';
-import { remoteEnv } from '../helpers/harness.js';
+import { fileServers, remoteEnv } from '../helpers/harness.js';
 import { holdLock, ownerFile, type LockHolder } from '../helpers/lock-holder.js';
 import { OTHER, otherUsersUnavailable } from '../helpers/other-user.js';
 import { runCli, unwrapped, type CliResult } from '../helpers/run-cli.js';
 import { spawnCli, type Steered } from '../helpers/spawn-cli.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { serverPool, type TestServer } from '../helpers/test-server.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_bulkstate_0123456789';
-const { start, closeAll } = serverPool();
-
-afterAll(async () => {
-  await closeAll();
-  removeTempDirs();
-});
+const { start } = fileServers();
 
 /** Stalls each takeover of a lock between judging it stale and taking it over. */
 const TAKEOVER_DELAY = fileURLToPath(new URL('../helpers/takeover-delay.cjs', import.meta.url));

@@ -5,24 +5,20 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { closedPort } from '../helpers/fault-server.js';
-import { lastJson, remoteEnv } from '../helpers/harness.js';
+import { fileServers, lastJson, remoteEnv } from '../helpers/harness.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { errorReply, serverPool, type TestServer } from '../helpers/test-server.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { errorReply, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_exitcodes_0123456789';
-const { start: server, closeAll } = serverPool();
+const { start: server } = fileServers();
 let dir: string;
 
 beforeAll(() => {
   dir = tempDir();
-});
-afterAll(async () => {
-  await closeAll();
-  removeTempDirs();
 });
 
 /** Runs the CLI against `srv` with a key in the environment. */

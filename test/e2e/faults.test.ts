@@ -10,7 +10,7 @@
  * upper bound ("at once", "within the deadline") has SLACK_MS of room and tells apart only
  * waits far longer than that, which the tests make so (a 50 s Retry-After, a 120 s slow answer).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   apiError,
   answer,
@@ -28,15 +28,15 @@ import {
   wrongContentType,
   CLI_MAX_BODY_BYTES,
 } from '../helpers/fault-server.js';
-import { lastJson, remoteEnv } from '../helpers/harness.js';
+import { fileServers, lastJson, remoteEnv } from '../helpers/harness.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { serverPool, type Handler, type TestServer } from '../helpers/test-server.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { type Handler, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pst_faults_9f3Kq7ZxW2mLr8Tb';
 
-const pool = serverPool();
+const pool = fileServers();
 beforeAll(async () => {
   // The first in-process runs load the CLI's modules through Vite's transform, which takes
   // seconds on a busy machine (a spawned CLI loads its prebuilt bundle in a fraction of
@@ -46,10 +46,6 @@ beforeAll(async () => {
     req.method === 'POST' ? { status: 201, body: pets(1)[0] } : { status: 200, body: pets(1) },
   );
   for (const args of [list('--verbose'), ['pets', 'list'], create()]) await run(args, warm.baseUrl);
-});
-afterAll(async () => {
-  await pool.closeAll();
-  removeTempDirs();
 });
 
 /** A recording server of the test's own, answering with `handler`. */

@@ -24,22 +24,17 @@ import {
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startPagingServer } from '../helpers/paging-server.js';
-import { lastJson, remoteEnv } from '../helpers/harness.js';
+import { fileServers, lastJson, remoteEnv } from '../helpers/harness.js';
 import { CLI_ARGV, baseEnv } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { tempDir } from '../helpers/temp-config.js';
 import { ShutdownRegistry } from '../../src/shutdown.js';
-import { serverPool, type TestServer } from '../helpers/test-server.js';
+import { type TestServer } from '../helpers/test-server.js';
 import { hasTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const KEY = 'pk_test_signals_0123456789';
 const RECORDS = 150_000;
-const { start, closeAll } = serverPool();
-
-afterAll(async () => {
-  await closeAll();
-  removeTempDirs();
-});
+const { start } = fileServers();
 
 /**
  * `RECORDS` NDJSON records named P1-xxx.. Pn-xxx, one per line (about 16 MB), in a new temp

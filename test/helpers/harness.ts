@@ -3,8 +3,10 @@
  * and the JSON message line a run ends with (errors and accounts are JSON off a terminal:
  * cli-contract.md "Errors and exit codes").
  */
+import { afterAll } from 'vitest';
 import type { CliResult } from './run-cli.js';
-import { tempDir } from './temp-config.js';
+import { removeTempDirs, tempDir } from './temp-config.js';
+import { serverPool } from './test-server.js';
 
 /**
  * The environment of a run against a remote server at `baseUrl` with `key`, in a fresh
@@ -31,4 +33,17 @@ export function lastError(r: CliResult): { code?: unknown; message?: unknown } |
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The test servers of the calling file (`const { start } = fileServers();` at its top level):
+ * closed after its tests, and the temp folders they made removed.
+ */
+export function fileServers(): ReturnType<typeof serverPool> {
+  const pool = serverPool();
+  afterAll(async () => {
+    await pool.closeAll();
+    removeTempDirs();
+  });
+  return pool;
 }
