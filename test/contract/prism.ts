@@ -27,6 +27,9 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { remoteEnv } from '../helpers/harness.js';
+import { runMain } from '../helpers/run-main.js';
 
 /** Path of the API contract. */
 const OPENAPI_FILE = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
@@ -306,4 +309,43 @@ export function undeclared(doc: OpenApiDocument, record: FrontRecord): string[] 
     }
   }
   return problems;
+}
+
+/**
+ * Prism in `mode` (proxying to `upstream()` in proxy mode) behind a recording front, for the
+ * calling file: started before its tests, stopped after them, and no Prism process may
+ * outlive the file. `run` runs the CLI against the front with `key` and config folder
+ * `configDir()`, and returns its result with the requests it made.
+ */
+export function prismForFile(mode: 'mock' | 'proxy', configDir: () => string, upstream?: () => string) {
+  let prism: RunningPrism | undefined;
+  let front: Front | undefined;
+  beforeAll(async () => {
+    prism = await startPrism(mode, upstream?.());
+    front = await startFront(prism.origin);
+  });
+  afterAll(async () => {
+    // beforeAll may have failed before assigning these.
+    await front?.close();
+    await prism?.stop();
+    if (prism !== undefined) expect(groupAlive(prism.pid)).toBe(false);
+  });
+  const started = (): Front => {
+    if (front === undefined) throw new Error('Prism and its front have not started');
+    return front;
+  };
+  return {
+    get front(): Front {
+      return started();
+    },
+    async run(args: string[], key: string, secrets?: string[]) {
+      const f = started();
+      const before = f.records.length;
+      const result = await runMain(args, {
+        env: remoteEnv(f.baseUrl, key, { PETSTORE_CONFIG_DIR: configDir() }),
+        ...(secrets === undefined ? {} : { secrets }),
+      });
+      return { ...result, requests: f.records.slice(before) };
+    },
+  };
 }

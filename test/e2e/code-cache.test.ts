@@ -26,7 +26,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, RUN_TIMEOUT_MS, runCli, type CliResult } from '../helpers/run-cli.js';
+import { CLI, collectRun, RUN_TIMEOUT_MS, runCli, type CliResult } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 afterAll(() => removeTempDirs());
@@ -96,27 +96,12 @@ function runShim(shim: string, args: string[], env: Record<string, string>, as?:
       ? [process.execPath, shim, ...args]
       : ['setpriv', `--reuid=${as.uid}`, `--regid=${as.uid}`, '--clear-groups', as.node, shim, ...args];
   const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: '/nonexistent', ...env },
-      cwd: '/',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, RUN_TIMEOUT_MS);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - started, ...(timedOut ? { timedOut } : {}) });
-    });
+  const child = spawn(argv[0]!, argv.slice(1), {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: '/nonexistent', ...env },
+    cwd: '/',
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return collectRun(child, started, RUN_TIMEOUT_MS);
 }
 
 /** Copies what an installed petstore runs from (bin/ and dist/, no source maps) into `dir`. */
