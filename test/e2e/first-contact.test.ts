@@ -58,6 +58,19 @@ async function terminal(width: number, height: number, env: Record<string, strin
   return t;
 }
 
+/**
+ * `petstore pets create <args>` in an 80x24 terminal against `server`: types `typed` at the
+ * category prompt, then presses `key`; returns the screen once the run has exited.
+ */
+async function atCategoryPrompt(server: TestServer, args: string, typed: string, key: string): Promise<string> {
+  const t = await terminal(80, 24, remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }));
+  t.sendLine(`petstore pets create ${args}; echo "rc=$?"`);
+  await shows(t, /Category id:/);
+  t.type(typed);
+  t.send(key);
+  return shows(t, /^rc=\d+\s*$/m);
+}
+
 /** Runs `command` in the terminal and returns the lines it printed (scrollback included) and its exit code. */
 async function runIn(t: TmuxSession, command: string): Promise<{ lines: string[]; rc: number }> {
   t.sendLine(`${command}; echo "rc=$?"`);
@@ -145,12 +158,7 @@ describe.concurrent('pets create in a terminal', () => {
     const server = await startServer((req) =>
       req.method === 'POST' ? { status: 201, raw: created(req.body) } : undefined,
     );
-    const t = await terminal(80, 24, remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }));
-    t.sendLine('petstore pets create --name Kiwi -s sold; echo "rc=$?"');
-    await shows(t, /Category id:/);
-    t.type('4');
-    t.send('Enter');
-    const screen = await shows(t, /^rc=\d+\s*$/m);
+    const screen = await atCategoryPrompt(server, '--name Kiwi -s sold', '4', 'Enter');
     expect(screen).toMatch(/^rc=0\s*$/m);
     expect(screen).not.toContain('Name:');
     expect(screen).not.toContain('Status:');
@@ -161,12 +169,7 @@ describe.concurrent('pets create in a terminal', () => {
 
   it('Ctrl-C at a prompt: exit 130, nothing sent', async () => {
     const server = await startServer();
-    const t = await terminal(80, 24, remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }));
-    t.sendLine('petstore pets create --name Rex; echo "rc=$?"');
-    await shows(t, /Category id:/);
-    t.type('12');
-    t.send('C-c');
-    const screen = await shows(t, /^rc=\d+\s*$/m);
+    const screen = await atCategoryPrompt(server, '--name Rex', '12', 'C-c');
     expect(screen).toMatch(/^rc=130\s*$/m);
     expect(server.requests).toHaveLength(0);
   }, 240_000);

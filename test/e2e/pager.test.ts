@@ -6,22 +6,14 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { remoteEnv } from '../helpers/harness.js';
-import { pagingServerPool } from '../helpers/paging-server.js';
+import { describe, expect, it } from 'vitest';
+import { filePagingTerminals, remoteEnv } from '../helpers/harness.js';
 import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { hasTmux, tmuxPool } from '../helpers/tmux.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { hasTmux } from '../helpers/tmux.js';
 
 const KEY = 'pk_test_pager_0123456789';
-const paging = pagingServerPool();
-const tmux = tmuxPool();
-
-afterAll(async () => {
-  tmux.killAll();
-  await paging.closeAll();
-  removeTempDirs();
-});
+const { paging, tmux } = filePagingTerminals();
 
 /** A server with `pages` pages of 20 pets, and the environment to reach it. */
 async function setup(pages: number, extra: Record<string, string> = {}) {

@@ -7,21 +7,13 @@
  * progress line off the request lines.
  */
 import { execFileSync } from 'node:child_process';
-import { afterAll, describe, expect, it } from 'vitest';
-import { remoteEnv } from '../helpers/harness.js';
-import { pagingServerPool } from '../helpers/paging-server.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { hasTmux, tmuxPool, type TmuxSession } from '../helpers/tmux.js';
+import { describe, expect, it } from 'vitest';
+import { filePagingTerminals, remoteEnv } from '../helpers/harness.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { hasTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const KEY = 'pk_test_terminal_io_0123456789';
-const paging = pagingServerPool();
-const tmux = tmuxPool();
-
-afterAll(async () => {
-  tmux.killAll();
-  await paging.closeAll();
-  removeTempDirs();
-});
+const { paging, tmux } = filePagingTerminals();
 
 /**
  * A paging server option that answers pages 1..n and never page n+1: the run waits there,

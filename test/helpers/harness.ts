@@ -7,6 +7,8 @@ import { afterAll } from 'vitest';
 import type { CliResult } from './run-cli.js';
 import { removeTempDirs, tempDir } from './temp-config.js';
 import { serverPool } from './test-server.js';
+import { pagingServerPool } from './paging-server.js';
+import { tmuxPool } from './tmux.js';
 
 /**
  * The environment of a run against a remote server at `baseUrl` with `key`, in a fresh
@@ -46,4 +48,22 @@ export function fileServers(): ReturnType<typeof serverPool> {
     removeTempDirs();
   });
   return pool;
+}
+
+/**
+ * The paging servers and tmux terminals of the calling file (at its top level): the
+ * terminals killed and the servers closed after its tests, and its temp folders removed.
+ */
+export function filePagingTerminals(): {
+  paging: ReturnType<typeof pagingServerPool>;
+  tmux: ReturnType<typeof tmuxPool>;
+} {
+  const paging = pagingServerPool();
+  const tmux = tmuxPool();
+  afterAll(async () => {
+    tmux.killAll();
+    await paging.closeAll();
+    removeTempDirs();
+  });
+  return { paging, tmux };
 }
