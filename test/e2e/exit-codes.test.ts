@@ -184,13 +184,27 @@ describe.concurrent('exit codes', () => {
     expect(srv.requests).toHaveLength(0);
   });
 
-  it('2: missing base URL names the environment and how to set one', async () => {
+  // Each setting missing in turn: its own exit code, what is missing and how to set it; nothing sent.
+  it.each([
+    [
+      '2: missing base URL names the environment and how to set one',
+      'PETSTORE_BASE_URL',
+      2,
+      ['no base URL for production', 'petstore config set production.baseUrl'],
+    ],
+    [
+      '4: no API key, with the login hint; nothing sent',
+      'PETSTORE_API_KEY',
+      4,
+      ['no API key for production', 'petstore auth login'],
+    ],
+  ])('%s', async (_name, unset, code, said) => {
     const srv = await server();
-    const r = await run(srv, ['pets', 'list'], { PETSTORE_BASE_URL: undefined });
-    expect(r.code).toBe(2);
+    const r = await run(srv, ['pets', 'list'], { [unset]: undefined });
+    expect(r.code).toBe(code);
     expect(r.stdout).toBe('');
-    expect(unwrapped(r.stderr)).toContain('no base URL for production');
-    expect(unwrapped(r.stderr)).toContain('petstore config set production.baseUrl');
+    expect(unwrapped(r.stderr)).toContain(said[0]);
+    expect(unwrapped(r.stderr)).toContain(said[1]);
     expect(srv.requests).toHaveLength(0);
   });
 
@@ -218,16 +232,6 @@ describe.concurrent('exit codes', () => {
     // Fast: two short backoffs (under 1 s together), not the 30 s default deadline; the rest
     // of the bound is room for a loaded machine.
     expect(r.ms).toBeLessThan(20_000);
-  });
-
-  it('4: no API key, with the login hint; nothing sent', async () => {
-    const srv = await server();
-    const r = await run(srv, ['pets', 'list'], { PETSTORE_API_KEY: undefined });
-    expect(r.code).toBe(4);
-    expect(r.stdout).toBe('');
-    expect(unwrapped(r.stderr)).toContain('no API key for production');
-    expect(unwrapped(r.stderr)).toContain('petstore auth login');
-    expect(srv.requests).toHaveLength(0);
   });
 
   it('4: a 401 shows the server message and the login hint', async () => {

@@ -7,26 +7,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JQ_MAX_INPUT_BYTES, JQ_MAX_INPUT_PETS } from '../../src/render/output.js';
-import { startPagingServer, type PagingOptions, type PagingServer } from '../helpers/paging-server.js';
+import { pagingServerPool } from '../helpers/paging-server.js';
 import { commandTree, petPrinters } from '../helpers/command-tree.js';
-import { lastError, remoteEnv } from '../helpers/harness.js';
+import { fileServers, lastError, remoteEnv } from '../helpers/harness.js';
 import { untilTheFilterRuns } from '../helpers/jq-deadline.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { serverPool, type Handler, type TestServer } from '../helpers/test-server.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { type Handler, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_output_select_0123';
 /** The commands that print pets, reads before writes, as the refusal names them (from the tree). */
 const PRINTERS = petPrinters(await commandTree()).map((c) => c.words.join(' '));
-const { start: startServer, closeAll } = serverPool();
-const pagers: PagingServer[] = [];
-
-afterAll(async () => {
-  await closeAll();
-  await Promise.all(pagers.map((p) => p.close()));
-  removeTempDirs();
-});
+const { start: startServer } = fileServers();
+const { start: pager, closeAll: closePagers } = pagingServerPool();
+afterAll(closePagers);
 
 type Field = 'id' | 'name' | 'categoryId' | 'status';
 /** A pet as the server sends it; ids are decimal text, written into the JSON as bare digits. */
@@ -487,12 +482,6 @@ describe.concurrent('--sort', () => {
 });
 
 describe.concurrent('--all with --jq', () => {
-  async function pager(opts: PagingOptions): Promise<PagingServer> {
-    const p = await startPagingServer(opts);
-    pagers.push(p);
-    return p;
-  }
-
   it('the filter sees one array of every page', async () => {
     const p = await pager({ pages: 4 });
     const r = await runMain(['pets', 'list', '--all', '--jq', 'length, .[-1].id'], { env: remoteEnv(p.baseUrl, KEY) });
