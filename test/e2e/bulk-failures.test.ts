@@ -182,6 +182,18 @@ describe('input that can be read only once (a pipe, /dev/stdin, a FIFO)', () => 
   });
 });
 
+/**
+ * Sends `sig` to a spawned run once it has opened `path`; its exit code, checked to be the
+ * run's own (not the kill of a hung run).
+ */
+async function signalWhenOpened(p: ReturnType<typeof spawnCli>, path: string, sig: NodeJS.Signals) {
+  await p.opened(path);
+  p.child.kill(sig);
+  const { code, killed } = await p.exited;
+  expect(killed).toBe(false);
+  return code;
+}
+
 describe('signals', () => {
   it('SIGTERM while reading a FIFO nobody writes to: exit 143 at once, nothing sent', async () => {
     const dir = tempDir();
@@ -191,11 +203,7 @@ describe('signals', () => {
       env: { PETSTORE_CONFIG_DIR: dir },
       timeoutMs: 60_000,
     });
-    await p.opened(fifo);
-    p.child.kill('SIGTERM');
-    const { code, killed } = await p.exited;
-    expect(killed).toBe(false);
-    expect(code).toBe(143);
+    expect(await signalWhenOpened(p, fifo, 'SIGTERM')).toBe(143);
     expect(p.stderr()).toBe('error: terminated before anything was sent; nothing was created\n');
   });
 
@@ -228,11 +236,7 @@ describe('signals', () => {
       env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
       timeoutMs: 60_000,
     });
-    await p.opened(file);
-    p.child.kill('SIGINT');
-    const { code, killed } = await p.exited;
-    expect(killed).toBe(false);
-    expect(code).toBe(130);
+    expect(await signalWhenOpened(p, file, 'SIGINT')).toBe(130);
     expect(p.stderr()).toBe('error: interrupted before anything was sent; nothing was created\n');
     expect(srv.requests).toHaveLength(0);
     expect(existsSync(`${file}.remaining.ndjson`)).toBe(false);
@@ -363,23 +367,13 @@ describe('signals', () => {
       const controller = new AbortController();
       const shutdown = new ShutdownRegistry();
       let stderr = '';
-      const run = runMain(
-        [
-          'pets',
-          'create',
-          '--from-file',
-          file,
-          '--concurrency',
-          '1',
-          ...(form === 'ndjson' ? ['--output', 'ndjson'] : []),
-        ],
-        {
-          env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
-          signal: controller.signal,
-          shutdown,
-          onOutput: (stream, text) => (stream === 'stderr' ? (stderr += text) : undefined),
-        },
-      );
+      const args = ['pets', 'create', '--from-file', file, '--concurrency', '1'];
+      const run = runMain([...args, ...(form === 'ndjson' ? ['--output', 'ndjson'] : [])], {
+        env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
+        signal: controller.signal,
+        shutdown,
+        onOutput: (stream, text) => (stream === 'stderr' ? (stderr += text) : undefined),
+      });
       // The remaining file says so while it is written; a slow disk would hold it there.
       while (shutdown.doing() !== 'writing the remaining file') await new Promise((r) => setImmediate(r));
       const temps = readdirSync(dir).filter((f) => f.endsWith('.tmp'));
