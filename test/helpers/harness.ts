@@ -67,3 +67,13 @@ export function filePagingTerminals(): {
   });
   return { paging, tmux };
 }
+
+/** What `fn` throws (undefined when it returns): for checks on the error object itself. */
+export function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}
