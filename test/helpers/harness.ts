@@ -3,7 +3,7 @@
  * and the JSON message line a run ends with (errors and accounts are JSON off a terminal:
  * cli-contract.md "Errors and exit codes").
  */
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import type { CliResult } from './run-cli.js';
 import { removeTempDirs, tempDir } from './temp-config.js';
 import { serverPool } from './test-server.js';
@@ -76,4 +76,11 @@ export function thrown(fn: () => unknown): unknown {
     return err;
   }
   return undefined;
+}
+
+/** Checks that `stdout` is the sandbox's seed pets as `pets list` prints them, int64 values exact. */
+export function expectSeedPets(stdout: string): void {
+  const lines = stdout.trimEnd().split('\n');
+  expect(lines[0]).toBe('1\tRex\t1\tavailable');
+  expect(lines).toContain('9007199254740993\tAtlas\t9223372036854775807\tavailable');
 }
