@@ -3,7 +3,6 @@
  * pipe with many requests in flight leave an exact account and a right remaining file; a
  * terminal of 80 columns shows it; memory stays flat whatever the size of the input.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +18,7 @@ import {
   type PetAnswer,
   type PetServer,
 } from '../helpers/pet-server.js';
-import { baseEnv, CLI, CLI_SHELL } from '../helpers/run-cli.js';
+import { CLI_SHELL, probedRun } from '../helpers/run-cli.js';
 import { shell } from '../helpers/shell.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
 import { lastJson, remoteEnv } from '../helpers/harness.js';
@@ -178,26 +177,13 @@ describe.skipIf(!hasTmux())('a terminal of 80 columns', () => {
 const HEAP_PROBE = fileURLToPath(new URL('../helpers/heap-probe.cjs', import.meta.url));
 
 /** Runs the CLI with the heap probe preloaded; resolves its exit code and the peak heap it retained (bytes). */
-function peakRetainedHeap(args: string[], e: Record<string, string>): Promise<{ code: number | null; heap: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: {
-        ...baseEnv(),
-        HOME: e.PETSTORE_CONFIG_DIR ?? '/nonexistent',
-        ...e,
-        NODE_OPTIONS: `--expose-gc --require ${HEAP_PROBE}`,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let err = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const m = /PEAK_RETAINED_HEAP=(\d+)/.exec(err);
-      if (m === null) reject(new Error(`no heap figure in: ${err.slice(0, 500)}`));
-      else resolve({ code, heap: Number(m[1]) });
-    });
-  });
+async function peakRetainedHeap(
+  args: string[],
+  e: Record<string, string>,
+): Promise<{ code: number | null; heap: number }> {
+  const env = { HOME: e.PETSTORE_CONFIG_DIR ?? '/nonexistent', ...e };
+  const { code, figure } = await probedRun(args, env, `--expose-gc --require ${HEAP_PROBE}`, 'PEAK_RETAINED_HEAP');
+  return { code, heap: figure };
 }
 
 /** `n` records with names of `nameLength` characters, in `dir`. */

@@ -201,3 +201,30 @@ export function collectRun(
     });
   });
 }
+
+/**
+ * Runs the CLI with `args` over the base environment plus `env`, NODE_OPTIONS `nodeOptions`
+ * (a probe preloaded, say) and stdout discarded; resolves its exit code and the figure its
+ * stderr gives as `<name>=<digits>`. Rejects when stderr holds no such figure.
+ */
+export function probedRun(
+  args: string[],
+  env: Record<string, string>,
+  nodeOptions: string,
+  name: string,
+): Promise<{ code: number | null; figure: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...baseEnv(), ...env, NODE_OPTIONS: nodeOptions },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const m = new RegExp(`${name}=(\\d+)`).exec(err);
+      if (m === null) reject(new Error(`no ${name} figure in: ${err.slice(0, 500)}`));
+      else resolve({ code, figure: Number(m[1]) });
+    });
+  });
+}
