@@ -344,22 +344,20 @@ describe('the code cache', () => {
     // Damaged where V8 would crash on it: only the rule keeps it from V8 here.
     flipBytes(file, 100);
     const damaged = readFileSync(file);
-    chmodSync(folder, 0o777);
-    const r = await runShim(CLI, ['--verbose', 'version'], env);
-    expect(r).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
-    expect(notes(r.stderr)).toEqual([
-      `code cache not used: ${folder} is writable by group or others (mode 0777): chmod go-w ${folder}`,
-    ]);
-    expect(readFileSync(file).equals(damaged)).toBe(true);
-
+    /** A verbose run once `path` has `mode`: it works, says why the cache is not used, and leaves the file alone. */
+    const refusedWhen = async (path: string, mode: number): Promise<void> => {
+      chmodSync(path, mode);
+      const r = await runShim(CLI, ['--verbose', 'version'], env);
+      expect(r).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
+      const shown = mode.toString(8).padStart(4, '0');
+      expect(notes(r.stderr)).toEqual([
+        `code cache not used: ${path} is writable by group or others (mode ${shown}): chmod go-w ${path}`,
+      ]);
+      expect(readFileSync(file).equals(damaged)).toBe(true);
+    };
+    await refusedWhen(folder, 0o777);
     chmodSync(folder, 0o700);
-    chmodSync(file, 0o620);
-    const g = await runShim(CLI, ['--verbose', 'version'], env);
-    expect(g).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
-    expect(notes(g.stderr)).toEqual([
-      `code cache not used: ${file} is writable by group or others (mode 0620): chmod go-w ${file}`,
-    ]);
-    expect(readFileSync(file).equals(damaged)).toBe(true);
+    await refusedWhen(file, 0o620);
     expect(cacheFiles(cacheHome)).toEqual([await cacheName()]);
   });
 });
