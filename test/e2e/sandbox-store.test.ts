@@ -73,6 +73,14 @@ function printedIds(stdouts: string[]): string[] {
   );
 }
 
+/** A fresh config folder whose sandbox store a first `pets list` has seeded; its store file. */
+async function seededSandbox(): Promise<{ dir: string; file: string }> {
+  const dir = tempDir();
+  const file = join(dir, 'sandbox.json');
+  expect((await runCli(['--env', 'sandbox', 'pets', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } })).code).toBe(0);
+  return { dir, file };
+}
+
 describe('parallel processes', () => {
   it('20 processes x 10 creates into a store of 10,000 pets: all 201, 200 distinct ids, store valid', async () => {
     const dir = tempDir();
@@ -169,9 +177,7 @@ describe('soak: one `sandbox serve`, many clients', () => {
 // Each test runs a few processes one after another, each of which a loaded machine may make slow.
 describe('the lock', () => {
   it('a holder killed with -9 leaves its lock behind; the next run takes it over and succeeds', async () => {
-    const dir = tempDir();
-    const file = join(dir, 'sandbox.json');
-    expect((await runCli(['--env', 'sandbox', 'pets', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } })).code).toBe(0);
+    const { dir, file } = await seededSandbox();
     const holder = await holdLock(file);
     expect(readFileSync(ownerFile(`${file}.lock`) ?? 'no owner file', 'utf8')).toMatch(new RegExp(`^${holder.pid} `));
     holder.child.kill('SIGKILL');
@@ -189,9 +195,7 @@ describe('the lock', () => {
   }, 120_000);
 
   it('a create waits while a live process holds the lock, then succeeds', async () => {
-    const dir = tempDir();
-    const file = join(dir, 'sandbox.json');
-    expect((await runCli(['--env', 'sandbox', 'pets', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } })).code).toBe(0);
+    const { dir, file } = await seededSandbox();
     const holder = await holdLock(file);
     const create = runCli(['--env', 'sandbox', 'pets', 'create', '--name', 'Patient', '--category-id', '1'], {
       env: { PETSTORE_CONFIG_DIR: dir },
@@ -211,9 +215,7 @@ describe('the lock', () => {
   }, 120_000);
 
   it('held for longer than the wait: the server answers 503 busy in words of its own, `sandbox reset` exits 3', async () => {
-    const dir = tempDir();
-    const file = join(dir, 'sandbox.json');
-    expect((await runCli(['--env', 'sandbox', 'pets', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } })).code).toBe(0);
+    const { dir, file } = await seededSandbox();
     const holder = await holdLock(file);
     try {
       const sandbox = await startSandbox({ store: new SandboxStore(file, { waitMs: 300 }), apiKey: 'sbx_test' });

@@ -26,6 +26,13 @@ async function terminal(env: Record<string, string> = {}): Promise<TmuxSession> 
   return t;
 }
 
+/** The screen once `command` has run in a fresh terminal and printed its exit code (`rc=N`). */
+async function ranInTerminal(command: string, opts: { escapes?: boolean } = {}): Promise<string> {
+  const t = await terminal();
+  t.sendLine(`${command}; echo "rc=$?"`);
+  return shows(t, /rc=\d+/, opts);
+}
+
 /** Waits for the screen to show `pattern`, not for time: a loaded machine may take long. */
 function shows(t: TmuxSession, pattern: RegExp, opts: { escapes?: boolean } = {}): Promise<string> {
   return t.waitFor(pattern, { ...opts, timeoutMs: SCREEN_MS });
@@ -68,9 +75,9 @@ describe.concurrent('in a terminal', () => {
   }, 180_000);
 
   it('NO_COLOR=1 leaves the table without colour', async () => {
-    const t = await terminal();
-    t.sendLine('NO_COLOR=1 petstore --env sandbox pets list --status available; echo "rc=$?"');
-    const screen = await shows(t, /rc=\d+/, { escapes: true });
+    const screen = await ranInTerminal('NO_COLOR=1 petstore --env sandbox pets list --status available', {
+      escapes: true,
+    });
     expect(screen).toMatch(/rc=0/);
     expect(screen.replace(SGR, '')).toMatch(/^ID\s+NAME\s+CATEGORY\s+STATUS\s*$/m);
     const tableLines = screen.split('\n').filter((l) => !/^[$#] /.test(l) && /available|CATEGORY/.test(l));
@@ -79,18 +86,14 @@ describe.concurrent('in a terminal', () => {
   }, 180_000);
 
   it('--no-color leaves the table without colour', async () => {
-    const t = await terminal();
-    t.sendLine('petstore --env sandbox pets list --status sold --no-color; echo "rc=$?"');
-    const screen = await shows(t, /rc=\d+/, { escapes: true });
+    const screen = await ranInTerminal('petstore --env sandbox pets list --status sold --no-color', { escapes: true });
     const tableLines = screen.split('\n').filter((l) => !/^[$#] /.test(l) && /sold\s*$|CATEGORY/.test(l));
     expect(tableLines.length, screen).toBe(3);
     for (const l of tableLines) expect(l).not.toMatch(SGR);
   }, 180_000);
 
   it('piped through cat, the same command prints the tab-separated form', async () => {
-    const t = await terminal();
-    t.sendLine('petstore --env sandbox pets list --status available | cat -A; echo "rc=$?"');
-    const screen = await shows(t, /rc=\d+/);
+    const screen = await ranInTerminal('petstore --env sandbox pets list --status available | cat -A');
     expect(screen).toMatch(/rc=0/);
     // cat -A shows tabs as ^I and line ends as $: no header, no padding, no escapes.
     expect(screen).toContain('1^IRex^I1^Iavailable$');
