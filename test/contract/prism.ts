@@ -101,7 +101,7 @@ export interface RunningPrism {
  * another (three tries).
  * @throws when Prism exits or does not listen within `timeoutMs`.
  */
-export async function startPrism(mode: 'mock' | 'proxy', upstream?: string, timeoutMs = 60_000): Promise<RunningPrism> {
+async function startPrism(mode: 'mock' | 'proxy', upstream?: string, timeoutMs = 60_000): Promise<RunningPrism> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await startPrismOn(await freePort(), mode, upstream, timeoutMs);
@@ -167,7 +167,7 @@ async function startPrismOn(
 }
 
 /** True while any process of group `pgid` exists. */
-export function groupAlive(pgid: number): boolean {
+function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
     return true;
@@ -208,7 +208,7 @@ export interface Front {
  * Prism with the prefix removed, and records the request and Prism's verdict. Anything
  * outside `/v1/` is answered 404 and recorded (a client that drops the base path fails).
  */
-export async function startFront(prismOrigin: string): Promise<Front> {
+async function startFront(prismOrigin: string): Promise<Front> {
   const records: FrontRecord[] = [];
   const target = new URL(prismOrigin);
   const server: Server = createServer((req, res) => {
