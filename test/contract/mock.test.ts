@@ -5,56 +5,24 @@
  * records each request so the test can also check what Prism does not: undeclared query
  * parameters and body fields.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { unwrapped } from '../helpers/run-cli.js';
-import { runMain } from '../helpers/run-main.js';
 import { specOperation } from '../fixtures/api-spec.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import {
-  groupAlive,
-  loadOpenApi,
-  startFront,
-  startPrism,
-  undeclared,
-  type Front,
-  type FrontRecord,
-  type RunningPrism,
-} from './prism.js';
+import { loadOpenApi, prismForFile, undeclared, type FrontRecord } from './prism.js';
 
 const API_KEY = 'contract_test_key_0123456789';
 const doc = loadOpenApi();
 const examplePets = doc.components.schemas.Pets?.example as unknown[];
 const examplePet = doc.components.schemas.Pet?.example;
 
-let prism: RunningPrism;
-let front: Front;
-let configDir: string;
-
-beforeAll(async () => {
-  prism = await startPrism('mock');
-  front = await startFront(prism.origin);
-  configDir = tempDir();
-});
-
-afterAll(async () => {
-  // beforeAll may have failed before assigning every one of these.
-  /* eslint-disable @typescript-eslint/no-unnecessary-condition */
-  await front?.close();
-  await prism?.stop();
-  // No Prism process may outlive the file.
-  if (prism !== undefined) expect(groupAlive(prism.pid)).toBe(false);
-  /* eslint-enable @typescript-eslint/no-unnecessary-condition */
-  removeTempDirs();
-});
+const configDir = tempDir();
+const mock = prismForFile('mock', () => configDir);
+afterAll(removeTempDirs);
 
 /** Runs the CLI against the mock and returns the result plus the requests it made. */
-async function run(args: string[]) {
-  const before = front.records.length;
-  const result = await runMain(args, {
-    env: { PETSTORE_BASE_URL: front.baseUrl, PETSTORE_API_KEY: API_KEY, PETSTORE_CONFIG_DIR: configDir },
-  });
-  const requests = front.records.slice(before);
-  return { ...result, requests };
+function run(args: string[]) {
+  return mock.run(args, API_KEY);
 }
 
 /** Prism accepted every request and the document declares every name used. */
@@ -78,20 +46,15 @@ describe('client requests judged by prism mock', () => {
     expect(r.stdout).toBe('1\tRex\t1\tavailable\n3\tBubbles\t3\tpending\n');
   });
 
-  test('pets list --limit sends limit', async () => {
-    const r = await run(['pets', 'list', '--limit', '5']);
+  test.each([
+    ['--limit sends limit', ['--limit', '5'], { limit: '5' }],
+    ['--status sends status', ['--status', 'pending'], { status: 'pending' }],
+  ])('pets list %s', async (_what, args, query) => {
+    const r = await run(['pets', 'list', ...args]);
     expectConforming(r.requests);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(Object.fromEntries(r.requests[0]!.query)).toEqual({ limit: '5' });
-  });
-
-  test('pets list --status sends status', async () => {
-    const r = await run(['pets', 'list', '--status', 'pending']);
-    expectConforming(r.requests);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(Object.fromEntries(r.requests[0]!.query)).toEqual({ status: 'pending' });
+    expect(Object.fromEntries(r.requests[0]!.query)).toEqual(query);
   });
 
   test('pets list --limit --status sends both, bounds included', async () => {
@@ -158,11 +121,11 @@ describe('the judge itself', () => {
   // so the checks above can fail. Raw requests, not the CLI (which refuses these values).
   test('Prism answers a request violation with an error and a validation report', async () => {
     const auth = { Authorization: `Bearer ${API_KEY}` };
-    const badLimit = await fetch(`${front.baseUrl}/pets?limit=0`, { headers: auth });
+    const badLimit = await fetch(`${mock.front.baseUrl}/pets?limit=0`, { headers: auth });
     expect(badLimit.status).toBe(422);
     expect(JSON.stringify(await badLimit.json())).toContain('limit');
 
-    const badBody = await fetch(`${front.baseUrl}/pets`, {
+    const badBody = await fetch(`${mock.front.baseUrl}/pets`, {
       method: 'POST',
       headers: { ...auth, 'Content-Type': 'application/json' },
       body: JSON.stringify({ name: 'Rex' }),
@@ -170,12 +133,12 @@ describe('the judge itself', () => {
     expect(badBody.status).toBe(400);
     expect(badBody.headers.get('sl-violations')).toContain('categoryId');
 
-    const noKey = await fetch(`${front.baseUrl}/pets`);
+    const noKey = await fetch(`${mock.front.baseUrl}/pets`);
     expect(noKey.status).toBe(401);
 
-    const lim = front.records.length;
-    await (await fetch(`${front.baseUrl}/pets?lim=3`, { headers: auth })).text();
-    expect(undeclared(doc, front.records[lim]!)).toEqual(['query parameter "lim" is not declared for listPets']);
+    const lim = mock.front.records.length;
+    await (await fetch(`${mock.front.baseUrl}/pets?lim=3`, { headers: auth })).text();
+    expect(undeclared(doc, mock.front.records[lim]!)).toEqual(['query parameter "lim" is not declared for listPets']);
   });
 });
 

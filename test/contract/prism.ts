@@ -27,6 +27,9 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { remoteEnv } from '../helpers/harness.js';
+import { runMain } from '../helpers/run-main.js';
 
 /** Path of the API contract. */
 const OPENAPI_FILE = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
@@ -98,7 +101,7 @@ export interface RunningPrism {
  * another (three tries).
  * @throws when Prism exits or does not listen within `timeoutMs`.
  */
-export async function startPrism(mode: 'mock' | 'proxy', upstream?: string, timeoutMs = 60_000): Promise<RunningPrism> {
+async function startPrism(mode: 'mock' | 'proxy', upstream?: string, timeoutMs = 60_000): Promise<RunningPrism> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await startPrismOn(await freePort(), mode, upstream, timeoutMs);
@@ -164,7 +167,7 @@ async function startPrismOn(
 }
 
 /** True while any process of group `pgid` exists. */
-export function groupAlive(pgid: number): boolean {
+function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
     return true;
@@ -205,7 +208,7 @@ export interface Front {
  * Prism with the prefix removed, and records the request and Prism's verdict. Anything
  * outside `/v1/` is answered 404 and recorded (a client that drops the base path fails).
  */
-export async function startFront(prismOrigin: string): Promise<Front> {
+async function startFront(prismOrigin: string): Promise<Front> {
   const records: FrontRecord[] = [];
   const target = new URL(prismOrigin);
   const server: Server = createServer((req, res) => {
@@ -306,4 +309,43 @@ export function undeclared(doc: OpenApiDocument, record: FrontRecord): string[] 
     }
   }
   return problems;
+}
+
+/**
+ * Prism in `mode` (proxying to `upstream()` in proxy mode) behind a recording front, for the
+ * calling file: started before its tests, stopped after them, and no Prism process may
+ * outlive the file. `run` runs the CLI against the front with `key` and config folder
+ * `configDir()`, and returns its result with the requests it made.
+ */
+export function prismForFile(mode: 'mock' | 'proxy', configDir: () => string, upstream?: () => string) {
+  let prism: RunningPrism | undefined;
+  let front: Front | undefined;
+  beforeAll(async () => {
+    prism = await startPrism(mode, upstream?.());
+    front = await startFront(prism.origin);
+  });
+  afterAll(async () => {
+    // beforeAll may have failed before assigning these.
+    await front?.close();
+    await prism?.stop();
+    if (prism !== undefined) expect(groupAlive(prism.pid)).toBe(false);
+  });
+  const started = (): Front => {
+    if (front === undefined) throw new Error('Prism and its front have not started');
+    return front;
+  };
+  return {
+    get front(): Front {
+      return started();
+    },
+    async run(args: string[], key: string, secrets?: string[]) {
+      const f = started();
+      const before = f.records.length;
+      const result = await runMain(args, {
+        env: remoteEnv(f.baseUrl, key, { PETSTORE_CONFIG_DIR: configDir() }),
+        ...(secrets === undefined ? {} : { secrets }),
+      });
+      return { ...result, requests: f.records.slice(before) };
+    },
+  };
 }

@@ -11,19 +11,10 @@ import { seedData } from '../../src/sandbox/data-files.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
 import { API_SPEC, specOperation } from '../fixtures/api-spec.js';
 import { commandTree, exampleRunOf } from '../helpers/command-tree.js';
+import { remoteEnv } from '../helpers/harness.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import {
-  groupAlive,
-  loadOpenApi,
-  operationFor,
-  startFront,
-  startPrism,
-  undeclared,
-  type Front,
-  type FrontRecord,
-  type RunningPrism,
-} from './prism.js';
+import { loadOpenApi, operationFor, prismForFile, undeclared, type FrontRecord } from './prism.js';
 
 const API_KEY = 'sbx_0123456789abcdef0123456789abcdef';
 const WRONG_KEY = 'sbx_ffffffffffffffffffffffffffffffff';
@@ -31,12 +22,9 @@ const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const doc = loadOpenApi();
 
 let sandbox: RunningSandbox;
-let prism: RunningPrism;
-let front: Front;
-let configDir: string;
+const configDir = tempDir();
 
 beforeAll(async () => {
-  configDir = tempDir();
   const store = new SandboxStore(join(configDir, 'sandbox.json'));
   // Prism's validator flags int64 values above 2^53-1 (see prism.ts), so the proxied
   // sandbox holds the seed pets without the one whose ids lie beyond it; those values are
@@ -46,28 +34,22 @@ beforeAll(async () => {
     return { ...seed, pets: seed.pets.filter((p) => BigInt(p.id) <= SAFE && BigInt(p.categoryId) <= SAFE) };
   });
   sandbox = await startSandbox({ store, apiKey: API_KEY });
-  prism = await startPrism('proxy', sandbox.baseUrl);
-  front = await startFront(prism.origin);
 });
-
 afterAll(async () => {
-  // beforeAll may have failed before assigning every one of these.
-  /* eslint-disable @typescript-eslint/no-unnecessary-condition */
-  await front?.close();
-  await prism?.stop();
-  if (prism !== undefined) expect(groupAlive(prism.pid)).toBe(false);
+  // beforeAll may have failed before assigning it.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
   await sandbox?.close();
-  /* eslint-enable @typescript-eslint/no-unnecessary-condition */
   removeTempDirs();
 });
+// Registered after the sandbox's hooks: Prism starts after it, and stops before it.
+const proxy = prismForFile(
+  'proxy',
+  () => configDir,
+  () => sandbox.baseUrl,
+);
 
-async function run(args: string[], key = API_KEY) {
-  const before = front.records.length;
-  const result = await runMain(args, {
-    env: { PETSTORE_BASE_URL: front.baseUrl, PETSTORE_API_KEY: key, PETSTORE_CONFIG_DIR: configDir },
-    secrets: [API_KEY],
-  });
-  return { ...result, requests: front.records.slice(before) };
+function run(args: string[], key = API_KEY) {
+  return proxy.run(args, key, [API_KEY]);
 }
 
 /** Prism found nothing wrong with the requests nor with the sandbox's answers. */
@@ -188,7 +170,7 @@ describe('int64 beyond 2^53, straight to the sandbox (Prism cannot judge these)'
     const dir = tempDir();
     const direct = await startSandbox({ store: new SandboxStore(join(dir, 'sandbox.json')) });
     try {
-      const env = { PETSTORE_BASE_URL: direct.baseUrl, PETSTORE_API_KEY: direct.apiKey, PETSTORE_CONFIG_DIR: dir };
+      const env = remoteEnv(direct.baseUrl, direct.apiKey, { PETSTORE_CONFIG_DIR: dir });
       const list = await runMain(['pets', 'list', '--status', 'available', '--output', 'ndjson'], { env });
       expect(list.stderr).toBe('');
       expect(list.code).toBe(0);

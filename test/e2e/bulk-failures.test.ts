@@ -9,24 +9,20 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, unwrapped } from '../helpers/run-cli.js';
+import { fileServers, lastJson, remoteEnv } from '../helpers/harness.js';
 import { runMain } from '../helpers/run-main.js';
 import { shell } from '../helpers/shell.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { tempDir } from '../helpers/temp-config.js';
 import { hasTmux, startTmux } from '../helpers/tmux.js';
-import { errorReply, serverPool } from '../helpers/test-server.js';
+import { errorReply } from '../helpers/test-server.js';
 import { ShutdownRegistry } from '../../src/shutdown.js';
 import { CLI } from '../helpers/run-cli.js';
 
 const KEY = 'pk_test_bulkfail_0123456789';
-const { start, closeAll } = serverPool();
-
-afterAll(async () => {
-  await closeAll();
-  removeTempDirs();
-});
+const { start } = fileServers();
 
 /** `n` NDJSON records named P1..Pn, in a new temp dir. */
 function ndjson(n: number, dir = tempDir()): { dir: string; file: string } {
@@ -105,7 +101,7 @@ describe('a closed stdout (`| head -1`)', () => {
   it('human form: the account in a few lines, exit 1', async () => {
     const srv = await petServer();
     const { dir, file } = ndjson(50);
-    const env = { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY };
+    const env = remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir });
     const p = spawnCli(['pets', 'create', '--from-file', file], { env, closeStdoutAfterLines: 1, secrets: [KEY] });
     const { code } = await p.exited;
     expect(code).toBe(1);
@@ -151,11 +147,7 @@ describe('a full disk (/dev/full)', () => {
       const { dir, file } = ndjson(50);
       const r = await shell(
         `"${process.execPath}" "${CLI}" pets create --from-file "${file}" --concurrency 1 > /dev/full`,
-        {
-          PETSTORE_CONFIG_DIR: dir,
-          PETSTORE_BASE_URL: srv.baseUrl,
-          PETSTORE_API_KEY: KEY,
-        },
+        remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
       );
       expect(r.code).toBe(1);
       expect(unwrapped(r.stderr)).toContain('no space left on the device');
@@ -179,18 +171,28 @@ describe('input that can be read only once (a pipe, /dev/stdin, a FIFO)', () => 
     const srv = await petServer();
     const dir = tempDir();
     const cli = `"${process.execPath}" "${CLI}" pets create --output ndjson`;
-    const r = await shell(`${command(cli, dir)}; echo "exit=$?"`, {
-      PETSTORE_CONFIG_DIR: dir,
-      PETSTORE_BASE_URL: srv.baseUrl,
-      PETSTORE_API_KEY: KEY,
-      TMPDIR: dir,
-    });
+    const r = await shell(
+      `${command(cli, dir)}; echo "exit=$?"`,
+      remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir, TMPDIR: dir }),
+    );
     expect(r.stdout, r.stderr).toMatch(/"name":"A".*\n.*"name":"B".*\nexit=0\n$/);
     expect(srv.requests).toHaveLength(2);
     // The private copy is gone once the command ends.
     expect(readdirSync(dir).filter((f) => f.startsWith('petstore-input-'))).toEqual([]);
   });
 });
+
+/**
+ * Sends `sig` to a spawned run once it has opened `path`; its exit code, checked to be the
+ * run's own (not the kill of a hung run).
+ */
+async function signalWhenOpened(p: ReturnType<typeof spawnCli>, path: string, sig: NodeJS.Signals) {
+  await p.opened(path);
+  p.child.kill(sig);
+  const { code, killed } = await p.exited;
+  expect(killed).toBe(false);
+  return code;
+}
 
 describe('signals', () => {
   it('SIGTERM while reading a FIFO nobody writes to: exit 143 at once, nothing sent', async () => {
@@ -201,11 +203,7 @@ describe('signals', () => {
       env: { PETSTORE_CONFIG_DIR: dir },
       timeoutMs: 60_000,
     });
-    await p.opened(fifo);
-    p.child.kill('SIGTERM');
-    const { code, killed } = await p.exited;
-    expect(killed).toBe(false);
-    expect(code).toBe(143);
+    expect(await signalWhenOpened(p, fifo, 'SIGTERM')).toBe(143);
     expect(p.stderr()).toBe('error: terminated before anything was sent; nothing was created\n');
   });
 
@@ -235,14 +233,10 @@ describe('signals', () => {
     const one = `{"name":"${'x'.repeat(200)}","categoryId":1}`;
     writeFileSync(file, `[\n${Array.from({ length: 200_000 }, () => one).join(',\n')}\n]\n`);
     const p = spawnCli(['pets', 'create', '--from-file', file], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
       timeoutMs: 60_000,
     });
-    await p.opened(file);
-    p.child.kill('SIGINT');
-    const { code, killed } = await p.exited;
-    expect(killed).toBe(false);
-    expect(code).toBe(130);
+    expect(await signalWhenOpened(p, file, 'SIGINT')).toBe(130);
     expect(p.stderr()).toBe('error: interrupted before anything was sent; nothing was created\n');
     expect(srv.requests).toHaveLength(0);
     expect(existsSync(`${file}.remaining.ndjson`)).toBe(false);
@@ -254,14 +248,14 @@ describe('signals', () => {
       const srv = await petServer(150);
       const { dir, file } = ndjson(20);
       const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
-        env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+        env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
         secrets: [KEY],
       });
       await p.until(() => p.stdout().split('\n').length > 3);
       p.child.kill(sig);
       const { code } = await p.exited;
       expect(code).toBe(sig === 'SIGINT' ? 130 : 143);
-      const err = JSON.parse(p.stderr().trim().split('\n').pop()!) as Record<string, unknown>;
+      const err = lastJson(p.stderr());
       expect(err.code).toBe('interrupted');
       const created = err.created as number;
       const unknown = (err.unknown as unknown[]).length;
@@ -276,14 +270,14 @@ describe('signals', () => {
     const srv = await petServer(50);
     const { dir, file } = ndjson(150_000);
     const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
       secrets: [KEY],
     });
     await p.until(() => srv.requests.length >= 2);
     p.child.kill('SIGINT');
     const { code } = await p.exited;
     expect(code).toBe(130);
-    const err = JSON.parse(p.stderr().trim().split('\n').pop()!) as Record<string, unknown>;
+    const err = lastJson(p.stderr());
     const handled = (err.created as number) + (err.unknown as unknown[]).length;
     expect(err.remainingFile).toBe(`${file}.remaining.ndjson`);
     const rest = readFileSync(`${file}.remaining.ndjson`, 'utf8').split('\n');
@@ -296,7 +290,7 @@ describe('signals', () => {
     const srv = await petServer();
     const { dir, file } = ndjson(5_000);
     const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
       secrets: [KEY],
       stallStdoutAfterLines: 1,
     });
@@ -347,7 +341,7 @@ describe('signals', () => {
     const shutdown = new ShutdownRegistry();
     let stderr = '';
     const run = runMain(['pets', 'create', '--from-file', file, '--output', 'ndjson', '--concurrency', '1'], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
       signal: controller.signal,
       shutdown,
       onOutput: (stream, text) => (stream === 'stderr' ? (stderr += text) : undefined),
@@ -373,23 +367,13 @@ describe('signals', () => {
       const controller = new AbortController();
       const shutdown = new ShutdownRegistry();
       let stderr = '';
-      const run = runMain(
-        [
-          'pets',
-          'create',
-          '--from-file',
-          file,
-          '--concurrency',
-          '1',
-          ...(form === 'ndjson' ? ['--output', 'ndjson'] : []),
-        ],
-        {
-          env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
-          signal: controller.signal,
-          shutdown,
-          onOutput: (stream, text) => (stream === 'stderr' ? (stderr += text) : undefined),
-        },
-      );
+      const args = ['pets', 'create', '--from-file', file, '--concurrency', '1'];
+      const run = runMain([...args, ...(form === 'ndjson' ? ['--output', 'ndjson'] : [])], {
+        env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
+        signal: controller.signal,
+        shutdown,
+        onOutput: (stream, text) => (stream === 'stderr' ? (stderr += text) : undefined),
+      });
       // The remaining file says so while it is written; a slow disk would hold it there.
       while (shutdown.doing() !== 'writing the remaining file') await new Promise((r) => setImmediate(r));
       const temps = readdirSync(dir).filter((f) => f.endsWith('.tmp'));
@@ -430,7 +414,7 @@ describe.skipIf(!hasTmux())('Ctrl-C in a terminal', () => {
     const srv = await petServer(100);
     const { dir, file } = ndjson(200);
     const t = startTmux({
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
       width: 80,
       height: 24,
     });
@@ -461,7 +445,7 @@ describe('a failed request', () => {
     });
     const { dir, file } = ndjson(5);
     const r = await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
     });
     expect(r.code).toBe(1);
     expect(unwrapped(r.stderr)).toBe(
@@ -486,7 +470,7 @@ describe('a failed request', () => {
     const srv = await petServer(400);
     const { dir, file } = ndjson(8);
     const r = await runCli(['pets', 'create', '--from-file', file, '--concurrency', '1', '--timeout', '2'], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
     });
     expect(r.code, r.stderr).toBe(0);
     expect(srv.requests).toHaveLength(8);

@@ -27,24 +27,19 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLI, unwrapped } from '../helpers/run-cli.js';
-import { lastJson } from '../helpers/harness.js';
-import { runMain } from '../helpers/run-main.js';
+import { fileServers, lastJson, remoteEnv } from '../helpers/harness.js';
+import { runMain, type MainOptions } from '../helpers/run-main.js';
 import { shell } from '../helpers/shell.js';
 import { canMountSmallDisks, onSmallDisks } from '../helpers/small-disk.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
 import { hasTmux, startTmux } from '../helpers/tmux.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { errorReply, serverPool, type TestServer } from '../helpers/test-server.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { errorReply, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_bulksafe_0123456789';
-const { start, closeAll } = serverPool();
-
-afterAll(async () => {
-  await closeAll();
-  removeTempDirs();
-});
+const { start } = fileServers();
 
 /** NDJSON text of records P{from}..P{to}, each padded to about `width` characters. */
 function records(from: number, to: number, width = 0): string {
@@ -92,17 +87,122 @@ async function petServer(opts: { delayMs?: number; failAt?: number; gate?: Promi
   });
 }
 
+/** The environment of a run against `srv` with `dir` its config folder, plus `extra`. */
 function serverEnv(srv: TestServer, dir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY, ...extra };
+  return remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir, ...extra });
 }
 
 const node = `"${process.execPath}" "${CLI}"`;
+
+/** A fresh folder holding an empty `tmp` folder (a TMPDIR, or where a small disk is mounted). */
+function withTmp(): { dir: string; tmp: string } {
+  const dir = tempDir();
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp);
+  return { dir, tmp };
+}
+
+/** `pets create --from-file <from> --output ndjson ...args`, spawned against `srv` with `dir` its config folder. */
+function spawnCreate(
+  srv: TestServer,
+  dir: string,
+  from: string,
+  opts: { args?: string[]; env?: Record<string, string>; input?: string; timeoutMs?: number } = {},
+): ReturnType<typeof spawnCli> {
+  return spawnCli(['pets', 'create', '--from-file', from, '--output', 'ndjson', ...(opts.args ?? [])], {
+    env: serverEnv(srv, dir, opts.env),
+    input: opts.input,
+    secrets: [KEY],
+    timeoutMs: opts.timeoutMs,
+  });
+}
+
+/** Sends `sig` to a spawned bulk run once it has printed three records. */
+async function afterThreeRecords(p: ReturnType<typeof spawnCli>, sig: NodeJS.Signals): Promise<void> {
+  await p.until(() => p.stdout().split('\n').length > 3);
+  p.child.kill(sig);
+}
+
+/** `pets create --from-file ...args` in-process against `srv`, with `dir` its config folder. */
+function create(srv: TestServer, dir: string, args: string[], opts: Omit<MainOptions, 'env'> = {}) {
+  return runMain(['pets', 'create', '--from-file', ...args], { env: serverEnv(srv, dir), ...opts });
+}
+
+/**
+ * `pets create` in a shell (`script`, given the folder and its `tmp`) against a new pet server,
+ * TMPDIR a small disk of `disk.kib` KiB; `input` (if any) is in `<dir>/in.ndjson`.
+ */
+async function onSmallTmp(
+  disk: { kib: number; readOnly?: boolean },
+  input: string | undefined,
+  script: (dir: string, tmp: string) => string,
+): Promise<{ r: Awaited<ReturnType<typeof onSmallDisks>>; srv: TestServer }> {
+  const srv = await petServer();
+  const { dir, tmp } = withTmp();
+  if (input !== undefined) writeFileSync(join(dir, 'in.ndjson'), input);
+  const r = await onSmallDisks([{ path: tmp, ...disk }], script(dir, tmp), serverEnv(srv, dir, { TMPDIR: tmp }));
+  return { r, srv };
+}
+
+/** A shell line's tail that prints the exit code, then how many files `tmp` holds. */
+const exitAndLeft = (tmp: string): string => `; echo "exit=$?"; echo "left=$(ls -A '${tmp}' | wc -l)"`;
+
+/**
+ * 1,500 records of 100 characters copied onto a small disk with 40 KiB to spare, then sent
+ * from `cwd` (`cwd` or the disk) with `pets create <args> --concurrency 1`, record `failAt` failing.
+ */
+async function onFillingDisk(failAt: number, cwd: 'cwd' | 'disk', args: (disk: string) => string) {
+  const srv = await petServer({ failAt });
+  const dir = tempDir();
+  const disk = join(dir, 'disk');
+  mkdirSync(disk);
+  if (cwd === 'cwd') mkdirSync(join(dir, 'cwd'));
+  const text = records(1, 1500, 100);
+  writeFileSync(join(dir, 'pets.ndjson'), text);
+  const r = await onSmallDisks(
+    [{ path: disk, kib: Math.ceil(text.length / 1024) + 40 }],
+    `cp '${dir}/pets.ndjson' '${disk}/pets.ndjson' && cd '${join(dir, cwd)}' &&
+    ${node} pets create ${args(disk)} --concurrency 1 >/dev/null; echo "exit=$?"
+    echo "disk=$(ls -A '${disk}' | tr '\\n' ' ')"`,
+    serverEnv(srv, dir),
+  );
+  return { r, cwd: join(dir, 'cwd') };
+}
 
 /** A promise the test settles (`open`) when it has done what the server's answers wait for. */
 function gated(): { gate: Promise<void>; open: () => void } {
   let open = (): void => undefined;
   const gate = new Promise<void>((resolve) => (open = resolve));
   return { gate, open };
+}
+
+/**
+ * Sends `n` records of about `width` characters from a file while the server holds its answers;
+ * `change` is applied to the file once the first request came, then the answers go. `sent` are
+ * the names the server received, without their padding.
+ */
+async function changedWhileSent(n: number, width: number, change: (file: string) => void) {
+  const { gate, open } = gated();
+  const srv = await petServer({ gate });
+  const { dir, file } = inputFile(n, tempDir(), width);
+  const p = spawnCreate(srv, dir, file, { timeoutMs: 60_000 });
+  await p.until(() => srv.requests.length >= 1);
+  change(file);
+  open();
+  const { code } = await p.exited;
+  const sent = srv.requests.map((r) => (JSON.parse(r.body) as { name: string }).name.replace(/\.+$/, ''));
+  return { code, sent, p };
+}
+
+/** Checks the account of a run of 3,000 records stopped by a changed input; returns it. */
+function expectStoppedUnsent(stderr: string): ReturnType<typeof lastJson> {
+  const err = lastJson(stderr);
+  expect(err.code).toBe('input_changed');
+  expect(err).toMatchObject({ records: 3000, remainingFile: null });
+  const created = err.created as number;
+  expect(created + (err.unknown as unknown[]).length + (err.remaining as number)).toBe(3000);
+  expect(err.remainingRanges).toEqual([{ lines: [created + 1, 3000] }]);
+  return err;
 }
 
 /** Overwrites the first `from` in `file` with `to` (as long), in place: its size stays, as with `dd conv=notrunc`. */
@@ -138,51 +238,40 @@ describe('1. a copy of the input that cannot be kept: a clear non-zero exit, not
   });
 
   it.skipIf(!canMountSmallDisks())('a read-only TMPDIR: exit 2, nothing sent', async () => {
-    const srv = await petServer();
-    const dir = tempDir();
-    const tmp = join(dir, 'tmp');
-    mkdirSync(tmp);
-    writeFileSync(join(dir, 'in.ndjson'), records(1, 10));
-    const r = await onSmallDisks(
-      [{ path: tmp, kib: 64, readOnly: true }],
-      `${node} pets create --from-file - < '${dir}/in.ndjson'`,
-      serverEnv(srv, dir, { TMPDIR: tmp }),
+    const { r, srv } = await onSmallTmp(
+      { kib: 64, readOnly: true },
+      records(1, 10),
+      (dir) => `${node} pets create --from-file - < '${dir}/in.ndjson'`,
     );
     expect(r.code, r.stderr).toBe(2);
     expect(unwrapped(r.stderr)).toContain('read-only file system');
     expect(srv.requests).toHaveLength(0);
   });
 
-  it.skipIf(!canMountSmallDisks())('a full TMPDIR: exit 2, nothing sent, no partial copy left', async () => {
-    const srv = await petServer();
-    const dir = tempDir();
-    const tmp = join(dir, 'tmp');
-    mkdirSync(tmp);
-    writeFileSync(join(dir, 'in.ndjson'), records(1, 4000, 60));
-    const r = await onSmallDisks(
-      [{ path: tmp, kib: 64 }],
-      `${node} pets create --from-file - < '${dir}/in.ndjson'; echo "exit=$?"; echo "left=$(ls -A '${tmp}' | wc -l)"`,
-      serverEnv(srv, dir, { TMPDIR: tmp }),
+  it.skipIf(!canMountSmallDisks()).each([
+    [
+      'a full TMPDIR: exit 2, nothing sent, no partial copy left',
+      64,
+      records(1, 4000, 60),
+      (dir: string) => `--from-file - < '${dir}/in.ndjson'`,
+      'no space left on the device',
+    ],
+    [
+      '--from-file /dev/zero: exit 2 at once, nothing sent, no copy left',
+      1024,
+      undefined,
+      () => '--from-file /dev/zero',
+      /line 1: .*NUL/,
+    ],
+  ] as const)('%s', async (_name, kib, input, args, said) => {
+    const { r, srv } = await onSmallTmp(
+      { kib },
+      input,
+      (dir, tmp) => `${node} pets create ${args(dir)}${exitAndLeft(tmp)}`,
     );
     expect(r.stdout, r.stderr).toContain('exit=2\n');
     expect(r.stdout).toContain('left=0\n');
-    expect(unwrapped(r.stderr)).toContain('no space left on the device');
-    expect(srv.requests).toHaveLength(0);
-  });
-
-  it.skipIf(!canMountSmallDisks())('--from-file /dev/zero: exit 2 at once, nothing sent, no copy left', async () => {
-    const srv = await petServer();
-    const dir = tempDir();
-    const tmp = join(dir, 'tmp');
-    mkdirSync(tmp);
-    const r = await onSmallDisks(
-      [{ path: tmp, kib: 1024 }],
-      `${node} pets create --from-file /dev/zero; echo "exit=$?"; echo "left=$(ls -A '${tmp}' | wc -l)"`,
-      serverEnv(srv, dir, { TMPDIR: tmp }),
-    );
-    expect(r.stdout, r.stderr).toContain('exit=2\n');
-    expect(r.stdout).toContain('left=0\n');
-    expect(unwrapped(r.stderr)).toMatch(/line 1: .*NUL/);
+    expect(unwrapped(r.stderr)).toMatch(said);
     expect(srv.requests).toHaveLength(0);
   });
 });
@@ -224,22 +313,8 @@ describe('2. a full disk while the remaining file is written', () => {
   it.skipIf(!canMountSmallDisks())(
     'beside the input is full: written in the current directory instead, and the account names it',
     async () => {
-      const srv = await petServer({ failAt: 2 });
-      const dir = tempDir();
-      const disk = join(dir, 'disk');
-      const cwd = join(dir, 'cwd');
-      mkdirSync(disk);
-      mkdirSync(cwd);
-      const text = records(1, 1500, 100);
-      writeFileSync(join(dir, 'pets.ndjson'), text);
       // The input fills most of a small disk: its remaining records (more than 16 KiB) cannot fit beside it.
-      const r = await onSmallDisks(
-        [{ path: disk, kib: Math.ceil(text.length / 1024) + 40 }],
-        `cp '${dir}/pets.ndjson' '${disk}/pets.ndjson' && cd '${cwd}' &&
-        ${node} pets create --from-file '${disk}/pets.ndjson' --output ndjson --concurrency 1 >/dev/null; echo "exit=$?"
-        echo "disk=$(ls -A '${disk}' | tr '\\n' ' ')"`,
-        serverEnv(srv, dir),
-      );
+      const { r, cwd } = await onFillingDisk(2, 'cwd', (disk) => `--from-file '${disk}/pets.ndjson' --output ndjson`);
       expect(r.stdout, r.stderr).toContain('exit=1\n');
       // Nothing of petstore's is left on the full disk.
       expect(r.stdout).toContain('disk=pets.ndjson \n');
@@ -253,19 +328,7 @@ describe('2. a full disk while the remaining file is written', () => {
   it.skipIf(!canMountSmallDisks())(
     'nowhere to write it: exit 1 all the same, the account says it was not saved and which lines to rebuild it from',
     async () => {
-      const srv = await petServer({ failAt: 3 });
-      const dir = tempDir();
-      const disk = join(dir, 'disk');
-      mkdirSync(disk);
-      const text = records(1, 1500, 100);
-      writeFileSync(join(dir, 'pets.ndjson'), text);
-      const r = await onSmallDisks(
-        [{ path: disk, kib: Math.ceil(text.length / 1024) + 40 }],
-        `cp '${dir}/pets.ndjson' '${disk}/pets.ndjson' && cd '${disk}' &&
-        ${node} pets create --from-file pets.ndjson --concurrency 1 >/dev/null; echo "exit=$?"
-        echo "disk=$(ls -A '${disk}' | tr '\\n' ' ')"`,
-        serverEnv(srv, dir),
-      );
+      const { r } = await onFillingDisk(3, 'disk', () => '--from-file pets.ndjson');
       expect(r.stdout, r.stderr).toContain('exit=1\n');
       expect(r.stdout).toContain('disk=pets.ndjson \n');
       const err = unwrapped(r.stderr);
@@ -283,10 +346,7 @@ describe('3. a planted symlink is never followed', () => {
     const victim = join(dir, 'victim');
     writeFileSync(victim, 'precious\n');
     symlinkSync(victim, `${file}.remaining.ndjson`);
-    const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson', '--concurrency', '1'], {
-      env: serverEnv(srv, dir),
-      secrets: [KEY],
-    });
+    const p = spawnCreate(srv, dir, file, { args: ['--concurrency', '1'] });
     // The temp names an earlier version used (name.PID.tmp), planted before they are needed.
     symlinkSync(victim, `${file}.remaining.ndjson.${p.child.pid}.tmp`);
     const { code } = await p.exited;
@@ -307,9 +367,7 @@ describe('4. the remaining file never replaces a file, nor lands beside a device
     const { dir, file } = inputFile(4);
     writeFileSync(`${file}.remaining.ndjson`, 'mine\n');
     writeFileSync(`${file}.remaining-2.ndjson`, 'earlier\n');
-    const r = await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], {
-      env: serverEnv(srv, dir),
-    });
+    const r = await create(srv, dir, [file, '--concurrency', '1']);
     expect(r.code).toBe(1);
     expect(readFileSync(`${file}.remaining.ndjson`, 'utf8')).toBe('mine\n');
     expect(readFileSync(`${file}.remaining-2.ndjson`, 'utf8')).toBe('earlier\n');
@@ -344,12 +402,8 @@ describe('5. SIGHUP and SIGQUIT end a run like SIGTERM: the account and the rema
   ] as const)('%s while records are sent from a file: exit %d', async (sig, want) => {
     const srv = await petServer({ delayMs: 100 });
     const { dir, file } = inputFile(20);
-    const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
-      env: serverEnv(srv, dir),
-      secrets: [KEY],
-    });
-    await p.until(() => p.stdout().split('\n').length > 3);
-    p.child.kill(sig);
+    const p = spawnCreate(srv, dir, file);
+    await afterThreeRecords(p, sig);
     const { code } = await p.exited;
     expect(code).toBe(want);
     const err = lastJson(p.stderr());
@@ -364,12 +418,8 @@ describe('5. SIGHUP and SIGQUIT end a run like SIGTERM: the account and the rema
   it('a hang-up comes twice (the terminal, then the shell): the second does not cut the remaining file short', async () => {
     const srv = await petServer({ delayMs: 20 });
     const { dir, file } = inputFile(200_000);
-    const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
-      env: serverEnv(srv, dir),
-      secrets: [KEY],
-    });
-    await p.until(() => p.stdout().split('\n').length > 3);
-    p.child.kill('SIGHUP');
+    const p = spawnCreate(srv, dir, file);
+    await afterThreeRecords(p, 'SIGHUP');
     // More hang-ups every few ms until the run ends, so some land while the remaining file is
     // written, however long that takes on a loaded machine (polling for its temp file could
     // miss the moment).
@@ -388,16 +438,9 @@ describe('5. SIGHUP and SIGQUIT end a run like SIGTERM: the account and the rema
 
   it('SIGHUP with --from-file -: the account, the remaining file in the current directory, no copy of stdin left', async () => {
     const srv = await petServer({ delayMs: 100 });
-    const dir = tempDir();
-    const tmp = join(dir, 'tmp');
-    mkdirSync(tmp);
-    const p = spawnCli(['pets', 'create', '--from-file', '-', '--output', 'ndjson'], {
-      env: serverEnv(srv, dir, { TMPDIR: tmp }),
-      input: records(1, 20),
-      secrets: [KEY],
-    });
-    await p.until(() => p.stdout().split('\n').length > 3);
-    p.child.kill('SIGHUP');
+    const { dir, tmp } = withTmp();
+    const p = spawnCreate(srv, dir, '-', { env: { TMPDIR: tmp }, input: records(1, 20) });
+    await afterThreeRecords(p, 'SIGHUP');
     const { code } = await p.exited;
     expect(code).toBe(129);
     expect(readdirSync(tmp)).toEqual([]);
@@ -448,28 +491,13 @@ describe('6. input checked is input sent', () => {
   it('a file that grows while records are sent: stops before any unchecked record is sent, exit 1, the account', async () => {
     // The server holds its answers until the file has grown: the run cannot have sent every
     // record first, however slow the test is to append.
-    const { gate, open } = gated();
-    const srv = await petServer({ gate });
-    const { dir, file } = inputFile(3000, tempDir(), 100);
-    const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
-      env: serverEnv(srv, dir),
-      secrets: [KEY],
-      timeoutMs: 60_000,
-    });
-    await p.until(() => srv.requests.length >= 1);
-    appendFileSync(file, `${records(3001, 3025)}{"name":"Bad","categoryId":1.5}\n`);
-    open();
-    const { code } = await p.exited;
+    const { code, sent, p } = await changedWhileSent(3000, 100, (file) =>
+      appendFileSync(file, `${records(3001, 3025)}{"name":"Bad","categoryId":1.5}\n`),
+    );
     expect(code).toBe(1);
-    const sent = srv.requests.map((r) => (JSON.parse(r.body) as { name: string }).name.replace(/\.+$/, ''));
     expect(sent.length).toBeLessThan(3000);
     expect(sent).toEqual(range(1, sent.length));
-    const err = lastJson(p.stderr());
-    expect(err.code).toBe('input_changed');
-    expect(err).toMatchObject({ records: 3000, remainingFile: null });
-    const created = err.created as number;
-    expect(created + (err.unknown as unknown[]).length + (err.remaining as number)).toBe(3000);
-    expect(err.remainingRanges).toEqual([{ lines: [created + 1, 3000] }]);
+    expectStoppedUnsent(p.stderr());
   });
 
   // The server holds its answers until the file was changed: the run has then read no more
@@ -480,49 +508,19 @@ describe('6. input checked is input sent', () => {
   ] as const)(
     '%s while records are sent: stops before any record read after it is sent, exit 1, the account',
     async (_, change, what) => {
-      const { gate, open } = gated();
-      const srv = await petServer({ gate });
-      const { dir, file } = inputFile(3000, tempDir(), 100);
-      const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
-        env: serverEnv(srv, dir),
-        secrets: [KEY],
-        timeoutMs: 60_000,
-      });
-      await p.until(() => srv.requests.length >= 1);
-      change(file);
-      open();
-      const { code } = await p.exited;
+      const { code, sent, p } = await changedWhileSent(3000, 100, change);
       expect(code, p.stderr()).toBe(1);
-      const sent = srv.requests.map((r) => (JSON.parse(r.body) as { name: string }).name.replace(/\.+$/, ''));
       // Only records of the first chunk (64 KiB, about 650 records) were read before the change.
       expect(sent.length).toBeLessThan(1000);
       expect(inOrder(sent)).toEqual(range(1, sent.length));
-      const err = lastJson(p.stderr());
-      expect(err.code).toBe('input_changed');
-      expect(err.message).toContain(what);
-      expect(err).toMatchObject({ records: 3000, remainingFile: null });
-      const created = err.created as number;
-      expect(created + (err.unknown as unknown[]).length + (err.remaining as number)).toBe(3000);
-      expect(err.remainingRanges).toEqual([{ lines: [created + 1, 3000] }]);
+      expect(expectStoppedUnsent(p.stderr()).message).toContain(what);
     },
   );
 
   it('a file changed after it was read whole: every checked record is created once, exit 0, a warning names the change', async () => {
-    const { gate, open } = gated();
-    const srv = await petServer({ gate });
     // 1,000 records of about 30 bytes: one chunk, read (and compared) before the first request.
-    const { dir, file } = inputFile(1000);
-    const p = spawnCli(['pets', 'create', '--from-file', file, '--output', 'ndjson'], {
-      env: serverEnv(srv, dir),
-      secrets: [KEY],
-      timeoutMs: 60_000,
-    });
-    await p.until(() => srv.requests.length >= 1);
-    editInPlace(file, 'P500"', 'Q500"');
-    open();
-    const { code } = await p.exited;
+    const { code, sent, p } = await changedWhileSent(1000, 0, (file) => editInPlace(file, 'P500"', 'Q500"'));
     expect(code, p.stderr()).toBe(0);
-    const sent = srv.requests.map((r) => (JSON.parse(r.body) as { name: string }).name);
     expect(inOrder(sent)).toEqual(range(1, 1000));
     expect(namesOf(p.stdout())).toEqual(range(1, 1000));
     const warnings = p
@@ -549,7 +547,7 @@ describe('6. input checked is input sent', () => {
         Buffer.from('","categoryId":1}\n'),
       ]),
     );
-    const r = await runMain(['pets', 'create', '--from-file', file], { env: serverEnv(srv, dir) });
+    const r = await create(srv, dir, [file]);
     expect(r.code).toBe(2);
     expect(unwrapped(r.stderr)).toMatch(/line 2: not valid UTF-8/);
     expect(unwrapped(r.stderr)).toContain('nothing was sent');
@@ -557,16 +555,19 @@ describe('6. input checked is input sent', () => {
   });
 });
 
+/** A first run of `n` records from a file, record `failAt` failing: exit 1, the rest saved beside the file. */
+async function stoppedRun(n: number, failAt: number) {
+  const srv = await petServer({ failAt });
+  const { dir, file } = inputFile(n);
+  const env = serverEnv(srv, dir);
+  expect((await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], { env })).code).toBe(1);
+  return { srv, file, env, remaining: `${file}.remaining.ndjson` };
+}
+
 describe('8. re-runs do not duplicate', () => {
   it('a remaining file is removed once all its records are created; the original is refused until then, or with --force', async () => {
-    const srv = await petServer({ failAt: 4 });
-    const { dir, file } = inputFile(6);
-    const env = serverEnv(srv, dir);
+    const { srv, file, env, remaining } = await stoppedRun(6, 4);
     const names = (): string[] => srv.requests.map((r) => (JSON.parse(r.body) as { name: string }).name);
-
-    const first = await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], { env });
-    expect(first.code).toBe(1);
-    const remaining = `${file}.remaining.ndjson`;
     expect(names()).toEqual(range(1, 4));
 
     // The original again: refused, naming the file to send instead.
@@ -626,11 +627,7 @@ describe('8. re-runs do not duplicate', () => {
   });
 
   it('a remaining file changed in place (same inode) is kept once created, and the note says why', async () => {
-    const srv = await petServer({ failAt: 2 });
-    const { dir, file } = inputFile(3);
-    const env = serverEnv(srv, dir);
-    expect((await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], { env })).code).toBe(1);
-    const remaining = `${file}.remaining.ndjson`;
+    const { env, remaining } = await stoppedRun(3, 2);
     editInPlace(remaining, '"P2"', '"Q2"');
     const rest = await runMain(['pets', 'create', '--from-file', remaining], { env });
     expect(rest.code, rest.stderr).toBe(0);
@@ -641,11 +638,7 @@ describe('8. re-runs do not duplicate', () => {
   });
 
   it('a remaining file deleted since: the refusal names it as gone and the lines to send, not as never saved', async () => {
-    const srv = await petServer({ failAt: 3 });
-    const { dir, file } = inputFile(5);
-    const env = serverEnv(srv, dir);
-    expect((await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], { env })).code).toBe(1);
-    const remaining = `${file}.remaining.ndjson`;
+    const { srv, file, env, remaining } = await stoppedRun(5, 3);
     rmSync(remaining);
     const again = await runMain(['pets', 'create', '--from-file', file], { env });
     expect(again.code).toBe(2);
@@ -658,10 +651,7 @@ describe('8. re-runs do not duplicate', () => {
   });
 
   it('--force sends an input whose earlier run stopped partway', async () => {
-    const srv = await petServer({ failAt: 2 });
-    const { dir, file } = inputFile(3);
-    const env = serverEnv(srv, dir);
-    expect((await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], { env })).code).toBe(1);
+    const { srv, file, env } = await stoppedRun(3, 2);
     expect((await runMain(['pets', 'create', '--from-file', file], { env })).code).toBe(2);
     const forced = await runMain(['pets', 'create', '--from-file', file, '--force'], { env });
     expect(forced.code).toBe(0);
@@ -675,17 +665,14 @@ describe('9. progress on a terminal', () => {
   it('one progress line while sending, one summary line at the end; nothing extra when stderr is not a terminal', async () => {
     const srv = await petServer();
     const { dir, file } = inputFile(300);
-    const tty = await runMain(['pets', 'create', '--from-file', file], {
-      env: serverEnv(srv, dir),
-      tty: { stderr: true },
-    });
+    const tty = await create(srv, dir, [file], { tty: { stderr: true } });
     expect(tty.code).toBe(0);
     // The progress line is redrawn in place (`\r`, erase in line) and erased before the summary.
     const plain = stripVTControlCharacters(tty.stderr);
     expect(plain).toMatch(/^\rcreated [\d,]+ of 300/);
     expect(plain).toMatch(/\rcreated 300 pets in \d+\.\d s\n$/);
     expect(plain.split('\n')).toHaveLength(2);
-    const piped = await runMain(['pets', 'create', '--from-file', inputFile(3).file], { env: serverEnv(srv, dir) });
+    const piped = await create(srv, dir, [inputFile(3).file]);
     expect(piped.code).toBe(0);
     expect(piped.stderr).toBe('');
   });
@@ -719,16 +706,14 @@ describe('--dry-run', () => {
   it('checks everything, prints the records as they would be sent, sends nothing', async () => {
     const srv = await petServer();
     const { dir, file } = inputFile(3);
-    const r = await runMain(['pets', 'create', '--from-file', file, '--dry-run', '--output', 'ndjson'], {
-      env: serverEnv(srv, dir),
-    });
+    const r = await create(srv, dir, [file, '--dry-run', '--output', 'ndjson']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(records(1, 3));
     expect(unwrapped(r.stderr)).toContain('3 records');
     expect(srv.requests).toHaveLength(0);
     const bad = join(dir, 'bad.ndjson');
     writeFileSync(bad, '{"name":"A"}\n');
-    const refused = await runMain(['pets', 'create', '--from-file', bad, '--dry-run'], { env: serverEnv(srv, dir) });
+    const refused = await create(srv, dir, [bad, '--dry-run']);
     expect(refused.code).toBe(2);
     expect(srv.requests).toHaveLength(0);
   });
@@ -738,9 +723,7 @@ describe('the account in JSON', () => {
   it('failed and unknown are arrays of {line, ...}; createdRanges are line ranges', async () => {
     const srv = await petServer({ failAt: 3 });
     const { dir, file } = inputFile(5);
-    const r = await runMain(['pets', 'create', '--from-file', file, '--json', '--concurrency', '1'], {
-      env: serverEnv(srv, dir),
-    });
+    const r = await create(srv, dir, [file, '--json', '--concurrency', '1']);
     expect(r.code).toBe(1);
     expect(lastJson(r.stderr)).toMatchObject({
       code: 'unavailable',

@@ -3,7 +3,6 @@
  * pipe with many requests in flight leave an exact account and a right remaining file; a
  * terminal of 80 columns shows it; memory stays flat whatever the size of the input.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,10 +18,10 @@ import {
   type PetAnswer,
   type PetServer,
 } from '../helpers/pet-server.js';
-import { baseEnv, CLI, CLI_SHELL } from '../helpers/run-cli.js';
+import { CLI_SHELL, probedRun } from '../helpers/run-cli.js';
 import { shell } from '../helpers/shell.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
-import { remoteEnv } from '../helpers/harness.js';
+import { lastJson, remoteEnv } from '../helpers/harness.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { hasTmux, startTmux } from '../helpers/tmux.js';
 
@@ -106,7 +105,7 @@ describe('many requests in flight, stopped', () => {
     p.child.kill('SIGINT');
     const { code } = await p.exited;
     expect(code).toBe(130);
-    const account = JSON.parse(p.stderr().trim().split('\n').pop()!) as Record<string, unknown>;
+    const account = lastJson(p.stderr());
     expect(account.code).toBe('interrupted');
     const created = expectExact(account, srv, 400, file);
     // The pets created by the requests awaited after the signal are printed too.
@@ -125,10 +124,7 @@ describe('many requests in flight, stopped', () => {
     const [, out = '', exit = ''] = /^([\s\S]*)exit=(\d+)\n$/.exec(r.stdout) ?? [];
     expect(exit).toBe('1');
     expect(printedNames(out)).toEqual(['P1', 'P2', 'P3']);
-    const account = JSON.parse(readFileSync(join(dir, 'err'), 'utf8').trim().split('\n').pop()!) as Record<
-      string,
-      unknown
-    >;
+    const account = lastJson(readFileSync(join(dir, 'err'), 'utf8'));
     expect(account.code).toBe('output');
     // The answers under way were awaited: every pet the server created is in the account.
     expect(account.unknown).toEqual([]);
@@ -181,26 +177,13 @@ describe.skipIf(!hasTmux())('a terminal of 80 columns', () => {
 const HEAP_PROBE = fileURLToPath(new URL('../helpers/heap-probe.cjs', import.meta.url));
 
 /** Runs the CLI with the heap probe preloaded; resolves its exit code and the peak heap it retained (bytes). */
-function peakRetainedHeap(args: string[], e: Record<string, string>): Promise<{ code: number | null; heap: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: {
-        ...baseEnv(),
-        HOME: e.PETSTORE_CONFIG_DIR ?? '/nonexistent',
-        ...e,
-        NODE_OPTIONS: `--expose-gc --require ${HEAP_PROBE}`,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let err = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const m = /PEAK_RETAINED_HEAP=(\d+)/.exec(err);
-      if (m === null) reject(new Error(`no heap figure in: ${err.slice(0, 500)}`));
-      else resolve({ code, heap: Number(m[1]) });
-    });
-  });
+async function peakRetainedHeap(
+  args: string[],
+  e: Record<string, string>,
+): Promise<{ code: number | null; heap: number }> {
+  const env = { HOME: e.PETSTORE_CONFIG_DIR ?? '/nonexistent', ...e };
+  const { code, figure } = await probedRun(args, env, `--expose-gc --require ${HEAP_PROBE}`, 'PEAK_RETAINED_HEAP');
+  return { code, heap: figure };
 }
 
 /** `n` records with names of `nameLength` characters, in `dir`. */

@@ -31,22 +31,18 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keyOf, pathKeyOf, type RunTarget } from '../../src/commands/pets/create/run-record.js';
+import { fileServers, remoteEnv } from '../helpers/harness.js';
 import { holdLock, ownerFile, type LockHolder } from '../helpers/lock-holder.js';
 import { OTHER, otherUsersUnavailable } from '../helpers/other-user.js';
 import { runCli, unwrapped, type CliResult } from '../helpers/run-cli.js';
 import { spawnCli, type Steered } from '../helpers/spawn-cli.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { serverPool, type TestServer } from '../helpers/test-server.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_bulkstate_0123456789';
-const { start, closeAll } = serverPool();
-
-afterAll(async () => {
-  await closeAll();
-  removeTempDirs();
-});
+const { start } = fileServers();
 
 /** Stalls each takeover of a lock between judging it stale and taking it over. */
 const TAKEOVER_DELAY = fileURLToPath(new URL('../helpers/takeover-delay.cjs', import.meta.url));
@@ -192,8 +188,20 @@ function victim(srv: TestServer, state: string): { dir: string; input: string; e
   return {
     dir,
     input,
-    env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_STATE_DIR: state },
+    env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir, PETSTORE_STATE_DIR: state }),
   };
+}
+
+/**
+ * A pet server, a fresh state folder (mode 0700, then as `prepare` leaves it) and a victim's
+ * setup against them.
+ */
+async function inStateFolder(prepare?: (state: string) => void) {
+  const srv = await petServer();
+  const state = join(tempDir(), 'state');
+  mkdirSync(state, { mode: 0o700 });
+  prepare?.(state);
+  return { srv, state, ...victim(srv, state) };
 }
 
 /** Where the runs of `victim` send: the target its records are named by. */
@@ -224,11 +232,7 @@ describe('the state folder: used only when nobody else can write it', () => {
   it.each([0o777, 0o1777, 0o770])(
     'mode %o: exit 2 naming the path, the mode and the fix; nothing sent, nothing written there',
     async (mode) => {
-      const srv = await petServer();
-      const state = join(tempDir(), 'state');
-      mkdirSync(state);
-      chmodSync(state, mode);
-      const { input, env } = victim(srv, state);
+      const { srv, state, input, env } = await inStateFolder((state) => chmodSync(state, mode));
       const r = await runCli(create(input), { env });
       const shown = mode.toString(8).padStart(4, '0');
       expectRefused(r, srv, `the state folder ${state} is writable by`, `(mode ${shown})`, `chmod go-w ${state}`);
@@ -239,11 +243,7 @@ describe('the state folder: used only when nobody else can write it', () => {
   it.skipIf(otherUsersUnavailable !== undefined)(
     "another user's: exit 2 naming the path, its owner and the fix; nothing sent",
     async () => {
-      const srv = await petServer();
-      const state = join(tempDir(), 'state');
-      mkdirSync(state, { mode: 0o700 });
-      chownSync(state, OTHER.uid, OTHER.gid);
-      const { input, env } = victim(srv, state);
+      const { srv, state, input, env } = await inStateFolder((state) => chownSync(state, OTHER.uid, OTHER.gid));
       const r = await runCli(create(input), { env });
       expectRefused(r, srv, `the state folder ${state} is owned by uid ${OTHER.uid}`, 'Use a folder of your own');
     },
@@ -266,11 +266,7 @@ describe('the state folder: used only when nobody else can write it', () => {
   });
 
   it('a dry run does not look at it', async () => {
-    const srv = await petServer();
-    const state = join(tempDir(), 'state');
-    mkdirSync(state);
-    chmodSync(state, 0o777);
-    const { input, env } = victim(srv, state);
+    const { input, env } = await inStateFolder((state) => chmodSync(state, 0o777));
     expect((await runCli([...create(input), '--dry-run'], { env })).code).toBe(0);
   });
 });
@@ -312,10 +308,7 @@ describe("a record planted by another user never deletes the user's input", () =
   it.skipIf(otherUsersUnavailable !== undefined)(
     "in the user's own folder, files of another user's: exit 2 naming the file; nothing sent, the input kept",
     async () => {
-      const srv = await petServer();
-      const state = join(tempDir(), 'state');
-      mkdirSync(state, { mode: 0o700 });
-      const { input, env } = victim(srv, state);
+      const { srv, state, input, env } = await inStateFolder();
       plant(state, srv, input, OTHER);
       const r = await runCli(create(input), { env });
       expectRefused(r, srv, `in petstore's state folder, is owned by uid ${OTHER.uid}`);
@@ -339,10 +332,7 @@ describe("a record planted by another user never deletes the user's input", () =
   );
 
   it("even one the rule lets through (the user's own): the input, not proven to be the file petstore wrote, is kept, and the note says why", async () => {
-    const srv = await petServer();
-    const state = join(tempDir(), 'state');
-    mkdirSync(state, { mode: 0o700 });
-    const { input, env } = victim(srv, state);
+    const { srv, state, input, env } = await inStateFolder();
     plant(state, srv, input);
     const r = await runCli(create(input), { env });
     expect(r.code, r.stderr).toBe(0);
@@ -356,10 +346,7 @@ describe("a record planted by another user never deletes the user's input", () =
 
 describe('a link or a FIFO in the place of a file petstore reads there', () => {
   it("a link at the input's record: exit 2 naming it; nothing sent, the link's target untouched", async () => {
-    const srv = await petServer();
-    const state = join(tempDir(), 'state');
-    mkdirSync(state, { mode: 0o700 });
-    const { dir, input, env } = victim(srv, state);
+    const { srv, state, dir, input, env } = await inStateFolder();
     const precious = join(dir, 'precious.txt');
     writeFileSync(precious, 'keep me\n');
     symlinkSync(precious, join(state, recordName(srv, input)));
@@ -371,10 +358,7 @@ describe('a link or a FIFO in the place of a file petstore reads there', () => {
   it.each(['record', 'path'] as const)(
     "a FIFO at the input's %s file: exit 2 at once, naming it; nothing sent",
     async (which) => {
-      const srv = await petServer();
-      const state = join(tempDir(), 'state');
-      mkdirSync(state, { mode: 0o700 });
-      const { input, env } = victim(srv, state);
+      const { srv, state, input, env } = await inStateFolder();
       const fifo = join(state, which === 'record' ? recordName(srv, input) : pathName(srv, input));
       execFileSync('mkfifo', [fifo]);
       const r = await runCli(create(input), { env });
@@ -383,10 +367,7 @@ describe('a link or a FIFO in the place of a file petstore reads there', () => {
   );
 
   it('a FIFO there and a SIGTERM: the run ends, 143 (or its refusal, 2, when that came first); nothing sent', async () => {
-    const srv = await petServer();
-    const state = join(tempDir(), 'state');
-    mkdirSync(state, { mode: 0o700 });
-    const { input, env } = victim(srv, state);
+    const { srv, state, input, env } = await inStateFolder();
     execFileSync('mkfifo', [join(state, recordName(srv, input))]);
     const run = spawnCli(create(input), { env });
     await run.opened(realpathSync(input)).catch(() => undefined);

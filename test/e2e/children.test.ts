@@ -8,6 +8,7 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { remoteEnv } from '../helpers/harness.js';
 import { pagingServerPool } from '../helpers/paging-server.js';
 import { runCli } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
@@ -37,13 +38,11 @@ describe('children petstore starts get no secret of its own', () => {
     const dir = tempDir();
     const seen = join(dir, 'pager-env');
     const r = await runMain(['pets', 'list', '--all'], {
-      env: {
+      env: remoteEnv(server.baseUrl, KEY, {
         PETSTORE_CONFIG_DIR: dir,
-        PETSTORE_BASE_URL: server.baseUrl,
-        PETSTORE_API_KEY: KEY,
         PETSTORE_PAGER: `env > '${seen}'; cat > /dev/null`,
         KEEP_ME: 'kept',
-      },
+      }),
       tty: true,
       rows: 10,
     });

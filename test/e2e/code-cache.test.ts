@@ -26,7 +26,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, RUN_TIMEOUT_MS, runCli, type CliResult } from '../helpers/run-cli.js';
+import { CLI, collectRun, RUN_TIMEOUT_MS, runCli, type CliResult } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 afterAll(() => removeTempDirs());
@@ -96,27 +96,12 @@ function runShim(shim: string, args: string[], env: Record<string, string>, as?:
       ? [process.execPath, shim, ...args]
       : ['setpriv', `--reuid=${as.uid}`, `--regid=${as.uid}`, '--clear-groups', as.node, shim, ...args];
   const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: '/nonexistent', ...env },
-      cwd: '/',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, RUN_TIMEOUT_MS);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - started, ...(timedOut ? { timedOut } : {}) });
-    });
+  const child = spawn(argv[0]!, argv.slice(1), {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: '/nonexistent', ...env },
+    cwd: '/',
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return collectRun(child, started, RUN_TIMEOUT_MS);
 }
 
 /** Copies what an installed petstore runs from (bin/ and dist/, no source maps) into `dir`. */
@@ -359,22 +344,20 @@ describe('the code cache', () => {
     // Damaged where V8 would crash on it: only the rule keeps it from V8 here.
     flipBytes(file, 100);
     const damaged = readFileSync(file);
-    chmodSync(folder, 0o777);
-    const r = await runShim(CLI, ['--verbose', 'version'], env);
-    expect(r).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
-    expect(notes(r.stderr)).toEqual([
-      `code cache not used: ${folder} is writable by group or others (mode 0777): chmod go-w ${folder}`,
-    ]);
-    expect(readFileSync(file).equals(damaged)).toBe(true);
-
+    /** A verbose run once `path` has `mode`: it works, says why the cache is not used, and leaves the file alone. */
+    const refusedWhen = async (path: string, mode: number): Promise<void> => {
+      chmodSync(path, mode);
+      const r = await runShim(CLI, ['--verbose', 'version'], env);
+      expect(r).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
+      const shown = mode.toString(8).padStart(4, '0');
+      expect(notes(r.stderr)).toEqual([
+        `code cache not used: ${path} is writable by group or others (mode ${shown}): chmod go-w ${path}`,
+      ]);
+      expect(readFileSync(file).equals(damaged)).toBe(true);
+    };
+    await refusedWhen(folder, 0o777);
     chmodSync(folder, 0o700);
-    chmodSync(file, 0o620);
-    const g = await runShim(CLI, ['--verbose', 'version'], env);
-    expect(g).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
-    expect(notes(g.stderr)).toEqual([
-      `code cache not used: ${file} is writable by group or others (mode 0620): chmod go-w ${file}`,
-    ]);
-    expect(readFileSync(file).equals(damaged)).toBe(true);
+    await refusedWhen(file, 0o620);
     expect(cacheFiles(cacheHome)).toEqual([await cacheName()]);
   });
 });

@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { holdLock, ownerFile } from '../helpers/lock-holder.js';
+import { lastJson } from '../helpers/harness.js';
 import { registerSecret, runCli, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -69,6 +70,12 @@ async function writerWaits(lockPath: string): Promise<void> {
   }
 }
 
+/** A fresh config folder and the environment of runs that use it. */
+function freshConfig(): { dir: string; env: { PETSTORE_CONFIG_DIR: string } } {
+  const dir = tempDir();
+  return { dir, env: { PETSTORE_CONFIG_DIR: dir } };
+}
+
 /** Rounds run at once (each in a folder of its own; its two writers race on one file). */
 const ROUNDS_AT_ONCE = 4;
 
@@ -78,8 +85,7 @@ describe.concurrent('concurrent config writers, and the lock', () => {
     async () => {
       const lost: string[] = [];
       const round = async (round: number): Promise<void> => {
-        const dir = tempDir();
-        const env = { PETSTORE_CONFIG_DIR: dir };
+        const { dir, env } = freshConfig();
         // Even rounds: production's key beside staging's URL; odd rounds: the other way round.
         const [login, url] =
           round % 2 === 0 ? (['production', 'staging'] as const) : (['staging', 'production'] as const);
@@ -129,8 +135,7 @@ describe.concurrent('concurrent config writers, and the lock', () => {
       // Four writers set a key of their own; 96 others rewrite the file meanwhile (each
       // `config set` writes the whole file): a writer that read before another wrote and
       // wrote after it would lose that change.
-      const dir = tempDir();
-      const env = { PETSTORE_CONFIG_DIR: dir };
+      const { dir, env } = freshConfig();
       const own: [string, string][] = [
         ['production.baseUrl', PROD_URL],
         ['staging.baseUrl', STAGING_URL],
@@ -157,8 +162,7 @@ describe.concurrent('concurrent config writers, and the lock', () => {
   it(
     'held by another petstore for longer than the old 5 s: waited for, then written',
     async () => {
-      const dir = tempDir();
-      const env = { PETSTORE_CONFIG_DIR: dir };
+      const { dir, env } = freshConfig();
       const holder = await holdLock(join(dir, 'config.json'));
       const writing = runCli(['config', 'set', 'staging.baseUrl', STAGING_URL, '--timeout', WRITER_WAIT_S], {
         env,
@@ -178,8 +182,7 @@ describe.concurrent('concurrent config writers, and the lock', () => {
   );
 
   it('held by a live holder past --timeout: exit 2, naming it, nothing changed, no advice to remove the lock', async () => {
-    const dir = tempDir();
-    const env = { PETSTORE_CONFIG_DIR: dir };
+    const { dir, env } = freshConfig();
     expect((await runMain(['config', 'set', 'production.baseUrl', PROD_URL], { env })).code).toBe(0);
     const before = readFileSync(join(dir, 'config.json'), 'utf8');
     const holder = await holdLock(join(dir, 'config.json'));
@@ -191,7 +194,7 @@ describe.concurrent('concurrent config writers, and the lock', () => {
       expect(text).toContain('nothing was changed');
       expect(text).not.toContain('remove');
       const j = await runMain(['config', 'set', 'staging.baseUrl', STAGING_URL, '--timeout', '0.5', '--json'], { env });
-      expect(JSON.parse(j.stderr.trim().split('\n').pop()!)).toMatchObject({ code: 'config' });
+      expect(lastJson(j.stderr)).toMatchObject({ code: 'config' });
     } finally {
       holder.child.stdin.end();
       await holder.exited;
@@ -200,8 +203,7 @@ describe.concurrent('concurrent config writers, and the lock', () => {
   });
 
   it('held by a process killed with -9: taken over at once, and the write succeeds', async () => {
-    const dir = tempDir();
-    const env = { PETSTORE_CONFIG_DIR: dir };
+    const { dir, env } = freshConfig();
     const holder = await holdLock(join(dir, 'config.json'));
     holder.child.kill('SIGKILL');
     await holder.exited;
@@ -215,8 +217,7 @@ describe.concurrent('concurrent config writers, and the lock', () => {
   });
 
   it('an empty lock, left by a writer killed while letting go: taken at once, however fresh its mtime', async () => {
-    const dir = tempDir();
-    const env = { PETSTORE_CONFIG_DIR: dir };
+    const { dir, env } = freshConfig();
     // Killed between removing its owner file and the directory. An mtime an hour ahead
     // keeps the 5 s staleness out of it: a lock code that waits for that never gets in.
     mkdirSync(join(dir, 'config.json.lock'));
@@ -230,8 +231,7 @@ describe.concurrent('concurrent config writers, and the lock', () => {
   it.runIf(process.platform === 'linux')(
     'held by a stopped writer (Ctrl-Z) that has not refreshed its lock for 10 s: not taken, exit 2 naming it',
     async () => {
-      const dir = tempDir();
-      const env = { PETSTORE_CONFIG_DIR: dir };
+      const { dir, env } = freshConfig();
       expect((await runMain(['config', 'set', 'production.baseUrl', PROD_URL], { env })).code).toBe(0);
       const before = readFileSync(join(dir, 'config.json'), 'utf8');
       const holder = await holdLock(join(dir, 'config.json'));
@@ -253,8 +253,7 @@ describe.concurrent('concurrent config writers, and the lock', () => {
   );
 
   it('left behind by a killed writer: taken over, and the write succeeds', async () => {
-    const dir = tempDir();
-    const env = { PETSTORE_CONFIG_DIR: dir };
+    const { dir, env } = freshConfig();
     // What a process killed while holding the lock leaves: the lock directory, no longer refreshed.
     mkdirSync(join(dir, 'config.json.lock'));
     const old = new Date(Date.now() - 10_000);

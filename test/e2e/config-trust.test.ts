@@ -81,6 +81,16 @@ it('control: in a private directory the key command does run (the marker is a re
   expect(existsSync(marker)).toBe(true);
 });
 
+/** A config folder `name` (environment staging) that every user may read, in a folder every user may enter. */
+function readableConfig(name: string): string {
+  const parent = tempDir();
+  chmodSync(parent, 0o755);
+  const dir = join(parent, name);
+  mkdirSync(dir, { mode: 0o755 });
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ environment: 'staging' }), { mode: 0o644 });
+  return dir;
+}
+
 describe.concurrent('a config directory others can change is refused (exit 2), nothing run or written', () => {
   const cases: [string, (dir: string) => void, string, string | ((dir: string) => string)][] = [
     [
@@ -423,11 +433,7 @@ describe.skipIf(!asRoot)('other users (root plays them)', () => {
   });
 
   it("another user's config directory is refused for a user who is not root (no sudo advice)", async () => {
-    const parent = tempDir();
-    chmodSync(parent, 0o755);
-    const dir = join(parent, 'theirs');
-    mkdirSync(dir, { mode: 0o755 });
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ environment: 'staging' }), { mode: 0o644 });
+    const dir = readableConfig('theirs');
     execFileSync('chown', ['-R', `${OTHER.uid}:${OTHER.gid}`, dir]);
     const r = await runCli(['config', 'get', 'environment'], { env: { PETSTORE_CONFIG_DIR: dir }, as: THIRD });
     expectRefused(r, dir, `is owned by uid ${OTHER.uid}, not by you (uid ${THIRD.uid}) or root`);
@@ -435,11 +441,7 @@ describe.skipIf(!asRoot)('other users (root plays them)', () => {
   });
 
   it("root's config directory and file pass for any user", async () => {
-    const parent = tempDir();
-    chmodSync(parent, 0o755);
-    const dir = join(parent, 'roots');
-    mkdirSync(dir, { mode: 0o755 });
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ environment: 'staging' }), { mode: 0o644 });
+    const dir = readableConfig('roots');
     const r = await runCli(['config', 'get', 'environment'], { env: { PETSTORE_CONFIG_DIR: dir }, as: THIRD });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('staging\n');

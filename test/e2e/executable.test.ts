@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { expectSeedPets } from '../helpers/harness.js';
 import { EXECUTABLE } from '../helpers/run-cli.js';
 import { expectJqNotices } from '../helpers/notices.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -40,9 +41,7 @@ describe('the standalone executable', () => {
     const r = alone(['--env', 'sandbox', 'pets', 'list'], where === '/' ? '/' : tempDir('petstore-exe-cwd-'), home);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe('1\tRex\t1\tavailable');
-    expect(lines).toContain('9007199254740993\tAtlas\t9223372036854775807\tavailable');
+    expectSeedPets(r.stdout);
   });
 
   it('prints its version, and help, with nothing else around it', () => {

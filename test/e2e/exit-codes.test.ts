@@ -5,29 +5,26 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { closedPort } from '../helpers/fault-server.js';
+import { fileServers, lastJson, remoteEnv } from '../helpers/harness.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { errorReply, serverPool, type TestServer } from '../helpers/test-server.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { errorReply, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_exitcodes_0123456789';
-const { start: server, closeAll } = serverPool();
+const { start: server } = fileServers();
 let dir: string;
 
 beforeAll(() => {
   dir = tempDir();
 });
-afterAll(async () => {
-  await closeAll();
-  removeTempDirs();
-});
 
 /** Runs the CLI against `srv` with a key in the environment. */
 function run(srv: TestServer, args: string[], env: Record<string, string | undefined> = {}) {
   return runMain(args, {
-    env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY, ...env },
+    env: { ...remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }), ...env },
   });
 }
 
@@ -134,7 +131,7 @@ describe.concurrent('exit codes', () => {
       expect(r.stderr).not.toMatch(/\n\s+at /);
       const j = await run(srv, [...args, '--json']);
       expect(j.code).toBe(exit);
-      expect(JSON.parse(j.stderr.trim().split('\n').pop() ?? '')).toMatchObject({ code: 'invalid_response', status });
+      expect(lastJson(j.stderr)).toMatchObject({ code: 'invalid_response', status });
     },
   );
 
@@ -187,13 +184,27 @@ describe.concurrent('exit codes', () => {
     expect(srv.requests).toHaveLength(0);
   });
 
-  it('2: missing base URL names the environment and how to set one', async () => {
+  // Each setting missing in turn: its own exit code, what is missing and how to set it; nothing sent.
+  it.each([
+    [
+      '2: missing base URL names the environment and how to set one',
+      'PETSTORE_BASE_URL',
+      2,
+      ['no base URL for production', 'petstore config set production.baseUrl'],
+    ],
+    [
+      '4: no API key, with the login hint; nothing sent',
+      'PETSTORE_API_KEY',
+      4,
+      ['no API key for production', 'petstore auth login'],
+    ],
+  ])('%s', async (_name, unset, code, said) => {
     const srv = await server();
-    const r = await run(srv, ['pets', 'list'], { PETSTORE_BASE_URL: undefined });
-    expect(r.code).toBe(2);
+    const r = await run(srv, ['pets', 'list'], { [unset]: undefined });
+    expect(r.code).toBe(code);
     expect(r.stdout).toBe('');
-    expect(unwrapped(r.stderr)).toContain('no base URL for production');
-    expect(unwrapped(r.stderr)).toContain('petstore config set production.baseUrl');
+    expect(unwrapped(r.stderr)).toContain(said[0]);
+    expect(unwrapped(r.stderr)).toContain(said[1]);
     expect(srv.requests).toHaveLength(0);
   });
 
@@ -212,7 +223,7 @@ describe.concurrent('exit codes', () => {
   it('3: a closed port fails fast', async () => {
     const port = await closedPort();
     const r = await runMain(['pets', 'list'], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1`, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(`http://127.0.0.1:${port}/v1`, KEY, { PETSTORE_CONFIG_DIR: dir }),
     });
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
@@ -221,16 +232,6 @@ describe.concurrent('exit codes', () => {
     // Fast: two short backoffs (under 1 s together), not the 30 s default deadline; the rest
     // of the bound is room for a loaded machine.
     expect(r.ms).toBeLessThan(20_000);
-  });
-
-  it('4: no API key, with the login hint; nothing sent', async () => {
-    const srv = await server();
-    const r = await run(srv, ['pets', 'list'], { PETSTORE_API_KEY: undefined });
-    expect(r.code).toBe(4);
-    expect(r.stdout).toBe('');
-    expect(unwrapped(r.stderr)).toContain('no API key for production');
-    expect(unwrapped(r.stderr)).toContain('petstore auth login');
-    expect(srv.requests).toHaveLength(0);
   });
 
   it('4: a 401 shows the server message and the login hint', async () => {
@@ -346,7 +347,7 @@ describe.concurrent('errors as JSON with --output json / ndjson', () => {
   it('closed port → code network, status 0', async () => {
     const port = await closedPort();
     const r = await runMain(['pets', 'list', '-o', 'json'], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1`, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(`http://127.0.0.1:${port}/v1`, KEY, { PETSTORE_CONFIG_DIR: dir }),
     });
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseEnv, runCli, type CliResult } from '../helpers/run-cli.js';
+import { baseEnv, collectRun, RUN_TIMEOUT_MS, runCli, type CliResult } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
@@ -104,16 +104,12 @@ describe('the bundle run by hand', () => {
   afterAll(removeTempDirs);
 
   it('`node dist/petstore.cjs ARGS` runs the CLI once, as the shim does', async () => {
-    const r = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [BUNDLE, '--env', 'sandbox', 'pets', 'list', '--limit', '2'], {
-        env: { ...baseEnv(), HOME: '/nonexistent', PETSTORE_CONFIG_DIR: tempDir() },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout }));
+    const started = Date.now();
+    const child = spawn(process.execPath, [BUNDLE, '--env', 'sandbox', 'pets', 'list', '--limit', '2'], {
+      env: { ...baseEnv(), HOME: '/nonexistent', PETSTORE_CONFIG_DIR: tempDir() },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const r = await collectRun(child, started, RUN_TIMEOUT_MS);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('1\tRex\t1\tavailable\n2\tWhiskers\t2\tavailable\n');
   });

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { remoteEnv } from '../helpers/harness.js';
 import { answer, closedPortBaseUrl, slowHeaders } from '../helpers/fault-server.js';
 import { CLI_SHELL, runCli } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
@@ -39,12 +40,7 @@ describe('a closed stdout', () => {
       const errFile = join(dir, 'stderr.txt');
       const script = `${CLI_SHELL} pets list --limit 100 --output ${output} 2>"${errFile}" | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`;
       // Asynchronous: the test server lives in this process and must keep answering.
-      const r = await shell(script, {
-        PETSTORE_BASE_URL: server.baseUrl,
-        PETSTORE_API_KEY: KEY,
-        PETSTORE_CONFIG_DIR: dir,
-        HOME: dir,
-      });
+      const r = await shell(script, remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir, HOME: dir }));
       expect(r.stderr.trim()).toBe('exit=0');
       expect(readFileSync(errFile, 'utf8')).toBe('');
       const lines = r.stdout.split('\n');
@@ -94,14 +90,10 @@ describe('Ctrl-C', () => {
     server.requests.length = 0;
     server.handle(slowHeaders(NEVER_MS));
     let sentAt = 0;
-    const r = await runAndInterrupt(
-      ['pets', 'list', '--verbose'],
-      { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
-      async () => {
-        await waitFor(() => server.requests.length === 1);
-        sentAt = Date.now();
-      },
-    );
+    const r = await runAndInterrupt(['pets', 'list', '--verbose'], remoteEnv(server.baseUrl, KEY), async () => {
+      await waitFor(() => server.requests.length === 1);
+      sentAt = Date.now();
+    });
     expect(r.signal).toBeNull();
     expect(r.code).toBe(130);
     expect(r.stdout).toBe('');
@@ -115,10 +107,8 @@ describe('Ctrl-C', () => {
   it('during a slow request with --json: one JSON object', async () => {
     server.requests.length = 0;
     server.handle(slowHeaders(NEVER_MS));
-    const r = await runAndInterrupt(
-      ['pets', 'list', '--json'],
-      { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
-      () => waitFor(() => server.requests.length === 1),
+    const r = await runAndInterrupt(['pets', 'list', '--json'], remoteEnv(server.baseUrl, KEY), () =>
+      waitFor(() => server.requests.length === 1),
     );
     expect(r.code).toBe(130);
     expect(JSON.parse(r.stderr)).toEqual({ code: 'interrupted', message: 'interrupted', status: 0 });
@@ -137,7 +127,7 @@ describe('Ctrl-C', () => {
     const r = await runAndInterrupt(
       // --verbose says when the wait starts: SIGINT goes then, not 200 ms after the request.
       ['pets', 'list', '--verbose'],
-      { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
+      remoteEnv(server.baseUrl, KEY),
       async (stderr) => {
         await waitFor(() => /^\* retry 1 of \d+ after HTTP 503 in 20 s \(Retry-After\)$/m.test(stderr()));
         sentAt = Date.now();
@@ -154,7 +144,7 @@ describe('Ctrl-C', () => {
     let sentAt = 0;
     const r = await runAndInterrupt(
       ['pets', 'list', '--verbose', '--retries', '10'],
-      { PETSTORE_BASE_URL: base, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
+      remoteEnv(base, KEY),
       async (stderr) => {
         // Retry 5's backoff is 2-4 s (src/http/retry.ts: 250 ms doubled, capped at 4 s, half
         // of it jitter), retry 3's only 0.5-1 s: SIGINT sent when its line shows lands in the

@@ -10,7 +10,7 @@
  * upper bound ("at once", "within the deadline") has SLACK_MS of room and tells apart only
  * waits far longer than that, which the tests make so (a 50 s Retry-After, a 120 s slow answer).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   apiError,
   answer,
@@ -28,14 +28,15 @@ import {
   wrongContentType,
   CLI_MAX_BODY_BYTES,
 } from '../helpers/fault-server.js';
+import { fileServers, lastJson, remoteEnv } from '../helpers/harness.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { serverPool, type Handler, type TestServer } from '../helpers/test-server.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { type Handler, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pst_faults_9f3Kq7ZxW2mLr8Tb';
 
-const pool = serverPool();
+const pool = fileServers();
 beforeAll(async () => {
   // The first in-process runs load the CLI's modules through Vite's transform, which takes
   // seconds on a busy machine (a spawned CLI loads its prebuilt bundle in a fraction of
@@ -46,23 +47,15 @@ beforeAll(async () => {
   );
   for (const args of [list('--verbose'), ['pets', 'list'], create()]) await run(args, warm.baseUrl);
 });
-afterAll(async () => {
-  await pool.closeAll();
-  removeTempDirs();
-});
 
 /** A recording server of the test's own, answering with `handler`. */
 function start(handler?: Handler): Promise<TestServer> {
   return pool.start(handler);
 }
 
-function env(baseUrl: string): Record<string, string> {
-  return { PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() };
-}
-
 /** Runs the CLI against `baseUrl` (a test server's, or one where nothing listens). */
 function run(args: string[], baseUrl: string) {
-  return runMain(args, { env: env(baseUrl) });
+  return runMain(args, { env: remoteEnv(baseUrl, KEY) });
 }
 
 function list(...extra: string[]): string[] {
@@ -162,30 +155,16 @@ describe.concurrent('GET retries', () => {
     expectKeySent(server, 1);
   });
 
-  it('honours Retry-After in seconds', async () => {
-    const server = await start(
-      sequence(
-        apiError(429, 'rate_limited', 'slow down', { 'retry-after': '1' }),
-        answer({ status: 200, body: pets(1) }),
-      ),
-    );
-    const r = await run(list(), server.baseUrl);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expectKeySent(server, 2);
-    expect(r.ms).toBeGreaterThanOrEqual(900);
-    expect(r.ms).toBeLessThan(1000 + SLACK_MS);
-  });
-
-  it('honours Retry-After as an HTTP-date', async () => {
-    // HTTP-dates have whole seconds: 2 s from now is 1..2 s of waiting.
-    const server = await start(
-      sequence(
-        (req, res) =>
-          apiError(503, 'unavailable', 'later', { 'retry-after': new Date(Date.now() + 2000).toUTCString() })(req, res),
-        answer({ status: 200, body: pets(1) }),
-      ),
-    );
+  it.each([
+    ['in seconds', (): Handler => apiError(429, 'rate_limited', 'slow down', { 'retry-after': '1' })],
+    [
+      // HTTP-dates have whole seconds: 2 s from now is 1..2 s of waiting.
+      'as an HTTP-date',
+      (): Handler => (req, res) =>
+        apiError(503, 'unavailable', 'later', { 'retry-after': new Date(Date.now() + 2000).toUTCString() })(req, res),
+    ],
+  ])('honours Retry-After %s', async (_how, first) => {
+    const server = await start(sequence(first(), answer({ status: 200, body: pets(1) })));
     const r = await run(list(), server.baseUrl);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -457,7 +436,7 @@ describe.concurrent('redirects and next links outside the base path: not followe
     expect(server.requests).toHaveLength(1);
     const j = await run([...args, '--json'], server.baseUrl);
     expect(j.code).toBe(1);
-    expect(JSON.parse(j.stderr.trim().split('\n').at(-1)!)).toMatchObject({ code: 'invalid_response', status: 302 });
+    expect(lastJson(j.stderr)).toMatchObject({ code: 'invalid_response', status: 302 });
   });
 
   it.each(cases(paging, paging[0]!))('$name, with Link rel="next" to $to', async ({ name, args, to, named }) => {

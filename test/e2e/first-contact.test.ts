@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/text/width.js';
+import { remoteEnv } from '../helpers/harness.js';
 import { closedPortBaseUrl } from '../helpers/fault-server.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain, type MainOptions } from '../helpers/run-main.js';
@@ -57,6 +58,19 @@ async function terminal(width: number, height: number, env: Record<string, strin
   return t;
 }
 
+/**
+ * `petstore pets create <args>` in an 80x24 terminal against `server`: types `typed` at the
+ * category prompt, then presses `key`; returns the screen once the run has exited.
+ */
+async function atCategoryPrompt(server: TestServer, args: string, typed: string, key: string): Promise<string> {
+  const t = await terminal(80, 24, remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }));
+  t.sendLine(`petstore pets create ${args}; echo "rc=$?"`);
+  await shows(t, /Category id:/);
+  t.type(typed);
+  t.send(key);
+  return shows(t, /^rc=\d+\s*$/m);
+}
+
 /** Runs `command` in the terminal and returns the lines it printed (scrollback included) and its exit code. */
 async function runIn(t: TmuxSession, command: string): Promise<{ lines: string[]; rc: number }> {
   t.sendLine(`${command}; echo "rc=$?"`);
@@ -92,7 +106,7 @@ describe.concurrent.each([
   );
 
   it('a table with a 60-character name fits; ids, categories and statuses are whole', async () => {
-    const t = await terminal(width, height, { PETSTORE_BASE_URL: shop.baseUrl, PETSTORE_API_KEY: KEY });
+    const t = await terminal(width, height, remoteEnv(shop.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }));
     const { lines, rc } = await runIn(t, 'petstore pets list');
     expect(rc).toBe(0);
     expect(lines[0]).toMatch(/^ID\s+NAME\s+CATEGORY\s+STATUS\s*$/);
@@ -113,7 +127,7 @@ describe.concurrent('pets create in a terminal', () => {
     const server = await startServer((req) =>
       req.method === 'POST' ? { status: 201, raw: created(req.body) } : undefined,
     );
-    const t = await terminal(80, 24, { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY });
+    const t = await terminal(80, 24, remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }));
     t.sendLine('petstore pets create; echo "rc=$?"');
     await shows(t, /Name:/);
     t.send('Enter'); // empty: refused, asked again
@@ -144,12 +158,7 @@ describe.concurrent('pets create in a terminal', () => {
     const server = await startServer((req) =>
       req.method === 'POST' ? { status: 201, raw: created(req.body) } : undefined,
     );
-    const t = await terminal(80, 24, { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY });
-    t.sendLine('petstore pets create --name Kiwi -s sold; echo "rc=$?"');
-    await shows(t, /Category id:/);
-    t.type('4');
-    t.send('Enter');
-    const screen = await shows(t, /^rc=\d+\s*$/m);
+    const screen = await atCategoryPrompt(server, '--name Kiwi -s sold', '4', 'Enter');
     expect(screen).toMatch(/^rc=0\s*$/m);
     expect(screen).not.toContain('Name:');
     expect(screen).not.toContain('Status:');
@@ -160,12 +169,7 @@ describe.concurrent('pets create in a terminal', () => {
 
   it('Ctrl-C at a prompt: exit 130, nothing sent', async () => {
     const server = await startServer();
-    const t = await terminal(80, 24, { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY });
-    t.sendLine('petstore pets create --name Rex; echo "rc=$?"');
-    await shows(t, /Category id:/);
-    t.type('12');
-    t.send('C-c');
-    const screen = await shows(t, /^rc=\d+\s*$/m);
+    const screen = await atCategoryPrompt(server, '--name Rex', '12', 'C-c');
     expect(screen).toMatch(/^rc=130\s*$/m);
     expect(server.requests).toHaveLength(0);
   }, 240_000);
@@ -193,13 +197,7 @@ describe.concurrent('pets create without a terminal', () => {
     const server = await startServer();
     const r = await runMain(['pets', 'create'], {
       tty,
-      env: {
-        PETSTORE_CONFIG_DIR: dir,
-        PETSTORE_BASE_URL: server.baseUrl,
-        PETSTORE_API_KEY: KEY,
-        NO_COLOR: '1',
-        ...extra,
-      },
+      env: remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir, NO_COLOR: '1', ...extra }),
     });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
@@ -216,11 +214,7 @@ describe.concurrent('pets create without a terminal', () => {
 });
 
 describe.concurrent('output formats, said once and honoured', () => {
-  const env = (): Record<string, string> => ({
-    PETSTORE_CONFIG_DIR: dir,
-    PETSTORE_BASE_URL: shop.baseUrl,
-    PETSTORE_API_KEY: KEY,
-  });
+  const env = (): Record<string, string> => remoteEnv(shop.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir });
 
   it('-o table piped prints the table with its header, full names, no colour', async () => {
     const r = await runMain(['pets', 'list', '-o', 'table'], { env: env() });
@@ -395,7 +389,7 @@ describe.concurrent('hints that are right when pasted', () => {
   it('a missing pet on staging suggests listing staging', async () => {
     const server = await startServer(() => errorReply(404, 'not_found', 'pet 9 not found'));
     const r = await runMain(['--env', 'staging', 'pets', 'get', '9'], {
-      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY },
+      env: remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
     });
     expect(r.code).toBe(5);
     expect(unwrapped(r.stderr)).toContain('`petstore --env staging pets list`');

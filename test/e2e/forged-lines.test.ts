@@ -7,20 +7,15 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { remoteEnv } from '../helpers/harness.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { errorReply, serverPool } from '../helpers/test-server.js';
+import { fileServers, remoteEnv } from '../helpers/harness.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { errorReply } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_forged_0123456789';
-const { start, closeAll } = serverPool();
-
-afterAll(async () => {
-  await closeAll();
-  removeTempDirs();
-});
+const { start } = fileServers();
 
 const env = (baseUrl: string, extra?: Record<string, string>): Record<string, string> => remoteEnv(baseUrl, KEY, extra);
 

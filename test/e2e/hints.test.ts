@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI_SHELL, unwrapped } from '../helpers/run-cli.js';
+import { lastJson, remoteEnv } from '../helpers/harness.js';
 import { runMain } from '../helpers/run-main.js';
 import { shell } from '../helpers/shell.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -86,14 +87,14 @@ describe('auth login verifies the key', () => {
       input: KEY,
     });
     expect(r.code).toBe(3);
-    expect(JSON.parse(r.stderr.trim().split('\n').pop()!) as unknown).toMatchObject({ code: 'tls' });
+    expect(lastJson(r.stderr)).toMatchObject({ code: 'tls' });
   });
 });
 
 describe('auth status --check', () => {
   it('escapes what a server said, in the text and in the JSON', async () => {
     const srv = await start(() => errorReply(401, 'unauthorized', 'bad key \u001b[31mRED\u001b[0m \u202Eevil'));
-    const env = { PETSTORE_CONFIG_DIR: tempDir(), PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY };
+    const env = remoteEnv(srv.baseUrl, KEY);
     const text = await runMain(['auth', 'status', '--check'], { env });
     expect(text.code).toBe(4);
     expect(text.stdout).toContain('bad key \\x1b[31mRED\\x1b[0m \\u{202e}evil');

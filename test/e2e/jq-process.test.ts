@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pagingServerPool } from '../helpers/paging-server.js';
-import { lastError } from '../helpers/harness.js';
+import { lastError, lastJson, remoteEnv } from '../helpers/harness.js';
 import { untilTheFilterRuns } from '../helpers/jq-deadline.js';
 import { runCli } from '../helpers/run-cli.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
@@ -44,7 +44,7 @@ describe.concurrent('a signal during a long --jq', { timeout: 4 * HANG_MS }, () 
     const run = spawnCli(
       ['pets', 'list', '--all', '-o', 'ndjson', '--jq', 'if .id > 3 then last(range(1e12)) else .id end'],
       {
-        env: { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
+        env: remoteEnv(server.baseUrl, KEY),
         secrets: [KEY],
         // Killed as a hang only well after the waits below have given up.
         timeoutMs: 3 * HANG_MS,
@@ -61,7 +61,7 @@ describe.concurrent('a signal during a long --jq', { timeout: 4 * HANG_MS }, () 
     expect(end.killed).toBe(false);
     expect(end.code).toBe(code);
     expect(run.stdout()).toBe('1\n2\n3\n');
-    expect(JSON.parse(run.stderr().trim().split('\n').at(-1) ?? '')).toMatchObject({ code: 'interrupted' });
+    expect(lastJson(run.stderr())).toMatchObject({ code: 'interrupted' });
   });
 });
 

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { remoteEnv } from '../helpers/harness.js';
 import { startPagingServer, type PagingServer } from '../helpers/paging-server.js';
 import { baseEnv, CLI } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
@@ -65,14 +66,7 @@ describe('pets list --all progress', () => {
     });
     const dir = tempDir();
     const out = join(dir, 'out.ndjson');
-    const env = {
-      ...baseEnv(),
-      TERM: 'xterm',
-      PETSTORE_BASE_URL: server.baseUrl,
-      PETSTORE_API_KEY: KEY,
-      PETSTORE_CONFIG_DIR: dir,
-      HOME: dir,
-    };
+    const env = remoteEnv(server.baseUrl, KEY, { ...baseEnv(), TERM: 'xterm', PETSTORE_CONFIG_DIR: dir, HOME: dir });
     // stdout goes to a file, so the pane shows only stderr; the shell prints the exit code
     // after, and sleeps on (the test kills the terminal) so the screen stays to be read.
     const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} pets list --all --output ndjson > ${JSON.stringify(out)}; echo "EXIT=$?"; sleep 3600`;
@@ -93,7 +87,7 @@ describe('pets list --all progress', () => {
   it('writes no progress when stderr is piped', async () => {
     server = await startPagingServer({ pages: 4, perPage: 5, delayMs: 50 });
     const r = await runMain(['pets', 'list', '--all'], {
-      env: { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir() },
+      env: remoteEnv(server.baseUrl, KEY),
     });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');

@@ -8,21 +8,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hugeBody, reset } from '../helpers/fault-server.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { lastJson, remoteEnv } from '../helpers/harness.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { serverPool, type RecordedRequest } from '../helpers/test-server.js';
+import { fileServers, lastJson, remoteEnv } from '../helpers/harness.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { type RecordedRequest } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_odd_0123456789';
-const { start, closeAll } = serverPool();
-
-afterAll(async () => {
-  await closeAll();
-  removeTempDirs();
-});
+const { start } = fileServers();
 
 const env = (baseUrl: string, extra?: Record<string, string>): Record<string, string> => remoteEnv(baseUrl, KEY, extra);
 

@@ -7,26 +7,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JQ_MAX_INPUT_BYTES, JQ_MAX_INPUT_PETS } from '../../src/render/output.js';
-import { startPagingServer, type PagingOptions, type PagingServer } from '../helpers/paging-server.js';
+import { pagingServerPool } from '../helpers/paging-server.js';
 import { commandTree, petPrinters } from '../helpers/command-tree.js';
-import { lastError } from '../helpers/harness.js';
+import { fileServers, lastError, remoteEnv } from '../helpers/harness.js';
 import { untilTheFilterRuns } from '../helpers/jq-deadline.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { serverPool, type Handler, type TestServer } from '../helpers/test-server.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { type Handler, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_output_select_0123';
 /** The commands that print pets, reads before writes, as the refusal names them (from the tree). */
 const PRINTERS = petPrinters(await commandTree()).map((c) => c.words.join(' '));
-const { start: startServer, closeAll } = serverPool();
-const pagers: PagingServer[] = [];
-
-afterAll(async () => {
-  await closeAll();
-  await Promise.all(pagers.map((p) => p.close()));
-  removeTempDirs();
-});
+const { start: startServer } = fileServers();
+const { start: pager, closeAll: closePagers } = pagingServerPool();
+afterAll(closePagers);
 
 type Field = 'id' | 'name' | 'categoryId' | 'status';
 /** A pet as the server sends it; ids are decimal text, written into the JSON as bare digits. */
@@ -65,10 +60,6 @@ const shop: Handler = (req) => {
 
 async function shopServer(): Promise<TestServer> {
   return startServer(shop);
-}
-
-function env(server: TestServer, extra: Record<string, string> = {}): Record<string, string> {
-  return { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: tempDir(), ...extra };
 }
 
 /** What each format prints for `pets` with `fields` (the oracle the matrix compares with). */
@@ -131,7 +122,7 @@ describe.concurrent('every allowed format × --fields × --jq (pets list)', { ti
     const r = await runMain(
       ['pets', 'list', ...args, ...(fields === undefined ? [] : ['--fields', fields.join(',')])],
       {
-        env: env(server),
+        env: remoteEnv(server.baseUrl, KEY),
       },
     );
     expect(r.stderr).toBe('');
@@ -145,8 +136,8 @@ describe.concurrent('every allowed format × --fields × --jq (pets list)', { ti
       const server = await shopServer();
       const list = fields.join(',');
       const [plain, jq] = await Promise.all([
-        runMain(['pets', 'list', '--json', list], { env: env(server) }),
-        runMain(['pets', 'list', '--json', list, '--jq', '..|scalars'], { env: env(server) }),
+        runMain(['pets', 'list', '--json', list], { env: remoteEnv(server.baseUrl, KEY) }),
+        runMain(['pets', 'list', '--json', list, '--jq', '..|scalars'], { env: remoteEnv(server.baseUrl, KEY) }),
       ]);
       expect(plain.stdout).toBe(expected('json', PETS, fields));
       expect(jq.stdout).toBe(expected('jq', PETS, fields));
@@ -169,7 +160,7 @@ describe.concurrent('every allowed format × --fields × --jq (pets list)', { ti
     const r = await runMain(
       ['pets', 'list', '-o', 'csv', ...(fields === undefined ? [] : ['--fields', fields.join(',')])],
       {
-        env: env(server),
+        env: remoteEnv(server.baseUrl, KEY),
       },
     );
     expect(r.code).toBe(0);
@@ -178,13 +169,16 @@ describe.concurrent('every allowed format × --fields × --jq (pets list)', { ti
 
   it('-o csv on a terminal escapes control characters in names (piped, they are exact)', async () => {
     const server = await shopServer();
-    const r = await runMain(['pets', 'list', '-o', 'csv', '--fields', 'name'], { env: env(server), tty: true });
+    const r = await runMain(['pets', 'list', '-o', 'csv', '--fields', 'name'], {
+      env: remoteEnv(server.baseUrl, KEY),
+      tty: true,
+    });
     expect(r.stdout.split('\r\n')[3]).toBe('Zoë\\x0asecond line');
   });
 
   it('-o csv of an empty list is its header row', async () => {
     const server = await startServer(() => ({ status: 200, body: [] }));
-    const r = await runMain(['pets', 'list', '-o', 'csv'], { env: env(server) });
+    const r = await runMain(['pets', 'list', '-o', 'csv'], { env: remoteEnv(server.baseUrl, KEY) });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('id,name,categoryId,status\r\n');
   });
@@ -196,7 +190,7 @@ describe.concurrent('every allowed format × --fields × --jq (pets list)', { ti
       const r = await runMain(
         ['pets', 'list', '-o', 'table', ...(fields === undefined ? [] : ['--fields', fields.join(',')])],
         {
-          env: env(server),
+          env: remoteEnv(server.baseUrl, KEY),
         },
       );
       expect(r.code).toBe(0);
@@ -227,8 +221,10 @@ describe.concurrent('one pet: pets get and pets create', () => {
   ])('%j', async (args, want) => {
     const server = await shopServer();
     const [get, create] = await Promise.all([
-      runMain(['pets', 'get', '9007199254740993', ...args], { env: env(server) }),
-      runMain(['pets', 'create', '--name', '-2+3', '--category-id', '4', ...args], { env: env(server) }),
+      runMain(['pets', 'get', '9007199254740993', ...args], { env: remoteEnv(server.baseUrl, KEY) }),
+      runMain(['pets', 'create', '--name', '-2+3', '--category-id', '4', ...args], {
+        env: remoteEnv(server.baseUrl, KEY),
+      }),
     ]);
     expect(get.code).toBe(0);
     expect(get.stdout).toBe(want);
@@ -245,7 +241,7 @@ describe.concurrent('one pet: pets get and pets create', () => {
     );
     const input = '{"name":"A","categoryId":1}\n{"name":"B","categoryId":9223372036854775807}\n';
     const r = await runMain(['pets', 'create', '--from-file', '-', '--jq', '[.name, .id, .categoryId]'], {
-      env: env(server),
+      env: remoteEnv(server.baseUrl, KEY),
       input,
     });
     expect(r.code).toBe(0);
@@ -275,7 +271,7 @@ describe.concurrent('refused combinations: exit 2, nothing sent', () => {
     [['pets', 'get', '7', '--sort', 'id'], "unknown option '--sort'"],
   ])('%j', async (args, message) => {
     const server = await shopServer();
-    const r = await runMain(args, { env: env(server) });
+    const r = await runMain(args, { env: remoteEnv(server.baseUrl, KEY) });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     const text = r.stderr.startsWith('{') ? (JSON.parse(r.stderr) as { message: string }).message : r.stderr;
@@ -286,7 +282,7 @@ describe.concurrent('refused combinations: exit 2, nothing sent', () => {
   it('pets create --from-file with a bad --jq sends nothing', async () => {
     const server = await shopServer();
     const r = await runMain(['pets', 'create', '--from-file', '-', '--jq', '{'], {
-      env: env(server),
+      env: remoteEnv(server.baseUrl, KEY),
       input: '{"name":"A","categoryId":1}\n',
     });
     expect(r.code).toBe(2);
@@ -339,7 +335,7 @@ describe.concurrent('--jq output and errors', () => {
     ['length, true, null, {a: 1}', '5\ntrue\nnull\n{"a":1}\n'],
   ])('%s', async (filter, want) => {
     const server = await shopServer();
-    const r = await runMain(['pets', 'list', '--jq', filter], { env: env(server) });
+    const r = await runMain(['pets', 'list', '--jq', filter], { env: remoteEnv(server.baseUrl, KEY) });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(want);
@@ -347,7 +343,7 @@ describe.concurrent('--jq output and errors', () => {
 
   it('a run-time error is exit 1 with jq message, after what was printed before it', async () => {
     const server = await shopServer();
-    const r = await runMain(['pets', 'list', '--jq', '.[].id, .[0].name.x'], { env: env(server) });
+    const r = await runMain(['pets', 'list', '--jq', '.[].id, .[0].name.x'], { env: remoteEnv(server.baseUrl, KEY) });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe(['9007199254740994', '9007199254740992', '-7', '9007199254740993', '1', ''].join('\n'));
     expect(JSON.parse(r.stderr)).toEqual({
@@ -362,7 +358,7 @@ describe.concurrent('--jq output and errors', () => {
     const r = await runMain(
       ['pets', 'list', '-o', 'ndjson', '--jq', 'if .id == 1 then error("no \\(.name)") else .id end'],
       {
-        env: env(server),
+        env: remoteEnv(server.baseUrl, KEY),
       },
     );
     expect(r.code).toBe(1);
@@ -377,8 +373,8 @@ describe.concurrent('--jq output and errors', () => {
     }));
     const filter = '.[] | "\\(.id)\\t\\(.name)\\n"';
     const [tty, piped] = await Promise.all([
-      runMain(['pets', 'list', '--jq', filter], { env: env(server), tty: true }),
-      runMain(['pets', 'list', '--jq', filter], { env: env(server) }),
+      runMain(['pets', 'list', '--jq', filter], { env: remoteEnv(server.baseUrl, KEY), tty: true }),
+      runMain(['pets', 'list', '--jq', filter], { env: remoteEnv(server.baseUrl, KEY) }),
     ]);
     expect(tty.stdout).toBe('1\ta\\x1b[2Jb\\u{202e}c\\x0a\n');
     expect(piped.stdout).toBe('1\ta\u001b[2Jb\u202ec\n\n');
@@ -386,7 +382,9 @@ describe.concurrent('--jq output and errors', () => {
 
   it("jq's debug lines go to stderr, as JSON objects under --output json", async () => {
     const server = await shopServer();
-    const r = await runMain(['pets', 'list', '--jq', '.[0].id | debug | . + 1 | tostring'], { env: env(server) });
+    const r = await runMain(['pets', 'list', '--jq', '.[0].id | debug | . + 1 | tostring'], {
+      env: remoteEnv(server.baseUrl, KEY),
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('9007199254740996\n');
     expect(JSON.parse(r.stderr)).toEqual({ level: 'debug', message: '["DEBUG:",9007199254740994]' });
@@ -416,7 +414,7 @@ describe('--jq under --timeout', { timeout: 240_000 }, () => {
   beforeAll(async () => {
     const server = await shopServer();
     for (const [, args] of cases) {
-      const r = await runMain([...args, '--jq', 'empty'], { env: env(server) });
+      const r = await runMain([...args, '--jq', 'empty'], { env: remoteEnv(server.baseUrl, KEY) });
       expect(r.code, r.stderr).toBe(0);
     }
   });
@@ -424,7 +422,7 @@ describe('--jq under --timeout', { timeout: 240_000 }, () => {
   it.each(cases)('%s: exit 1, code jq_timeout', async (_name, args, filter) => {
     const server = await shopServer();
     const { r, timeoutS } = await untilTheFilterRuns(3, (s) =>
-      runMain([...args, '--jq', filter, '--timeout', String(s)], { env: env(server) }),
+      runMain([...args, '--jq', filter, '--timeout', String(s)], { env: remoteEnv(server.baseUrl, KEY) }),
     );
     expect(r.code, r.stderr).toBe(1);
     expect(lastError(r)).toEqual({
@@ -455,9 +453,11 @@ describe.concurrent('--sort', () => {
   ])('--sort %s orders ids exactly, beyond 2^53', async (sort, order) => {
     const server = await shopServer();
     const [tsv, jq, all] = await Promise.all([
-      runMain(['pets', 'list', '--sort', sort, '--fields', 'id'], { env: env(server) }),
-      runMain(['pets', 'list', '--sort', sort, '--jq', '.[].id'], { env: env(server) }),
-      runMain(['pets', 'list', '--all', `--sort=${sort}`, '-o', 'csv', '--fields', 'id'], { env: env(server) }),
+      runMain(['pets', 'list', '--sort', sort, '--fields', 'id'], { env: remoteEnv(server.baseUrl, KEY) }),
+      runMain(['pets', 'list', '--sort', sort, '--jq', '.[].id'], { env: remoteEnv(server.baseUrl, KEY) }),
+      runMain(['pets', 'list', '--all', `--sort=${sort}`, '-o', 'csv', '--fields', 'id'], {
+        env: remoteEnv(server.baseUrl, KEY),
+      }),
     ]);
     expect(tsv.stdout).toBe(sorted('id', order));
     expect(jq.stdout).toBe(sorted('id', order));
@@ -475,27 +475,16 @@ describe.concurrent('--sort', () => {
       body: names.map((name, i) => ({ id: i + 1, name, categoryId: 1 })),
     }));
     const r = await runMain(['pets', 'list', '--sort', 'name', '--fields', 'name'], {
-      env: env(server, { LANG: lang }),
+      env: remoteEnv(server.baseUrl, KEY, { LANG: lang }),
     });
     expect(r.stdout).toBe(want);
   });
 });
 
 describe.concurrent('--all with --jq', () => {
-  async function pager(opts: PagingOptions): Promise<PagingServer> {
-    const p = await startPagingServer(opts);
-    pagers.push(p);
-    return p;
-  }
-  const pagerEnv = (p: PagingServer): Record<string, string> => ({
-    PETSTORE_BASE_URL: p.baseUrl,
-    PETSTORE_API_KEY: KEY,
-    PETSTORE_CONFIG_DIR: tempDir(),
-  });
-
   it('the filter sees one array of every page', async () => {
     const p = await pager({ pages: 4 });
-    const r = await runMain(['pets', 'list', '--all', '--jq', 'length, .[-1].id'], { env: pagerEnv(p) });
+    const r = await runMain(['pets', 'list', '--all', '--jq', 'length, .[-1].id'], { env: remoteEnv(p.baseUrl, KEY) });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('400\n400\n');
     expect(p.urls).toHaveLength(4);
@@ -505,7 +494,9 @@ describe.concurrent('--all with --jq', () => {
     // 100 pets of about 4 KB a page: the cap falls in page 83.
     const p = await pager({ pages: 120, perPage: 100, nameLength: 4000 });
     // The whole command's deadline is not the subject: a loaded machine may take longer than 30 s.
-    const r = await runMain(['pets', 'list', '--all', '--jq', 'length', '--timeout', '600'], { env: pagerEnv(p) });
+    const r = await runMain(['pets', 'list', '--all', '--jq', 'length', '--timeout', '600'], {
+      env: remoteEnv(p.baseUrl, KEY),
+    });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     const err = JSON.parse(r.stderr) as { code: string; message: string };
@@ -520,10 +511,10 @@ describe.concurrent('--all with --jq', () => {
     const p = await pager({ pages: 42, perPage: 5000 });
     const [whole, each] = await Promise.all([
       runMain(['pets', 'list', '--all', '--jq', 'length', '--output', 'json', '--timeout', '600'], {
-        env: pagerEnv(p),
+        env: remoteEnv(p.baseUrl, KEY),
       }),
       runMain(['pets', 'list', '--all', '-o', 'ndjson', '--jq', 'select(.id % 50000 == 0) | .id', '--timeout', '600'], {
-        env: pagerEnv(p),
+        env: remoteEnv(p.baseUrl, KEY),
       }),
     ]);
     expect(whole.code).toBe(1);

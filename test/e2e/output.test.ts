@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { specOperation, specUrl } from '../fixtures/api-spec.js';
+import { remoteEnv } from '../helpers/harness.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { errorReply, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -43,7 +44,7 @@ afterAll(async () => {
 
 function run(srv: TestServer, args: string[], env: Record<string, string> = {}) {
   return runMain(args, {
-    env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY, ...env },
+    env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir, ...env }),
   });
 }
 

@@ -6,21 +6,14 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { pagingServerPool } from '../helpers/paging-server.js';
+import { describe, expect, it } from 'vitest';
+import { filePagingTerminals, remoteEnv } from '../helpers/harness.js';
 import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { hasTmux, tmuxPool } from '../helpers/tmux.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { hasTmux } from '../helpers/tmux.js';
 
 const KEY = 'pk_test_pager_0123456789';
-const paging = pagingServerPool();
-const tmux = tmuxPool();
-
-afterAll(async () => {
-  tmux.killAll();
-  await paging.closeAll();
-  removeTempDirs();
-});
+const { paging, tmux } = filePagingTerminals();
 
 /** A server with `pages` pages of 20 pets, and the environment to reach it. */
 async function setup(pages: number, extra: Record<string, string> = {}) {
@@ -29,13 +22,7 @@ async function setup(pages: number, extra: Record<string, string> = {}) {
   return {
     dir,
     // No colour, so lines compare as text.
-    env: {
-      PETSTORE_CONFIG_DIR: dir,
-      PETSTORE_BASE_URL: server.baseUrl,
-      PETSTORE_API_KEY: KEY,
-      NO_COLOR: '1',
-      ...extra,
-    },
+    env: remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir, NO_COLOR: '1', ...extra }),
   };
 }
 

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INT64_MAX, INT64_MIN, PET_STATUSES } from '../../src/client/constants.js';
 import { UsageError } from '../../src/errors.js';
 import { parseInt64, parseLimit, parseStatus } from '../../src/flag-values.js';
+import { remoteEnv } from '../helpers/harness.js';
 import { runCli, type CliResult } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -168,7 +169,7 @@ async function check(
 ): Promise<void> {
   server.requests.length = 0;
   const r = await runner(args, {
-    env: { PETSTORE_BASE_URL: server.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: configDir },
+    env: remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: configDir }),
   });
   expect(r.signal).toBeNull(); // a spawned CLI that crashed; in-process, main() would reject
   expect(r.stderr).not.toMatch(/internal error|\n\s+at /);

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, baseEnv, runCli, unwrapped } from '../helpers/run-cli.js';
+import { probedRun, runCli, unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
 import { lastJson, remoteEnv } from '../helpers/harness.js';
@@ -280,20 +280,10 @@ describe('memory', () => {
       probe,
       "process.on('exit', () => require('node:fs').writeSync(2, `\\nPEAK_RSS_KIB=${process.resourceUsage().maxRSS}\\n`));\n",
     );
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, ...args], {
-        env: { ...baseEnv(), ...env, NODE_OPTIONS: `--require ${probe}` },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      let err = '';
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-      child.on('error', reject);
-      child.on('close', (code) => {
-        const m = /PEAK_RSS_KIB=(\d+)/.exec(err);
-        if (m === null) reject(new Error(`no RSS figure in: ${err}`));
-        else resolve({ code, kib: Number(m[1]) });
-      });
-    });
+    return probedRun(args, env, `--require ${probe}`, 'PEAK_RSS_KIB').then(({ code, figure }) => ({
+      code,
+      kib: figure,
+    }));
   }
 
   it('/dev/zero as --input stays within a few tens of MB of a run that reads nothing', async () => {

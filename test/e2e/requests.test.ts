@@ -3,26 +3,23 @@
  * exact createPet body, recorded by the test server; base URL joining and precedence
  * (cli-contract.md "Environments").
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { API_SPEC, specOperation, specUrl } from '../fixtures/api-spec.js';
+import { fileServers } from '../helpers/harness.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { serverPool, type Handler } from '../helpers/test-server.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { type Handler } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_requests_abcdef0123';
 const LIST_PETS = specOperation('listPets');
 const CREATE_PET = specOperation('createPet');
 const GET_PET = specOperation('getPet');
-const { start: server, closeAll } = serverPool();
+const { start: server } = fileServers();
 let dir: string;
 
 beforeAll(() => {
   dir = tempDir();
-});
-afterAll(async () => {
-  await closeAll();
-  removeTempDirs();
 });
 
 function run(args: string[], env: Record<string, string | undefined>) {

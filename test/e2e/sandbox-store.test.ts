@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { seedData } from '../../src/sandbox/data-files.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
+import { remoteEnv } from '../helpers/harness.js';
 import { holdLock, ownerFile } from '../helpers/lock-holder.js';
 import { CLI_ARGV, baseEnv, runCli } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -70,6 +71,14 @@ function printedIds(stdouts: string[]): string[] {
       .split('\n')
       .map((line) => String((losslessParse(line) as { id: unknown }).id)),
   );
+}
+
+/** A fresh config folder whose sandbox store a first `pets list` has seeded; its store file. */
+async function seededSandbox(): Promise<{ dir: string; file: string }> {
+  const dir = tempDir();
+  const file = join(dir, 'sandbox.json');
+  expect((await runCli(['--env', 'sandbox', 'pets', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } })).code).toBe(0);
+  return { dir, file };
 }
 
 describe('parallel processes', () => {
@@ -136,7 +145,7 @@ describe('soak: one `sandbox serve`, many clients', () => {
           const input = join(dir, `soak-${p}.ndjson`);
           writeFileSync(input, records(`S${p}`, 50));
           return runCli(['pets', 'create', '--from-file', input, '-o', 'ndjson', '--timeout', '120'], {
-            env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: apiKey },
+            env: remoteEnv(baseUrl, apiKey, { PETSTORE_CONFIG_DIR: dir }),
             timeoutMs: 120_000,
           });
         }),
@@ -168,9 +177,7 @@ describe('soak: one `sandbox serve`, many clients', () => {
 // Each test runs a few processes one after another, each of which a loaded machine may make slow.
 describe('the lock', () => {
   it('a holder killed with -9 leaves its lock behind; the next run takes it over and succeeds', async () => {
-    const dir = tempDir();
-    const file = join(dir, 'sandbox.json');
-    expect((await runCli(['--env', 'sandbox', 'pets', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } })).code).toBe(0);
+    const { dir, file } = await seededSandbox();
     const holder = await holdLock(file);
     expect(readFileSync(ownerFile(`${file}.lock`) ?? 'no owner file', 'utf8')).toMatch(new RegExp(`^${holder.pid} `));
     holder.child.kill('SIGKILL');
@@ -188,9 +195,7 @@ describe('the lock', () => {
   }, 120_000);
 
   it('a create waits while a live process holds the lock, then succeeds', async () => {
-    const dir = tempDir();
-    const file = join(dir, 'sandbox.json');
-    expect((await runCli(['--env', 'sandbox', 'pets', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } })).code).toBe(0);
+    const { dir, file } = await seededSandbox();
     const holder = await holdLock(file);
     const create = runCli(['--env', 'sandbox', 'pets', 'create', '--name', 'Patient', '--category-id', '1'], {
       env: { PETSTORE_CONFIG_DIR: dir },
@@ -210,9 +215,7 @@ describe('the lock', () => {
   }, 120_000);
 
   it('held for longer than the wait: the server answers 503 busy in words of its own, `sandbox reset` exits 3', async () => {
-    const dir = tempDir();
-    const file = join(dir, 'sandbox.json');
-    expect((await runCli(['--env', 'sandbox', 'pets', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } })).code).toBe(0);
+    const { dir, file } = await seededSandbox();
     const holder = await holdLock(file);
     try {
       const sandbox = await startSandbox({ store: new SandboxStore(file, { waitMs: 300 }), apiKey: 'sbx_test' });

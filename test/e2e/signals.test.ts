@@ -24,21 +24,17 @@ import {
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startPagingServer } from '../helpers/paging-server.js';
+import { fileServers, lastJson, remoteEnv } from '../helpers/harness.js';
 import { CLI_ARGV, baseEnv } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { tempDir } from '../helpers/temp-config.js';
 import { ShutdownRegistry } from '../../src/shutdown.js';
-import { serverPool, type TestServer } from '../helpers/test-server.js';
+import { type TestServer } from '../helpers/test-server.js';
 import { hasTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const KEY = 'pk_test_signals_0123456789';
 const RECORDS = 150_000;
-const { start, closeAll } = serverPool();
-
-afterAll(async () => {
-  await closeAll();
-  removeTempDirs();
-});
+const { start } = fileServers();
 
 /**
  * `RECORDS` NDJSON records named P1-xxx.. Pn-xxx, one per line (about 16 MB), in a new temp
@@ -151,13 +147,7 @@ async function interruptBulk(out: 'file' | 'pipe', presses: number, stopWhileSav
   const args = ['pets', 'create', '--from-file', input.file, '--output', 'ndjson'];
   const child = spawn(CLI_ARGV[0], [...CLI_ARGV.slice(1), ...args], {
     // HOME too: the run record goes to the test's own state folder, not the user's.
-    env: {
-      ...baseEnv(),
-      HOME: input.dir,
-      PETSTORE_CONFIG_DIR: input.dir,
-      PETSTORE_BASE_URL: srv.baseUrl,
-      PETSTORE_API_KEY: KEY,
-    },
+    env: remoteEnv(srv.baseUrl, KEY, { ...baseEnv(), HOME: input.dir, PETSTORE_CONFIG_DIR: input.dir }),
     stdio: ['ignore', outFd ?? 'pipe', 'pipe'],
   });
   if (outFd !== undefined) closeSync(outFd);
@@ -186,7 +176,7 @@ async function interruptBulk(out: 'file' | 'pipe', presses: number, stopWhileSav
     }
     const [code] = await exited;
     if (out === 'file') stdout = readFileSync(outFile, 'utf8');
-    const account = JSON.parse(stderr.trim().split('\n').pop() ?? '') as Record<string, unknown>;
+    const account = lastJson(stderr);
     return { code, stdout, account, stderr, ...input };
   } finally {
     watcher.close();
@@ -252,12 +242,10 @@ describe.each(['a quiet machine', 'two CPU-bound processes beside it'])(
           // petstore's default pager is `less -FRX`: `pets create` must never start it.
           const marker = lessShim(input.dir);
           t = startTmux({
-            env: {
+            env: remoteEnv(srv.baseUrl, KEY, {
               PATH: `${join(input.dir, 'shims')}:${baseEnv().PATH}`,
               PETSTORE_CONFIG_DIR: input.dir,
-              PETSTORE_BASE_URL: srv.baseUrl,
-              PETSTORE_API_KEY: KEY,
-            },
+            }),
             width: 80,
             height: 24,
           });
@@ -327,12 +315,7 @@ describe.skipIf(!hasTmux())('Ctrl-C during a paged `pets list --all` (tmux, 80x2
     const dir = tempDir();
     const marker = lessShim(dir);
     const t = startTmux({
-      env: {
-        PATH: `${join(dir, 'shims')}:${baseEnv().PATH}`,
-        PETSTORE_CONFIG_DIR: dir,
-        PETSTORE_BASE_URL: srv.baseUrl,
-        PETSTORE_API_KEY: KEY,
-      },
+      env: remoteEnv(srv.baseUrl, KEY, { PATH: `${join(dir, 'shims')}:${baseEnv().PATH}`, PETSTORE_CONFIG_DIR: dir }),
       width: 80,
       height: 24,
     });
@@ -363,7 +346,7 @@ function forcedRun(args: string[], baseUrl: string) {
   const shutdown = new ShutdownRegistry();
   let stderr = '';
   const run = runMain(args, {
-    env: { PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: KEY },
+    env: remoteEnv(baseUrl, KEY),
     signal: controller.signal,
     shutdown,
     onOutput: (stream, text) => (stream === 'stderr' ? (stderr += text) : undefined),
@@ -421,12 +404,7 @@ describe('`pets create` never starts a pager', () => {
     const dir = tempDir();
     const marker = join(dir, 'paged');
     const r = await runMain(['pets', 'list', '--limit', '50'], {
-      env: {
-        PETSTORE_CONFIG_DIR: dir,
-        PETSTORE_BASE_URL: srv.baseUrl,
-        PETSTORE_API_KEY: KEY,
-        PETSTORE_PAGER: `touch '${marker}'`,
-      },
+      env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir, PETSTORE_PAGER: `touch '${marker}'` }),
       tty: true,
       rows: 10,
     });

@@ -7,20 +7,13 @@
  * progress line off the request lines.
  */
 import { execFileSync } from 'node:child_process';
-import { afterAll, describe, expect, it } from 'vitest';
-import { pagingServerPool } from '../helpers/paging-server.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { hasTmux, tmuxPool, type TmuxSession } from '../helpers/tmux.js';
+import { describe, expect, it } from 'vitest';
+import { filePagingTerminals, remoteEnv } from '../helpers/harness.js';
+import { tempDir } from '../helpers/temp-config.js';
+import { hasTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const KEY = 'pk_test_terminal_io_0123456789';
-const paging = pagingServerPool();
-const tmux = tmuxPool();
-
-afterAll(async () => {
-  tmux.killAll();
-  await paging.closeAll();
-  removeTempDirs();
-});
+const { paging, tmux } = filePagingTerminals();
 
 /**
  * A paging server option that answers pages 1..n and never page n+1: the run waits there,
@@ -39,15 +32,7 @@ async function terminal(
   const s = await paging.start(server);
   const dir = tempDir();
   const t = tmux.start({
-    env: {
-      PETSTORE_CONFIG_DIR: dir,
-      PETSTORE_BASE_URL: s.baseUrl,
-      PETSTORE_API_KEY: KEY,
-      NO_COLOR: '1',
-      TERM: 'xterm',
-      PAGER: '',
-      ...extra,
-    },
+    env: remoteEnv(s.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir, NO_COLOR: '1', TERM: 'xterm', PAGER: '', ...extra }),
     ...size,
   });
   return t;

@@ -3,6 +3,7 @@
  * form when piped, NO_COLOR, and Ctrl-C ending `sandbox serve` (cli-contract.md "Output").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { remoteEnv } from '../helpers/harness.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { startTestServer } from '../helpers/test-server.js';
 import { startTmux, type TmuxSession } from '../helpers/tmux.js';
@@ -23,6 +24,13 @@ async function terminal(env: Record<string, string> = {}): Promise<TmuxSession> 
   sessions.push(t);
   await shows(t, /^[$#] $/m);
   return t;
+}
+
+/** The screen once `command` has run in a fresh terminal and printed its exit code (`rc=N`). */
+async function ranInTerminal(command: string, opts: { escapes?: boolean } = {}): Promise<string> {
+  const t = await terminal();
+  t.sendLine(`${command}; echo "rc=$?"`);
+  return shows(t, /rc=\d+/, opts);
 }
 
 /** Waits for the screen to show `pattern`, not for time: a loaded machine may take long. */
@@ -67,9 +75,9 @@ describe.concurrent('in a terminal', () => {
   }, 180_000);
 
   it('NO_COLOR=1 leaves the table without colour', async () => {
-    const t = await terminal();
-    t.sendLine('NO_COLOR=1 petstore --env sandbox pets list --status available; echo "rc=$?"');
-    const screen = await shows(t, /rc=\d+/, { escapes: true });
+    const screen = await ranInTerminal('NO_COLOR=1 petstore --env sandbox pets list --status available', {
+      escapes: true,
+    });
     expect(screen).toMatch(/rc=0/);
     expect(screen.replace(SGR, '')).toMatch(/^ID\s+NAME\s+CATEGORY\s+STATUS\s*$/m);
     const tableLines = screen.split('\n').filter((l) => !/^[$#] /.test(l) && /available|CATEGORY/.test(l));
@@ -78,18 +86,14 @@ describe.concurrent('in a terminal', () => {
   }, 180_000);
 
   it('--no-color leaves the table without colour', async () => {
-    const t = await terminal();
-    t.sendLine('petstore --env sandbox pets list --status sold --no-color; echo "rc=$?"');
-    const screen = await shows(t, /rc=\d+/, { escapes: true });
+    const screen = await ranInTerminal('petstore --env sandbox pets list --status sold --no-color', { escapes: true });
     const tableLines = screen.split('\n').filter((l) => !/^[$#] /.test(l) && /sold\s*$|CATEGORY/.test(l));
     expect(tableLines.length, screen).toBe(3);
     for (const l of tableLines) expect(l).not.toMatch(SGR);
   }, 180_000);
 
   it('piped through cat, the same command prints the tab-separated form', async () => {
-    const t = await terminal();
-    t.sendLine('petstore --env sandbox pets list --status available | cat -A; echo "rc=$?"');
-    const screen = await shows(t, /rc=\d+/);
+    const screen = await ranInTerminal('petstore --env sandbox pets list --status available | cat -A');
     expect(screen).toMatch(/rc=0/);
     // cat -A shows tabs as ^I and line ends as $: no header, no padding, no escapes.
     expect(screen).toContain('1^IRex^I1^Iavailable$');
@@ -101,7 +105,9 @@ describe.concurrent('in a terminal', () => {
   it("an empty list prints nothing on stdout and a note on the terminal's stderr", async () => {
     const srv = await startTestServer(() => ({ status: 200, body: [] }));
     try {
-      const t = await terminal({ PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: 'pk_test_terminal_0123456789' });
+      const t = await terminal(
+        remoteEnv(srv.baseUrl, 'pk_test_terminal_0123456789', { PETSTORE_CONFIG_DIR: configDir }),
+      );
       t.sendLine('petstore pets list 2>/dev/null | wc -c; petstore pets list; echo "rc=$?"');
       const screen = await shows(t, /rc=\d+/);
       expect(screen).toMatch(/^\s*0\s*$/m);

@@ -1,16 +1,20 @@
 /**
- * What most command tests set up the same way: the environment of a run against a server,
- * and the JSON message line a run ends with (errors and accounts are JSON off a terminal:
- * cli-contract.md "Errors and exit codes").
+ * What command tests set up the same way, in one place: a run's environment against a
+ * server (`remoteEnv`), the JSON message line a run ends with (`lastJson`, `lastError`:
+ * errors and accounts are JSON off a terminal, cli-contract.md "Errors and exit codes"),
+ * config folders, the embedded sandbox and its seed, servers that accept only some keys,
+ * and the servers, paging servers and terminals of a test file, closed after its tests.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { specOperation } from '../fixtures/api-spec.js';
+import { pagingServerPool } from './paging-server.js';
 import { registerSecret, type CliResult } from './run-cli.js';
 import { runMain, TEST_NOW } from './run-main.js';
 import { removeTempDirs, tempDir } from './temp-config.js';
-import { errorReply, startTestServer, type Handler, type TestServer } from './test-server.js';
+import { errorReply, serverPool, startTestServer, type Handler, type TestServer } from './test-server.js';
+import { tmuxPool } from './tmux.js';
 
 /**
  * The environment of a run against a remote server at `baseUrl` with `key`, in a fresh
@@ -170,4 +174,52 @@ export async function sandboxListed(dir: string): Promise<string[]> {
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   return r.stdout.trimEnd().split('\n');
+}
+
+/**
+ * The test servers of the calling file (`const { start } = fileServers();` at its top level):
+ * closed after its tests, and the temp folders they made removed.
+ */
+export function fileServers(): ReturnType<typeof serverPool> {
+  const pool = serverPool();
+  afterAll(async () => {
+    await pool.closeAll();
+    removeTempDirs();
+  });
+  return pool;
+}
+
+/**
+ * The paging servers and tmux terminals of the calling file (at its top level): the
+ * terminals killed and the servers closed after its tests, and its temp folders removed.
+ */
+export function filePagingTerminals(): {
+  paging: ReturnType<typeof pagingServerPool>;
+  tmux: ReturnType<typeof tmuxPool>;
+} {
+  const paging = pagingServerPool();
+  const tmux = tmuxPool();
+  afterAll(async () => {
+    tmux.killAll();
+    await paging.closeAll();
+    removeTempDirs();
+  });
+  return { paging, tmux };
+}
+
+/** What `fn` throws (undefined when it returns): for checks on the error object itself. */
+export function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}
+
+/** Checks that `stdout` is the sandbox's seed pets as `pets list` prints them, int64 values exact. */
+export function expectSeedPets(stdout: string): void {
+  const lines = stdout.trimEnd().split('\n');
+  expect(lines[0]).toBe('1\tRex\t1\tavailable');
+  expect(lines).toContain('9007199254740993\tAtlas\t9223372036854775807\tavailable');
 }

@@ -7,10 +7,11 @@
  * `npm run build:exe`; `.ci/run` runs the process tests so). `runCli`, `spawnCli`, the tmux
  * helper's `petstore` and scripts that use `CLI_SHELL` then run the executable.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { asUser, sharedCopyOf, type LocalUser } from './other-user.js';
@@ -162,6 +163,27 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult
       cwd: opts.cwd ?? folderOrNone(opts.env?.PETSTORE_CONFIG_DIR),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(opts.input ?? '');
+    collectRun(child, started, opts.timeoutMs ?? RUN_TIMEOUT_MS, (out, err) =>
+      expectNoSecret(args, secrets, out, err),
+    ).then(resolve, reject);
+  });
+}
+
+/**
+ * What `child` (spawned at `started`, ms since the epoch) wrote on stdout and stderr (UTF-8),
+ * its exit code or signal, and how long it ran, once it has closed; killed (SIGKILL) as hung
+ * after `timeoutMs`, and then marked `timedOut`. `check` sees the output before the result.
+ * Rejects when the process could not be spawned.
+ */
+export function collectRun(
+  child: ChildProcess & { stdout: Readable; stderr: Readable },
+  started: number,
+  timeoutMs: number,
+  check: (stdout: string, stderr: string) => void = () => undefined,
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -170,14 +192,39 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');
-    }, opts.timeoutMs ?? RUN_TIMEOUT_MS);
+    }, timeoutMs);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      expectNoSecret(args, secrets, stdout, stderr);
+      check(stdout, stderr);
       resolve({ code, signal, stdout, stderr, ms: Date.now() - started, ...(timedOut ? { timedOut } : {}) });
     });
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/**
+ * Runs the CLI with `args` over the base environment plus `env`, NODE_OPTIONS `nodeOptions`
+ * (a probe preloaded, say) and stdout discarded; resolves its exit code and the figure its
+ * stderr gives as `<name>=<digits>`. Rejects when stderr holds no such figure.
+ */
+export function probedRun(
+  args: string[],
+  env: Record<string, string>,
+  nodeOptions: string,
+  name: string,
+): Promise<{ code: number | null; figure: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...baseEnv(), ...env, NODE_OPTIONS: nodeOptions },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const m = new RegExp(`${name}=(\\d+)`).exec(err);
+      if (m === null) reject(new Error(`no ${name} figure in: ${err.slice(0, 500)}`));
+      else resolve({ code, figure: Number(m[1]) });
+    });
   });
 }

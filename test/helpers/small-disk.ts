@@ -5,7 +5,7 @@
  * namespace sees the mounts (they vanish with the script), so the script itself looks at
  * what was left in them. Works without root wherever user namespaces are allowed.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { shell, type ShellResult } from './shell.js';
 
 /** A folder to mount a fresh tmpfs on. */
@@ -59,5 +59,19 @@ export function onSmallDisks(
     `exec unshare --user --map-root-user --mount bash --norc --noprofile -c ${quote(inner)}`,
     env,
     timeoutMs,
+  );
+}
+
+/**
+ * Whether this process may make a private mount namespace with a tmpfs in it: root on Linux
+ * (CAP_SYS_ADMIN), without a user namespace (unlike `canMountSmallDisks`).
+ */
+export function canMountPrivately(): boolean {
+  return (
+    process.platform === 'linux' &&
+    process.getuid?.() === 0 &&
+    spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs -o size=8k tmpfs /mnt'], {
+      stdio: 'ignore',
+    }).status === 0
   );
 }

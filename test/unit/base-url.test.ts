@@ -6,6 +6,7 @@ import { checkBaseUrl, lacksVersionSegment } from '../../src/config/settings.js'
 import { isLoopbackHost } from '../../src/loopback.js';
 import { UsageError } from '../../src/errors.js';
 import { wantsColor } from '../../src/io.js';
+import { thrown } from '../helpers/harness.js';
 
 describe('checkBaseUrl', () => {
   it.each([
@@ -38,12 +39,7 @@ describe('checkBaseUrl', () => {
     ['api.example.com/v1', 'not a URL'],
     ['', 'not a URL'],
   ])('refuses %j (%s), naming the flag and the value', (raw, reason) => {
-    let err: unknown;
-    try {
-      checkBaseUrl(raw, '--base-url');
-    } catch (e) {
-      err = e;
-    }
+    const err = thrown(() => checkBaseUrl(raw, '--base-url'));
     expect(err).toBeInstanceOf(UsageError);
     const msg = (err as UsageError).message;
     expect(msg).toContain('--base-url');

@@ -8,16 +8,17 @@ import { messageForm } from '../../src/io/messages.js';
 import { pagerArgv } from '../../src/io/pager.js';
 import { ProgressLine } from '../../src/io/progress.js';
 
+/** A progress line `columns` wide (on a terminal unless `tty` is false) at the times `now` says, and what it drew. */
+function progressLine(columns: number, now: () => number = () => 0, tty = true) {
+  const drawn = { screen: '' };
+  const line = new ProgressLine((s) => (drawn.screen += s), tty, columns, now);
+  return { line, drawn };
+}
+
 describe('the progress line', () => {
   it('draws at most every 100 ms, never wider than the terminal, and erases itself', () => {
     let t = 0;
-    let screen = '';
-    const line = new ProgressLine(
-      (s) => (screen += s),
-      true,
-      12,
-      () => t,
-    );
+    const { line, drawn } = progressLine(12, () => t);
     line.update('created 1 of 5,000');
     t = 50;
     line.update('created 2 of 5,000');
@@ -25,35 +26,25 @@ describe('the progress line', () => {
     line.update('created 3 of 5,000');
     line.clear();
     line.clear();
-    expect(screen).toBe('\rcreated 1 o\x1b[K\rcreated 3 o\x1b[K\r\x1b[K');
+    expect(drawn.screen).toBe('\rcreated 1 o\x1b[K\rcreated 3 o\x1b[K\r\x1b[K');
   });
 
   it('a line written around it erases it first and draws its latest text again after', () => {
-    let screen = '';
-    const line = new ProgressLine(
-      (s) => (screen += s),
-      true,
-      80,
-      () => 0,
-    );
+    const { line, drawn } = progressLine(80);
     line.update('fetched 1 page, 20 pets…');
     line.update('fetched 2 pages, 40 pets…');
-    line.around(() => (screen += '> GET /v1/pets\n'));
-    expect(screen).toBe('\rfetched 1 page, 20 pets…\x1b[K\r\x1b[K> GET /v1/pets\n\rfetched 2 pages, 40 pets…\x1b[K');
+    line.around(() => (drawn.screen += '> GET /v1/pets\n'));
+    expect(drawn.screen).toBe(
+      '\rfetched 1 page, 20 pets…\x1b[K\r\x1b[K> GET /v1/pets\n\rfetched 2 pages, 40 pets…\x1b[K',
+    );
   });
 
   it('writes nothing without a terminal, and nothing around a line when none is shown', () => {
-    let screen = '';
-    const off = new ProgressLine(
-      (s) => (screen += s),
-      false,
-      80,
-      () => 0,
-    );
+    const { line: off, drawn } = progressLine(80, () => 0, false);
     off.update('x');
-    off.around(() => (screen += 'line\n'));
+    off.around(() => (drawn.screen += 'line\n'));
     off.clear();
-    expect(screen).toBe('line\n');
+    expect(drawn.screen).toBe('line\n');
   });
 });
 

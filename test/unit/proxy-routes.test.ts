@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { noProxyCovers, parseProxyUrl, routeFor, type ProxySettings } from '../../src/http/proxy.js';
+import { thrown } from '../helpers/harness.js';
 
 const BOTH: ProxySettings = {
   httpProxy: { name: 'HTTP_PROXY', value: 'http://proxy:3128' },
@@ -99,12 +100,7 @@ describe('parseProxyUrl', () => {
     ['socks5://bob:s3cr3t@proxy.example:1080', 'http:// or https://'],
     ['http://', 'not a URL'],
   ])('%j: a UsageError naming the variable, the password masked', (value, why) => {
-    let caught: unknown;
-    try {
-      parseProxyUrl({ name: 'https_proxy', value });
-    } catch (err) {
-      caught = err;
-    }
+    const caught = thrown(() => parseProxyUrl({ name: 'https_proxy', value }));
     expect(caught).toBeInstanceOf(UsageError);
     const message = (caught as UsageError).message;
     expect(message).toContain('invalid https_proxy');

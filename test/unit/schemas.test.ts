@@ -30,8 +30,9 @@ describe('PetSchema', () => {
     ['unknown status', { id: 1, name: 'Rex', categoryId: 1, status: 'lost' }, 'status: '],
     ['status in upper case', { id: 1, name: 'Rex', categoryId: 1, status: 'SOLD' }, 'status: '],
     ['number name', { id: 1, name: 7, categoryId: 1 }, 'name: '],
-    ['an array', [], ''],
-    ['null', null, ''],
+    // Not an object at all: the message says what was expected and what came instead.
+    ['an array', [], 'expected object, received array'],
+    ['null', null, 'expected object, received null'],
   ];
   it.each(refused)('refuses %s and describes it', (_what, value, described) => {
     const r = PetSchema.safeParse(value);
