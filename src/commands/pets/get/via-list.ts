@@ -5,14 +5,16 @@
  * origin only, `--max-pages`), and the walk stops at the first page holding the id, so it
  * costs ceil(position / 100) requests. The pet is printed exactly as getPet's would be.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import { LIMIT_MAX, type PetStatus } from '../../../client/constants.js';
 import { walkPetPages, type PetPage } from '../../../client/pages.js';
 import type { Pet } from '../../../client/schemas.js';
 import type { Context } from '../../../context.js';
-import { DeprecationReporter } from '../../../http/deprecation.js';
+import type { Progress } from '../../../io.js';
 import { CliError, ExitCode } from '../../../errors.js';
 import { writePet } from '../../../render/output.js';
 import { describeListProgress } from '../../../render/progress.js';
+import { watchDeprecation } from '../shared/watch-deprecation.js';
 
 /** What the list path needs. */
 export interface ViaListOptions {
@@ -34,39 +36,48 @@ export interface ViaListOptions {
  */
 export async function runGetViaList(ctx: Context, options: ViaListOptions): Promise<number> {
   const { client } = await ctx.connect();
-  const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
+  const observe = watchDeprecation(ctx, 'listPets (GET /pets)');
   const { progress } = ctx.io;
   const query = { limit: LIMIT_MAX, ...(options.status === undefined ? {} : { status: options.status }) };
   const pages = walkPetPages(client, query, {
     maxPages: options.maxPages,
-    onMaxPages: (count, pets) =>
-      new CliError(
-        `stopped at --max-pages ${options.maxPages} (${count} page${count === 1 ? '' : 's'}, ${pets} pets) without finding pet ${options.petId}; the server links to more, so the search was incomplete`,
-        {
-          exitCode: ExitCode.failure,
-          code: 'max_pages',
-          hint: 'Raise --max-pages (at most 10000), or narrow the search with --status.',
-        },
-      ),
+    words: {
+      missing: `without finding pet ${options.petId}`,
+      outcome: 'the search was incomplete',
+      narrow: 'the search',
+    },
     beforeNext: (count, pets) => progress.update(describeListProgress(count, pets)),
   });
-  let found: Pet | undefined;
+  const { found, last } = await search(pages, options.petId, progress, observe);
+  if (found === undefined) throw notFound(options, last, ctx.suggest('pets list'));
+  await writePet(await ctx.petOutput(), found);
+  return ExitCode.ok;
+}
+
+/**
+ * Walks `pages` until one holds `petId`: that pet (undefined when none did) and the last page
+ * fetched, each page's deprecation signals told to `observe`.
+ */
+async function search(
+  pages: AsyncGenerator<PetPage>,
+  petId: bigint,
+  progress: Progress,
+  observe: (headers: IncomingHttpHeaders) => void,
+): Promise<{ found: Pet | undefined; last: PetPage | undefined }> {
   let last: PetPage | undefined;
   try {
     for await (const page of pages) {
       progress.clear();
-      deprecation.observeAndFlush(page.headers, 'listPets (GET /pets)');
+      observe(page.headers);
       last = page;
       // int64 ids are numbers or bigints (beyond 2^53); BigInt compares both exactly.
-      found = page.data.find((pet) => BigInt(pet.id) === options.petId);
-      if (found !== undefined) break;
+      const found = page.data.find((pet) => BigInt(pet.id) === petId);
+      if (found !== undefined) return { found, last };
     }
   } finally {
     progress.clear();
   }
-  if (found === undefined) throw notFound(options, last, ctx.suggest('pets list'));
-  await writePet(await ctx.petOutput(), found);
-  return ExitCode.ok;
+  return { found: undefined, last };
 }
 
 /**

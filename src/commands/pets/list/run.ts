@@ -3,16 +3,19 @@
  * (cli-contract.md "Output"). With `--all` it follows the server's `Link: rel="next"`
  * headers (RFC 8288) page by page.
  */
-import type { ListPetsQuery } from '../../../client/client.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ApiResult, ListPetsQuery, PetstoreClient } from '../../../client/client.js';
 import { LIMIT_DEFAULT } from '../../../client/constants.js';
 import { findNextLink } from '../../../client/link.js';
-import { walkPetPages } from '../../../client/pages.js';
+import { walkPetPages, type PetPage } from '../../../client/pages.js';
+import type { Pet } from '../../../client/schemas.js';
 import type { Context } from '../../../context.js';
-import { DeprecationReporter } from '../../../http/deprecation.js';
-import { BodyTooLargeError, CliError, ExitCode, InterruptedError } from '../../../errors.js';
+import type { Progress } from '../../../io.js';
+import { BodyTooLargeError, ExitCode, InterruptedError } from '../../../errors.js';
 import type { PetSort } from '../../../flag-values.js';
-import { RecordStream, writePets } from '../../../render/output.js';
+import { RecordStream } from '../../../render/output.js';
 import { describeListProgress } from '../../../render/progress.js';
+import { watchDeprecation } from '../shared/watch-deprecation.js';
 import { collationLocale, comparePets } from './sort.js';
 
 /** Typed options of `pets list`. */
@@ -25,6 +28,12 @@ export interface ListOptions {
   /** `--sort`: the order of what was fetched, decided here (the API has no sort parameter). */
   sort?: PetSort;
 }
+
+/** What printing a list needs of the run: the terminal's messages and progress line, and how the run ends. */
+type ListSide = Pick<Context, 'io' | 'warn' | 'note' | 'signal' | 'atForcedEnd'>;
+
+/** The walk's deprecation watch: told each answer's headers, it warns once. */
+type Observe = (headers: IncomingHttpHeaders) => void;
 
 /**
  * The warning for a full page without a `Link: rel="next"` header: more pets may exist,
@@ -42,34 +51,51 @@ function fullPageWithoutLinkWarning(size: number): string {
  * `maxPages` pages were fetched and the server still links to another.
  */
 export async function runList(ctx: Context, options: ListOptions): Promise<number> {
+  const { query } = options;
+  const pageSize = query.limit ?? LIMIT_DEFAULT;
+  const compare = options.sort === undefined ? undefined : comparePets(options.sort, collationLocale(ctx.env));
   try {
-    return await listPets(ctx, options);
+    const { client } = await ctx.connect();
+    const out = new RecordStream(await ctx.petOutput(), { compare });
+    const observe = watchDeprecation(ctx, 'listPets (GET /pets)');
+    if (options.all) return await listAll(ctx, out, observe, walkAll(client, options, ctx.io.progress), pageSize);
+    return await listPage(ctx, out, observe, await client.listPets(query), pageSize);
   } catch (err) {
     // A page over the body cap: fewer pets per page is the way round it.
     if (!(err instanceof BodyTooLargeError)) throw err;
-    const limit = options.query.limit ?? LIMIT_DEFAULT;
     throw err.withHint(
       options.all
-        ? `Ask for smaller pages: --all --limit N with N below ${limit}, the size of these pages.`
-        : `Ask for fewer pets with a smaller --limit (this one was ${limit}), and add --all to fetch the rest page by page.`,
+        ? `Ask for smaller pages: --all --limit N with N below ${pageSize}, the size of these pages.`
+        : `Ask for fewer pets with a smaller --limit (this one was ${pageSize}), and add --all to fetch the rest page by page.`,
     );
   }
 }
 
-async function listPets(ctx: Context, options: ListOptions): Promise<number> {
-  const { client } = await ctx.connect();
-  const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
-  if (options.all) return listAll(ctx, options, deprecation);
-  const res = await client.listPets(options.query);
-  deprecation.observeAndFlush(res.headers, 'listPets (GET /pets)');
-  const compare = options.sort === undefined ? undefined : comparePets(options.sort, collationLocale(ctx.env));
-  await writePets(await ctx.petOutput(), compare === undefined ? res.data : [...res.data].sort(compare));
+/** Prints one page, then says whether more exist (`pageSize`: the pets a full page holds). */
+async function listPage(
+  ctx: ListSide,
+  out: RecordStream,
+  observe: Observe,
+  res: ApiResult<Pet[]>,
+  pageSize: number,
+): Promise<number> {
+  observe(res.headers);
+  await out.push(res.data);
+  await out.end();
   if (res.data.length === 0) ctx.note('No pets found.');
   const next = findNextLink(res.headers, res.url);
   if (next !== undefined) ctx.note('More pets exist: add --all to fetch every page.');
-  else if (res.data.length >= (options.query.limit ?? LIMIT_DEFAULT))
-    ctx.warn(fullPageWithoutLinkWarning(res.data.length));
+  else if (res.data.length >= pageSize) ctx.warn(fullPageWithoutLinkWarning(res.data.length));
   return ExitCode.ok;
+}
+
+/** The walk of `--all`, its progress drawn between pages. */
+function walkAll(client: PetstoreClient, options: ListOptions, progress: Progress): AsyncGenerator<PetPage> {
+  return walkPetPages(client, options.query, {
+    maxPages: options.maxPages,
+    words: { outcome: 'the list printed is incomplete', narrow: 'the list' },
+    beforeNext: (count, pets) => progress.update(describeListProgress(count, pets)),
+  });
 }
 
 /** A signal's interruption of `--all`, with what was fetched before it. */
@@ -81,24 +107,18 @@ function incomplete(err: InterruptedError, pages: number, pets: number): Interru
   });
 }
 
-async function listAll(ctx: Context, options: ListOptions, deprecation: DeprecationReporter): Promise<number> {
-  const { client } = await ctx.connect();
-  const compare = options.sort === undefined ? undefined : comparePets(options.sort, collationLocale(ctx.env));
-  const out = new RecordStream(await ctx.petOutput(), { compare });
+/**
+ * Prints every page of `pages` as it comes, and what was fetched on failure too.
+ * @throws what the walk throws; InterruptedError with the account of what was fetched on a signal.
+ */
+async function listAll(
+  ctx: ListSide,
+  out: RecordStream,
+  observe: Observe,
+  pages: AsyncGenerator<PetPage>,
+  pageSize: number,
+): Promise<number> {
   const { progress } = ctx.io;
-  const pages = walkPetPages(client, options.query, {
-    maxPages: options.maxPages,
-    onMaxPages: (count, pets) =>
-      new CliError(
-        `stopped at --max-pages ${options.maxPages} (${count} page${count === 1 ? '' : 's'}, ${pets} pets); the server links to more, so the list printed is incomplete`,
-        {
-          exitCode: ExitCode.failure,
-          code: 'max_pages',
-          hint: 'Raise --max-pages (at most 10000), or narrow the list with --status.',
-        },
-      ),
-    beforeNext: (count, pets) => progress.update(describeListProgress(count, pets)),
-  });
   let failed = false;
   let fetched = 0;
   // Ended by force after a signal (a second Ctrl-C before the pager has the whole table):
@@ -110,14 +130,10 @@ async function listAll(ctx: Context, options: ListOptions, deprecation: Deprecat
     for await (const page of pages) {
       progress.clear();
       fetched = page.number;
-      deprecation.observeAndFlush(page.headers, 'listPets (GET /pets)');
+      observe(page.headers);
       await out.push(page.data);
       // After a linked page, a missing Link means the end; only a server that never links leaves doubt.
-      if (
-        page.number === 1 &&
-        page.data.length >= (options.query.limit ?? LIMIT_DEFAULT) &&
-        findNextLink(page.headers, page.url) === undefined
-      )
+      if (page.number === 1 && page.data.length >= pageSize && findNextLink(page.headers, page.url) === undefined)
         ctx.warn(fullPageWithoutLinkWarning(page.data.length));
     }
   } catch (err) {

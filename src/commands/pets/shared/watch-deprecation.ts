@@ -12,7 +12,10 @@ import { DeprecationReporter } from '../../../http/deprecation.js';
  * A watcher for the answers of `operation` (e.g. `createPet (POST /pets)`): call it with
  * each answer's headers; it warns once, on stderr, through `ctx.warn`.
  */
-export function watchDeprecation(ctx: Context, operation: string): (headers: IncomingHttpHeaders | undefined) => void {
+export function watchDeprecation(
+  ctx: Pick<Context, 'warn' | 'now'>,
+  operation: string,
+): (headers: IncomingHttpHeaders | undefined) => void {
   const reporter = new DeprecationReporter(
     (m) => ctx.warn(m),
     () => ctx.now(),

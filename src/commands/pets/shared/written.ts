@@ -21,7 +21,11 @@ export interface WriteOutcome {
  * @throws CliError `output` (exit 1) naming the pet (`details.<did>.id`) and how to see it,
  * when stdout cannot take it; anything else `writePet` throws.
  */
-export async function printWrittenPet(ctx: Context, pet: Pet, outcome: WriteOutcome): Promise<void> {
+export async function printWrittenPet(
+  ctx: Pick<Context, 'petOutput' | 'suggest'>,
+  pet: Pet,
+  outcome: WriteOutcome,
+): Promise<void> {
   try {
     await writePet(await ctx.petOutput(), pet);
   } catch (err) {
