@@ -6,17 +6,19 @@
  * 4, 5 or 1 with the error on stderr (cli-contract.md "Errors and exit codes").
  */
 import type { PetstoreClient } from '../../client/client.js';
-import { findNextLink, PageTrail } from '../../client/link.js';
+import { findNextLink } from '../../client/link.js';
+import { walkPages } from '../../client/pages.js';
 import type { Context } from '../../context.js';
 import { DeprecationReporter } from '../../http/deprecation.js';
-import { CliError, ExitCode, InvalidResponseError, UsageError } from '../../errors.js';
+import { type CliError, ExitCode, InvalidResponseError, UsageError } from '../../errors.js';
 import { MAX_BODY_BYTES } from '../../http/body.js';
 import type { HttpRequest, RawResponse } from '../../http/transport.js';
 import { Deadline } from '../../http/deadline.js';
 import { stringifyJson } from '../../json.js';
 import { readBounded } from '../../read-input.js';
 import type { ApiField, FieldValue } from './request.js';
-import { exactPrinter, jqPrinter, parseBody, type AnswerPrinter } from './output.js';
+import { parseBody } from '../../render/answer.js';
+import { answerPrinter, type AnswerPrinter } from '../../render/output.js';
 
 /** Typed options of `api` (see `toApiOptions`). */
 export interface ApiOptions {
@@ -56,9 +58,8 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
   }
   const { fields, input } = await readUserInput(ctx, options);
   const { client } = await ctx.connect();
-  const url = client.urlOf(options.path);
-  const req = toRequest(url, options, fields, input);
-  const printer = await answerPrinter(ctx, options.include);
+  const req = toRequest(client.urlOf(options.path), options, fields, input);
+  const printer = answerPrinter(await ctx.petOutput(), options.include);
   const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
   const observe = (res: RawResponse): void => {
     deprecation.observeAndFlush(res.headers, `${options.method} ${res.url.pathname}`);
@@ -90,12 +91,12 @@ function toRequest(
 }
 
 /**
- * Walks the pages by `Link: rel="next"` on the base URL's origin, printing the elements of
- * each page into one array (closed on failure too: what was fetched is printed, the exit
- * code says whether it is complete). A first page that is an error or not an array prints
- * as it is, alone.
+ * Walks the pages (`walkPages`: `Link: rel="next"` within the base URL, at most `maxPages`),
+ * printing the elements of each page into one array (closed on failure too: what was
+ * fetched is printed, the exit code says whether it is complete). A first page that is an
+ * error or not an array prints as it is, alone, and the walk goes no further.
  * @throws the error of an answer of 400 or more; InvalidResponseError for a page that is
- * not a JSON array, a next link to another origin or back to a page already fetched;
+ * not a JSON array, a next link outside the base URL or back to a page already fetched;
  * CliError `max_pages`.
  */
 async function paginate(
@@ -105,52 +106,40 @@ async function paginate(
   printer: AnswerPrinter,
   observe: (res: RawResponse) => void,
 ): Promise<number> {
-  let res = await client.raw(req);
-  observe(res);
-  let items = arrayOf(res);
-  if (items === undefined || client.answerError(res) !== undefined) {
-    await printer.answer(res);
-    const failure = client.answerError(res);
-    if (failure !== undefined) throw failure;
-    if (findNextLink(res.headers, res.url) !== undefined) throw notAnArray(1);
-    return ExitCode.ok;
-  }
-  const trail = new PageTrail(client.baseUrl);
+  const pages = walkPages(
+    (next) => client.raw(next === undefined ? req : { method: 'GET', url: next, headers: req.headers }),
+    { baseUrl: client.baseUrl, maxPages, words: { outcome: 'the array printed is incomplete' } },
+  );
+  let array = false;
   let complete = false;
   try {
-    for (let page = 1; ; page++) {
-      await printer.page(res, items);
-      const next = trail.next(res.headers, res.url, page);
-      if (next === undefined) {
-        complete = true;
-        return ExitCode.ok;
-      }
-      if (page >= maxPages) {
-        throw new CliError(
-          `stopped at --max-pages ${maxPages}; the server links to more, so the array printed is incomplete`,
-          {
-            exitCode: ExitCode.failure,
-            code: 'max_pages',
-            hint: 'Raise --max-pages (at most 10000).',
-          },
-        );
-      }
-      res = await client.raw({ method: 'GET', url: next, headers: req.headers });
+    for await (const res of pages) {
       observe(res);
       const failure = client.answerError(res);
+      const items = arrayOf(res);
+      if (!array && (items === undefined || failure !== undefined)) return await printAlone(res, failure, printer);
       if (failure !== undefined) throw failure;
-      items = arrayOf(res);
-      if (items === undefined) throw notAnArray(page + 1);
+      if (items === undefined) throw notAnArray(res.number);
+      array = true;
+      await printer.page(res, items);
     }
+    complete = true;
+    return ExitCode.ok;
   } finally {
-    await printer.end(complete);
+    if (array) await printer.end(complete);
   }
 }
 
-/** The body as it is, or through `--jq` (compiled by `connect`, before anything is sent). */
-async function answerPrinter(ctx: Context, include: boolean): Promise<AnswerPrinter> {
-  const { jq, jqMessage } = await ctx.petOutput();
-  return jq === undefined ? exactPrinter(ctx.io, include) : jqPrinter(ctx.io, include, jq, jqMessage);
+/**
+ * A first page that is an error or not an array: printed as it is, its error thrown; a
+ * next link on it is not followed.
+ * @throws the answer's error; InvalidResponseError when it links to a next page.
+ */
+async function printAlone(res: RawResponse, failure: CliError | undefined, printer: AnswerPrinter): Promise<number> {
+  await printer.answer(res);
+  if (failure !== undefined) throw failure;
+  if (findNextLink(res.headers, res.url) !== undefined) throw notAnArray(1);
+  return ExitCode.ok;
 }
 
 /** The page's JSON array, or undefined when the body is not one. */
