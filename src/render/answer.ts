@@ -26,6 +26,12 @@ export function parseBody(body: Buffer): { value: unknown } | undefined {
   }
 }
 
+/** The body's JSON array (exact int64), or undefined when the body is not one. */
+export function jsonArrayOf(body: Buffer): unknown[] | undefined {
+  const json = parseBody(body);
+  return json !== undefined && Array.isArray(json.value) ? (json.value as unknown[]) : undefined;
+}
+
 /**
  * The status line and headers of `-i`, then a blank line (curl's and gh's form, with line
  * feeds): `HTTP/1.1 200 OK`, one `name: value` line per value. On a terminal

@@ -7,17 +7,17 @@
  */
 import type { PetstoreClient } from '../../client/client.js';
 import { findNextLink } from '../../client/link.js';
-import { walkPages } from '../../client/pages.js';
+import { walkPages, type WalkedPage } from '../../client/pages.js';
 import type { Context } from '../../context.js';
 import { DeprecationReporter } from '../../http/deprecation.js';
-import { type CliError, ExitCode, InvalidResponseError, UsageError } from '../../errors.js';
+import { ExitCode, InvalidResponseError, UsageError } from '../../errors.js';
 import { MAX_BODY_BYTES } from '../../http/body.js';
 import type { HttpRequest, RawResponse } from '../../http/transport.js';
 import { Deadline } from '../../http/deadline.js';
 import { stringifyJson } from '../../json.js';
 import { readBounded } from '../../read-input.js';
 import type { ApiField, FieldValue } from './request.js';
-import { parseBody } from '../../render/answer.js';
+import { jsonArrayOf } from '../../render/answer.js';
 import { answerPrinter, type AnswerPrinter } from '../../render/output.js';
 
 /** Typed options of `api` (see `toApiOptions`). */
@@ -58,13 +58,14 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
   }
   const { fields, input } = await readUserInput(ctx, options);
   const { client } = await ctx.connect();
-  const req = toRequest(client.urlOf(options.path), options, fields, input);
-  const printer = answerPrinter(await ctx.petOutput(), options.include);
+  const output = await ctx.petOutput();
   const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
   const observe = (res: RawResponse): void => {
     deprecation.observeAndFlush(res.headers, `${options.method} ${res.url.pathname}`);
   };
-  if (options.paginate) return paginate(client, req, options.maxPages, printer, observe);
+  const printer = answerPrinter(output, options.include);
+  const req = toRequest(client.urlOf(options.path), options, fields, input);
+  if (options.paginate) return paginate(client, req, printer, observe, options.maxPages);
   const res = await client.raw(req);
   // The answer first, then what it says of itself: a reader sees the body, then the warning.
   await printer.answer(res);
@@ -94,7 +95,7 @@ function toRequest(
  * Walks the pages (`walkPages`: `Link: rel="next"` within the base URL, at most `maxPages`),
  * printing the elements of each page into one array (closed on failure too: what was
  * fetched is printed, the exit code says whether it is complete). A first page that is an
- * error or not an array prints as it is, alone, and the walk goes no further.
+ * error or not an array prints as it is, alone, and a next link on it is not followed.
  * @throws the error of an answer of 400 or more; InvalidResponseError for a page that is
  * not a JSON array, a next link outside the base URL or back to a page already fetched;
  * CliError `max_pages`.
@@ -102,58 +103,47 @@ function toRequest(
 async function paginate(
   client: PetstoreClient,
   req: HttpRequest,
-  maxPages: number,
   printer: AnswerPrinter,
   observe: (res: RawResponse) => void,
+  maxPages: number,
 ): Promise<number> {
-  const pages = walkPages(
-    (next) => client.raw(next === undefined ? req : { method: 'GET', url: next, headers: req.headers }),
-    { baseUrl: client.baseUrl, maxPages, words: { outcome: 'the array printed is incomplete' } },
-  );
+  const notAnArray = (page: number): InvalidResponseError =>
+    new InvalidResponseError(
+      `page ${page} is not a JSON array; --paginate joins array pages only, so the Link rel="next" was not followed`,
+      200,
+      'Leave out --paginate to print one answer as it is.',
+    );
   let array = false;
   let complete = false;
-  try {
-    for await (const res of pages) {
-      observe(res);
-      const failure = client.answerError(res);
-      const items = arrayOf(res);
-      if (!array && (items === undefined || failure !== undefined)) return await printAlone(res, failure, printer);
+  // Whether the walk goes on: true after a page of the array, false after a first page
+  // printed alone (an error, or not an array), whose next link is not followed.
+  const onPage = async (res: WalkedPage<RawResponse>): Promise<boolean> => {
+    observe(res);
+    const failure = client.answerError(res);
+    const items = jsonArrayOf(res.body);
+    if (array || (items !== undefined && failure === undefined)) {
       if (failure !== undefined) throw failure;
       if (items === undefined) throw notAnArray(res.number);
       array = true;
       await printer.page(res, items);
+      return true;
     }
+    await printer.answer(res);
+    if (failure !== undefined) throw failure;
+    if (findNextLink(res.headers, res.url) !== undefined) throw notAnArray(1);
+    return false;
+  };
+  try {
+    const pages = walkPages(
+      (next) => client.raw(next === undefined ? req : { method: 'GET', url: next, headers: req.headers }),
+      { baseUrl: client.baseUrl, maxPages, words: { outcome: 'the array printed is incomplete' } },
+    );
+    for await (const res of pages) if (!(await onPage(res))) return ExitCode.ok;
     complete = true;
     return ExitCode.ok;
   } finally {
     if (array) await printer.end(complete);
   }
-}
-
-/**
- * A first page that is an error or not an array: printed as it is, its error thrown; a
- * next link on it is not followed.
- * @throws the answer's error; InvalidResponseError when it links to a next page.
- */
-async function printAlone(res: RawResponse, failure: CliError | undefined, printer: AnswerPrinter): Promise<number> {
-  await printer.answer(res);
-  if (failure !== undefined) throw failure;
-  if (findNextLink(res.headers, res.url) !== undefined) throw notAnArray(1);
-  return ExitCode.ok;
-}
-
-/** The page's JSON array, or undefined when the body is not one. */
-function arrayOf(res: RawResponse): unknown[] | undefined {
-  const json = parseBody(res.body);
-  return json !== undefined && Array.isArray(json.value) ? (json.value as unknown[]) : undefined;
-}
-
-function notAnArray(page: number): InvalidResponseError {
-  return new InvalidResponseError(
-    `page ${page} is not a JSON array; --paginate joins array pages only, so the Link rel="next" was not followed`,
-    200,
-    'Leave out --paginate to print one answer as it is.',
-  );
 }
 
 /**
