@@ -16,7 +16,7 @@ import type { PetSort } from '../../../flag-values.js';
 import { RecordStream } from '../../../render/output.js';
 import { describeListProgress } from '../../../render/progress.js';
 import { watchDeprecation } from '../shared/watch-deprecation.js';
-import { collationLocale, comparePets } from './sort.js';
+import { comparePets } from './sort.js';
 
 /** Typed options of `pets list`. */
 export interface ListOptions {
@@ -27,13 +27,22 @@ export interface ListOptions {
   maxPages: number;
   /** `--sort`: the order of what was fetched, decided here (the API has no sort parameter). */
   sort?: PetSort;
+  /** With `sort`: the locale names are collated by (`collationLocale`; undefined: code point order). */
+  locale?: string | undefined;
 }
 
 /** What printing a list needs of the run: the terminal's messages and progress line, and how the run ends. */
 type ListSide = Pick<Context, 'io' | 'warn' | 'note' | 'signal' | 'atForcedEnd'>;
 
-/** The walk's deprecation watch: told each answer's headers, it warns once. */
-type Observe = (headers: IncomingHttpHeaders) => void;
+/** What handles each page of a run, one page or every page alike. */
+interface PageHandling {
+  /** Prints the pets as they come (in the run's format, `--sort` order, `--jq`). */
+  out: RecordStream;
+  /** The deprecation watch: told each answer's headers, it warns once. */
+  observe: (headers: IncomingHttpHeaders) => void;
+  /** The pets a full page holds (`--limit`, or the server's default): a full page without a next link is warned of. */
+  pageSize: number;
+}
 
 /**
  * The warning for a full page without a `Link: rel="next"` header: more pets may exist,
@@ -51,15 +60,16 @@ function fullPageWithoutLinkWarning(size: number): string {
  * `maxPages` pages were fetched and the server still links to another.
  */
 export async function runList(ctx: Context, options: ListOptions): Promise<number> {
-  const { query } = options;
-  const pageSize = query.limit ?? LIMIT_DEFAULT;
-  const compare = options.sort === undefined ? undefined : comparePets(options.sort, collationLocale(ctx.env));
+  const pageSize = options.query.limit ?? LIMIT_DEFAULT;
   try {
     const { client } = await ctx.connect();
-    const out = new RecordStream(await ctx.petOutput(), { compare });
+    const output = await ctx.petOutput();
     const observe = watchDeprecation(ctx, 'listPets (GET /pets)');
-    if (options.all) return await listAll(ctx, out, observe, walkAll(client, options, ctx.io.progress), pageSize);
-    return await listPage(ctx, out, observe, await client.listPets(query), pageSize);
+    const compare = options.sort === undefined ? undefined : comparePets(options.sort, options.locale);
+    const out = new RecordStream(output, { compare });
+    const handling = { out, observe, pageSize };
+    if (!options.all) return await listPage(ctx, handling, await client.listPets(options.query));
+    return await listAll(ctx, client, options, handling);
   } catch (err) {
     // A page over the body cap: fewer pets per page is the way round it.
     if (!(err instanceof BodyTooLargeError)) throw err;
@@ -71,13 +81,11 @@ export async function runList(ctx: Context, options: ListOptions): Promise<numbe
   }
 }
 
-/** Prints one page, then says whether more exist (`pageSize`: the pets a full page holds). */
+/** Prints one page, then says whether more exist. */
 async function listPage(
   ctx: ListSide,
-  out: RecordStream,
-  observe: Observe,
+  { out, observe, pageSize }: PageHandling,
   res: ApiResult<Pet[]>,
-  pageSize: number,
 ): Promise<number> {
   observe(res.headers);
   await out.push(res.data);
@@ -98,49 +106,49 @@ function walkAll(client: PetstoreClient, options: ListOptions, progress: Progres
   });
 }
 
-/** A signal's interruption of `--all`, with what was fetched before it. */
-function incomplete(err: InterruptedError, pages: number, pets: number): InterruptedError {
-  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-  return err.withAccount(`the list is incomplete: ${plural(pets, 'pet')} from ${plural(pages, 'page')}`, {
-    pets,
-    pages,
-  });
-}
-
 /**
- * Prints every page of `pages` as it comes, and what was fetched on failure too.
+ * Walks every page the server links to (`walkAll`) and prints each as it comes, and what
+ * was fetched on failure too.
  * @throws what the walk throws; InterruptedError with the account of what was fetched on a signal.
  */
 async function listAll(
   ctx: ListSide,
-  out: RecordStream,
-  observe: Observe,
-  pages: AsyncGenerator<PetPage>,
-  pageSize: number,
+  client: PetstoreClient,
+  options: ListOptions,
+  { out, observe, pageSize }: PageHandling,
 ): Promise<number> {
   const { progress } = ctx.io;
+  const pages = walkAll(client, options, progress);
   let failed = false;
   let fetched = 0;
+  const onPage = async (page: PetPage): Promise<void> => {
+    progress.clear();
+    fetched = page.number;
+    observe(page.headers);
+    await out.push(page.data);
+  };
+  // A signal's interruption, with what was fetched before it.
+  const incomplete = (): InterruptedError => {
+    const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+    const pets = out.size;
+    return InterruptedError.from(ctx.signal).withAccount(
+      `the list is incomplete: ${plural(pets, 'pet')} from ${plural(fetched, 'page')}`,
+      { pets, pages: fetched },
+    );
+  };
   // Ended by force after a signal (a second Ctrl-C before the pager has the whole table):
   // the incomplete line is said all the same (cli-contract.md "Errors and exit codes").
-  const clearLastWords = ctx.atForcedEnd(() =>
-    ctx.signal.aborted ? incomplete(InterruptedError.from(ctx.signal), fetched, out.size) : undefined,
-  );
+  const clearLastWords = ctx.atForcedEnd(() => (ctx.signal.aborted ? incomplete() : undefined));
   try {
-    for await (const page of pages) {
-      progress.clear();
-      fetched = page.number;
-      observe(page.headers);
-      await out.push(page.data);
-      // After a linked page, a missing Link means the end; only a server that never links leaves doubt.
-      if (page.number === 1 && page.data.length >= pageSize && findNextLink(page.headers, page.url) === undefined)
-        ctx.warn(fullPageWithoutLinkWarning(page.data.length));
-    }
+    for await (const page of pages) await onPage(page);
+    // The walk ended at a page without a next link: after a linked page that means the end;
+    // only a first page, full, leaves doubt (a server that never links).
+    if (fetched === 1 && out.size >= pageSize) ctx.warn(fullPageWithoutLinkWarning(out.size));
   } catch (err) {
     failed = true;
     // Stopped by a signal: what was fetched is printed (into the pager, when one runs,
     // which is then waited for), and the account says the list is incomplete.
-    if (ctx.signal.aborted) throw incomplete(InterruptedError.from(ctx.signal), fetched, out.size);
+    if (ctx.signal.aborted) throw incomplete();
     throw err;
   } finally {
     progress.clear();
