@@ -33,7 +33,7 @@ export type PetPage = WalkedPage<ApiResult<Pet[]>>;
  * pets counts what it fetched, `pets get` names what it did not find, each says what is
  * incomplete, and the walks of pets can be narrowed with `--status`.
  */
-export interface MaxPagesWords {
+interface MaxPagesWords {
   /** After the counts, what the walk did not do: `without finding pet 7`. */
   missing?: string;
   /** What is incomplete: `the list printed is incomplete`. */
@@ -48,11 +48,7 @@ export interface MaxPagesWords {
  * to more, so the list printed is incomplete`. `fetched` counts the pages and pets of a walk
  * of pets (left out of the message without it).
  */
-export function maxPagesError(
-  maxPages: number,
-  words: MaxPagesWords,
-  fetched?: { pages: number; pets: number },
-): CliError {
+function maxPagesError(maxPages: number, words: MaxPagesWords, fetched?: { pages: number; pets: number }): CliError {
   const counts =
     fetched === undefined ? '' : ` (${fetched.pages} page${fetched.pages === 1 ? '' : 's'}, ${fetched.pets} pets)`;
   const missing = words.missing === undefined ? '' : ` ${words.missing}`;

@@ -87,7 +87,7 @@ function jqLine(value: string, terminal: boolean): string {
  * @throws CliError `jq` (exit 1) with jq's message when the filter stopped with an error,
  * after what it printed before; OutputError as `Io.out`.
  */
-export async function writeJqOutcome(out: Pick<PetOutput, 'io' | 'jqMessage'>, outcome: JqOutcome): Promise<void> {
+async function writeJqOutcome(out: Pick<PetOutput, 'io' | 'jqMessage'>, outcome: JqOutcome): Promise<void> {
   for (const m of outcome.messages) out.jqMessage(m);
   if (outcome.values.length > 0) {
     await out.io.out(outcome.values.map((v) => jqLine(v, out.io.stdoutIsTTY)).join(''));
@@ -104,7 +104,7 @@ function jqInput(out: PetOutput, pet: Pet): string {
 }
 
 /** Writes a list of pets; an empty one prints `[]` in json, the header in csv, nothing otherwise. */
-export async function writePets(out: PetOutput, pets: readonly Pet[]): Promise<void> {
+async function writePets(out: PetOutput, pets: readonly Pet[]): Promise<void> {
   const stream = new RecordStream(out);
   await stream.push(pets);
   await stream.end();

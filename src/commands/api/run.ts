@@ -113,18 +113,18 @@ async function paginate(
       200,
       'Leave out --paginate to print one answer as it is.',
     );
-  let array = false;
-  let complete = false;
+  // `array`: a first page was an array, which `printer.end` closes; `complete`: every page printed.
+  const walk = { array: false, complete: false };
   // Whether the walk goes on: true after a page of the array, false after a first page
   // printed alone (an error, or not an array), whose next link is not followed.
   const onPage = async (res: WalkedPage<RawResponse>): Promise<boolean> => {
     observe(res);
     const failure = client.answerError(res);
     const items = jsonArrayOf(res.body);
-    if (array || (items !== undefined && failure === undefined)) {
+    if (walk.array || (items !== undefined && failure === undefined)) {
       if (failure !== undefined) throw failure;
       if (items === undefined) throw notAnArray(res.number);
-      array = true;
+      walk.array = true;
       await printer.page(res, items);
       return true;
     }
@@ -139,10 +139,10 @@ async function paginate(
       { baseUrl: client.baseUrl, maxPages, words: { outcome: 'the array printed is incomplete' } },
     );
     for await (const res of pages) if (!(await onPage(res))) return ExitCode.ok;
-    complete = true;
+    walk.complete = true;
     return ExitCode.ok;
   } finally {
-    if (array) await printer.end(complete);
+    if (walk.array) await printer.end(walk.complete);
   }
 }
 
@@ -154,7 +154,7 @@ async function paginate(
  * time; InterruptedError on Ctrl-C or SIGTERM (exit 130, 143).
  */
 async function readUserInput(
-  ctx: Context,
+  ctx: Pick<Context, 'globals' | 'signal' | 'io' | 'note'>,
   options: ApiOptions,
 ): Promise<{ fields: [string, FieldValue][]; input: Buffer | undefined }> {
   const deadline = new Deadline(ctx.globals.timeoutMs, ctx.signal);

@@ -13,7 +13,7 @@
  */
 import { GET_PET_REMOVAL_DATE, type PetStatus } from '../../../client/constants.js';
 import type { Pet } from '../../../client/schemas.js';
-import type { Context } from '../../../context.js';
+import type { ApiContext, Context, SettingsContext, TerminalContext } from '../../../context.js';
 import { DeprecationReporter, isoDay, relativeDays, type DeprecationInfo } from '../../../http/deprecation.js';
 import { ApiError, CliError, ExitCode } from '../../../errors.js';
 import { writePet } from '../../../render/output.js';
@@ -78,7 +78,7 @@ export async function runGet(ctx: Context, options: GetOptions): Promise<number>
  * @throws what getPet throws, but an answer saying the operation is gone (`removedAnswer`).
  */
 async function getPet(
-  ctx: Pick<Context, 'connect' | 'warn' | 'now'>,
+  ctx: ApiContext & Pick<TerminalContext, 'warn'> & Pick<SettingsContext, 'now'>,
   petId: bigint,
 ): Promise<{ pet: Pet } | { gone: string }> {
   const deprecation = new DeprecationReporter(

@@ -9,7 +9,7 @@ import { LIMIT_DEFAULT } from '../../../client/constants.js';
 import { findNextLink } from '../../../client/link.js';
 import { walkPetPages, type PetPage } from '../../../client/pages.js';
 import type { Pet } from '../../../client/schemas.js';
-import type { Context } from '../../../context.js';
+import type { Context, LifecycleContext, TerminalContext } from '../../../context.js';
 import type { Progress } from '../../../io.js';
 import { BodyTooLargeError, ExitCode, InterruptedError } from '../../../errors.js';
 import type { PetSort } from '../../../flag-values.js';
@@ -32,7 +32,7 @@ export interface ListOptions {
 }
 
 /** What printing a list needs of the run: the terminal's messages and progress line, and how the run ends. */
-type ListSide = Pick<Context, 'io' | 'warn' | 'note' | 'signal' | 'atForcedEnd'>;
+type ListSide = Pick<TerminalContext, 'io' | 'warn' | 'note'> & Pick<LifecycleContext, 'signal' | 'atForcedEnd'>;
 
 /** What handles each page of a run, one page or every page alike. */
 interface PageHandling {

@@ -5,7 +5,7 @@
  * answer carries a signal, however many requests it sends.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Context } from '../../../context.js';
+import type { SettingsContext, TerminalContext } from '../../../context.js';
 import { DeprecationReporter } from '../../../http/deprecation.js';
 
 /**
@@ -13,7 +13,7 @@ import { DeprecationReporter } from '../../../http/deprecation.js';
  * each answer's headers; it warns once, on stderr, through `ctx.warn`.
  */
 export function watchDeprecation(
-  ctx: Pick<Context, 'warn' | 'now'>,
+  ctx: Pick<TerminalContext, 'warn'> & Pick<SettingsContext, 'now'>,
   operation: string,
 ): (headers: IncomingHttpHeaders | undefined) => void {
   const reporter = new DeprecationReporter(
