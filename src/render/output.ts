@@ -26,8 +26,11 @@ import {
   type RenderMode,
 } from './pets.js';
 
-/** How a run prints pets: where, in which format, which fields, through which jq filter. */
-export interface PetOutput {
+/**
+ * How a run prints records: where, and through which jq filter; for pets also in which
+ * format and which fields (`petstore api` prints its answers as they are, or through `--jq`).
+ */
+export interface RecordOutput {
   io: Io;
   mode: RenderMode;
   /** `--fields`: the fields printed, in order; undefined for whole records (and the four columns). */
@@ -68,7 +71,7 @@ async function writeTable(io: Io, text: string): Promise<void> {
  * Renders pets as the table (loaded only here), no wider than stdout's terminal; piped
  * (`-o table | cat`) it has no width to fit, so no name is shortened.
  */
-async function renderTable(out: PetOutput, pets: readonly Pet[]): Promise<string> {
+async function renderTable(out: RecordOutput, pets: readonly Pet[]): Promise<string> {
   const { renderPetTable } = await import('./table.js');
   return renderPetTable(pets, out.io.colorOut, out.io.stdoutColumns, out.fields);
 }
@@ -82,12 +85,12 @@ function jqLine(value: string, terminal: boolean): string {
 
 /**
  * Prints what a run of the filter produced: its messages on stderr, its values on stdout
- * (gh's rule: one per line, strings raw, escaped on a terminal). `out` is a run's PetOutput,
+ * (gh's rule: one per line, strings raw, escaped on a terminal). `out` is a run's RecordOutput,
  * or the part of it `petstore api --jq` uses.
  * @throws CliError `jq` (exit 1) with jq's message when the filter stopped with an error,
  * after what it printed before; OutputError as `Io.out`.
  */
-async function writeJqOutcome(out: Pick<PetOutput, 'io' | 'jqMessage'>, outcome: JqOutcome): Promise<void> {
+async function writeJqOutcome(out: Pick<RecordOutput, 'io' | 'jqMessage'>, outcome: JqOutcome): Promise<void> {
   for (const m of outcome.messages) out.jqMessage(m);
   if (outcome.values.length > 0) {
     await out.io.out(outcome.values.map((v) => jqLine(v, out.io.stdoutIsTTY)).join(''));
@@ -99,19 +102,19 @@ async function writeJqOutcome(out: Pick<PetOutput, 'io' | 'jqMessage'>, outcome:
 }
 
 /** The compact JSON text of a record as printed (its `--fields` only), for jq. */
-function jqInput(out: PetOutput, pet: Pet): string {
+function jqInput(out: RecordOutput, pet: Pet): string {
   return stringifyJson(pickFields(pet, out.fields));
 }
 
 /** Writes a list of pets; an empty one prints `[]` in json, the header in csv, nothing otherwise. */
-async function writePets(out: PetOutput, pets: readonly Pet[]): Promise<void> {
+async function writePets(out: RecordOutput, pets: readonly Pet[]): Promise<void> {
   const stream = new RecordStream(out);
   await stream.push(pets);
   await stream.end();
 }
 
 /** Writes one pet: an object in json (what `--jq` sees too), one line in ndjson/tsv/csv, a one-row table. */
-export async function writePet(out: PetOutput, pet: Pet): Promise<void> {
+export async function writePet(out: RecordOutput, pet: Pet): Promise<void> {
   if (out.mode !== 'json') return writePets(out, [pet]);
   if (out.jq === undefined) return out.io.out(renderJson(pickFields(pet, out.fields)));
   await writeJqOutcome(out, await out.jq.apply(jqInput(out, pet)));
@@ -128,7 +131,7 @@ class FormatSink implements Sink {
   private readonly held: Pet[] = [];
   private count = 0;
 
-  constructor(private readonly out: PetOutput) {}
+  constructor(private readonly out: RecordOutput) {}
 
   async push(records: readonly Pet[]): Promise<void> {
     const { out } = this;
@@ -169,7 +172,7 @@ class FormatSink implements Sink {
 /** `--jq` once per record: each batch of records in one call, printed as it comes. */
 class JqEachSink implements Sink {
   constructor(
-    private readonly out: PetOutput,
+    private readonly out: RecordOutput,
     private readonly jq: JqFilter,
   ) {}
 
@@ -194,7 +197,7 @@ class JqWholeSink implements Sink {
   private refused = false;
 
   constructor(
-    private readonly out: PetOutput,
+    private readonly out: RecordOutput,
     private readonly jq: JqFilter,
     private readonly compare: ((a: Pet, b: Pet) => number) | undefined,
   ) {}
@@ -279,7 +282,7 @@ export class RecordStream {
   private readonly sink: Sink;
   private count = 0;
 
-  constructor(out: PetOutput, options: RecordStreamOptions = {}) {
+  constructor(out: RecordOutput, options: RecordStreamOptions = {}) {
     const { compare } = options;
     const { jq } = out;
     const each = out.mode === 'ndjson' || options.jqPerRecord === true;
@@ -339,7 +342,7 @@ export interface AnswerPrinter {
 }
 
 /** What `petstore api` prints through: stdout, and the `--jq` filter (answers have no format or fields). */
-export type AnswerOutput = Pick<PetOutput, 'io' | 'jq' | 'jqMessage'>;
+export type AnswerOutput = Pick<RecordOutput, 'io' | 'jq' | 'jqMessage'>;
 
 /** The printer of `api`'s answers (`-i`: `include` the head): through `--jq` when one is given. */
 export function answerPrinter(out: AnswerOutput, include: boolean): AnswerPrinter {

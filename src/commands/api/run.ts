@@ -1,9 +1,10 @@
 /**
  * `petstore api`: one request of any method to a path under the base URL, with the
  * environment's key, `--timeout`, the retry policy, proxies and TLS rules of every command,
- * its answer printed as it is (output.ts). gh api's shape (cli/cli pkg/cmd/api), with
- * petstore's exit codes: an answer of 400 or more prints its body on stdout and exits 6,
- * 4, 5 or 1 with the error on stderr (cli-contract.md "Errors and exit codes").
+ * its answer printed as it is (`answerPrinter` in render/output.ts). gh api's shape (cli/cli
+ * pkg/cmd/api), with petstore's exit codes: an answer of 400 or more prints its body on
+ * stdout and exits 6, 4, 5 or 1 with the error on stderr (cli-contract.md "Errors and exit
+ * codes").
  */
 import type { PetstoreClient } from '../../client/client.js';
 import { findNextLink } from '../../client/link.js';
@@ -58,7 +59,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
   }
   const { fields, input } = await readUserInput(ctx, options);
   const { client } = await ctx.connect();
-  const output = await ctx.petOutput();
+  const output = await ctx.recordOutput();
   const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
   const observe = (res: RawResponse): void => {
     deprecation.observeAndFlush(res.headers, `${options.method} ${res.url.pathname}`);

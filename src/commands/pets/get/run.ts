@@ -67,7 +67,7 @@ export async function runGet(ctx: Context, options: GetOptions): Promise<number>
     ctx.warn(`${got.gone}: finding pet ${options.petId} through listPets (GET /pets)`);
     return runGetViaList(ctx, options);
   }
-  await writePet(await ctx.petOutput(), got.pet);
+  await writePet(await ctx.recordOutput(), got.pet);
   return ExitCode.ok;
 }
 

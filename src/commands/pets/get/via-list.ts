@@ -50,7 +50,7 @@ export async function runGetViaList(ctx: Context, options: ViaListOptions): Prom
   });
   const { found, last } = await search(pages, options.petId, progress, observe);
   if (found === undefined) throw notFound(options, last, ctx.suggest('pets list'));
-  await writePet(await ctx.petOutput(), found);
+  await writePet(await ctx.recordOutput(), found);
   return ExitCode.ok;
 }
 

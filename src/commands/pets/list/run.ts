@@ -63,7 +63,7 @@ export async function runList(ctx: Context, options: ListOptions): Promise<numbe
   const pageSize = options.query.limit ?? LIMIT_DEFAULT;
   try {
     const { client } = await ctx.connect();
-    const output = await ctx.petOutput();
+    const output = await ctx.recordOutput();
     const observe = watchDeprecation(ctx, 'listPets (GET /pets)');
     const compare = options.sort === undefined ? undefined : comparePets(options.sort, options.locale);
     const out = new RecordStream(output, { compare });

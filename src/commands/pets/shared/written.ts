@@ -22,12 +22,12 @@ export interface WriteOutcome {
  * when stdout cannot take it; anything else `writePet` throws.
  */
 export async function printWrittenPet(
-  ctx: Pick<Context, 'petOutput' | 'suggest'>,
+  ctx: Pick<Context, 'recordOutput' | 'suggest'>,
   pet: Pet,
   outcome: WriteOutcome,
 ): Promise<void> {
   try {
-    await writePet(await ctx.petOutput(), pet);
+    await writePet(await ctx.recordOutput(), pet);
   } catch (err) {
     if (!(err instanceof OutputError)) throw err;
     const id = String(pet.id);
