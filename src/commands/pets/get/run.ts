@@ -67,7 +67,8 @@ export async function runGet(ctx: Context, options: GetOptions): Promise<number>
     ctx.warn(`${got.gone}: finding pet ${options.petId} through listPets (GET /pets)`);
     return runGetViaList(ctx, options);
   }
-  await writePet(await ctx.recordOutput(), got.pet);
+  const output = await ctx.recordOutput();
+  await writePet(output, got.pet);
   return ExitCode.ok;
 }
 

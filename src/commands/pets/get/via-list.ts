@@ -5,12 +5,11 @@
  * origin only, `--max-pages`), and the walk stops at the first page holding the id, so it
  * costs ceil(position / 100) requests. The pet is printed exactly as getPet's would be.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import { LIMIT_MAX, type PetStatus } from '../../../client/constants.js';
 import { walkPetPages, type PetPage } from '../../../client/pages.js';
 import type { Pet } from '../../../client/schemas.js';
-import type { Context } from '../../../context.js';
-import type { Progress } from '../../../io.js';
+import type { PetstoreClient } from '../../../client/client.js';
+import type { Context, SettingsContext, TerminalContext } from '../../../context.js';
 import { CliError, ExitCode } from '../../../errors.js';
 import { writePet } from '../../../render/output.js';
 import { describeListProgress } from '../../../render/progress.js';
@@ -36,6 +35,23 @@ export interface ViaListOptions {
  */
 export async function runGetViaList(ctx: Context, options: ViaListOptions): Promise<number> {
   const { client } = await ctx.connect();
+  const output = await ctx.recordOutput();
+  const { found, last } = await search(ctx, client, options);
+  if (found === undefined) throw notFound(options, last, ctx.suggest('pets list'));
+  await writePet(output, found);
+  return ExitCode.ok;
+}
+
+/**
+ * Walks the pages of `listPets` (100 a page, narrowed by `status`), its progress drawn
+ * between pages, until one holds `petId`: that pet (undefined when none did) and the last
+ * page fetched.
+ */
+async function search(
+  ctx: Pick<TerminalContext, 'io' | 'warn'> & Pick<SettingsContext, 'now'>,
+  client: PetstoreClient,
+  options: ViaListOptions,
+): Promise<{ found: Pet | undefined; last: PetPage | undefined }> {
   const observe = watchDeprecation(ctx, 'listPets (GET /pets)');
   const { progress } = ctx.io;
   const query = { limit: LIMIT_MAX, ...(options.status === undefined ? {} : { status: options.status }) };
@@ -48,22 +64,6 @@ export async function runGetViaList(ctx: Context, options: ViaListOptions): Prom
     },
     beforeNext: (count, pets) => progress.update(describeListProgress(count, pets)),
   });
-  const { found, last } = await search(pages, options.petId, progress, observe);
-  if (found === undefined) throw notFound(options, last, ctx.suggest('pets list'));
-  await writePet(await ctx.recordOutput(), found);
-  return ExitCode.ok;
-}
-
-/**
- * Walks `pages` until one holds `petId`: that pet (undefined when none did) and the last page
- * fetched, each page's deprecation signals told to `observe`.
- */
-async function search(
-  pages: AsyncGenerator<PetPage>,
-  petId: bigint,
-  progress: Progress,
-  observe: (headers: IncomingHttpHeaders) => void,
-): Promise<{ found: Pet | undefined; last: PetPage | undefined }> {
   let last: PetPage | undefined;
   try {
     for await (const page of pages) {
@@ -71,7 +71,7 @@ async function search(
       observe(page.headers);
       last = page;
       // int64 ids are numbers or bigints (beyond 2^53); BigInt compares both exactly.
-      const found = page.data.find((pet) => BigInt(pet.id) === petId);
+      const found = page.data.find((pet) => BigInt(pet.id) === options.petId);
       if (found !== undefined) return { found, last };
     }
   } finally {
