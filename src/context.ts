@@ -11,7 +11,7 @@ import type { GlobalOptions } from './global-options.js';
 import type { RetryPolicy } from './http/retry.js';
 import type { HttpTransport } from './http/transport.js';
 import type { Io } from './io.js';
-import type { PetOutput } from './render/output.js';
+import type { RecordOutput } from './render/output.js';
 import type { RenderMode } from './render/pets.js';
 import type { Shutdown } from './shutdown.js';
 
@@ -63,12 +63,13 @@ export interface TerminalContext {
   /** The render mode: the `--output` asked for; without one, `table` on a terminal and `tsv` otherwise. */
   output: RenderMode;
   /**
-   * How this run prints pets: the render mode, `--fields`, and the `--jq` filter, which the
-   * first call starts and compiles (the runner makes that call as the command starts, and
-   * `connect` waits for it, so a bad expression is refused before anything is sent).
+   * How this run prints records (pets, and `api`'s answers): the render mode and `--fields`
+   * of pets, and the `--jq` filter, which the first call starts and compiles (the runner
+   * makes that call as the command starts, and `connect` waits for it, so a bad expression
+   * is refused before anything is sent).
    * @throws UsageError (exit 2) for a jq expression that does not compile.
    */
-  petOutput(): Promise<PetOutput>;
+  recordOutput(): Promise<RecordOutput>;
   /**
    * Writes `warning: message` on stderr (once per message). The text form is wrapped at
    * word boundaries so that no line, the `warning: ` prefix included, is wider than 80

@@ -29,7 +29,7 @@ import { UsageError } from './errors.js';
 import type { GlobalOptions } from './global-options.js';
 import type { HttpTransport } from './http/transport.js';
 import type { JqFilter } from './render/jq.js';
-import type { PetOutput } from './render/output.js';
+import type { RecordOutput } from './render/output.js';
 import { suggestCommand } from './suggest.js';
 
 /**
@@ -73,7 +73,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
   };
   const runKeyCommand = keyCommandRunner(state);
   let apiPromise: Promise<Api> | undefined;
-  let outputPromise: Promise<PetOutput> | undefined;
+  let outputPromise: Promise<RecordOutput> | undefined;
   // The environment the run resolved to, once it has (for suggested commands).
   let resolvedEnv: string | undefined;
   const ctx: Context = {
@@ -102,7 +102,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     connect: (options) =>
       (apiPromise ??= Promise.all([
         connect(ctx, options ?? {}),
-        globals.jq === undefined ? undefined : ctx.petOutput(),
+        globals.jq === undefined ? undefined : ctx.recordOutput(),
       ]).then(([api]) => api)),
     createTransport: (apiKey, choices = {}) => openTransport(state, globals, apiKey, choices),
     defer: (fn) => state.cleanups.push(fn),
@@ -117,17 +117,20 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     note: (message, opts) => io.note(message, opts),
     // Said once, honoured always: only when no format was asked for does the terminal decide.
     output: globals.outputExplicit ? globals.output : io.stdoutIsTTY ? 'table' : 'tsv',
-    petOutput: () => (outputPromise ??= openPetOutput(ctx, state)),
+    recordOutput: () => (outputPromise ??= openRecordOutput(ctx, state)),
   };
   return ctx;
 }
 
 /**
- * The run's PetOutput. With `--jq`, jq (a worker thread) is started and the expression
+ * The run's RecordOutput. With `--jq`, jq (a worker thread) is started and the expression
  * compiled here (the runner starts this as the command starts; `connect` waits for it), and
  * stopped when the command ends.
  */
-async function openPetOutput(ctx: Pick<Context, 'io' | 'output' | 'globals'>, state: RunState): Promise<PetOutput> {
+async function openRecordOutput(
+  ctx: Pick<Context, 'io' | 'output' | 'globals'>,
+  state: RunState,
+): Promise<RecordOutput> {
   let jq: JqFilter | undefined;
   const expression = ctx.globals.jq;
   if (expression !== undefined) {
@@ -228,9 +231,12 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
  * whose `--timeout` bounds each record's request) each run of the filter has `--timeout`
  * of its own, as it had from the start. A bad expression's error is `connect`'s to report.
  */
-async function boundJq(ctx: Pick<Context, 'globals' | 'petOutput'>, deadline: AbortSignal | undefined): Promise<void> {
+async function boundJq(
+  ctx: Pick<Context, 'globals' | 'recordOutput'>,
+  deadline: AbortSignal | undefined,
+): Promise<void> {
   if (ctx.globals.jq === undefined || deadline === undefined) return;
-  const output = await ctx.petOutput().catch(() => undefined);
+  const output = await ctx.recordOutput().catch(() => undefined);
   output?.jq?.boundBy(deadline);
 }
 

@@ -62,7 +62,7 @@ export function buildProgram(io: Io | (() => Io), makeContext: (flags: GlobalFla
       // jq starts now, alongside the command's own start; `connect` waits for its verdict on
       // the expression, so a bad one is refused before anything is sent. Its failure is the
       // command's to report (through `connect`), not an unhandled rejection here.
-      if (ctx.globals.jq !== undefined) ctx.petOutput().catch(() => undefined);
+      if (ctx.globals.jq !== undefined) ctx.recordOutput().catch(() => undefined);
       exitCode = await body(ctx);
     },
   };

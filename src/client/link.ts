@@ -1,7 +1,7 @@
 /**
- * `Link` header handling for `pets list --all`, `pets get --via-list` and `api --paginate`
- * (RFC 8288). The server decides the page URLs; petstore never builds them, it only follows
- * `rel="next"`, within the base URL.
+ * `Link` header handling (RFC 8288) for the page walker (`pages.ts`: `pets list --all`,
+ * `pets get --via-list`, `api --paginate`) and the notes of `pets list`. The server decides
+ * the page URLs; petstore never builds them, it only follows `rel="next"`, within the base URL.
  */
 import LinkHeader from 'http-link-header';
 import type { IncomingHttpHeaders } from 'node:http';

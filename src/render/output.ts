@@ -1,16 +1,18 @@
 /**
- * Writing pets to stdout through `Io` alone (the renderers themselves are pure), in the
- * output the run asked for (cli-contract.md "Output"): a format, the fields `--fields`
- * keeps, the `--jq` filter, and for `pets list --sort` an order. One pet, a list, or a
- * stream of records (pages of `pets list --all`, results of bulk create) whose lines are
- * written as records arrive.
+ * The one place records reach stdout, through `Io` alone (the renderers themselves are
+ * pure), in the output the run asked for (cli-contract.md "Output"): pets in a format, the
+ * fields `--fields` keeps, the `--jq` filter, and for `pets list --sort` an order (one pet, a
+ * list, or a stream of records: pages of `pets list --all`, results of bulk create, whose
+ * lines are written as records arrive); and the answers of `petstore api`, as the server
+ * sent them or through `--jq`.
  */
 import { PET_FIELDS, type PetField } from '../client/constants.js';
 import type { Pet } from '../client/schemas.js';
 import { CliError, ExitCode } from '../errors.js';
 import type { Io } from '../io.js';
 import { stringifyJson } from '../json.js';
-import { escapeJsonText, escapeRawForTerminal } from '../text/escape.js';
+import { escapeForTerminal, escapeJsonText, escapeRawForTerminal } from '../text/escape.js';
+import { arrayInner, parseBody, renderBody, renderHead, type Answer } from './answer.js';
 import type { JqFilter, JqOutcome } from './jq.js';
 import {
   pickFields,
@@ -24,8 +26,11 @@ import {
   type RenderMode,
 } from './pets.js';
 
-/** How a run prints pets: where, in which format, which fields, through which jq filter. */
-export interface PetOutput {
+/**
+ * How a run prints records: where, and through which jq filter; for pets also in which
+ * format and which fields (`petstore api` prints its answers as they are, or through `--jq`).
+ */
+export interface RecordOutput {
   io: Io;
   mode: RenderMode;
   /** `--fields`: the fields printed, in order; undefined for whole records (and the four columns). */
@@ -44,14 +49,6 @@ export const JQ_MAX_INPUT_BYTES = 32 * 1024 * 1024;
  */
 export const JQ_MAX_INPUT_PETS = 200_000;
 
-/**
- * Writes `text` to stdout through Io and waits until it was taken.
- * @throws OutputError when stdout cannot be written (EPIPE: its reader went away; ENOSPC, EIO).
- */
-export function writeOut(io: Io, text: string): Promise<void> {
-  return io.out(text);
-}
-
 /** Lines of `text` (it ends with a newline). */
 function lineCount(text: string): number {
   let n = 0;
@@ -63,18 +60,18 @@ function lineCount(text: string): number {
  * Writes a rendered table: through the pager when it is longer than the terminal (only on
  * a terminal; Io decides), else like any other output. The pager may have been started
  * already, as soon as the rows held were more than a screenful (`FormatSink.push`).
- * @throws OutputError as `writeOut`.
+ * @throws OutputError as `Io.out` (EPIPE: stdout's reader went away; ENOSPC, EIO).
  */
 async function writeTable(io: Io, text: string): Promise<void> {
   if (io.wouldPage(lineCount(text))) await io.startPager();
-  await writeOut(io, text);
+  await io.out(text);
 }
 
 /**
  * Renders pets as the table (loaded only here), no wider than stdout's terminal; piped
  * (`-o table | cat`) it has no width to fit, so no name is shortened.
  */
-async function renderTable(out: PetOutput, pets: readonly Pet[]): Promise<string> {
+async function renderTable(out: RecordOutput, pets: readonly Pet[]): Promise<string> {
   const { renderPetTable } = await import('./table.js');
   return renderPetTable(pets, out.io.colorOut, out.io.stdoutColumns, out.fields);
 }
@@ -88,15 +85,15 @@ function jqLine(value: string, terminal: boolean): string {
 
 /**
  * Prints what a run of the filter produced: its messages on stderr, its values on stdout
- * (gh's rule: one per line, strings raw, escaped on a terminal). `out` is a run's PetOutput,
+ * (gh's rule: one per line, strings raw, escaped on a terminal). `out` is a run's RecordOutput,
  * or the part of it `petstore api --jq` uses.
  * @throws CliError `jq` (exit 1) with jq's message when the filter stopped with an error,
- * after what it printed before; OutputError as `writeOut`.
+ * after what it printed before; OutputError as `Io.out`.
  */
-export async function writeJqOutcome(out: Pick<PetOutput, 'io' | 'jqMessage'>, outcome: JqOutcome): Promise<void> {
+async function writeJqOutcome(out: Pick<RecordOutput, 'io' | 'jqMessage'>, outcome: JqOutcome): Promise<void> {
   for (const m of outcome.messages) out.jqMessage(m);
   if (outcome.values.length > 0) {
-    await writeOut(out.io, outcome.values.map((v) => jqLine(v, out.io.stdoutIsTTY)).join(''));
+    await out.io.out(outcome.values.map((v) => jqLine(v, out.io.stdoutIsTTY)).join(''));
   }
   if (outcome.error !== undefined) {
     const { jqRuntimeError } = await import('./jq.js');
@@ -105,21 +102,21 @@ export async function writeJqOutcome(out: Pick<PetOutput, 'io' | 'jqMessage'>, o
 }
 
 /** The compact JSON text of a record as printed (its `--fields` only), for jq. */
-function jqInput(out: PetOutput, pet: Pet): string {
+function jqInput(out: RecordOutput, pet: Pet): string {
   return stringifyJson(pickFields(pet, out.fields));
 }
 
 /** Writes a list of pets; an empty one prints `[]` in json, the header in csv, nothing otherwise. */
-export async function writePets(out: PetOutput, pets: readonly Pet[]): Promise<void> {
+async function writePets(out: RecordOutput, pets: readonly Pet[]): Promise<void> {
   const stream = new RecordStream(out);
   await stream.push(pets);
   await stream.end();
 }
 
 /** Writes one pet: an object in json (what `--jq` sees too), one line in ndjson/tsv/csv, a one-row table. */
-export async function writePet(out: PetOutput, pet: Pet): Promise<void> {
+export async function writePet(out: RecordOutput, pet: Pet): Promise<void> {
   if (out.mode !== 'json') return writePets(out, [pet]);
-  if (out.jq === undefined) return writeOut(out.io, renderJson(pickFields(pet, out.fields)));
+  if (out.jq === undefined) return out.io.out(renderJson(pickFields(pet, out.fields)));
   await writeJqOutcome(out, await out.jq.apply(jqInput(out, pet)));
 }
 
@@ -134,7 +131,7 @@ class FormatSink implements Sink {
   private readonly held: Pet[] = [];
   private count = 0;
 
-  constructor(private readonly out: PetOutput) {}
+  constructor(private readonly out: RecordOutput) {}
 
   async push(records: readonly Pet[]): Promise<void> {
     const { out } = this;
@@ -144,17 +141,16 @@ class FormatSink implements Sink {
     const fields = out.fields ?? PET_FIELDS;
     switch (out.mode) {
       case 'json':
-        return writeOut(
-          out.io,
+        return out.io.out(
           records.map((r, i) => renderJsonArrayItem(pickFields(r, out.fields), before + i === 0)).join(''),
         );
       case 'ndjson':
-        return writeOut(out.io, records.map((r) => renderNdjson(pickFields(r, out.fields))).join(''));
+        return out.io.out(records.map((r) => renderNdjson(pickFields(r, out.fields))).join(''));
       case 'tsv':
-        return writeOut(out.io, records.map((r) => renderPetTsv(r, fields)).join(''));
+        return out.io.out(records.map((r) => renderPetTsv(r, fields)).join(''));
       case 'csv': {
         const rows = records.map((r) => renderPetCsv(r, fields, out.io.stdoutIsTTY)).join('');
-        return writeOut(out.io, (before === 0 ? renderCsvHeader(fields) : '') + rows);
+        return out.io.out((before === 0 ? renderCsvHeader(fields) : '') + rows);
       }
       case 'table':
         this.held.push(...records);
@@ -166,8 +162,8 @@ class FormatSink implements Sink {
 
   async end(): Promise<void> {
     const { out } = this;
-    if (out.mode === 'json') await writeOut(out.io, renderJsonArrayEnd(this.count));
-    else if (out.mode === 'csv' && this.count === 0) await writeOut(out.io, renderCsvHeader(out.fields ?? PET_FIELDS));
+    if (out.mode === 'json') await out.io.out(renderJsonArrayEnd(this.count));
+    else if (out.mode === 'csv' && this.count === 0) await out.io.out(renderCsvHeader(out.fields ?? PET_FIELDS));
     else if (out.mode === 'table' && this.held.length > 0) await writeTable(out.io, await renderTable(out, this.held));
     this.held.length = 0;
   }
@@ -176,7 +172,7 @@ class FormatSink implements Sink {
 /** `--jq` once per record: each batch of records in one call, printed as it comes. */
 class JqEachSink implements Sink {
   constructor(
-    private readonly out: PetOutput,
+    private readonly out: RecordOutput,
     private readonly jq: JqFilter,
   ) {}
 
@@ -201,7 +197,7 @@ class JqWholeSink implements Sink {
   private refused = false;
 
   constructor(
-    private readonly out: PetOutput,
+    private readonly out: RecordOutput,
     private readonly jq: JqFilter,
     private readonly compare: ((a: Pet, b: Pet) => number) | undefined,
   ) {}
@@ -286,7 +282,7 @@ export class RecordStream {
   private readonly sink: Sink;
   private count = 0;
 
-  constructor(out: PetOutput, options: RecordStreamOptions = {}) {
+  constructor(out: RecordOutput, options: RecordStreamOptions = {}) {
     const { compare } = options;
     const { jq } = out;
     const each = out.mode === 'ndjson' || options.jqPerRecord === true;
@@ -316,4 +312,122 @@ export class RecordStream {
   async end(): Promise<void> {
     await this.sink.end();
   }
+}
+
+/**
+ * Writes one record as `--output ndjson` prints it, outside the run's format and `--jq`: one
+ * compact JSON line (a bulk create's pet that the filter failed on: its id must reach stdout).
+ * @throws OutputError as `Io.out`.
+ */
+export function writeRecordLine(io: Io, record: unknown): Promise<void> {
+  return io.out(renderNdjson(record));
+}
+
+/**
+ * What prints the answers of one `petstore api` run: one answer, or the pages of
+ * `--paginate`, whose JSON arrays print as one array, never as documents one after another.
+ * The body as it is (`exactPrinter`), or through `--jq` (`jqPrinter`): the one place the
+ * output is chosen.
+ */
+export interface AnswerPrinter {
+  /** Prints one answer whole (`-i` head included when asked). */
+  answer(res: Answer): Promise<void>;
+  /** Adds the elements of one page of `--paginate`; `items` are the page's JSON array. */
+  page(res: Answer, items: unknown[]): Promise<void>;
+  /**
+   * Closes what `page` opened (the array), on success and on failure alike; `complete`
+   * says whether every page was fetched.
+   */
+  end(complete: boolean): Promise<void>;
+}
+
+/** What `petstore api` prints through: stdout, and the `--jq` filter (answers have no format or fields). */
+export type AnswerOutput = Pick<RecordOutput, 'io' | 'jq' | 'jqMessage'>;
+
+/** The printer of `api`'s answers (`-i`: `include` the head): through `--jq` when one is given. */
+export function answerPrinter(out: AnswerOutput, include: boolean): AnswerPrinter {
+  return out.jq === undefined ? exactPrinter(out.io, include) : jqPrinter(out, out.jq, include);
+}
+
+/** The printer of the body as it is (`renderBody`); pages' elements joined into one array. */
+function exactPrinter(io: Io, include: boolean): AnswerPrinter {
+  let count = 0;
+  return {
+    answer: async (res) => {
+      if (include) await io.out(renderHead(res, io.stdoutIsTTY));
+      await io.out(renderBody(res.body, io.stdoutIsTTY));
+    },
+    page: async (res, items) => {
+      if (items.length === 0) return;
+      if (io.stdoutIsTTY) {
+        await io.out(items.map((item, i) => renderJsonArrayItem(item, count + i === 0)).join(''));
+      } else {
+        // The elements' own bytes, between the page's outer brackets: exact, whatever the
+        // server's spacing and numbers.
+        await io.out(`${count === 0 ? '[' : ','}${arrayInner(res.body)}`);
+      }
+      count += items.length;
+    },
+    end: async () => {
+      // Incomplete too: the array is closed so stdout parses; the exit code tells the rest.
+      await io.out(io.stdoutIsTTY ? renderJsonArrayEnd(count) : count === 0 ? '[]\n' : ']\n');
+    },
+  };
+}
+
+/**
+ * The printer of `--jq` (gh api's rule): the filter runs on a JSON answer of less than 400,
+ * fed the body's own text (int64 exact), its values printed one per line, strings raw; an
+ * answer of 400 or more prints as it is (the error is the exit code's to tell); `-i` prints
+ * the head first. With `--paginate` it runs once, at the end, on one array of every page's
+ * elements, and not at all when a page failed: a filter such as `length` would print a
+ * count that looks whole.
+ * @throws CliError `jq` (exit 1) for a body that is not JSON or a filter that stops with an
+ * error; `jq_input_too_large` (exit 1) past JQ_MAX_INPUT_BYTES of pages.
+ */
+function jqPrinter(out: AnswerOutput, jq: JqFilter, include: boolean): AnswerPrinter {
+  const { io } = out;
+  const inners: string[] = [];
+  let bytes = 2;
+  return {
+    answer: async (res) => {
+      if (include) await io.out(renderHead(res, io.stdoutIsTTY));
+      if (res.status >= 400) return io.out(renderBody(res.body, io.stdoutIsTTY));
+      if (res.body.length === 0) return;
+      if (parseBody(res.body) === undefined) throw notJson(res);
+      await writeJqOutcome(out, await jq.apply(res.body.toString('utf8').replace(/^\uFEFF/, '')));
+    },
+    page: (res) => {
+      const inner = arrayInner(res.body);
+      bytes += Buffer.byteLength(inner) + 1;
+      if (bytes > JQ_MAX_INPUT_BYTES) return Promise.reject(pagesTooLarge());
+      if (inner !== '') inners.push(inner);
+      return Promise.resolve();
+    },
+    end: async (complete) => {
+      const text = `[${inners.join(',')}]`;
+      inners.length = 0;
+      if (complete) await writeJqOutcome(out, await jq.apply(text));
+    },
+  };
+}
+
+function notJson(res: Answer): CliError {
+  const type = res.headers['content-type'];
+  return new CliError(
+    `--jq: the answer is not JSON${typeof type === 'string' ? ` (content-type: ${escapeForTerminal(type)})` : ''}; nothing was printed`,
+    { exitCode: ExitCode.failure, code: 'jq', hint: 'Leave out --jq to see the answer as it is.' },
+  );
+}
+
+function pagesTooLarge(): CliError {
+  const mib = JQ_MAX_INPUT_BYTES / 1024 / 1024;
+  return new CliError(
+    `the pages are too large for --jq as one array: more than ${mib} MiB of JSON; nothing was printed`,
+    {
+      exitCode: ExitCode.failure,
+      code: 'jq_input_too_large',
+      hint: 'Filter the pages one at a time (leave out --paginate and follow the Link header), or ask for less.',
+    },
+  );
 }

@@ -1,22 +1,25 @@
 /**
  * `petstore api`: one request of any method to a path under the base URL, with the
  * environment's key, `--timeout`, the retry policy, proxies and TLS rules of every command,
- * its answer printed as it is (output.ts). gh api's shape (cli/cli pkg/cmd/api), with
- * petstore's exit codes: an answer of 400 or more prints its body on stdout and exits 6,
- * 4, 5 or 1 with the error on stderr (cli-contract.md "Errors and exit codes").
+ * its answer printed as it is (`answerPrinter` in render/output.ts). gh api's shape (cli/cli
+ * pkg/cmd/api), with petstore's exit codes: an answer of 400 or more prints its body on
+ * stdout and exits 6, 4, 5 or 1 with the error on stderr (cli-contract.md "Errors and exit
+ * codes").
  */
 import type { PetstoreClient } from '../../client/client.js';
-import { findNextLink, PageTrail } from '../../client/link.js';
+import { findNextLink } from '../../client/link.js';
+import { walkPages, type WalkedPage } from '../../client/pages.js';
 import type { Context } from '../../context.js';
 import { DeprecationReporter } from '../../http/deprecation.js';
-import { CliError, ExitCode, InvalidResponseError, UsageError } from '../../errors.js';
+import { ExitCode, InvalidResponseError, UsageError } from '../../errors.js';
 import { MAX_BODY_BYTES } from '../../http/body.js';
 import type { HttpRequest, RawResponse } from '../../http/transport.js';
 import { Deadline } from '../../http/deadline.js';
 import { stringifyJson } from '../../json.js';
 import { readBounded } from '../../read-input.js';
 import type { ApiField, FieldValue } from './request.js';
-import { exactPrinter, jqPrinter, parseBody, type AnswerPrinter } from './output.js';
+import { jsonArrayOf } from '../../render/answer.js';
+import { answerPrinter, type AnswerPrinter } from '../../render/output.js';
 
 /** Typed options of `api` (see `toApiOptions`). */
 export interface ApiOptions {
@@ -56,14 +59,14 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
   }
   const { fields, input } = await readUserInput(ctx, options);
   const { client } = await ctx.connect();
-  const url = client.urlOf(options.path);
-  const req = toRequest(url, options, fields, input);
-  const printer = await answerPrinter(ctx, options.include);
+  const output = await ctx.recordOutput();
   const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
   const observe = (res: RawResponse): void => {
     deprecation.observeAndFlush(res.headers, `${options.method} ${res.url.pathname}`);
   };
-  if (options.paginate) return paginate(client, req, options.maxPages, printer, observe);
+  const printer = answerPrinter(output, options.include);
+  const req = toRequest(client.urlOf(options.path), options, fields, input);
+  if (options.paginate) return paginate(client, req, printer, observe, options.maxPages);
   const res = await client.raw(req);
   // The answer first, then what it says of itself: a reader sees the body, then the warning.
   await printer.answer(res);
@@ -90,81 +93,58 @@ function toRequest(
 }
 
 /**
- * Walks the pages by `Link: rel="next"` on the base URL's origin, printing the elements of
- * each page into one array (closed on failure too: what was fetched is printed, the exit
- * code says whether it is complete). A first page that is an error or not an array prints
- * as it is, alone.
+ * Walks the pages (`walkPages`: `Link: rel="next"` within the base URL, at most `maxPages`),
+ * printing the elements of each page into one array (closed on failure too: what was
+ * fetched is printed, the exit code says whether it is complete). A first page that is an
+ * error or not an array prints as it is, alone, and a next link on it is not followed.
  * @throws the error of an answer of 400 or more; InvalidResponseError for a page that is
- * not a JSON array, a next link to another origin or back to a page already fetched;
+ * not a JSON array, a next link outside the base URL or back to a page already fetched;
  * CliError `max_pages`.
  */
 async function paginate(
   client: PetstoreClient,
   req: HttpRequest,
-  maxPages: number,
   printer: AnswerPrinter,
   observe: (res: RawResponse) => void,
+  maxPages: number,
 ): Promise<number> {
-  let res = await client.raw(req);
-  observe(res);
-  let items = arrayOf(res);
-  if (items === undefined || client.answerError(res) !== undefined) {
-    await printer.answer(res);
+  const notAnArray = (page: number): InvalidResponseError =>
+    new InvalidResponseError(
+      `page ${page} is not a JSON array; --paginate joins array pages only, so the Link rel="next" was not followed`,
+      200,
+      'Leave out --paginate to print one answer as it is.',
+    );
+  // `array`: a first page was an array, which `printer.end` closes; `complete`: every page printed.
+  const walk = { array: false, complete: false };
+  // Whether the walk goes on: true after a page of the array, false after a first page
+  // printed alone (an error, or not an array), whose next link is not followed.
+  const onPage = async (res: WalkedPage<RawResponse>): Promise<boolean> => {
+    observe(res);
     const failure = client.answerError(res);
+    const items = jsonArrayOf(res.body);
+    if (walk.array || (items !== undefined && failure === undefined)) {
+      if (failure !== undefined) throw failure;
+      if (items === undefined) throw notAnArray(res.number);
+      walk.array = true;
+      await printer.page(res, items);
+      return true;
+    }
+    await printer.answer(res);
     if (failure !== undefined) throw failure;
     if (findNextLink(res.headers, res.url) !== undefined) throw notAnArray(1);
-    return ExitCode.ok;
-  }
-  const trail = new PageTrail(client.baseUrl);
-  let complete = false;
+    return false;
+  };
   try {
-    for (let page = 1; ; page++) {
-      await printer.page(res, items);
-      const next = trail.next(res.headers, res.url, page);
-      if (next === undefined) {
-        complete = true;
-        return ExitCode.ok;
-      }
-      if (page >= maxPages) {
-        throw new CliError(
-          `stopped at --max-pages ${maxPages}; the server links to more, so the array printed is incomplete`,
-          {
-            exitCode: ExitCode.failure,
-            code: 'max_pages',
-            hint: 'Raise --max-pages (at most 10000).',
-          },
-        );
-      }
-      res = await client.raw({ method: 'GET', url: next, headers: req.headers });
-      observe(res);
-      const failure = client.answerError(res);
-      if (failure !== undefined) throw failure;
-      items = arrayOf(res);
-      if (items === undefined) throw notAnArray(page + 1);
-    }
+    const pages = walkPages(
+      (next) => client.raw(next === undefined ? req : { method: 'GET', url: next, headers: req.headers }),
+      { baseUrl: client.baseUrl, maxPages, words: { outcome: 'the array printed is incomplete' } },
+    );
+    for await (const res of pages) if (!(await onPage(res))) return ExitCode.ok;
+    walk.complete = true;
+    return ExitCode.ok;
   } finally {
-    await printer.end(complete);
+    if (walk.array) await printer.end(walk.complete);
   }
-}
-
-/** The body as it is, or through `--jq` (compiled by `connect`, before anything is sent). */
-async function answerPrinter(ctx: Context, include: boolean): Promise<AnswerPrinter> {
-  const { jq, jqMessage } = await ctx.petOutput();
-  return jq === undefined ? exactPrinter(ctx.io, include) : jqPrinter(ctx.io, include, jq, jqMessage);
-}
-
-/** The page's JSON array, or undefined when the body is not one. */
-function arrayOf(res: RawResponse): unknown[] | undefined {
-  const json = parseBody(res.body);
-  return json !== undefined && Array.isArray(json.value) ? (json.value as unknown[]) : undefined;
-}
-
-function notAnArray(page: number): InvalidResponseError {
-  return new InvalidResponseError(
-    `page ${page} is not a JSON array; --paginate joins array pages only, so the Link rel="next" was not followed`,
-    200,
-    'Leave out --paginate to print one answer as it is.',
-  );
 }
 
 /**
@@ -175,7 +155,7 @@ function notAnArray(page: number): InvalidResponseError {
  * time; InterruptedError on Ctrl-C or SIGTERM (exit 130, 143).
  */
 async function readUserInput(
-  ctx: Context,
+  ctx: Pick<Context, 'globals' | 'signal' | 'io' | 'note'>,
   options: ApiOptions,
 ): Promise<{ fields: [string, FieldValue][]; input: Buffer | undefined }> {
   const deadline = new Deadline(ctx.globals.timeoutMs, ctx.signal);

@@ -64,7 +64,7 @@ export async function runCreateFromFile(ctx: Context, options: FromFileOptions):
   const { progress } = io;
   const terminal: BulkTerminal = {
     // Records on a terminal would run into the progress line: it is erased before each.
-    print: recordPrinter(await ctx.petOutput(), {
+    print: recordPrinter(await ctx.recordOutput(), {
       signal: settling.signal,
       beforeWrite: io.stdoutIsTTY ? () => progress.clear() : () => undefined,
     }),

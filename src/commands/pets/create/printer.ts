@@ -7,8 +7,7 @@
 import type { NewPet, Pet } from '../../../client/schemas.js';
 import { CliError, InterruptedError, OutputError } from '../../../errors.js';
 import { settleOrAbort } from '../../../abort.js';
-import { RecordStream, writeOut, type PetOutput } from '../../../render/output.js';
-import { renderNdjson } from '../../../render/pets.js';
+import { RecordStream, writeRecordLine, type RecordOutput } from '../../../render/output.js';
 
 /** How records are printed. */
 export interface PrintOptions {
@@ -47,7 +46,7 @@ function isFilterFailure(err: unknown): err is CliError {
  * still waited for), what reading its records throws, and then the filter's first failure.
  */
 export function recordPrinter(
-  out: PetOutput,
+  out: RecordOutput,
   opts: PrintOptions,
 ): (records: AsyncIterable<Pet | NewPet>, filterFailed?: FilterFailed) => Promise<void> {
   // --jq runs once per record, whatever the format (cli-contract.md "Output").
@@ -71,7 +70,7 @@ export function recordPrinter(
           if (filterFailed === undefined || !isFilterFailure(err)) throw err;
           // The pet was created: its id must reach stdout, filtered or not.
           if (filterFailure === undefined) filterFailed((filterFailure = err));
-          await settle(writeOut(out.io, renderNdjson(record)));
+          await settle(writeRecordLine(out.io, record));
         }
       }
     } catch (err) {

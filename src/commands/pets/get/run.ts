@@ -13,7 +13,7 @@
  */
 import { GET_PET_REMOVAL_DATE, type PetStatus } from '../../../client/constants.js';
 import type { Pet } from '../../../client/schemas.js';
-import type { Context } from '../../../context.js';
+import type { ApiContext, Context, SettingsContext, TerminalContext } from '../../../context.js';
 import { DeprecationReporter, isoDay, relativeDays, type DeprecationInfo } from '../../../http/deprecation.js';
 import { ApiError, CliError, ExitCode } from '../../../errors.js';
 import { writePet } from '../../../render/output.js';
@@ -61,34 +61,52 @@ export function describeGetDeprecation(info: DeprecationInfo, now: Date): string
 export async function runGet(ctx: Context, options: GetOptions): Promise<number> {
   if (options.viaList) return runGetViaList(ctx, options);
   const skip = reasonToSkipGetPet(ctx);
-  if (skip !== undefined) return fallBack(ctx, options, skip);
+  const got = skip === undefined ? await getPet(ctx, options.petId) : { gone: skip };
+  if ('gone' in got) {
+    // Says in one warning why the list is searched, then searches it.
+    ctx.warn(`${got.gone}: finding pet ${options.petId} through listPets (GET /pets)`);
+    return runGetViaList(ctx, options);
+  }
+  const output = await ctx.recordOutput();
+  await writePet(output, got.pet);
+  return ExitCode.ok;
+}
+
+/**
+ * Asks getPet for the pet, with its one deprecation warning: the pet, or why the list must
+ * be searched instead (the operation is gone; the warning is not printed then, the fallback
+ * line says more).
+ * @throws what getPet throws, but an answer saying the operation is gone (`removedAnswer`).
+ */
+async function getPet(
+  ctx: ApiContext & Pick<TerminalContext, 'warn'> & Pick<SettingsContext, 'now'>,
+  petId: bigint,
+): Promise<{ pet: Pet } | { gone: string }> {
   const deprecation = new DeprecationReporter(
     (m) => ctx.warn(m, { wrap: WARNING_COLUMNS }),
     ctx.now,
     describeGetDeprecation,
   );
   deprecation.declare({ subject: '`pets get`', removal: GET_PET_REMOVAL_DATE });
-  let data: Pet;
+  let pet: Pet;
   try {
     const { client } = await ctx.connect();
-    const res = await client.getPet(options.petId);
+    const res = await client.getPet(petId);
     deprecation.observe(res.headers, 'getPet');
-    data = res.data;
+    pet = res.data;
   } catch (err) {
     if (err instanceof ApiError) deprecation.observe(err.headers, 'getPet');
     const gone = removedAnswer(err, deprecation.sunset(), ctx.now());
-    // The deprecation warning is not printed then: the fallback line says more.
-    if (gone !== undefined) return fallBack(ctx, options, gone);
+    if (gone !== undefined) return { gone };
     deprecation.flush();
     throw err;
   }
   deprecation.flush();
-  await writePet(await ctx.petOutput(), data);
-  return ExitCode.ok;
+  return { pet };
 }
 
 /** Why getPet is not called at all: refused by the user, or past the spec's removal date. */
-function reasonToSkipGetPet(ctx: Context): string | undefined {
+function reasonToSkipGetPet(ctx: Pick<Context, 'globals' | 'now'>): string | undefined {
   if (ctx.globals.failOnDeprecated !== undefined) {
     return `getPet is deprecated and ${ctx.globals.failOnDeprecated} is set`;
   }
@@ -107,10 +125,4 @@ function removedAnswer(err: unknown, sunset: Date | undefined, now: Date): strin
     return `getPet answered 404 after its Sunset date, ${isoDay(sunset)}`;
   }
   return undefined;
-}
-
-/** Says in one warning why the list is searched, then searches it. */
-async function fallBack(ctx: Context, options: GetOptions, reason: string): Promise<number> {
-  ctx.warn(`${reason}: finding pet ${options.petId} through listPets (GET /pets)`);
-  return runGetViaList(ctx, options);
 }

@@ -8,11 +8,12 @@
 import { LIMIT_MAX, type PetStatus } from '../../../client/constants.js';
 import { walkPetPages, type PetPage } from '../../../client/pages.js';
 import type { Pet } from '../../../client/schemas.js';
-import type { Context } from '../../../context.js';
-import { DeprecationReporter } from '../../../http/deprecation.js';
+import type { PetstoreClient } from '../../../client/client.js';
+import type { Context, SettingsContext, TerminalContext } from '../../../context.js';
 import { CliError, ExitCode } from '../../../errors.js';
 import { writePet } from '../../../render/output.js';
 import { describeListProgress } from '../../../render/progress.js';
+import { watchDeprecation } from '../shared/watch-deprecation.js';
 
 /** What the list path needs. */
 export interface ViaListOptions {
@@ -34,39 +35,49 @@ export interface ViaListOptions {
  */
 export async function runGetViaList(ctx: Context, options: ViaListOptions): Promise<number> {
   const { client } = await ctx.connect();
-  const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
+  const output = await ctx.recordOutput();
+  const { found, last } = await search(ctx, client, options);
+  if (found === undefined) throw notFound(options, last, ctx.suggest('pets list'));
+  await writePet(output, found);
+  return ExitCode.ok;
+}
+
+/**
+ * Walks the pages of `listPets` (100 a page, narrowed by `status`), its progress drawn
+ * between pages, until one holds `petId`: that pet (undefined when none did) and the last
+ * page fetched.
+ */
+async function search(
+  ctx: Pick<TerminalContext, 'io' | 'warn'> & Pick<SettingsContext, 'now'>,
+  client: PetstoreClient,
+  options: ViaListOptions,
+): Promise<{ found: Pet | undefined; last: PetPage | undefined }> {
+  const observe = watchDeprecation(ctx, 'listPets (GET /pets)');
   const { progress } = ctx.io;
   const query = { limit: LIMIT_MAX, ...(options.status === undefined ? {} : { status: options.status }) };
   const pages = walkPetPages(client, query, {
     maxPages: options.maxPages,
-    onMaxPages: (count, pets) =>
-      new CliError(
-        `stopped at --max-pages ${options.maxPages} (${count} page${count === 1 ? '' : 's'}, ${pets} pets) without finding pet ${options.petId}; the server links to more, so the search was incomplete`,
-        {
-          exitCode: ExitCode.failure,
-          code: 'max_pages',
-          hint: 'Raise --max-pages (at most 10000), or narrow the search with --status.',
-        },
-      ),
+    words: {
+      missing: `without finding pet ${options.petId}`,
+      outcome: 'the search was incomplete',
+      narrow: 'the search',
+    },
     beforeNext: (count, pets) => progress.update(describeListProgress(count, pets)),
   });
-  let found: Pet | undefined;
   let last: PetPage | undefined;
   try {
     for await (const page of pages) {
       progress.clear();
-      deprecation.observeAndFlush(page.headers, 'listPets (GET /pets)');
+      observe(page.headers);
       last = page;
       // int64 ids are numbers or bigints (beyond 2^53); BigInt compares both exactly.
-      found = page.data.find((pet) => BigInt(pet.id) === options.petId);
-      if (found !== undefined) break;
+      const found = page.data.find((pet) => BigInt(pet.id) === options.petId);
+      if (found !== undefined) return { found, last };
     }
   } finally {
     progress.clear();
   }
-  if (found === undefined) throw notFound(options, last, ctx.suggest('pets list'));
-  await writePet(await ctx.petOutput(), found);
-  return ExitCode.ok;
+  return { found: undefined, last };
 }
 
 /**

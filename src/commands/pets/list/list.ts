@@ -7,8 +7,10 @@ import { LIMIT_MAX, MAX_PAGES_DEFAULT, operationLabel, PET_FIELDS, PET_STATUSES 
 import { RECORD_FLAGS, withTraits } from '../../../command-traits.js';
 import { UsageError } from '../../../errors.js';
 import { parseLimit, parseMaxPages, parseSort, parseStatus } from '../../../flag-values.js';
+import type { EnvVars } from '../../../config/env.js';
 import type { Runner } from '../../runner.js';
 import type { ListOptions } from './run.js';
+import { collationLocale } from './sort.js';
 
 /** Page size asked for with `--all` when `--limit` is not given: the largest the API allows. */
 const ALL_PAGE_SIZE_DEFAULT = LIMIT_MAX;
@@ -73,7 +75,7 @@ Examples:
     )
     .action((flags) =>
       f.run(async (ctx) => {
-        const options = toListOptions(flags, (words) => ctx.suggest(words));
+        const options = toListOptions(flags, (words) => ctx.suggest(words), ctx.env);
         const { runList } = await import('./run.js');
         return runList(ctx, options);
       }),
@@ -86,12 +88,13 @@ export type ListFlags = ReturnType<ReturnType<typeof newListCommand>['opts']>;
 /**
  * Turns the parsed flags into options. With `--all` and no `--limit`, pages of 100 are
  * asked for. `suggest` makes the example of an error message a command of this run
- * (`ctx.suggest`: with its `--env`).
+ * (`ctx.suggest`: with its `--env`); `env` gives `--sort name` its collation (`collationLocale`).
  * @throws UsageError for `--max-pages` without `--all`.
  */
 export function toListOptions(
   flags: ListFlags,
   suggest: (words: string) => string = (words) => `petstore ${words}`,
+  env?: EnvVars,
 ): ListOptions {
   const all = flags.all === true;
   if (flags.maxPages !== undefined && !all) {
@@ -116,6 +119,8 @@ export function toListOptions(
     },
     all,
     maxPages: flags.maxPages ?? MAX_PAGES_DEFAULT,
-    ...(flags.sort === undefined ? {} : { sort: flags.sort }),
+    ...(flags.sort === undefined
+      ? {}
+      : { sort: flags.sort, locale: env === undefined ? undefined : collationLocale(env) }),
   };
 }

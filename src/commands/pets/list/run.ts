@@ -3,17 +3,20 @@
  * (cli-contract.md "Output"). With `--all` it follows the server's `Link: rel="next"`
  * headers (RFC 8288) page by page.
  */
-import type { ListPetsQuery } from '../../../client/client.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ApiResult, ListPetsQuery, PetstoreClient } from '../../../client/client.js';
 import { LIMIT_DEFAULT } from '../../../client/constants.js';
 import { findNextLink } from '../../../client/link.js';
-import { walkPetPages } from '../../../client/pages.js';
-import type { Context } from '../../../context.js';
-import { DeprecationReporter } from '../../../http/deprecation.js';
-import { BodyTooLargeError, CliError, ExitCode, InterruptedError } from '../../../errors.js';
+import { walkPetPages, type PetPage } from '../../../client/pages.js';
+import type { Pet } from '../../../client/schemas.js';
+import type { Context, LifecycleContext, TerminalContext } from '../../../context.js';
+import type { Progress } from '../../../io.js';
+import { BodyTooLargeError, ExitCode, InterruptedError } from '../../../errors.js';
 import type { PetSort } from '../../../flag-values.js';
-import { RecordStream, writePets } from '../../../render/output.js';
+import { RecordStream } from '../../../render/output.js';
 import { describeListProgress } from '../../../render/progress.js';
-import { collationLocale, comparePets } from './sort.js';
+import { watchDeprecation } from '../shared/watch-deprecation.js';
+import { comparePets } from './sort.js';
 
 /** Typed options of `pets list`. */
 export interface ListOptions {
@@ -24,6 +27,21 @@ export interface ListOptions {
   maxPages: number;
   /** `--sort`: the order of what was fetched, decided here (the API has no sort parameter). */
   sort?: PetSort;
+  /** With `sort`: the locale names are collated by (`collationLocale`; undefined: code point order). */
+  locale?: string | undefined;
+}
+
+/** What printing a list needs of the run: the terminal's messages and progress line, and how the run ends. */
+type ListSide = Pick<TerminalContext, 'io' | 'warn' | 'note'> & Pick<LifecycleContext, 'signal' | 'atForcedEnd'>;
+
+/** What handles each page of a run, one page or every page alike. */
+interface PageHandling {
+  /** Prints the pets as they come (in the run's format, `--sort` order, `--jq`). */
+  out: RecordStream;
+  /** The deprecation watch: told each answer's headers, it warns once. */
+  observe: (headers: IncomingHttpHeaders) => void;
+  /** The pets a full page holds (`--limit`, or the server's default): a full page without a next link is warned of. */
+  pageSize: number;
 }
 
 /**
@@ -42,89 +60,95 @@ function fullPageWithoutLinkWarning(size: number): string {
  * `maxPages` pages were fetched and the server still links to another.
  */
 export async function runList(ctx: Context, options: ListOptions): Promise<number> {
+  const pageSize = options.query.limit ?? LIMIT_DEFAULT;
   try {
-    return await listPets(ctx, options);
+    const { client } = await ctx.connect();
+    const output = await ctx.recordOutput();
+    const observe = watchDeprecation(ctx, 'listPets (GET /pets)');
+    const compare = options.sort === undefined ? undefined : comparePets(options.sort, options.locale);
+    const out = new RecordStream(output, { compare });
+    const handling = { out, observe, pageSize };
+    if (!options.all) return await listPage(ctx, handling, await client.listPets(options.query));
+    return await listAll(ctx, client, options, handling);
   } catch (err) {
     // A page over the body cap: fewer pets per page is the way round it.
     if (!(err instanceof BodyTooLargeError)) throw err;
-    const limit = options.query.limit ?? LIMIT_DEFAULT;
     throw err.withHint(
       options.all
-        ? `Ask for smaller pages: --all --limit N with N below ${limit}, the size of these pages.`
-        : `Ask for fewer pets with a smaller --limit (this one was ${limit}), and add --all to fetch the rest page by page.`,
+        ? `Ask for smaller pages: --all --limit N with N below ${pageSize}, the size of these pages.`
+        : `Ask for fewer pets with a smaller --limit (this one was ${pageSize}), and add --all to fetch the rest page by page.`,
     );
   }
 }
 
-async function listPets(ctx: Context, options: ListOptions): Promise<number> {
-  const { client } = await ctx.connect();
-  const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
-  if (options.all) return listAll(ctx, options, deprecation);
-  const res = await client.listPets(options.query);
-  deprecation.observeAndFlush(res.headers, 'listPets (GET /pets)');
-  const compare = options.sort === undefined ? undefined : comparePets(options.sort, collationLocale(ctx.env));
-  await writePets(await ctx.petOutput(), compare === undefined ? res.data : [...res.data].sort(compare));
+/** Prints one page, then says whether more exist. */
+async function listPage(
+  ctx: ListSide,
+  { out, observe, pageSize }: PageHandling,
+  res: ApiResult<Pet[]>,
+): Promise<number> {
+  observe(res.headers);
+  await out.push(res.data);
+  await out.end();
   if (res.data.length === 0) ctx.note('No pets found.');
   const next = findNextLink(res.headers, res.url);
   if (next !== undefined) ctx.note('More pets exist: add --all to fetch every page.');
-  else if (res.data.length >= (options.query.limit ?? LIMIT_DEFAULT))
-    ctx.warn(fullPageWithoutLinkWarning(res.data.length));
+  else if (res.data.length >= pageSize) ctx.warn(fullPageWithoutLinkWarning(res.data.length));
   return ExitCode.ok;
 }
 
-/** A signal's interruption of `--all`, with what was fetched before it. */
-function incomplete(err: InterruptedError, pages: number, pets: number): InterruptedError {
-  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-  return err.withAccount(`the list is incomplete: ${plural(pets, 'pet')} from ${plural(pages, 'page')}`, {
-    pets,
-    pages,
+/** The walk of `--all`, its progress drawn between pages. */
+function walkAll(client: PetstoreClient, options: ListOptions, progress: Progress): AsyncGenerator<PetPage> {
+  return walkPetPages(client, options.query, {
+    maxPages: options.maxPages,
+    words: { outcome: 'the list printed is incomplete', narrow: 'the list' },
+    beforeNext: (count, pets) => progress.update(describeListProgress(count, pets)),
   });
 }
 
-async function listAll(ctx: Context, options: ListOptions, deprecation: DeprecationReporter): Promise<number> {
-  const { client } = await ctx.connect();
-  const compare = options.sort === undefined ? undefined : comparePets(options.sort, collationLocale(ctx.env));
-  const out = new RecordStream(await ctx.petOutput(), { compare });
+/**
+ * Walks every page the server links to (`walkAll`) and prints each as it comes, and what
+ * was fetched on failure too.
+ * @throws what the walk throws; InterruptedError with the account of what was fetched on a signal.
+ */
+async function listAll(
+  ctx: ListSide,
+  client: PetstoreClient,
+  options: ListOptions,
+  { out, observe, pageSize }: PageHandling,
+): Promise<number> {
   const { progress } = ctx.io;
-  const pages = walkPetPages(client, options.query, {
-    maxPages: options.maxPages,
-    onMaxPages: (count, pets) =>
-      new CliError(
-        `stopped at --max-pages ${options.maxPages} (${count} page${count === 1 ? '' : 's'}, ${pets} pets); the server links to more, so the list printed is incomplete`,
-        {
-          exitCode: ExitCode.failure,
-          code: 'max_pages',
-          hint: 'Raise --max-pages (at most 10000), or narrow the list with --status.',
-        },
-      ),
-    beforeNext: (count, pets) => progress.update(describeListProgress(count, pets)),
-  });
+  const pages = walkAll(client, options, progress);
   let failed = false;
   let fetched = 0;
+  const onPage = async (page: PetPage): Promise<void> => {
+    progress.clear();
+    fetched = page.number;
+    observe(page.headers);
+    await out.push(page.data);
+  };
+  // A signal's interruption, with what was fetched before it.
+  const incomplete = (): InterruptedError => {
+    const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+    const pets = out.size;
+    return InterruptedError.from(ctx.signal).withAccount(
+      `the list is incomplete: ${plural(pets, 'pet')} from ${plural(fetched, 'page')}`,
+      { pets, pages: fetched },
+    );
+  };
   // Ended by force after a signal (a second Ctrl-C before the pager has the whole table):
   // the incomplete line is said all the same (cli-contract.md "Errors and exit codes").
-  const clearLastWords = ctx.atForcedEnd(() =>
-    ctx.signal.aborted ? incomplete(InterruptedError.from(ctx.signal), fetched, out.size) : undefined,
-  );
+  const clearLastWords = ctx.atForcedEnd(() => (ctx.signal.aborted ? incomplete() : undefined));
   try {
-    for await (const page of pages) {
-      progress.clear();
-      fetched = page.number;
-      deprecation.observeAndFlush(page.headers, 'listPets (GET /pets)');
-      await out.push(page.data);
-      // After a linked page, a missing Link means the end; only a server that never links leaves doubt.
-      if (
-        page.number === 1 &&
-        page.data.length >= (options.query.limit ?? LIMIT_DEFAULT) &&
-        findNextLink(page.headers, page.url) === undefined
-      )
-        ctx.warn(fullPageWithoutLinkWarning(page.data.length));
-    }
+    for await (const page of pages) await onPage(page);
+    // The walk ended at a page without a next link: after a linked page that means the end;
+    // only a first page, full, leaves doubt (a server that never links).
+    if (fetched === 1 && out.size >= pageSize) ctx.warn(fullPageWithoutLinkWarning(out.size));
   } catch (err) {
     failed = true;
     // Stopped by a signal: what was fetched is printed (into the pager, when one runs,
     // which is then waited for), and the account says the list is incomplete.
-    if (ctx.signal.aborted) throw incomplete(InterruptedError.from(ctx.signal), fetched, out.size);
+    if (ctx.signal.aborted) throw incomplete();
     throw err;
   } finally {
     progress.clear();

@@ -5,14 +5,17 @@
  * answer carries a signal, however many requests it sends.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Context } from '../../../context.js';
+import type { SettingsContext, TerminalContext } from '../../../context.js';
 import { DeprecationReporter } from '../../../http/deprecation.js';
 
 /**
  * A watcher for the answers of `operation` (e.g. `createPet (POST /pets)`): call it with
  * each answer's headers; it warns once, on stderr, through `ctx.warn`.
  */
-export function watchDeprecation(ctx: Context, operation: string): (headers: IncomingHttpHeaders | undefined) => void {
+export function watchDeprecation(
+  ctx: Pick<TerminalContext, 'warn'> & Pick<SettingsContext, 'now'>,
+  operation: string,
+): (headers: IncomingHttpHeaders | undefined) => void {
   const reporter = new DeprecationReporter(
     (m) => ctx.warn(m),
     () => ctx.now(),

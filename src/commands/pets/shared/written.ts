@@ -21,9 +21,13 @@ export interface WriteOutcome {
  * @throws CliError `output` (exit 1) naming the pet (`details.<did>.id`) and how to see it,
  * when stdout cannot take it; anything else `writePet` throws.
  */
-export async function printWrittenPet(ctx: Context, pet: Pet, outcome: WriteOutcome): Promise<void> {
+export async function printWrittenPet(
+  ctx: Pick<Context, 'recordOutput' | 'suggest'>,
+  pet: Pet,
+  outcome: WriteOutcome,
+): Promise<void> {
   try {
-    await writePet(await ctx.petOutput(), pet);
+    await writePet(await ctx.recordOutput(), pet);
   } catch (err) {
     if (!(err instanceof OutputError)) throw err;
     const id = String(pet.id);
