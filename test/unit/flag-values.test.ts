@@ -1,4 +1,4 @@
-/** Input rules of cli-contract.md "Input rules": --limit, --status, int64 ids. */
+/** Flag values by the rules of cli-contract.md "Input rules" (src/flag-values.ts): --limit, --status, int64 ids; and the argv pre-scan. */
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { prescan } from '../../src/global-options.js';
