@@ -19,12 +19,11 @@
  */
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
 import type { Connection } from '../../../config/settings.js';
 import { CliError, ConfigError, describeFileError, ExitCode } from '../../../errors.js';
-import { FileLock, LockBusyError } from '../../../file-lock.js';
-import { StateFolder } from '../../../state-folder.js';
+import { LockBusyError } from '../../../file-lock.js';
+import { StateFolder, type HeldFile } from '../../../state-folder.js';
 import { shellQuote } from '../../../suggest.js';
 import { describeLines, type BulkAccount, type LineRange } from './account.js';
 import { formatCount } from './progress.js';
@@ -112,9 +111,8 @@ interface Origin {
  * told once, and the run goes on unrecorded.
  */
 export class RunHistory {
-  /** The lock of this run's record, once `begin` tried it; `lockHeld` when it holds it. */
-  private lock: FileLock | undefined;
-  private lockHeld = false;
+  /** This run's record and its lock, held from `begin` on. */
+  private readonly own: HeldFile;
   private checkpointAt = -Infinity;
   private disabled = false;
   private readonly key: string;
@@ -128,6 +126,7 @@ export class RunHistory {
     private readonly opts: { now: () => Date; warn: (message: string) => void },
   ) {
     this.key = keyOf(target, input.sha256);
+    this.own = folder.file(`${this.key}.json`);
   }
 
   /**
@@ -228,10 +227,7 @@ export class RunHistory {
    */
   async begin(account: BulkAccount, force: boolean): Promise<void> {
     try {
-      await this.folder.ensure();
-      this.lock = new FileLock(this.recordPath(this.key));
-      await this.lock.hold({ deadline: Date.now() });
-      this.lockHeld = true;
+      await this.own.hold();
     } catch (err) {
       if (err instanceof ConfigError) throw err;
       if (!(err instanceof LockBusyError)) {
@@ -239,7 +235,7 @@ export class RunHistory {
         return;
       }
     }
-    if (!this.lockHeld && !force) {
+    if (!this.own.held && !force) {
       throw alreadySent(`${this.input.label} is being sent to ${this.target.environment} now, by another petstore`);
     }
     await this.checkpoint(account);
@@ -273,8 +269,7 @@ export class RunHistory {
       }
     }
     const notes = complete ? await this.completeChain() : [];
-    if (this.lockHeld) await this.lock?.close();
-    this.lockHeld = false;
+    await this.own.close();
     return notes;
   }
 
@@ -282,12 +277,10 @@ export class RunHistory {
   finishNow(account: BulkAccount): void {
     if (this.disabled) return;
     try {
-      this.folder.writeSync(`${this.key}.json`, JSON.stringify(this.record('stopped', account, null)));
+      this.own.closeSync(JSON.stringify(this.record('stopped', account, null)));
     } catch {
       // The account on stderr still says what happened.
     }
-    if (this.lockHeld) this.lock?.releaseSync();
-    this.lockHeld = false;
   }
 
   /**
@@ -329,11 +322,6 @@ export class RunHistory {
       sha = parent.sha256;
     }
     return notes;
-  }
-
-  /** The path of the record `key`. */
-  private recordPath(key: string): string {
-    return join(this.folder.path, `${key}.json`);
   }
 
   private record(state: RunRecord['state'], account: BulkAccount, remainingFile: WrittenFile | null): RunRecord {
