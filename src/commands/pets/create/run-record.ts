@@ -1,6 +1,6 @@
 /**
  * Bulk run records: what petstore remembers of each bulk create, in its own state directory
- * (`config/paths.ts` `BulkPlaces.state`), so that sending an input again does not create its
+ * (`places.ts` `BulkPlaces.state`), so that sending an input again does not create its
  * pets twice (cli-contract.md "Bulk create"; the API cannot delete a pet, so a duplicate
  * cannot be undone). One small JSON file per input and target, named by a hash of both;
  * the input is known by its SHA-256, so a copy or a pipe of it is the same input. A record
