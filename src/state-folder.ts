@@ -21,7 +21,7 @@ import { closeSync, constants, fsync, fsyncSync, openSync, renameSync, rmSync, w
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from './errors.js';
-import { FileLock } from './file-lock.js';
+import { FileLock, LockBusyError } from './file-lock.js';
 import { checkFolder, FileTooLargeError, readOwnedFile, UntrustedPathError } from './trust.js';
 
 /** What the state folder is for, in the words of a refusal. */
@@ -164,25 +164,26 @@ export class HeldFile {
 
   constructor(
     private readonly folder: StateFolder,
-    readonly name: string,
+    private readonly name: string,
   ) {}
-
-  /** Whether this object holds the lock (`hold` succeeded, not closed since). */
-  get held(): boolean {
-    return this.holding;
-  }
 
   /**
    * Makes the folder when it is missing (`StateFolder.ensure`), then takes the lock without
-   * waiting for it.
-   * @throws ConfigError as `ensure`; LockBusyError when another holds it; LockFileError or
-   * the file system's error otherwise.
+   * waiting for it (one left by a dead holder is taken over).
+   * @returns whether it holds the lock now: false when another process holds it.
+   * @throws ConfigError as `ensure`; LockFileError or the file system's error otherwise.
    */
-  async hold(): Promise<void> {
+  async hold(): Promise<boolean> {
     await this.folder.ensure();
     this.lock = new FileLock(join(this.folder.path, this.name));
-    await this.lock.hold({ deadline: Date.now() });
+    try {
+      await this.lock.hold({ deadline: Date.now() });
+    } catch (err) {
+      if (err instanceof LockBusyError) return false;
+      throw err;
+    }
     this.holding = true;
+    return true;
   }
 
   /** Lets go of the lock, if held. */

@@ -22,7 +22,6 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import type { Connection } from '../../../config/settings.js';
 import { CliError, ConfigError, describeFileError, ExitCode } from '../../../errors.js';
-import { LockBusyError } from '../../../file-lock.js';
 import { StateFolder, type HeldFile } from '../../../state-folder.js';
 import { shellQuote } from '../../../suggest.js';
 import { describeLines, type BulkAccount, type LineRange } from './account.js';
@@ -226,16 +225,15 @@ export class RunHistory {
    * when the state folder, made now, fails ssh's rule.
    */
   async begin(account: BulkAccount, force: boolean): Promise<void> {
+    let held: boolean;
     try {
-      await this.own.hold();
+      held = await this.own.hold();
     } catch (err) {
       if (err instanceof ConfigError) throw err;
-      if (!(err instanceof LockBusyError)) {
-        this.fail(err);
-        return;
-      }
+      this.fail(err);
+      return;
     }
-    if (!this.own.held && !force) {
+    if (!held && !force) {
       throw alreadySent(`${this.input.label} is being sent to ${this.target.environment} now, by another petstore`);
     }
     await this.checkpoint(account);
