@@ -154,9 +154,8 @@ export class StateFolder {
 
 /**
  * A file of the state folder with its lock (`file-lock.ts`: `<name>.lock`), owned by one
- * run from `hold` to `close`: while it holds the lock, no other process takes the file
- * (one left by a dead holder is taken over). Its writes go through the folder (a temp file
- * renamed into place).
+ * run from `hold` to `close`, or to `closeSync`, which writes it last: while it holds the
+ * lock, no other process takes the file (one left by a dead holder is taken over).
  */
 export class HeldFile {
   private lock: FileLock | undefined;
