@@ -21,6 +21,7 @@ import { closeSync, constants, fsync, fsyncSync, openSync, renameSync, rmSync, w
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from './errors.js';
+import { FileLock, LockBusyError } from './file-lock.js';
 import { checkFolder, FileTooLargeError, readOwnedFile, UntrustedPathError } from './trust.js';
 
 /** What the state folder is for, in the words of a refusal. */
@@ -132,6 +133,14 @@ export class StateFolder {
   }
 
   /**
+   * The file `name` of the folder with its lock, for one run that owns it (`HeldFile`).
+   * Nothing is done on disk until it is held.
+   */
+  file(name: string): HeldFile {
+    return new HeldFile(this, name);
+  }
+
+  /**
    * A new temp file beside `name`: created exclusively, without following a link, mode
    * 0600, synchronously (no open left in flight in the thread pool should the process end,
    * which would create it after the exit).
@@ -140,5 +149,59 @@ export class StateFolder {
     const temp = join(this.path, `.${name}.${randomBytes(8).toString('hex')}.tmp`);
     const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
     return { temp, fd: openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600) };
+  }
+}
+
+/**
+ * A file of the state folder with its lock (`file-lock.ts`: `<name>.lock`), owned by one
+ * run from `hold` to `close`, or to `closeSync`, which writes it last: while it holds the
+ * lock, no other process takes the file (one left by a dead holder is taken over).
+ */
+export class HeldFile {
+  private lock: FileLock | undefined;
+  private holding = false;
+
+  constructor(
+    private readonly folder: StateFolder,
+    private readonly name: string,
+  ) {}
+
+  /**
+   * Makes the folder when it is missing (`StateFolder.ensure`), then takes the lock without
+   * waiting for it (one left by a dead holder is taken over).
+   * @returns whether it holds the lock now: false when another process holds it.
+   * @throws ConfigError as `ensure`; LockFileError or the file system's error otherwise.
+   */
+  async hold(): Promise<boolean> {
+    await this.folder.ensure();
+    this.lock = new FileLock(join(this.folder.path, this.name));
+    try {
+      await this.lock.hold({ deadline: Date.now() });
+    } catch (err) {
+      if (err instanceof LockBusyError) return false;
+      throw err;
+    }
+    this.holding = true;
+    return true;
+  }
+
+  /** Lets go of the lock, if held. */
+  async close(): Promise<void> {
+    if (this.holding) await this.lock?.close();
+    this.holding = false;
+  }
+
+  /**
+   * Writes `text` synchronously (`StateFolder.writeSync`), then lets go of the lock at once
+   * (the process is about to end).
+   * @throws the write's error, the lock let go all the same.
+   */
+  closeSync(text: string): void {
+    try {
+      this.folder.writeSync(this.name, text);
+    } finally {
+      if (this.holding) this.lock?.releaseSync();
+      this.holding = false;
+    }
   }
 }

@@ -10,22 +10,30 @@ import type { EnvVars } from './env.js';
  * Where petstore's folders are, from one reading of the variables that decide them:
  * `config` (`configDir`), `state` (`PETSTORE_STATE_DIR`, else `$XDG_STATE_HOME/petstore`,
  * else `~/.local/state/petstore`) and `temp` (`TMPDIR`, else the system's), with the words
- * that say where `temp` came from.
+ * that say where `temp` came from; and the sandbox's data file in `config`
+ * (`sandboxDataFile`).
  */
-export function placesOf(env: EnvVars): { config: string; state: string; temp: { path: string; from: string } } {
+export function placesOf(env: EnvVars): {
+  config: string;
+  state: string;
+  temp: { path: string; from: string };
+  sandboxData: string;
+} {
   const home = env.get('HOME') ?? homedir();
   const configDir = env.get('PETSTORE_CONFIG_DIR');
   const xdgConfig = env.get('XDG_CONFIG_HOME');
   const stateDir = env.get('PETSTORE_STATE_DIR');
   const xdgState = env.get('XDG_STATE_HOME');
   const tmp = env.get('TMPDIR');
+  const config = configDir ?? join(xdgConfig ?? join(home, '.config'), 'petstore');
   return {
-    config: configDir ?? join(xdgConfig ?? join(home, '.config'), 'petstore'),
+    config,
     state: stateDir ?? join(xdgState ?? join(home, '.local', 'state'), 'petstore'),
     temp:
       tmp !== undefined
         ? { path: tmp.replace(/(.)\/+$/, '$1'), from: 'TMPDIR' }
         : { path: tmpdir(), from: "the system's temporary directory" },
+    sandboxData: join(config, 'sandbox.json'),
   };
 }
 

@@ -23,12 +23,13 @@
 import { setMaxListeners } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import type { NewPet } from '../../../client/schemas.js';
-import { bulkPlaces } from './places.js';
+import { placesOf } from '../../../config/paths.js';
 import type { Context } from '../../../context.js';
 import { ExitCode, InterruptedError } from '../../../errors.js';
 import { CONCURRENCY_MAX } from '../../../flag-values.js';
 import { nothingSent } from './account.js';
 import { checkSource } from './check.js';
+import type { BulkPlaces } from './places.js';
 import { recordPrinter } from './printer.js';
 import { formatCount } from './progress.js';
 import { sendChecked, type BulkTerminal } from './send-pass.js';
@@ -76,7 +77,7 @@ export async function runCreateFromFile(ctx: Context, options: FromFileOptions):
       ctx.warn(message);
     },
   };
-  const places = bulkPlaces(ctx.env);
+  const places: BulkPlaces = placesOf(ctx.env);
   // Ended by force before the first request: nothing was sent; once sending, the account.
   const beforeSending = (): unknown => nothingSent(InterruptedError.from(signal));
   let lastWords = beforeSending;

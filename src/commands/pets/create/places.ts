@@ -1,12 +1,10 @@
 /**
  * Where a bulk create keeps its files: the spool and temporary files, the run records, and
- * the sandbox data file that names the sandbox a run sends to.
+ * the sandbox data file that names the sandbox a run sends to. They are resolved once from
+ * the run's environment, with petstore's other places (`config/paths.ts` `placesOf`).
  */
-import { join } from 'node:path';
-import type { EnvVars } from '../../../config/env.js';
-import { placesOf } from '../../../config/paths.js';
 
-/** Where a bulk create keeps its files (`bulkPlaces`). */
+/** Where a bulk create keeps its files. */
 export interface BulkPlaces {
   /**
    * The directory of the spool of input read once, the directory for temporary files:
@@ -23,12 +21,6 @@ export interface BulkPlaces {
    * directory).
    */
   state: string;
-  /** The sandbox's data file, which names the sandbox a run sends to (`sandboxDataFile`). */
+  /** The sandbox's data file, which names the sandbox a run sends to (`config/paths.ts` `sandboxDataFile`). */
   sandboxData: string;
-}
-
-/** The places of a bulk create's files, resolved once from the run's environment. */
-export function bulkPlaces(env: EnvVars): BulkPlaces {
-  const { config, state, temp } = placesOf(env);
-  return { temp, state, sandboxData: join(config, 'sandbox.json') };
 }

@@ -1,6 +1,6 @@
 /**
  * Bulk run records: what petstore remembers of each bulk create, in its own state directory
- * (`config/paths.ts` `BulkPlaces.state`), so that sending an input again does not create its
+ * (`places.ts` `BulkPlaces.state`), so that sending an input again does not create its
  * pets twice (cli-contract.md "Bulk create"; the API cannot delete a pet, so a duplicate
  * cannot be undone). One small JSON file per input and target, named by a hash of both;
  * the input is known by its SHA-256, so a copy or a pipe of it is the same input. A record
@@ -19,12 +19,10 @@
  */
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
 import type { Connection } from '../../../config/settings.js';
 import { CliError, ConfigError, describeFileError, ExitCode } from '../../../errors.js';
-import { FileLock, LockBusyError } from '../../../file-lock.js';
-import { StateFolder } from '../../../state-folder.js';
+import { StateFolder, type HeldFile } from '../../../state-folder.js';
 import { shellQuote } from '../../../suggest.js';
 import { describeLines, type BulkAccount, type LineRange } from './account.js';
 import { formatCount } from './progress.js';
@@ -112,9 +110,8 @@ interface Origin {
  * told once, and the run goes on unrecorded.
  */
 export class RunHistory {
-  /** The lock of this run's record, once `begin` tried it; `lockHeld` when it holds it. */
-  private lock: FileLock | undefined;
-  private lockHeld = false;
+  /** This run's record and its lock, held from `begin` on. */
+  private readonly own: HeldFile;
   private checkpointAt = -Infinity;
   private disabled = false;
   private readonly key: string;
@@ -128,6 +125,7 @@ export class RunHistory {
     private readonly opts: { now: () => Date; warn: (message: string) => void },
   ) {
     this.key = keyOf(target, input.sha256);
+    this.own = folder.file(`${this.key}.json`);
   }
 
   /**
@@ -227,19 +225,15 @@ export class RunHistory {
    * when the state folder, made now, fails ssh's rule.
    */
   async begin(account: BulkAccount, force: boolean): Promise<void> {
+    let held: boolean;
     try {
-      await this.folder.ensure();
-      this.lock = new FileLock(this.recordPath(this.key));
-      await this.lock.hold({ deadline: Date.now() });
-      this.lockHeld = true;
+      held = await this.own.hold();
     } catch (err) {
       if (err instanceof ConfigError) throw err;
-      if (!(err instanceof LockBusyError)) {
-        this.fail(err);
-        return;
-      }
+      this.fail(err);
+      return;
     }
-    if (!this.lockHeld && !force) {
+    if (!held && !force) {
       throw alreadySent(`${this.input.label} is being sent to ${this.target.environment} now, by another petstore`);
     }
     await this.checkpoint(account);
@@ -273,8 +267,7 @@ export class RunHistory {
       }
     }
     const notes = complete ? await this.completeChain() : [];
-    if (this.lockHeld) await this.lock?.close();
-    this.lockHeld = false;
+    await this.own.close();
     return notes;
   }
 
@@ -282,12 +275,10 @@ export class RunHistory {
   finishNow(account: BulkAccount): void {
     if (this.disabled) return;
     try {
-      this.folder.writeSync(`${this.key}.json`, JSON.stringify(this.record('stopped', account, null)));
+      this.own.closeSync(JSON.stringify(this.record('stopped', account, null)));
     } catch {
       // The account on stderr still says what happened.
     }
-    if (this.lockHeld) this.lock?.releaseSync();
-    this.lockHeld = false;
   }
 
   /**
@@ -329,11 +320,6 @@ export class RunHistory {
       sha = parent.sha256;
     }
     return notes;
-  }
-
-  /** The path of the record `key`. */
-  private recordPath(key: string): string {
-    return join(this.folder.path, `${key}.json`);
   }
 
   private record(state: RunRecord['state'], account: BulkAccount, remainingFile: WrittenFile | null): RunRecord {
