@@ -1,5 +1,5 @@
 /**
- * petstore's state folder (`config/paths.ts` `BulkPlaces.state`): what it remembers between
+ * petstore's state folder (`config/paths.ts` `placesOf(env).state`): what it remembers between
  * runs, today the records of bulk creates (`commands/pets/create/run-record.ts`), which
  * decide whether a re-run may send an input again and which remaining files petstore may
  * delete. So nobody but the user may write there (cli-contract.md "What petstore trusts",

@@ -57,5 +57,5 @@ export function configFile(env: EnvVars): string {
 
 /** The sandbox's data file, `sandbox.json` in the config directory. */
 export function sandboxDataFile(env: EnvVars): string {
-  return join(configDir(env), 'sandbox.json');
+  return placesOf(env).sandboxData;
 }
