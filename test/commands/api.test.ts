@@ -465,8 +465,18 @@ describe.concurrent('--paginate', () => {
     const r = await runMain(['api', 'pets', '--paginate', '--max-pages', '2', '--json'], { env: env(server.baseUrl) });
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toHaveLength(4);
-    expect(lastJson(r.stderr)).toMatchObject({ code: 'max_pages' });
+    expect(lastJson(r.stderr)).toMatchObject({
+      code: 'max_pages',
+      message: 'stopped at --max-pages 2; the server links to more, so the array printed is incomplete',
+    });
     expect(server.urls).toHaveLength(2);
+    // The hint is said in the text form only (stderr a terminal).
+    const said = await runMain(['api', 'pets', '--paginate', '--max-pages', '2'], {
+      env: env(server.baseUrl),
+      tty: { stderr: true },
+      columns: 200,
+    });
+    expect(said.stderr).toContain('Raise --max-pages (at most 10000).');
   });
 
   it('a later page that fails: the array so far is closed, the exit code is the failure’s', async () => {

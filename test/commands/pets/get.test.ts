@@ -217,6 +217,13 @@ describe('pets get --via-list', () => {
       'stopped at --max-pages 2 (2 pages, 200 pets) without finding pet 250; the server links to more, so the search was incomplete',
     );
     expect(server.urls).toHaveLength(2);
+    // The hint is said in the text form only (stderr a terminal).
+    const said = await runMain(['pets', 'get', '250', '--via-list', '--max-pages', '2'], {
+      env: remoteEnv(server.baseUrl, KEY),
+      tty: { stderr: true },
+      columns: 200,
+    });
+    expect(said.stderr).toContain('Raise --max-pages (at most 10000), or narrow the search with --status.');
   });
 
   it('--max-pages that reaches the id finds it', async () => {

@@ -211,8 +211,17 @@ describe.concurrent('pets list --all', () => {
     expect((JSON.parse(r.stdout) as unknown[]).length).toBe(6);
     const err = JSON.parse(r.stderr.trim()) as { code: string; message: string; status: number };
     expect(err.code).toBe('max_pages');
-    expect(err.message).toContain('--max-pages 3');
+    expect(err.message).toBe(
+      'stopped at --max-pages 3 (3 pages, 6 pets); the server links to more, so the list printed is incomplete',
+    );
     expect(err.status).toBe(0);
+    // The hint is said in the text form only (stderr a terminal).
+    const said = await runMain(['pets', 'list', '--all', '--max-pages', '3'], {
+      env: remoteEnv(server.baseUrl, KEY),
+      tty: { stderr: true },
+      columns: 200,
+    });
+    expect(said.stderr).toContain('Raise --max-pages (at most 10000), or narrow the list with --status.');
   });
 
   it('exits 0 when the last page arrives exactly at --max-pages', async () => {
