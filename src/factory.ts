@@ -277,7 +277,7 @@ function clientHints(ctx: Pick<SettingsContext, 'suggest'>, connection: Connecti
  * Starts the embedded sandbox on 127.0.0.1 (stopped when the command ends) and returns its
  * base URL and key, and what made one of its requests fail, if anything did.
  * `PETSTORE_SANDBOX_WITHOUT_GET_PET=1` makes it play the API after getPet's removal (410
- * Gone). `PETSTORE_BASE_URL` and `PETSTORE_API_KEY` are for remote environments: the
+ * Gone). Its key is the data file's, kept across runs, or `PETSTORE_SANDBOX_KEY`. `PETSTORE_BASE_URL` and `PETSTORE_API_KEY` are for remote environments: the
  * embedded server's own URL and key are used, so a real key never goes to it. The store
  * waits for its lock as long as the command's `--timeout`.
  * @throws UsageError with `--base-url`; ConfigError when the data cannot be read (read
@@ -289,18 +289,22 @@ async function startEmbeddedSandbox(
   if (ctx.globals.baseUrl !== undefined) {
     throw new UsageError('--base-url cannot be used with the sandbox environment: the sandbox runs inside petstore');
   }
-  const [{ startSandbox }, { SandboxStore, asCliError }, { sandboxDataFile }] = await Promise.all([
+  const [{ startSandbox }, { SandboxStore, asCliError }, { sandboxDataFile }, { sandboxKey }] = await Promise.all([
     import('./sandbox/server.js'),
     import('./sandbox/store.js'),
     import('./config/paths.js'),
+    import('./sandbox/key-file.js'),
   ]);
   const store = new SandboxStore(sandboxDataFile(ctx.env), {
     waitMs: ctx.globals.timeoutMs,
     onWait: (message) => ctx.note(message),
     signal: ctx.signal,
   });
+  let apiKey: string;
   try {
     await store.read();
+    // The data file's own key (or PETSTORE_SANDBOX_KEY), the one `sandbox serve` prints.
+    apiKey = sandboxKey(store.file, ctx.env.get('PETSTORE_SANDBOX_KEY'));
   } catch (err) {
     await store.close();
     throw asCliError(err);
@@ -310,6 +314,7 @@ async function startEmbeddedSandbox(
   let failure: Error | undefined;
   const sandbox = await startSandbox({
     store,
+    apiKey,
     withoutGetPet: ctx.env.get('PETSTORE_SANDBOX_WITHOUT_GET_PET') === true,
     onError: (err) => (failure ??= err instanceof Error ? err : new Error('internal error in the sandbox server')),
   });

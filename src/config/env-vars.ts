@@ -89,6 +89,12 @@ export const ENV_VARS = {
     meaning:
       '`keep-alive`: a bulk create reuses connections (faster; a server closing one can leave a record unknown).',
   },
+  PETSTORE_SANDBOX_KEY: {
+    type: 'string',
+    default: 'the key kept beside the sandbox data file (`sandbox.json.key`), made on first use',
+    meaning: 'The key the sandbox accepts, for `sandbox serve` and the embedded sandbox; never stored.',
+    secret: true,
+  },
   PETSTORE_SANDBOX_WITHOUT_GET_PET: {
     type: 'boolean',
     default: 'off',

@@ -21,7 +21,7 @@
  * - With `withoutGetPet` it plays the API after the removal: `getPet` answers
  *   `410 Gone` with an Error body, code `gone` (after the key check, like every operation).
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -37,6 +37,7 @@ import { NewPetSchema, type NewPet, type Pet } from '../client/schemas.js';
 import { ConfigError } from '../errors.js';
 import { LockBusyError } from '../file-lock.js';
 import { parseJson, stringifyJson } from '../json.js';
+import { newSandboxKey } from './key-file.js';
 import { deprecationHeaders, RouteTable, type RouteDescription } from './routes.js';
 import type { SandboxStore } from './store.js';
 
@@ -46,7 +47,7 @@ const MAX_REQUEST_BYTES = 1024 * 1024;
 /** Options of a sandbox server. */
 export interface SandboxOptions {
   store: SandboxStore;
-  /** The bearer key the server accepts; a random one when omitted. */
+  /** The bearer key the server accepts (`key-file.ts` `sandboxKey`); a random one when omitted. */
   apiKey?: string;
   /** Called once per answered request (for `sandbox serve`'s log). */
   onRequest?: (line: string) => void;
@@ -78,11 +79,6 @@ class HttpProblem extends Error {
   ) {
     super(message);
   }
-}
-
-/** Creates a key in the shape of a real one (`sbx_` + 32 hex digits). */
-function newSandboxKey(): string {
-  return `sbx_${randomBytes(16).toString('hex')}`;
 }
 
 /**

@@ -70,10 +70,15 @@ describe('EnvVars: one rule for "set"', () => {
   });
 
   it('the environment of a child process keeps everything but the secrets', () => {
-    const env = new EnvVars({ PATH: '/bin', PETSTORE_API_KEY: 'secret-123456', OTHER: 'x' });
+    const env = new EnvVars({
+      PATH: '/bin',
+      PETSTORE_API_KEY: 'secret-123456',
+      PETSTORE_SANDBOX_KEY: 'sbx_secret',
+      OTHER: 'x',
+    });
     expect(env.forChild({ LESS: 'FRX' })).toEqual({ PATH: '/bin', OTHER: 'x', LESS: 'FRX' });
     const secrets = NAMES.filter((n) => 'secret' in ENV_VARS[n]);
-    expect(secrets).toEqual(['PETSTORE_API_KEY']);
+    expect(secrets).toEqual(['PETSTORE_API_KEY', 'PETSTORE_SANDBOX_KEY']);
   });
 });
 

@@ -9,6 +9,7 @@ import { isLoopbackHost } from '../../../loopback.js';
 import { sandboxDataFile } from '../../../config/paths.js';
 import { renderJson } from '../../../render/pets.js';
 import { startSandbox } from '../../../sandbox/server.js';
+import { sandboxKey } from '../../../sandbox/key-file.js';
 import { SandboxStore, asCliError } from '../../../sandbox/store.js';
 
 /** Typed options of `sandbox serve`. */
@@ -25,10 +26,12 @@ export interface ServeOptions {
 /**
  * Serves until `ctx.signal` aborts; returns 130 (SIGINT) or 143 (SIGTERM) then. Before
  * listening it makes sure the data can be written (takes the lock, seeds or repairs the
- * files), so a directory that cannot be used is reported at once. A host that is not
+ * files) and reads its key (the data file's own, made on first use, or
+ * `PETSTORE_SANDBOX_KEY`), so a directory that cannot be used is reported at once. A host that is not
  * loopback is served only with `allowRemote`, and with a warning: the sandbox speaks plain
  * http, so its key and data cross the network in clear (cli-contract.md "Environments").
- * @throws UsageError (exit 2) for a host beyond this machine without `allowRemote`;
+ * @throws UsageError (exit 2) for a host beyond this machine without `allowRemote`, or a
+ * `PETSTORE_SANDBOX_KEY` a header cannot carry;
  * ConfigError (exit 2) naming the path when the data cannot be read or written; CliError
  * `listen` (exit 1) when the address cannot be bound, saying why in words.
  */
@@ -45,9 +48,12 @@ export async function runServe(ctx: Context, options: ServeOptions): Promise<num
     onWait: (message) => ctx.note(message, { always: true }),
     signal: ctx.signal,
   });
+  let apiKey: string;
   try {
     await store.read();
     await store.prepareForWrites();
+    // Kept beside the data, so a restart serves the key already exported (cli-contract.md).
+    apiKey = sandboxKey(store.file, ctx.env.get('PETSTORE_SANDBOX_KEY'));
   } catch (err) {
     await store.close();
     throw asCliError(err);
@@ -56,6 +62,7 @@ export async function runServe(ctx: Context, options: ServeOptions): Promise<num
   try {
     sandbox = await startSandbox({
       store,
+      apiKey,
       host: options.host,
       port: options.port,
       withoutGetPet: options.withoutGetPet,
