@@ -82,7 +82,7 @@ describe.skipIf(!hasTmux())('in a terminal', () => {
       t.sendLine('petstore auth status --help; echo "rc=$?"');
       // The help is longer than the window: what scrolled off the top counts too.
       const screen = await t.waitFor(/rc=0/, { history: true });
-      expect(screen).toContain('Exit code: 0; with --check');
+      expect(screen).toContain('Exit code: 0; 4 when the selected environment');
       expect(screen).toContain('Usage: petstore auth status');
       const help = screen.slice(screen.indexOf('Usage:'), screen.indexOf('rc=0'));
       expect(hardBreaks(help, width)).toEqual([]);

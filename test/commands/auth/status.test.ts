@@ -1,7 +1,8 @@
 /**
  * `auth status [--check] [--json]` against recording production and staging servers: each
  * environment with its base URL, the key's source and its masked form; `--check` asks each
- * server, and exits 4 when the selected environment's key is rejected or missing.
+ * server, and exits 4 when the selected environment's key is rejected or missing; without
+ * `--check`, exit 4 when the selected environment has no key to send (the sandbox: 0).
  * In-process (`runMain`).
  */
 import { describe, expect, it } from 'vitest';
@@ -11,10 +12,38 @@ import { runMain } from '../../helpers/run-main.js';
 const servers = keyedServers();
 
 describe('auth status', () => {
+  it('exits 4 when the selected environment has no key to send; 0 with one, and for the sandbox', async () => {
+    const { env } = await configured(servers);
+    // A fresh config: production, the default, has a base URL but no key.
+    const none = await runMain(['auth', 'status'], { env });
+    expect(none.code).toBe(4);
+    expect(none.stdout).toContain('  key       none (log in with `petstore auth login`)');
+    expect(none.stderr).toBe('');
+    const noneJson = await runMain(['auth', 'status', '--json'], { env });
+    expect(noneJson.code).toBe(4);
+    expect((JSON.parse(noneJson.stdout) as { selected: string }).selected).toBe('production');
+    // The sandbox needs no key: 0, whatever the other environments hold.
+    expect((await runMain(['--env', 'sandbox', 'auth', 'status'], { env })).code).toBe(0);
+    expect((await runMain(['auth', 'status'], { env: { ...env, PETSTORE_ENV: 'sandbox' } })).code).toBe(0);
+    // A key from PETSTORE_API_KEY counts; so does a stored one.
+    expect((await runMain(['auth', 'status'], { env: { ...env, PETSTORE_API_KEY: KEYS.other } })).code).toBe(0);
+    await runMain(['auth', 'login', '--with-token'], { env, input: KEYS.production });
+    expect((await runMain(['auth', 'status'], { env })).code).toBe(0);
+    // Only the selected environment decides: staging has none.
+    expect((await runMain(['--env', 'staging', 'auth', 'status'], { env })).code).toBe(4);
+    // A key stored for another base URL is not sent there: no key, exit 4.
+    const elsewhere = await runMain(['--base-url', servers.staging.baseUrl, 'auth', 'status'], { env });
+    expect(elsewhere.code).toBe(4);
+    expect(elsewhere.stdout).toContain(
+      `stored for ${servers.production.baseUrl}: not sent to ${servers.staging.baseUrl}`,
+    );
+  });
+
   it('lists each environment with base URL, key source and masked key; the selected one marked', async () => {
     const { env } = await configured(servers);
     await runMain(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: KEYS.staging });
     const r = await runMain(['auth', 'status'], { env: { ...env, PETSTORE_ENV: 'staging' } });
+    // Staging, the selected one, has a key: 0, though production has none.
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe(

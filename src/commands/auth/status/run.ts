@@ -3,10 +3,12 @@
  * where the key comes from and the key masked; the selected environment is marked
  * (cli-contract.md "Commands"). With `--check`, one `GET /pets?limit=1` per usable key.
  *
- * Exit code: 0 without `--check`. With `--check`, the selected environment's result
- * decides: ok → 0, no key or a rejected key (401) → 4, unreachable → 3, no base URL → 2,
- * any other failed answer → its own code (1 for a 5xx). Other environments' results are
- * shown but do not change the exit code.
+ * Exit code: without `--check`, 4 when the selected environment has no key a command would
+ * send (none at all, one stored for another URL, a key command that failed), else 0; the
+ * sandbox, which needs none, is always 0 (cli-contract.md "Commands", gh's `auth status`).
+ * With `--check`, the selected environment's result decides: ok → 0, no key or a rejected
+ * key (401) → 4, unreachable → 3, no base URL → 2, any other failed answer → its own code
+ * (1 for a 5xx). Other environments' results are shown but do not change the exit code.
  */
 import { checkKey } from '../../../client/check-key.js';
 import { PetstoreClient } from '../../../client/client.js';
@@ -86,7 +88,7 @@ export async function runStatus(ctx: Context, options: StatusOptions): Promise<n
   });
   if (options.check) await Promise.all(rows.map(async (row) => (row.check = await runCheck(ctx, row.remote))));
   const selectedRow = rows.find((r) => r.remote.selected);
-  const code = options.check && selectedRow?.check !== undefined ? selectedRow.check.exitCode : ExitCode.ok;
+  const code = exitCodeOf(selectedRow, options);
   if (ctx.output === 'json' || ctx.output === 'ndjson') {
     const doc = toJson(settings, selected, rows);
     await ctx.io.out(ctx.output === 'json' ? renderJson(doc) : renderNdjson(doc));
@@ -94,6 +96,16 @@ export async function runStatus(ctx: Context, options: StatusOptions): Promise<n
     await ctx.io.out(fitToTerminal(renderText(selected, rows, ctx.io.colorOut), ctx.io.stdoutColumns));
   }
   return code;
+}
+
+/**
+ * The exit code of `auth status`: the selected environment's check with `--check`, else 4
+ * when it has no key to send; 0 for the sandbox (no row: it needs no key).
+ */
+function exitCodeOf(selected: Row | undefined, options: StatusOptions): number {
+  if (selected === undefined) return ExitCode.ok;
+  if (options.check && selected.check !== undefined) return selected.check.exitCode;
+  return selected.remote.key?.ok === true ? ExitCode.ok : ExitCode.auth;
 }
 
 async function runCheck(ctx: Pick<ApiContext, 'createTransport'>, remote: RemoteSettings): Promise<Check> {

@@ -10,7 +10,7 @@ export function newStatusCommand(f: Runner) {
     .addHelpText(
       'after',
       `
-Exit code: 0; with --check, 4 when the selected environment has no key or its key is refused (401), 3 when its server cannot be reached.
+Exit code: 0; 4 when the selected environment has no key to send (the sandbox needs none); with --check, also 4 when its key is refused (401), 3 when its server cannot be reached.
 
 Examples:
   $ petstore auth status
