@@ -194,13 +194,15 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
     connection = { environment, baseUrl, apiKey };
     sandboxFailure = failure;
   } else {
-    connection = requireRemote(settings);
-    const { baseUrl } = connection;
     // The API's paths start after the version segment (spec §9); without it every call
-    // would likely answer 404, which reads like "no such pet".
-    if (lacksVersionSegment(baseUrl.value)) {
-      ctx.warn(`base URL ${baseUrl.value} (from ${baseUrl.from}) does not end with the version segment /v1`);
-    }
+    // would likely answer 404, which reads like "no such pet". Said before any key error,
+    // since the URL is what to fix first.
+    connection = requireRemote(settings, (baseUrl) => {
+      if (lacksVersionSegment(baseUrl.value)) {
+        ctx.warn(`base URL ${baseUrl.value} (from ${baseUrl.from}) does not end with the version segment /v1`);
+      }
+    });
+    const { baseUrl } = connection;
     if (environment.value === 'staging') ctx.note(`env: staging (${baseUrl.value})`);
   }
   const sandbox = environment.value === 'sandbox';

@@ -409,6 +409,9 @@ async function keyFromCommand(
   const more = { source: 'command', from: setting } as const;
   if (!baseUrl.ok) return unresolved(baseUrl.error, more);
   const configured = config.getSetting(`${name}.baseUrl`);
+  if (baseUrl.source !== 'file' && configured === `${baseUrl.value}/v1`) {
+    return unresolved(lacksOnlyV1(`the key of ${setting} is for`, baseUrl, configured), more);
+  }
   if (baseUrl.source !== 'file' && baseUrl.value !== configured) {
     return unresolved(
       new AuthError(
@@ -439,6 +442,9 @@ function keyFromStore(
   const more = { source: 'file', from: `auth.${name}` } as const;
   const error = unsendable(stored.key, `the ${name} key in ${config.path}`, login);
   if (error !== undefined) return unresolved(error, more);
+  if (baseUrl.ok && stored.baseUrl === `${baseUrl.value}/v1`) {
+    return unresolved(lacksOnlyV1(`the ${name} key is stored for`, baseUrl, stored.baseUrl), more);
+  }
   if (baseUrl.ok && stored.baseUrl !== baseUrl.value) {
     return unresolved(
       new AuthError(
@@ -449,6 +455,24 @@ function keyFromStore(
     );
   }
   return resolved(stored.key, 'file', `auth.${name}`);
+}
+
+/**
+ * A key stored for `${baseUrl}/v1` and a base URL without the `/v1`: the URL is what to fix,
+ * not the login (cli-contract.md "Environments": a key stored for a URL that differs only
+ * by the missing `/v1` says so). Exit 2 (the URL is a usage or configuration error; nothing
+ * was sent), with the fix where the URL came from.
+ */
+function lacksOnlyV1(whose: string, baseUrl: Resolved<string>, storedFor: string): CliError {
+  const message = `${baseUrl.value} (from ${baseUrl.from}) lacks the version segment /v1; ${whose} ${storedFor}, and was not sent`;
+  switch (baseUrl.source) {
+    case 'flag':
+      return new UsageError(message, `Add /v1: --base-url ${storedFor}`);
+    case 'env':
+      return new UsageError(message, `Add /v1: PETSTORE_BASE_URL=${storedFor}`);
+    default:
+      return new ConfigError(message, `Add /v1: \`petstore config set ${baseUrl.from} ${storedFor}\``);
+  }
 }
 
 /**
@@ -492,15 +516,20 @@ export function requireBaseUrl(remote: RemoteSettings): Resolved<string> {
 
 /**
  * The connection of the selected remote environment: its base URL and the key to send.
+ * The base URL is judged before the key (cli-contract.md "Environments": its shape first,
+ * what a person can act on): `onBaseUrl` is told of it before any key error is thrown
+ * (the factory warns there of a missing `/v1`).
  * @throws UsageError/ConfigError for the environment or base URL (exit 2), AuthError
  * (exit 4) when there is no usable key, CliError `key_command` (exit 4) when the key
- * command failed, ConfigError for an unsendable key.
+ * command failed, ConfigError for an unsendable key, UsageError/ConfigError when a key is
+ * stored for this URL with `/v1` (exit 2).
  */
-export function requireRemote(settings: Settings): Connection {
+export function requireRemote(settings: Settings, onBaseUrl?: (baseUrl: Resolved<string>) => void): Connection {
   const environment = requireEnvironment(settings);
   const remote = settings.remotes.find((r) => r.selected);
   if (remote === undefined) throw new Error(`no remote settings resolved for ${environment.value}`);
   const baseUrl = requireBaseUrl(remote);
+  onBaseUrl?.(baseUrl);
   if (remote.key === undefined) throw new Error('requireRemote needs settings resolved with keys');
   if (!remote.key.ok) throw remote.key.error;
   return { environment, baseUrl, apiKey: remote.key };

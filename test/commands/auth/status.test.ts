@@ -39,6 +39,19 @@ describe('auth status', () => {
     );
   });
 
+  it('a key stored for the /v1 URL, the base URL without it: says the /v1 is missing, not to log in', async () => {
+    const { env } = await configured(servers);
+    await runMain(['auth', 'login', '--with-token'], { env, input: KEYS.production });
+    const v1 = servers.production.baseUrl;
+    const bare = v1.replace(/\/v1$/, '');
+    const r = await runMain(['--base-url', bare, 'auth', 'status'], { env });
+    expect(r.code).toBe(4);
+    expect(r.stdout).toContain(
+      `  key       ****TION (config file), stored for ${v1}: not sent to ${bare}, which lacks the version segment /v1`,
+    );
+    expect(r.stdout).not.toContain('log in again');
+  });
+
   it('lists each environment with base URL, key source and masked key; the selected one marked', async () => {
     const { env } = await configured(servers);
     await runMain(['--env', 'staging', 'auth', 'login', '--with-token'], { env, input: KEYS.staging });

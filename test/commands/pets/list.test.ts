@@ -2,15 +2,27 @@
  * `pets list`: the seed of the embedded sandbox (`--env sandbox`) in every form and filter,
  * exact int64; `--all`, which follows the server's Link rel="next" headers over one
  * kept-alive connection, streams records and stops at --max-pages and at a foreign origin;
- * the full-page warning; and the RFC 9745 `Deprecation` and RFC 8594 `Sunset` headers of its
- * answers. In-process (`runMain`) against the sandbox, paging servers and the recording test
+ * the full-page warning; the RFC 9745 `Deprecation` and RFC 8594 `Sunset` headers of its
+ * answers; and the base URL's shape judged before the key (a missing `/v1`, plain http). In-process (`runMain`) against the sandbox, paging servers and the recording test
  * server; the memory of `--all` is measured on a process of its own in
  * test/e2e/list-all.test.ts.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse as losslessParse, isLosslessNumber } from 'lossless-json';
 import { afterAll, describe, expect, it } from 'vitest';
-import { daysUntil, inSandbox, operationNamed, remoteEnv, seededSandbox, SEED_TSV } from '../../helpers/harness.js';
+import {
+  configured,
+  daysUntil,
+  inSandbox,
+  keyedServers,
+  KEYS,
+  operationNamed,
+  remoteEnv,
+  seededSandbox,
+  SEED_TSV,
+} from '../../helpers/harness.js';
 import { pagingServerPool } from '../../helpers/paging-server.js';
 import { unwrapped } from '../../helpers/run-cli.js';
 import { runMain } from '../../helpers/run-main.js';
@@ -334,5 +346,93 @@ describe.concurrent('deprecation headers', () => {
     const bad = await runMain(['pets', 'list'], { env: remoteEnv(server.baseUrl, KEY) });
     expect(bad.code).toBe(0);
     expect(bad.stderr).toBe('');
+  });
+});
+
+describe('pets list: the base URL checked before the key (cli-contract.md "Environments")', () => {
+  const servers = keyedServers();
+  /** A config with production's /v1 URL and its key stored for that URL. */
+  async function loggedIn(): Promise<{ env: Record<string, string>; v1: string; bare: string }> {
+    const { env } = await configured(servers);
+    expect((await runMain(['auth', 'login', '--with-token'], { env, input: KEYS.production })).code).toBe(0);
+    servers.production.requests.length = 0;
+    const v1 = servers.production.baseUrl;
+    expect(v1).toMatch(/\/v1$/);
+    return { env, v1, bare: v1.replace(/\/v1$/, '') };
+  }
+
+  it('a key stored for the /v1 URL and --base-url without it: the missing /v1 first, exit 2, no login advice', async () => {
+    const { env, v1, bare } = await loggedIn();
+    const r = await runMain(['--base-url', bare, 'pets', 'list'], { env });
+    expect(r.code).toBe(2);
+    const said = unwrapped(r.stderr);
+    const warning = said.indexOf(`base URL ${bare} (from --base-url) does not end with the version segment /v1`);
+    const error = said.indexOf(
+      `error: ${bare} (from --base-url) lacks the version segment /v1; the production key is stored for ${v1}, and was not sent`,
+    );
+    expect(warning).toBeGreaterThanOrEqual(0);
+    expect(error).toBeGreaterThan(warning);
+    expect(said).toContain(`Add /v1: --base-url ${v1}`);
+    expect(said).not.toContain('auth login');
+    expect(r.stdout).toBe('');
+    expect(servers.production.requests).toHaveLength(0);
+
+    // From PETSTORE_BASE_URL: the same, with the fix for the variable.
+    const fromEnv = await runMain(['pets', 'list'], { env: { ...env, PETSTORE_BASE_URL: bare } });
+    expect(fromEnv.code).toBe(2);
+    expect(unwrapped(fromEnv.stderr)).toContain(`Add /v1: PETSTORE_BASE_URL=${v1}`);
+    expect(servers.production.requests).toHaveLength(0);
+  });
+
+  it('an apiKeyCommand for the /v1 URL and --base-url without it: the same, the command not run', async () => {
+    const { env } = await configured(servers);
+    const marker = join(tempDir(), 'ran');
+    expect((await runMain(['config', 'set', 'production.apiKeyCommand', `touch ${marker}`], { env })).code).toBe(0);
+    const v1 = servers.production.baseUrl;
+    const bare = v1.replace(/\/v1$/, '');
+    const r = await runMain(['--base-url', bare, 'pets', 'list'], { env });
+    expect(r.code).toBe(2);
+    expect(unwrapped(r.stderr)).toContain(
+      `lacks the version segment /v1; the key of production.apiKeyCommand is for ${v1}, and was not sent`,
+    );
+    expect(existsSync(marker)).toBe(false);
+    expect(servers.production.requests).toHaveLength(0);
+  });
+
+  it('no key at all and no /v1: the /v1 warning comes before the key error', async () => {
+    const { env } = await configured(servers);
+    const bare = servers.production.baseUrl.replace(/\/v1$/, '');
+    const r = await runMain(['--base-url', bare, 'pets', 'list'], { env });
+    expect(r.code).toBe(4);
+    const said = unwrapped(r.stderr);
+    const warning = said.indexOf('does not end with the version segment /v1');
+    expect(warning).toBeGreaterThanOrEqual(0);
+    expect(said.indexOf('error: no API key for production')).toBeGreaterThan(warning);
+  });
+
+  it('plain http to a remote host is refused (exit 2) before any key check, flag or variable', async () => {
+    const { env } = await loggedIn();
+    for (const run of [
+      runMain(['--base-url', 'http://pets.example.com/v1', 'pets', 'list'], { env }),
+      runMain(['pets', 'list'], { env: { ...env, PETSTORE_BASE_URL: 'http://pets.example.com/v1' } }),
+    ]) {
+      const r = await run;
+      expect(r.code).toBe(2);
+      const said = unwrapped(r.stderr);
+      expect(said).toContain('plain http:// is allowed only for loopback hosts');
+      expect(said).not.toContain('key was stored');
+      expect(said).not.toContain('no API key');
+    }
+  });
+
+  it('a key stored for another URL (not only the /v1) still says so and advises logging in there', async () => {
+    const { env, v1 } = await loggedIn();
+    const other = servers.staging.baseUrl;
+    const r = await runMain(['--base-url', other, 'pets', 'list'], { env });
+    expect(r.code).toBe(4);
+    const said = unwrapped(r.stderr);
+    expect(said).toContain(`the production key was stored for ${v1}, not ${other}; not sent`);
+    expect(said).toContain('auth login');
+    expect(said).not.toContain('version segment');
   });
 });

@@ -209,6 +209,10 @@ function describeKey(remote: RemoteSettings, selected: Resolved<string>): string
       ? `failed (${source ?? 'command'}): ${reason}`
       : `not run (${source ?? 'command'}): ${escapeForTerminal(key.error.message)}`;
   }
+  if (key.source === 'file' && stored !== undefined && baseUrl.ok && stored.baseUrl === `${baseUrl.value}/v1`) {
+    // The URL is what to fix, not the login (cli-contract.md "Environments").
+    return `${maskKey(stored.key)} (config file), stored for ${stored.baseUrl}: not sent to ${baseUrl.value}, which lacks the version segment /v1`;
+  }
   if (key.source === 'file' && stored !== undefined && baseUrl.ok && stored.baseUrl !== baseUrl.value) {
     return `${maskKey(stored.key)} (config file), stored for ${stored.baseUrl}: not sent to ${baseUrl.value} (log in again with \`${login}\`)`;
   }
