@@ -5,7 +5,7 @@
  * restarts and resets, set by `PETSTORE_SANDBOX_KEY`, shown only where printed on purpose.
  * In-process (`runMain`) on real temp directories.
  */
-import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runMain } from '../../helpers/run-main.js';
@@ -109,6 +109,22 @@ describe.concurrent("the sandbox's key", () => {
     const other = await serveIn(tempDir());
     expect(other.apiKey).not.toBe(first.apiKey);
     await other.stop();
+  });
+
+  it('runs that start together on a fresh data file agree on one key; no temporary file is left', async () => {
+    const dir = tempDir();
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        runMain(['--env', 'sandbox', 'pets', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } }),
+      ),
+    );
+    expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0, 0, 0]);
+    const kept = readFileSync(join(dir, 'sandbox.json.key'), 'utf8');
+    expect(kept).toMatch(/^sbx_[0-9a-f]{32}\n$/);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    const served = await serveIn(dir);
+    expect(`${served.apiKey}\n`).toBe(kept);
+    await served.stop();
   });
 
   it('PETSTORE_SANDBOX_KEY sets it: served and accepted, the kept key refused, never written', async () => {
