@@ -111,6 +111,13 @@ describe.concurrent("the sandbox's key", () => {
     await other.stop();
   });
 
+  it('its help says the key is kept and how to set it', async () => {
+    const r = await runMain(['sandbox', 'serve', '--help'], { env: { PETSTORE_CONFIG_DIR: tempDir() } });
+    expect(r.code).toBe(0);
+    const said = r.stdout.replace(/\s+/g, ' ');
+    expect(said).toContain('the same after a restart or a sandbox reset; PETSTORE_SANDBOX_KEY sets another');
+  });
+
   it('runs that start together on a fresh data file agree on one key; no temporary file is left', async () => {
     const dir = tempDir();
     const runs = await Promise.all(

@@ -48,6 +48,8 @@ export function newServeCommand(f: Runner) {
     .addHelpText(
       'after',
       `
+The key is the sandbox data's own (sandbox.json.key beside it), the same after a restart or a sandbox reset; PETSTORE_SANDBOX_KEY sets another (no flag takes a key).
+
 Examples:
   $ petstore sandbox serve --port 8080
   $ curl -H "Authorization: Bearer $PETSTORE_API_KEY" http://127.0.0.1:8080/v1/pets`,
