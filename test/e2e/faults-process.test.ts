@@ -191,7 +191,9 @@ describe('Ctrl-C', () => {
       await names(seen);
       expect(existsSync(`${file}.lock`), seen).toBe(false);
       expect(
-        readdirSync(dir).filter((f) => !['sandbox.json', 'sandbox.json.journal', 'config.json'].includes(f)),
+        readdirSync(dir).filter(
+          (f) => !['sandbox.json', 'sandbox.json.journal', 'sandbox.json.key', 'config.json'].includes(f),
+        ),
         seen,
       ).toEqual([]);
     }
