@@ -10,8 +10,8 @@ import { PET_FIELDS, type PetField } from './client/constants.js';
 import { commandTree } from './command-path.js';
 import { RECORD_FLAGS, type RecordFlag } from './command-traits.js';
 import type { EnvVars } from './config/env.js';
-import { ENVIRONMENTS, type EnvName } from './config/environments.js';
-import { checkBaseUrl, parseEnvName } from './config/settings.js';
+import { checkEnvName, type EnvName } from './config/environments.js';
+import { checkBaseUrl } from './config/settings.js';
 import { UsageError } from './errors.js';
 import {
   OUTPUT_FORMATS,
@@ -34,9 +34,10 @@ export function addGlobalOptions(program: Command) {
   return (
     program
       .addOption(
-        new Option('-e, --env <name>', 'environment (env PETSTORE_ENV; default: production)')
-          .choices(ENVIRONMENTS)
-          .argParser((v) => parseEnvName(v, '--env')),
+        new Option(
+          '-e, --env <name>',
+          'environment: production, staging, sandbox or a configured name (env PETSTORE_ENV; default: production)',
+        ).argParser((v) => checkEnvName(v, '--env')),
       )
       .addOption(
         new Option('--base-url <url>', 'API base URL ending in /v1 (env PETSTORE_BASE_URL)').argParser((v) =>

@@ -12,7 +12,6 @@
  * To add a variable: one entry below (keep `meaning` one short sentence; the list in
  * docs/commands.md is then regenerated from it), and read it with `ctx.env.get('NAME')`.
  */
-import { ENVIRONMENTS } from './environments.js';
 
 /**
  * How a value is read: `string` as given; `boolean` (`0`/`false` off, anything else on);
@@ -42,9 +41,9 @@ export interface EnvVarSpec {
 /** Every environment variable petstore reads (or, `readBy: 'node'`, that Node reads for it). */
 export const ENV_VARS = {
   PETSTORE_ENV: {
-    type: ENVIRONMENTS,
+    type: 'string',
     default: "the config file's `environment`, else `production`",
-    meaning: 'The environment, when `--env` is not given.',
+    meaning: 'The environment (`production`, `staging`, `sandbox` or a configured name), when `--env` is not given.',
   },
   PETSTORE_BASE_URL: {
     type: 'string',

@@ -1,6 +1,7 @@
 /**
  * The settings `petstore config get|set|unset` know (cli-contract.md "Commands":
- * `environment`, `<env>.baseUrl`, `<env>.apiKeyCommand`), with their checks. API keys are
+ * `environment`, `<env>.baseUrl`, `<env>.apiKeyCommand`, for production, staging and any
+ * environment the user adds), with their checks. API keys are
  * deliberately not settings: they are stored by `auth login` only (read from a prompt or
  * stdin, never from argv, where every local user could see them), or printed by an
  * `apiKeyCommand` each run and never stored.
@@ -9,8 +10,14 @@ import { UsageError } from '../errors.js';
 import { quote } from '../flag-values.js';
 import { suggestCommand } from '../suggest.js';
 import { shellSyntaxWords, splitCommandLine } from './command-line.js';
-import { ENVIRONMENTS } from './environments.js';
-import { checkBaseUrl, lacksVersionSegment, parseEnvName } from './settings.js';
+import {
+  BUILTIN_ENVIRONMENTS,
+  checkConfigurableName,
+  checkEnvName,
+  isConfigurableName,
+  type RemoteEnvName,
+} from './environments.js';
+import { checkBaseUrl, lacksVersionSegment } from './settings.js';
 
 /** One known setting. */
 export interface SettingDef {
@@ -28,7 +35,7 @@ export interface SettingDef {
   parse(raw: string, warn: (message: string) => void): string;
 }
 
-function baseUrlSetting(env: 'production' | 'staging'): SettingDef {
+function baseUrlSetting(env: RemoteEnvName): SettingDef {
   const key = `${env}.baseUrl`;
   return {
     key,
@@ -45,7 +52,7 @@ function baseUrlSetting(env: 'production' | 'staging'): SettingDef {
   };
 }
 
-function keyCommandSetting(env: 'production' | 'staging'): SettingDef {
+function keyCommandSetting(env: RemoteEnvName): SettingDef {
   const key = `${env}.apiKeyCommand`;
   return {
     key,
@@ -67,10 +74,11 @@ function keyCommandSetting(env: 'production' | 'staging'): SettingDef {
 export const SETTINGS: readonly SettingDef[] = [
   {
     key: 'environment',
-    description: `environment used when neither --env nor PETSTORE_ENV is given: ${ENVIRONMENTS.join(', ')}`,
+    description: `environment used when neither --env nor PETSTORE_ENV is given: ${BUILTIN_ENVIRONMENTS.join(', ')} or a configured name`,
     default: 'production',
-    choices: ENVIRONMENTS,
-    parse: (raw) => parseEnvName(raw, 'environment'),
+    choices: BUILTIN_ENVIRONMENTS,
+    // Whether the name is configured is checked against the file, under its lock (`config set`).
+    parse: (raw) => checkEnvName(raw, 'environment'),
   },
   baseUrlSetting('production'),
   baseUrlSetting('staging'),
@@ -78,7 +86,26 @@ export const SETTINGS: readonly SettingDef[] = [
   keyCommandSetting('staging'),
 ];
 
-/** The names of the known settings (`config get|set|unset` complete and accept these). */
+/** The settings every environment may have, by the last word of their key. */
+const PER_ENVIRONMENT: Record<string, (env: RemoteEnvName) => SettingDef> = {
+  baseUrl: baseUrlSetting,
+  apiKeyCommand: keyCommandSetting,
+};
+
+/**
+ * The setting `NAME.field` of an environment the user adds (`staging-eu.baseUrl`), or
+ * undefined when `key` is not of that form.
+ * @throws UsageError when NAME cannot name an environment (reserved, the sandbox, or of
+ * another shape).
+ */
+function environmentSetting(key: string): SettingDef | undefined {
+  const match = /^([^.]+)\.([^.]+)$/.exec(key);
+  const make = match?.[2] === undefined ? undefined : PER_ENVIRONMENT[match[2]];
+  if (match?.[1] === undefined || make === undefined) return undefined;
+  return make(checkConfigurableName(match[1], `config key ${quote(key)}`));
+}
+
+/** The names of the known settings of production and staging (`config get|set|unset` complete these). */
 export const SETTING_KEYS: readonly string[] = SETTINGS.map((s) => s.key);
 
 /** The values of the settings that take a fixed list, by key (`environment`: the environments). */
@@ -95,12 +122,13 @@ const KEY_LIKE = /(?:^|\.)(?:api[-_]?key|key|keys|token|secret|auth)(?:\.|$)/i;
  * unknown key (listing the known ones).
  */
 export function findSetting(key: string, verb: 'get' | 'set' | 'unset'): SettingDef {
-  const def = SETTINGS.find((s) => s.key === key);
+  const def = SETTINGS.find((s) => s.key === key) ?? environmentSetting(key);
   if (def !== undefined) return def;
   if (KEY_LIKE.test(key)) {
     // The environment is named even for production: a PETSTORE_ENV in the shell must not
     // send the pasted command elsewhere.
-    const reach = { env: key.startsWith('staging') ? 'staging' : 'production', envFlag: true };
+    const first = key.split('.')[0] ?? '';
+    const reach = { env: isConfigurableName(first) ? first : 'production', envFlag: true };
     throw new UsageError(
       `API keys are not settings: \`petstore config ${verb}\` cannot ${verb === 'get' ? 'show' : 'change'} ${quote(key)}`,
       verb === 'get'
@@ -109,7 +137,11 @@ export function findSetting(key: string, verb: 'get' | 'set' | 'unset'): Setting
     );
   }
   throw new UsageError(
-    `unknown config key ${quote(key)}: the known keys are ${SETTINGS.map((s) => s.key).join(', ')}`,
+    `unknown config key ${quote(key)}: the known keys are environment and, for each environment NAME, ${Object.keys(
+      PER_ENVIRONMENT,
+    )
+      .map((field) => `NAME.${field}`)
+      .join(', ')}`,
     'Run `petstore config list` to see every setting and where it comes from.',
   );
 }

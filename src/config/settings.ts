@@ -24,11 +24,19 @@ import { isSendableKey, maskUrl } from '../mask.js';
 import { isLoopbackHost } from '../loopback.js';
 import { suggestCommand } from '../suggest.js';
 import type { EnvVars } from './env.js';
-import { ENVIRONMENTS, REMOTE_ENVIRONMENTS, type EnvName, type RemoteEnvName } from './environments.js';
+import {
+  BUILTIN_REMOTES,
+  checkEnvName,
+  closestEnvironment,
+  isBuiltinEnvironment,
+  SANDBOX,
+  type EnvName,
+  type RemoteEnvName,
+} from './environments.js';
 
-/** True for `production` and `staging`. */
+/** True for every environment but the sandbox. */
 function isRemote(name: EnvName): name is RemoteEnvName {
-  return name !== 'sandbox';
+  return name !== SANDBOX;
 }
 
 /** Where a setting came from; `command` is an environment's `apiKeyCommand`. */
@@ -71,6 +79,8 @@ export interface ConfigReader {
   getSetting(key: string): string | undefined;
   /** The API key stored for `name`, with the base URL it was stored for. */
   getKey(name: RemoteEnvName): StoredKey | undefined;
+  /** The remote environments: production, staging, then the configured names in order. */
+  remoteNames(): readonly RemoteEnvName[];
 }
 
 /**
@@ -103,7 +113,7 @@ export interface RemoteSettings {
 /** The outcome of resolution. */
 export interface Settings {
   environment: Outcome<EnvName>;
-  /** The remote environments resolved: both (scope `all`) or the selected one (scope `selected`). */
+  /** The remote environments resolved: every known one (scope `all`) or the selected one (scope `selected`). */
   remotes: RemoteSettings[];
   /** The config file's path, when scope `all` read it. */
   configPath: string | undefined;
@@ -111,7 +121,7 @@ export interface Settings {
 
 /** The inputs of resolution. */
 export interface ResolveInput {
-  /** `--env`, already checked by its parser. */
+  /** `--env`, its shape already checked by `checkEnvName` (whether it is known is checked here). */
   envFlag: EnvName | undefined;
   /** `--base-url`, already checked by `checkBaseUrl`. */
   baseUrlFlag: string | undefined;
@@ -135,13 +145,29 @@ export interface Connection {
 }
 
 /**
- * Parses an environment name.
- * @throws UsageError naming `what` when it is not one of production, staging, sandbox.
+ * Every environment a command may select: the sandbox and the remote ones the config file
+ * knows (`ConfigReader.remoteNames`), production first.
  */
-export function parseEnvName(raw: string, what: string): EnvName {
-  const found = ENVIRONMENTS.find((e) => e === raw);
-  if (found !== undefined) return found;
-  throw new UsageError(`invalid ${what} ${quote(raw)}: must be one of ${ENVIRONMENTS.join(', ')}`);
+export function knownEnvironments(remotes: readonly RemoteEnvName[]): EnvName[] {
+  return [...remotes, SANDBOX];
+}
+
+/**
+ * The error of a name that is not a known environment (cli-contract.md "Environments": exit
+ * 2 naming the closest known name), as a UsageError for what the user typed (`--env`,
+ * `PETSTORE_ENV`, `env use`) or a ConfigError naming the file for its `environment` key.
+ */
+export function unknownEnvironment(
+  name: string,
+  known: readonly EnvName[],
+  from: string,
+  configPath?: string,
+): UsageError | ConfigError {
+  const closest = closestEnvironment(name, known);
+  const guess = closest === undefined ? '' : `: did you mean ${closest}?`;
+  const message = `unknown environment ${quote(name)} (from ${from})${guess}`;
+  const hint = `The environments are ${known.join(', ')}; add one with \`petstore config set ${name}.baseUrl https://HOST/v1\`.`;
+  return configPath === undefined ? new UsageError(message, hint) : new ConfigError(`${configPath}: ${message}`, hint);
 }
 
 /**
@@ -248,7 +274,14 @@ export async function resolveSettings(input: ResolveInput, { scope, keys = true 
   const read = scope === 'all' ? await file() : undefined;
   const environment = await resolveEnvironment(input, file);
   const selected = environment.ok ? environment.value : undefined;
-  const names = scope === 'all' ? REMOTE_ENVIRONMENTS : selected !== undefined && isRemote(selected) ? [selected] : [];
+  const names =
+    scope === 'all'
+      ? read instanceof ConfigError || read === undefined
+        ? BUILTIN_REMOTES
+        : read.remoteNames()
+      : selected !== undefined && isRemote(selected)
+        ? [selected]
+        : [];
   const remotes: RemoteSettings[] = [];
   for (const name of names) {
     const isSelected = name === selected;
@@ -267,14 +300,14 @@ export async function resolveSettings(input: ResolveInput, { scope, keys = true 
   return { environment, remotes, configPath: read instanceof ConfigError ? undefined : read?.path };
 }
 
-function resolveEnvironment(input: ResolveInput, file: FileAccess): Promise<Outcome<EnvName>> {
+async function resolveEnvironment(input: ResolveInput, file: FileAccess): Promise<Outcome<EnvName>> {
   const { env } = input;
-  return firstOf<EnvName>(
+  const chosen = await firstOf<EnvName>(
     [
       () => (input.envFlag === undefined ? undefined : resolved(input.envFlag, 'flag', '--env')),
       () => {
-        const name = attempt(() => env.get('PETSTORE_ENV'), 'env', 'PETSTORE_ENV');
-        return name.ok && name.value === undefined ? undefined : (name as Outcome<EnvName>);
+        const raw = env.get('PETSTORE_ENV');
+        return raw === undefined ? undefined : attempt(() => checkEnvName(raw, 'PETSTORE_ENV'), 'env', 'PETSTORE_ENV');
       },
       async () => {
         const config = await file();
@@ -285,18 +318,23 @@ function resolveEnvironment(input: ResolveInput, file: FileAccess): Promise<Outc
           return env.isSet('PETSTORE_API_KEY') && env.isSet('PETSTORE_BASE_URL') ? undefined : unresolved(config);
         }
         const stored = config.getSetting('environment');
-        if (stored === undefined) return undefined;
-        const found = ENVIRONMENTS.find((e) => e === stored);
-        return found !== undefined
-          ? resolved(found, 'file', 'environment')
-          : unresolved(
-              new ConfigError(`${config.path}: environment ${quote(stored)} is not one of ${ENVIRONMENTS.join(', ')}`),
-              { source: 'file', from: 'environment' },
-            );
+        return stored === undefined ? undefined : resolved(stored, 'file', 'environment');
       },
     ],
     () => resolved<EnvName>('production', 'default', 'default'),
   );
+  // production, staging and sandbox need no file to be known; any other name is known
+  // only when the file configures it.
+  if (!chosen.ok || isBuiltinEnvironment(chosen.value)) return chosen;
+  const config = await file();
+  if (config instanceof ConfigError) return unresolved(config, { source: chosen.source, from: chosen.from });
+  if (config.remoteNames().includes(chosen.value)) return chosen;
+  const known = knownEnvironments(config.remoteNames());
+  const error =
+    chosen.source === 'file'
+      ? unknownEnvironment(chosen.value, known, 'environment', config.path)
+      : unknownEnvironment(chosen.value, known, chosen.from);
+  return unresolved(error, { source: chosen.source, from: chosen.from });
 }
 
 function resolveBaseUrl(

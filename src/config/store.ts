@@ -9,8 +9,14 @@
  * { "environment": "staging",
  *   "production": { "baseUrl": "https://api.example.com/v1", "apiKeyCommand": "op read op://store/petstore/key" },
  *   "staging":    { "baseUrl": "https://staging.example.com/v1" },
+ *   "environments": { "staging-eu": { "baseUrl": "https://eu.staging.example.com/v1" } },
  *   "auth": { "staging": { "apiKey": "…", "baseUrl": "https://staging.example.com/v1" } } }
  * ```
+ *
+ * production and staging keep their settings at the top level, where every earlier
+ * petstore wrote and reads them; the environments a user adds live under `environments`,
+ * so no name of theirs can meet a key of the file's own. The setting keys are the same
+ * for all (`staging-eu.baseUrl`): `settingPath` maps one to its place in the file.
  *
  * Reading and writing take different roads on purpose:
  * - Reads (every command that needs a stored value) use trust.ts's `readOwnedFile` (ssh's
@@ -36,7 +42,7 @@ import { z } from 'zod';
 import { ConfigError, describeFileError, InterruptedError } from '../errors.js';
 import { FileTooLargeError, readOwnedFile, UntrustedPathError } from '../trust.js';
 import type { EnvVars } from './env.js';
-import { ENVIRONMENTS, type RemoteEnvName } from './environments.js';
+import { BUILTIN_REMOTES, isConfigurableName, type RemoteEnvName } from './environments.js';
 import { configDir, configFile, isDefaultConfigDir } from './paths.js';
 import type { ConfigReader } from './settings.js';
 import { checkConfigDir, refusal } from './trusted.js';
@@ -49,16 +55,22 @@ const StoredKeySchema = z.object({
 
 const EnvSettingsSchema = z.looseObject({ baseUrl: z.string().optional(), apiKeyCommand: z.string().optional() });
 
-/** The shape of `config.json`; unknown keys are allowed and preserved. */
+/**
+ * The shape of `config.json`; unknown keys are allowed and preserved. `environment` is
+ * any string here: whether it names a known environment is the resolver's question, which
+ * has the message for it.
+ */
 const ConfigFileSchema = z.looseObject({
-  environment: z.enum(ENVIRONMENTS).optional(),
+  environment: z.string().optional(),
   production: EnvSettingsSchema.optional(),
   staging: EnvSettingsSchema.optional(),
+  environments: z.record(z.string(), EnvSettingsSchema).optional(),
   auth: z
     .looseObject({
       production: StoredKeySchema.optional(),
       staging: StoredKeySchema.optional(),
     })
+    .catchall(StoredKeySchema)
     .optional(),
 });
 
@@ -144,16 +156,41 @@ function makeStore(path: string, exists: boolean, data: ConfigFile): ConfigStore
     data,
     getSetting: (key) => readSetting(data, key),
     getKey: (name: RemoteEnvName) => {
-      const stored = data.auth?.[name];
+      const stored = Object.hasOwn(data.auth ?? {}, name) ? data.auth?.[name] : undefined;
       return stored === undefined ? undefined : { key: stored.apiKey, baseUrl: stored.baseUrl };
     },
+    remoteNames: () => remoteNames(data),
   };
 }
 
-/** A dotted setting (`environment`, `production.baseUrl`) from the file, if it is a string. */
+/**
+ * The remote environments the file knows: production and staging always, then the names
+ * under `environments` or with a stored key, in alphabetical order. A name the file holds
+ * that could not be configured (reserved, or of another shape) is not an environment.
+ */
+function remoteNames(data: ConfigFile): RemoteEnvName[] {
+  const configured = new Set([...Object.keys(data.environments ?? {}), ...Object.keys(data.auth ?? {})]);
+  const added = [...configured].filter(
+    (name) => !(BUILTIN_REMOTES as readonly string[]).includes(name) && isConfigurableName(name),
+  );
+  return [...BUILTIN_REMOTES, ...added.sort()];
+}
+
+/**
+ * Where a setting key lives in the file: `environment` and the settings of production and
+ * staging where they always were; `NAME.field` of an added environment under
+ * `environments.NAME`.
+ */
+function settingPath(key: string): string {
+  const [name = '', ...rest] = key.split('.');
+  if (rest.length === 0 || (BUILTIN_REMOTES as readonly string[]).includes(name)) return key;
+  return ['environments', name, ...rest].join('.');
+}
+
+/** A setting (`environment`, `production.baseUrl`, `staging-eu.baseUrl`) from the file, if it is a string. */
 function readSetting(data: ConfigFile, key: string): string | undefined {
   let node: unknown = data;
-  for (const part of key.split('.')) {
+  for (const part of settingPath(key).split('.')) {
     if (node === null || typeof node !== 'object' || !Object.hasOwn(node, part)) return undefined;
     node = (node as Record<string, unknown>)[part];
   }
@@ -187,6 +224,11 @@ export interface ConfigWriter {
   setKey(name: RemoteEnvName, apiKey: string, baseUrl: string): void;
   /** Removes the key of `name`. Returns whether there was one. */
   deleteKey(name: RemoteEnvName): boolean;
+  /**
+   * Removes every setting and the stored key of `name`, and the `environment` default when
+   * it names it (production is the default again). Returns whether anything was removed.
+   */
+  removeEnvironment(name: RemoteEnvName): boolean;
 }
 
 /** How a writer waits for another writer's lock. */
@@ -321,10 +363,16 @@ async function openConfigWriter(
   return {
     store,
     path: conf.path,
-    set: (key, value) => wrap(() => conf.set(key, value)),
-    delete: remove,
+    set: (key, value) => wrap(() => conf.set(settingPath(key), value)),
+    delete: (key) => remove(settingPath(key)),
     setKey: (name, apiKey, baseUrl) => wrap(() => conf.set(`auth.${name}`, { apiKey, baseUrl })),
     deleteKey: (name) => remove(`auth.${name}`),
+    removeEnvironment: (name) => {
+      const settings = remove(settingPath(`${name}.x`).replace(/\.x$/, ''));
+      const key = remove(`auth.${name}`);
+      const isDefault = store.getSetting('environment') === name && remove('environment');
+      return settings || key || isDefault;
+    },
   };
 }
 

@@ -15,10 +15,31 @@ describe('findSetting', () => {
   });
 
   it('refuses an unknown key, listing the known ones', () => {
-    expect(() => findSetting('prod.baseUrl', 'set')).toThrow(UsageError);
-    expect(() => findSetting('prod.baseUrl', 'set')).toThrow(
-      /known keys are environment, production\.baseUrl, staging\.baseUrl/,
+    expect(() => findSetting('production.timeout', 'set')).toThrow(UsageError);
+    expect(() => findSetting('production.timeout', 'set')).toThrow(
+      'unknown config key "production.timeout": the known keys are environment and, for each environment NAME, NAME.baseUrl, NAME.apiKeyCommand',
     );
+  });
+
+  it.each([
+    ['staging-eu.baseUrl', 'staging-eu.baseUrl'],
+    ['a.apiKeyCommand', 'a.apiKeyCommand'],
+    [`${'x'.repeat(32)}.baseUrl`, `${'x'.repeat(32)}.baseUrl`],
+  ])('knows %s, the setting of an environment a user adds', (key, found) => {
+    expect(findSetting(key, 'set').key).toBe(found);
+  });
+
+  it.each([
+    ['sandbox.baseUrl', /the sandbox has no settings/],
+    ['auth.baseUrl', /"auth" is reserved/],
+    ['pets.baseUrl', /"pets" is reserved/],
+    ['environments.baseUrl', /"environments" is reserved/],
+    ['Staging.baseUrl', /an environment name is lower-case letters/],
+    ['9s.baseUrl', /starting with a letter/],
+    [`${'x'.repeat(33)}.baseUrl`, /at most 32 characters/],
+  ])('refuses %s, naming why', (key, why) => {
+    expect(() => findSetting(key, 'set')).toThrow(UsageError);
+    expect(() => findSetting(key, 'set')).toThrow(why);
   });
 
   it.each(['production.apiKey', 'staging.key', 'auth.production', 'token'])('points %s at auth login', (key) => {
@@ -37,8 +58,12 @@ describe('parse', () => {
     expect(parse('environment', env)).toEqual({ value: env, warnings: [] });
   });
 
-  it.each(['prod', 'Production', ''])('refuses environment %j', (raw) => {
-    expect(() => parse('environment', raw)).toThrow(/must be one of production, staging, sandbox/);
+  it('takes any well-formed name (whether it is configured is checked against the file)', () => {
+    expect(parse('environment', 'staging-eu')).toEqual({ value: 'staging-eu', warnings: [] });
+  });
+
+  it.each(['Production', '', '-a', 'a_b'])('refuses environment %j', (raw) => {
+    expect(() => parse('environment', raw)).toThrow(/an environment name is lower-case letters, digits and -/);
   });
 
   it('accepts https and loopback http, without a trailing slash', () => {

@@ -47,11 +47,11 @@ describe('EnvVars: one rule for "set"', () => {
   });
 
   it('a variable with a list of values refuses another, naming it (exit 2)', () => {
-    expect(new EnvVars({ PETSTORE_ENV: 'staging' }).get('PETSTORE_ENV')).toBe('staging');
-    const env = new EnvVars({ PETSTORE_ENV: 'dev' });
-    expect(() => env.get('PETSTORE_ENV')).toThrow(UsageError);
-    expect(() => env.get('PETSTORE_ENV')).toThrow(
-      'invalid PETSTORE_ENV "dev": must be one of production, staging, sandbox',
+    expect(new EnvVars({ PETSTORE_BULK_CONNECTIONS: 'fresh' }).get('PETSTORE_BULK_CONNECTIONS')).toBe('fresh');
+    const env = new EnvVars({ PETSTORE_BULK_CONNECTIONS: 'pooled' });
+    expect(() => env.get('PETSTORE_BULK_CONNECTIONS')).toThrow(UsageError);
+    expect(() => env.get('PETSTORE_BULK_CONNECTIONS')).toThrow(
+      'invalid PETSTORE_BULK_CONNECTIONS "pooled": must be one of fresh, keep-alive',
     );
   });
 

@@ -29,6 +29,14 @@ function reader(
     path: '/cfg/config.json',
     getSetting: (k) => settings[k],
     getKey: (env) => keys[env],
+    // production and staging, then the names the settings or keys name, as the store reads them.
+    remoteNames: () => [
+      'production',
+      'staging',
+      ...[...new Set([...Object.keys(settings).map((k) => k.split('.')[0] ?? ''), ...Object.keys(keys)])]
+        .filter((n) => !['production', 'staging', 'environment'].includes(n))
+        .sort(),
+    ],
   };
   const load: LoadConfig = () => {
     loads++;
@@ -99,10 +107,75 @@ describe('resolveSettings: environment', () => {
     expect(fromEnv.environment.ok).toBe(false);
     if (!fromEnv.environment.ok) {
       expect(fromEnv.environment.error).toBeInstanceOf(UsageError);
-      expect(fromEnv.environment.error.message).toMatch(/PETSTORE_ENV "dev"/);
+      expect(fromEnv.environment.error.message).toBe('unknown environment "dev" (from PETSTORE_ENV)');
     }
     const fromFile = await resolveSettings(input(reader({ environment: 'dev' }).load), { scope: 'selected' });
     expect(fromFile.environment).toMatchObject({ ok: false, error: expect.any(ConfigError) as unknown });
+    if (!fromFile.environment.ok) {
+      expect(fromFile.environment.error.message).toBe('/cfg/config.json: unknown environment "dev" (from environment)');
+    }
+  });
+
+  it.each([
+    ['prod', 'production'],
+    ['stagin', 'staging'],
+    ['sandbx', 'sandbox'],
+    ['staging-ue', 'staging-eu'],
+    ['stag', undefined],
+  ])('--env %s is exit 2 suggesting %s, and names every known environment', async (typed, closest) => {
+    const load = reader({ 'staging-eu.baseUrl': 'https://eu.example.com/v1' }).load;
+    const s = await resolveSettings(input(load, {}, typed), { scope: 'selected' });
+    expect(s.environment.ok).toBe(false);
+    if (s.environment.ok) return;
+    expect(s.environment.error).toBeInstanceOf(UsageError);
+    expect(s.environment.error.message).toBe(
+      `unknown environment "${typed}" (from --env)${closest === undefined ? '' : `: did you mean ${closest}?`}`,
+    );
+    expect(s.environment.error.hint).toBe(
+      `The environments are production, staging, staging-eu, sandbox; add one with \`petstore config set ${typed}.baseUrl https://HOST/v1\`.`,
+    );
+  });
+
+  it('a configured name is selected by --env, PETSTORE_ENV and the file alike', async () => {
+    const settings = { 'staging-eu.baseUrl': 'https://eu.example.com/v1' };
+    for (const [env, flag, file] of [
+      [{}, 'staging-eu', {}],
+      [{ PETSTORE_ENV: 'staging-eu' }, undefined, {}],
+      [{}, undefined, { environment: 'staging-eu' }],
+    ] as const) {
+      const s = await resolveSettings(input(reader({ ...settings, ...file }).load, env, flag), { scope: 'selected' });
+      expect(s.environment).toMatchObject({ ok: true, value: 'staging-eu' });
+      expect(s.remotes.map((r) => [r.name, r.baseUrl.ok && r.baseUrl.value])).toEqual([
+        ['staging-eu', 'https://eu.example.com/v1'],
+      ]);
+    }
+  });
+
+  it('production, staging and sandbox are known without reading the file; another name reads it', async () => {
+    for (const name of ['production', 'staging', 'sandbox']) {
+      const s = await resolveSettings(
+        input(broken, { PETSTORE_API_KEY: 'k', PETSTORE_BASE_URL: 'https://a.example/v1' }, name),
+        {
+          scope: 'selected',
+        },
+      );
+      expect(s.environment).toMatchObject({ ok: true, value: name });
+    }
+    const s = await resolveSettings(input(broken, {}, 'staging-eu'), { scope: 'selected' });
+    expect(s.environment).toMatchObject({ ok: false, error: expect.any(ConfigError) as unknown });
+  });
+
+  it('PETSTORE_ENV of another shape is refused as such', async () => {
+    const s = await resolveSettings(input(reader({}).load, { PETSTORE_ENV: 'Prod' }), { scope: 'selected' });
+    expect(s.environment.ok).toBe(false);
+    if (!s.environment.ok)
+      expect(s.environment.error.message).toMatch(/^invalid PETSTORE_ENV "Prod": an environment name is/);
+  });
+
+  it('scope all resolves every remote environment the file knows, production and staging first', async () => {
+    const load = reader({ 'zeta.baseUrl': 'https://z.example/v1', 'alpha.baseUrl': 'https://a.example/v1' }).load;
+    const s = await resolveSettings(input(load), { scope: 'all', keys: false });
+    expect(s.remotes.map((r) => r.name)).toEqual(['production', 'staging', 'alpha', 'zeta']);
   });
 });
 

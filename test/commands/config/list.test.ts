@@ -87,7 +87,7 @@ describe.concurrent('a corrupt config file', () => {
     ['truncated JSON', '{"environment": "stag', /is not valid JSON/],
     ['an empty file', '', /is not valid JSON \(the file is empty\)/],
     ['a value of the wrong shape', '{"staging": {"baseUrl": 42}}', /wrong shape at staging\.baseUrl/],
-    ['an unknown environment', '{"environment": "prod"}', /wrong shape at environment/],
+    ['an environment that is not text', '{"environment": 7}', /wrong shape at environment/],
     [
       'a key without its base URL',
       '{"auth": {"staging": {"apiKey": "abcdef123456"}}}',
@@ -126,6 +126,29 @@ describe.concurrent('a corrupt config file', () => {
     },
     60_000,
   );
+
+  it('an unknown environment as the default: every command that selects one is exit 2 naming the file and the closest name; config set repairs it', async () => {
+    const { dir, file, env } = freshConfig();
+    mkdirSync(dir, { mode: 0o700 });
+    writeFileSync(file, '{"environment": "prod"}', { mode: 0o600 });
+    for (const args of [
+      ['config', 'list'],
+      ['auth', 'status'],
+      ['auth', 'logout'],
+      ['pets', 'list'],
+    ]) {
+      const r = await runMain(args, { env });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout, args.join(' ')).toBe('');
+      expect(unwrapped(r.stderr), args.join(' ')).toContain(
+        `${file}: unknown environment "prod" (from environment): did you mean production?`,
+      );
+    }
+    expect(readFileSync(file, 'utf8')).toBe('{"environment": "prod"}');
+    expect((await runMain(['config', 'get', 'environment'], { env })).stdout).toBe('prod\n');
+    expect((await runMain(['config', 'set', 'environment', 'production'], { env })).code).toBe(0);
+    expect((await runMain(['auth', 'status'], { env })).stderr).not.toContain('unknown environment');
+  });
 
   it('the JSON error form names the config code', async () => {
     const { dir, file, env } = freshConfig();

@@ -45,7 +45,7 @@ describe.concurrent('what is refused and what is kept', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(unwrapped(r.stderr)).toContain(
-      'unknown config key "timeout": the known keys are environment, production.baseUrl, staging.baseUrl',
+      'unknown config key "timeout": the known keys are environment and, for each environment NAME, NAME.baseUrl, NAME.apiKeyCommand',
     );
     expect(existsSync(file)).toBe(false);
   });
@@ -63,7 +63,11 @@ describe.concurrent('what is refused and what is kept', () => {
   });
 
   it.each([
-    ['environment', 'prod', /invalid environment "prod": must be one of production, staging, sandbox/],
+    ['environment', 'prod', /unknown environment "prod" \(from config set environment\): did you mean production\?/],
+    ['environment', 'Prod', /invalid environment "Prod": an environment name is lower-case letters/],
+    ['staging-eu.baseUrl', 'http://eu.example.com/v1', /plain http:\/\/ is allowed only for loopback hosts/],
+    ['sandbox.baseUrl', 'https://a.example/v1', /the sandbox has no settings/],
+    ['config.baseUrl', 'https://a.example/v1', /"config" is reserved/],
     ['staging.baseUrl', 'http://staging.example.com/v1', /plain http:\/\/ is allowed only for loopback hosts/],
     ['production.baseUrl', 'not a url', /not a URL/],
   ])('refuses %s %j with exit 2 and writes nothing', async (key, value, message) => {

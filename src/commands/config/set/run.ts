@@ -1,13 +1,15 @@
 /**
  * `config set KEY VALUE`: checks VALUE and stores it in the config file
- * (atomically, mode 0600). `environment` takes production, staging or sandbox; a base URL
+ * (atomically, mode 0600). `environment` takes production, staging, sandbox or a configured
+ * name; `NAME.baseUrl` of a new name adds that environment. A base URL
  * must parse and be https (or http on a loopback host); one without the `/v1` version
  * segment is stored with a warning. API keys are refused here: `auth login` stores them.
  */
 import type { Context } from '../../../context.js';
 import { ExitCode } from '../../../errors.js';
 import { findSetting } from '../../../config/keys.js';
-import { loginCommand } from '../../../config/settings.js';
+import { isBuiltinEnvironment } from '../../../config/environments.js';
+import { knownEnvironments, loginCommand, unknownEnvironment } from '../../../config/settings.js';
 import { withConfigWriter } from '../../../config/store.js';
 
 /**
@@ -18,11 +20,17 @@ import { withConfigWriter } from '../../../config/store.js';
 export async function runSet(ctx: Context, key: string, raw: string): Promise<number> {
   const def = findSetting(key, 'set');
   const value = def.parse(raw, (m) => ctx.warn(m));
-  const env = /^(production|staging)\.baseUrl$/.exec(def.key)?.[1] as 'production' | 'staging' | undefined;
+  const env = /^([^.]+)\.baseUrl$/.exec(def.key)?.[1];
   const { path, stored } = await withConfigWriter(
     ctx.env,
     (m) => ctx.warn(m),
     (writer) => {
+      // The default must be an environment a command can select (checked under the lock:
+      // another petstore may be adding or removing one).
+      const remotes = writer.store.remoteNames();
+      if (def.key === 'environment' && !isBuiltinEnvironment(value) && !remotes.includes(value)) {
+        throw unknownEnvironment(value, knownEnvironments(remotes), 'config set environment');
+      }
       writer.set(def.key, value);
       return { path: writer.path, stored: env === undefined ? undefined : writer.store.getKey(env) };
     },
