@@ -2,11 +2,12 @@
  * Io: the one door to the terminal (STYLE.md "Output", gh's `IOStreams`). It owns stdout,
  * stderr and stdin, and everything drawn on them: the one writer of records (stdout, or the
  * pager while one runs), the one writer of messages (errors, warnings, notes, `--verbose`
- * lines), which decides text or JSON in one place (`io/messages.ts`), the progress line
- * (`io/progress.ts`: erased before any other line and drawn again after it) and the pager
- * (`io/pager.ts`: started, fed, waited for, never left behind). Commands call it; nothing
- * else writes to stdout or stderr (checked by test/unit/architecture.test.ts). Tests hand
- * in their own streams (a `PassThrough` with TTY flags and a width).
+ * lines, the lines naming the environment a command talks to), which decides text or JSON
+ * in one place (`io/messages.ts`), the progress line (`io/progress.ts`: erased before any
+ * other line and drawn again after it) and the pager (`io/pager.ts`: started, fed, waited
+ * for, never left behind). Commands call it; nothing else writes to stdout or stderr
+ * (checked by test/unit/architecture.test.ts). Tests hand in their own streams (a
+ * `PassThrough` with TTY flags and a width).
  */
 import { accessSync, constants as fsConstants } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';

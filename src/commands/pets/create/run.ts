@@ -15,10 +15,11 @@ import { printWrittenPet } from '../shared/written.js';
 
 /**
  * Creates one pet and prints it, including its `id`; on a terminal, a summary line on
- * stderr names it and where it was created (cli-contract.md "Environments"). Sent once: a POST is never repeated
- * once it may have reached the server (cli-contract.md "Network behaviour"). When the
- * draft lacks a name or a category id, the connection is checked first (a missing base
- * URL or key fails before anything is typed) and then the missing values are asked for.
+ * stderr names it and where it was created (cli-contract.md "Environments"). Sent once: a
+ * POST is never repeated once it may have reached the server (cli-contract.md "Network
+ * behaviour"). When the draft lacks a name or a category id, the connection is checked
+ * first (a missing base URL or key fails before anything is typed) and then the missing
+ * values are asked for.
  * @throws ApiError (400 → exit 6), AuthError, NetworkError, TimeoutError (saying the pet
  * may have been created when the request may have reached the server), InvalidResponseError; InterruptedError (exit 130, nothing sent) on Ctrl-C at a prompt;
  * CliError `output` (exit 1) naming the created pet when stdout cannot take it (a write
