@@ -30,6 +30,7 @@ import type { GlobalOptions } from './global-options.js';
 import type { HttpTransport } from './http/transport.js';
 import type { JqFilter } from './render/jq.js';
 import type { RecordOutput } from './render/output.js';
+import { describeTarget } from './render/target.js';
 import { suggestCommand } from './suggest.js';
 
 /**
@@ -202,8 +203,10 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
         ctx.warn(`base URL ${baseUrl.value} (from ${baseUrl.from}) does not end with the version segment /v1`);
       }
     });
-    const { baseUrl } = connection;
-    if (environment.value === 'staging') ctx.note(`env: staging (${baseUrl.value})`);
+    // Every remote environment, production included, is named on a terminal before
+    // anything is sent (cli-contract.md "Environments"): a run meant for staging that goes
+    // to production is seen at once. `Io.target` prints nothing off a terminal.
+    ctx.io.target(describeTarget(connection));
   }
   const sandbox = environment.value === 'sandbox';
   const [transport, { PetstoreClient }] = await Promise.all([

@@ -2,11 +2,12 @@
  * Io: the one door to the terminal (STYLE.md "Output", gh's `IOStreams`). It owns stdout,
  * stderr and stdin, and everything drawn on them: the one writer of records (stdout, or the
  * pager while one runs), the one writer of messages (errors, warnings, notes, `--verbose`
- * lines), which decides text or JSON in one place (`io/messages.ts`), the progress line
- * (`io/progress.ts`: erased before any other line and drawn again after it) and the pager
- * (`io/pager.ts`: started, fed, waited for, never left behind). Commands call it; nothing
- * else writes to stdout or stderr (checked by test/unit/architecture.test.ts). Tests hand
- * in their own streams (a `PassThrough` with TTY flags and a width).
+ * lines, the lines naming the environment a command talks to), which decides text or JSON
+ * in one place (`io/messages.ts`), the progress line (`io/progress.ts`: erased before any
+ * other line and drawn again after it) and the pager (`io/pager.ts`: started, fed, waited
+ * for, never left behind). Commands call it; nothing else writes to stdout or stderr
+ * (checked by test/unit/architecture.test.ts). Tests hand in their own streams (a
+ * `PassThrough` with TTY flags and a width).
  */
 import { accessSync, constants as fsConstants } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
@@ -20,6 +21,7 @@ import {
   type ErrorMessage,
   type Message,
   type MessagePolicy,
+  type TextStyle,
 } from './io/messages.js';
 import type { PagerChoice, RunningPager } from './io/pager.js';
 import { ProgressLine, type Progress } from './io/progress.js';
@@ -37,6 +39,8 @@ export interface Colors {
   green: (s: string) => string;
   yellow: (s: string) => string;
   cyan: (s: string) => string;
+  /** The remote environment a command talks to (`Io.target`, `Io.summary`): neither a warning's yellow nor an error's red. */
+  magenta: (s: string) => string;
 }
 
 /** Streams' TTY flags, terminal sizes, colours, and the writers of one CLI run. */
@@ -127,6 +131,18 @@ export interface Io {
    * always with `always` (what a script must learn too, such as a file petstore removed).
    */
   note(message: string, opts?: { always?: boolean }): void;
+  /**
+   * Names the remote environment the command talks to and its host (`describeTarget`),
+   * as `env: production (api.example.com)` in magenta, only when stderr is a terminal
+   * (cli-contract.md "Environments": a colour neither dim nor red; nothing off a terminal).
+   */
+  target(target: string): void;
+  /**
+   * Writes a write's summary line, `message in TARGET`, in magenta, only when
+   * stderr is a terminal (cli-contract.md "Environments": a write names its target in its
+   * summary line; off a terminal nothing extra is printed).
+   */
+  summary(message: string, target: string): void;
   /** Writes any other message: a `--verbose` line, jq's `debug`, a key command's stderr, a served request. */
   message(m: Message): void;
   /**
@@ -191,6 +207,7 @@ export const noColors: Colors = {
   green: identity,
   yellow: identity,
   cyan: identity,
+  magenta: identity,
 };
 
 /**
@@ -217,7 +234,7 @@ export function wantsColor(isTTY: boolean, env: EnvVars, noColorFlag: boolean): 
 export async function loadColors(enabled: boolean): Promise<Colors> {
   if (!enabled) return noColors;
   const { Chalk } = await import('chalk');
-  // Level 1 (16 colours) is enough for four hues and works on every terminal.
+  // Level 1 (16 colours) is enough for five hues and works on every terminal.
   const c = new Chalk({ level: 1 });
   return {
     enabled: true,
@@ -227,6 +244,7 @@ export async function loadColors(enabled: boolean): Promise<Colors> {
     green: (s) => c.green(s),
     yellow: (s) => c.yellow(s),
     cyan: (s) => c.cyan(s),
+    magenta: (s) => c.magenta(s),
   };
 }
 
@@ -427,6 +445,14 @@ class StreamIo implements Io {
     if (this.stderrIsTTY || opts?.always === true) this.message({ level: 'note', message });
   }
 
+  target(target: string): void {
+    if (this.stderrIsTTY) this.message({ level: 'target', target });
+  }
+
+  summary(message: string, target: string): void {
+    if (this.stderrIsTTY) this.message({ level: 'summary', message, target });
+  }
+
   message(m: Message): void {
     this.line(renderMessage(m, messageForm(this.policy, kindOf(m)), this.style()));
   }
@@ -441,9 +467,9 @@ class StreamIo implements Io {
     this.progress.around(() => this.stderr.write(text));
   }
 
-  private style(): { columns: number | undefined; yellow: Colors['yellow']; red: Colors['red']; dim: Colors['dim'] } {
+  private style(): TextStyle {
     const c = this.colorErr;
-    return { columns: this.stderrColumns, yellow: c.yellow, red: c.red, dim: c.dim };
+    return { columns: this.stderrColumns, yellow: c.yellow, red: c.red, dim: c.dim, target: c.magenta };
   }
 }
 

@@ -97,6 +97,9 @@ export function renderManPage(page: ManPage): string {
     '.SH DESCRIPTION',
     roffText(tree.description),
     'Global options are accepted before or after the command words.',
+    roffText(
+      'On a terminal, every command that talks to an environment other than the sandbox names it and its host first, on stderr, in magenta (env: production (api.petstore.example)), and every write names them in its summary line; off a terminal nothing of this is printed.',
+    ),
     `Run \\fB${page.name} help \\fIcommand\\fR for the help of one command.`,
   ];
   lines.push(...helpNotes(tree.after));

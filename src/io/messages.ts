@@ -83,7 +83,11 @@ export type Message =
   /** A line an `apiKeyCommand` wrote on its stderr, and the setting that ran it. */
   | { level: 'stderr'; message: string; from: string }
   /** A request a server petstore runs answered (`sandbox serve`). */
-  | { level: 'request'; message: string };
+  | { level: 'request'; message: string }
+  /** The remote environment a command talks to, `production (api.example.com)`: `env: ` and it, in the target colour. */
+  | { level: 'target'; target: string }
+  /** A write's summary line (`created pet 7 "Rex"`), then ` in ` and its target; in the target colour. */
+  | { level: 'summary'; message: string; target: string };
 
 /** How the text form is drawn: the terminal's width and stderr's colours. */
 export interface TextStyle {
@@ -91,6 +95,8 @@ export interface TextStyle {
   yellow: (s: string) => string;
   red: (s: string) => string;
   dim: (s: string) => string;
+  /** The colour of the environment a command talks to: neither dim nor red (cli-contract.md "Environments"). */
+  target: (s: string) => string;
 }
 
 /** One JSON object on one line, every character a terminal could act on escaped. */
@@ -113,6 +119,12 @@ export function renderMessage(m: Message, form: MessageForm, style: TextStyle): 
     }
     case 'note':
       return `${style.dim(wrapMessage(escapeKeepingLines(m.message), width))}\n`;
+    // The whole line in the target colour: it is about the target, and a line wrapped in
+    // the middle of it stays one colour (chalk closes and reopens the colour at a break).
+    case 'target':
+      return `${style.target(wrapMessage(`env: ${escapeForTerminal(m.target)}`, width, 0, 2))}\n`;
+    case 'summary':
+      return `${style.target(wrapMessage(`${escapeForTerminal(m.message)} in ${escapeForTerminal(m.target)}`, width, 0, 2))}\n`;
     case 'debug':
       return `${escapeKeepingLines(m.message)}\n`;
     case 'verbose':

@@ -667,11 +667,15 @@ describe('9. progress on a terminal', () => {
     const { dir, file } = inputFile(300);
     const tty = await create(srv, dir, [file], { tty: { stderr: true } });
     expect(tty.code).toBe(0);
-    // The progress line is redrawn in place (`\r`, erase in line) and erased before the summary.
+    // The progress line is redrawn in place (`\r`, erase in line) and erased before the
+    // summary, which names where the pets went, as the first line did.
     const plain = stripVTControlCharacters(tty.stderr);
-    expect(plain).toMatch(/^\rcreated [\d,]+ of 300/);
-    expect(plain).toMatch(/\rcreated 300 pets in \d+\.\d s\n$/);
-    expect(plain.split('\n')).toHaveLength(2);
+    const target = `production (${new URL(srv.baseUrl).host})`;
+    expect(plain.startsWith(`env: ${target}\n\rcreated `)).toBe(true);
+    expect(plain).toMatch(/^.*\n\rcreated [\d,]+ of 300/);
+    expect(plain.endsWith(` in ${target}\n`)).toBe(true);
+    expect(plain).toMatch(/\rcreated 300 pets in \d+\.\d s in production/);
+    expect(plain.split('\n')).toHaveLength(3);
     const piped = await create(srv, dir, [inputFile(3).file]);
     expect(piped.code).toBe(0);
     expect(piped.stderr).toBe('');
@@ -690,7 +694,8 @@ describe.skipIf(!hasTmux())('9. progress in a real terminal', () => {
         const during = await t.waitFor(/created [\d,]+ of 5,000 \([\d,]+\/s, \d+ in flight\)/, { timeoutMs: 60_000 });
         expect(during).not.toMatch(/rc=\d/);
         const screen = await t.waitFor(/rc=\d+/, { timeoutMs: 60_000 });
-        expect(screen).toMatch(/\ncreated 5,000 pets in \d+\.\d s\nrc=0\n/);
+        // The summary names the target; at 60 columns it wraps, its second line indented.
+        expect(screen).toMatch(/\ncreated 5,000 pets in \d+\.\d s in production\s+\(127\.0\.0\.1:\d+\)\nrc=0\n/);
         expect(screen).not.toMatch(/of 5,000/);
         expect(screen.split('\n').filter((l) => l.length > width && !l.includes('petstore pets create'))).toEqual([]);
       } finally {

@@ -109,11 +109,13 @@ describe.concurrent.each([
     const t = await terminal(width, height, remoteEnv(shop.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }));
     const { lines, rc } = await runIn(t, 'petstore pets list');
     expect(rc).toBe(0);
-    expect(lines[0]).toMatch(/^ID\s+NAME\s+CATEGORY\s+STATUS\s*$/);
+    // stderr's first line names where the list comes from; then the table.
+    expect(lines[0]).toBe(`env: production (${new URL(shop.baseUrl).host})`);
+    expect(lines[1]).toMatch(/^ID\s+NAME\s+CATEGORY\s+STATUS\s*$/);
     for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(width);
-    expect(lines[1]).toMatch(/^9007199254740993 +Sir R.*… +9223372036854775807 +available\s*$/);
-    expect(lines[2]).toMatch(/^2 +Rex +1 +sold\s*$/);
-    expect(lines).toHaveLength(3);
+    expect(lines[2]).toMatch(/^9007199254740993 +Sir R.*… +9223372036854775807 +available\s*$/);
+    expect(lines[3]).toMatch(/^2 +Rex +1 +sold\s*$/);
+    expect(lines).toHaveLength(4);
   }, 240_000);
 });
 

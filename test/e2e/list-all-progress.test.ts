@@ -78,8 +78,10 @@ describe('pets list --all progress', () => {
     const after = await tmux.waitFor((s) => s.includes('EXIT='), { timeoutMs: SCREEN_MS });
     expect(after).toContain('EXIT=0');
     expect(after).not.toContain('fetched');
-    // The line was erased: the exit line starts at the first column of the first row.
-    expect(after.split('\n')[0]).toBe('EXIT=0');
+    // The line was erased: the exit line starts at the first column of the row below the
+    // one naming the environment.
+    expect(after.split('\n')[0]).toBe(`env: production (${new URL(server.baseUrl).host})`);
+    expect(after.split('\n')[1]).toBe('EXIT=0');
     expect(readFileSync(out, 'utf8').trimEnd().split('\n')).toHaveLength(160);
     expect(server.urls).toHaveLength(8);
   }, 180_000);

@@ -136,7 +136,7 @@ describe('auth login in a terminal', () => {
     expect(existsSync(file)).toBe(true);
     const t = openTerminal(['--env', 'staging', 'pets', 'list'], env);
     const done = await shows(t, /EXIT=\d+/);
-    expect(done).toContain(`env: staging (${staging.baseUrl})`);
+    expect(done).toContain(`env: staging (${new URL(staging.baseUrl).host})`);
     expect(done).toContain('EXIT=0');
     // Piped (no terminal), the same run prints nothing on stderr.
     const piped = await runMain(['--env', 'staging', 'pets', 'list'], { env });

@@ -4,7 +4,7 @@
  * rule for the form of messages, and how a pager command is run.
  */
 import { describe, expect, it } from 'vitest';
-import { messageForm } from '../../src/io/messages.js';
+import { messageForm, renderMessage, type TextStyle } from '../../src/io/messages.js';
 import { pagerArgv } from '../../src/io/pager.js';
 import { ProgressLine } from '../../src/io/progress.js';
 
@@ -65,6 +65,36 @@ describe('the form of messages', () => {
   ] as const)('json output %s, stderr a terminal %s, forced %s: %s / %s / %s', (json, tty, forced, e, m, t) => {
     const p = policy(json, tty, forced);
     expect([messageForm(p, 'error'), messageForm(p, 'message'), messageForm(p, 'transcript')]).toEqual([e, m, t]);
+  });
+});
+
+describe('the lines naming the target', () => {
+  const style = (columns?: number): TextStyle => ({
+    columns,
+    yellow: (t) => `<yellow>${t}</yellow>`,
+    red: (t) => `<red>${t}</red>`,
+    dim: (t) => `<dim>${t}</dim>`,
+    target: (t) => `<target>${t}</target>`,
+  });
+
+  it('the banner is `env: TARGET` in the target colour, never dim or red', () => {
+    expect(renderMessage({ level: 'target', target: 'production (api.example.com)' }, 'text', style())).toBe(
+      '<target>env: production (api.example.com)</target>\n',
+    );
+  });
+
+  it('a summary is `MESSAGE in TARGET` in the target colour, wrapped with a hanging indent, server text escaped', () => {
+    const m = { level: 'summary', message: 'created pet 7 "Rex\u001b[31m"', target: 'staging (h)' } as const;
+    expect(renderMessage(m, 'text', style())).toBe('<target>created pet 7 "Rex\\x1b[31m" in staging (h)</target>\n');
+    expect(renderMessage(m, 'text', style(20))).toBe(
+      '<target>created pet 7\n  "Rex\\x1b[31m" in\n  staging (h)</target>\n',
+    );
+  });
+
+  it('as JSON, the fields as they are', () => {
+    expect(renderMessage({ level: 'target', target: 'production (h)' }, 'json', style())).toBe(
+      '{"level":"target","target":"production (h)"}\n',
+    );
   });
 });
 

@@ -6,6 +6,7 @@
  * stdout and exits 6, 4, 5 or 1 with the error on stderr (cli-contract.md "Errors and exit
  * codes").
  */
+import { STATUS_CODES } from 'node:http';
 import type { PetstoreClient } from '../../client/client.js';
 import { findNextLink } from '../../client/link.js';
 import { walkPages, type WalkedPage } from '../../client/pages.js';
@@ -20,6 +21,7 @@ import { readBounded } from '../../read-input.js';
 import type { ApiField, FieldValue } from './request.js';
 import { jsonArrayOf } from '../../render/answer.js';
 import { answerPrinter, type AnswerPrinter } from '../../render/output.js';
+import { describeTarget } from '../../render/target.js';
 
 /** Typed options of `api` (see `toApiOptions`). */
 export interface ApiOptions {
@@ -42,7 +44,9 @@ export interface ApiOptions {
 }
 
 /**
- * Sends the request and prints the answer; with `paginate`, every page.
+ * Sends the request and prints the answer; with `paginate`, every page. On a terminal, a
+ * method other than GET and HEAD is followed by a summary line on stderr (`POST /v1/pets:
+ * 201 Created in production (api.example.com)`), whatever the status.
  * @throws UsageError (exit 2, nothing sent) for `--output` other than json, an `--input` or
  * `@file` that cannot be read, is over 10 MiB or does not end within `--timeout`, a path
  * that climbs above the base path; InterruptedError (exit 130, 143) on a signal while they
@@ -58,7 +62,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
     );
   }
   const { fields, input } = await readUserInput(ctx, options);
-  const { client } = await ctx.connect();
+  const { client, connection } = await ctx.connect();
   const output = await ctx.recordOutput();
   const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
   const observe = (res: RawResponse): void => {
@@ -71,6 +75,13 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
   // The answer first, then what it says of itself: a reader sees the body, then the warning.
   await printer.answer(res);
   observe(res);
+  // A write names where it went, on a terminal only (cli-contract.md "Environments").
+  if (options.method !== 'GET' && options.method !== 'HEAD') {
+    ctx.io.summary(
+      `${options.method} ${req.url.pathname}: ${res.status} ${STATUS_CODES[res.status] ?? ''}`.trimEnd(),
+      describeTarget(connection),
+    );
+  }
   const failure = client.answerError(res);
   if (failure !== undefined) throw failure;
   return ExitCode.ok;

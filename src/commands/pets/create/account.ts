@@ -228,15 +228,18 @@ export class BulkAccount {
 
   /**
    * The account for people: a few lines of counts and ranges. `suggest` turns command words
-   * into a command that goes where this run went (`ctx.suggest`); `label` names the input.
+   * into a command that goes where this run went (`ctx.suggest`); `label` names the input;
+   * `target`, when given (on a terminal: cli-contract.md "Environments"), is where the pets
+   * were created (`describeTarget`), named in the first line.
    */
-  lines(suggest: (words: string) => string, label: string): string[] {
+  lines(suggest: (words: string) => string, label: string, target?: string): string[] {
     const out: string[] = [];
     const created = this.createdRanges();
+    const where = target === undefined ? '' : ` in ${target}`;
     out.push(
       this.createdCount === 0
-        ? 'created: none'
-        : `created ${formatCount(this.createdCount)}: ${describeLines(created)}`,
+        ? `created${where}: none`
+        : `created ${formatCount(this.createdCount)}${where}: ${describeLines(created)}`,
     );
     const failed = joinLines(byLine(this.failedRecords).map((r) => r.line));
     if (failed.length > 0)
@@ -287,13 +290,14 @@ export class BulkAccount {
    * The account as the error a stopped run ends with: the exit code and code of what
    * stopped it (the signal, when the run's `signal` was aborted), the account in its hint
    * (text) or its fields (`output` json or ndjson, where the message also carries the
-   * counts).
+   * counts). `target` is `lines`'s.
    */
   toError(opts: {
     signal: AbortSignal;
     suggest: (words: string) => string;
     label: string;
     output: RenderMode;
+    target?: string | undefined;
   }): CliError {
     const json = opts.output === 'json' || opts.output === 'ndjson';
     const interruption = opts.signal.aborted ? InterruptedError.from(opts.signal) : undefined;
@@ -328,7 +332,7 @@ export class BulkAccount {
         exitCode: stoppedBy?.exitCode ?? ExitCode.failure,
         code: stoppedBy?.code ?? 'internal',
         status: stoppedBy?.status ?? 0,
-        hint: this.lines(opts.suggest, opts.label).join('\n'),
+        hint: this.lines(opts.suggest, opts.label, opts.target).join('\n'),
         cause: stop.cause,
         details: this.details(),
       },

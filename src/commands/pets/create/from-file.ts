@@ -76,6 +76,8 @@ export async function runCreateFromFile(ctx: Context, options: FromFileOptions):
       progress.clear();
       ctx.warn(message);
     },
+    summary: (message, target) => io.summary(message, target),
+    namesTarget: io.stderrIsTTY,
   };
   const places: BulkPlaces = placesOf(ctx.env);
   // Ended by force before the first request: nothing was sent; once sending, the account.

@@ -6,6 +6,7 @@
 import type { Context, SettingsContext } from '../../../context.js';
 import { CliError, ExitCode } from '../../../errors.js';
 import { mayHaveReachedServer } from '../../../http/failures.js';
+import { describeTarget } from '../../../render/target.js';
 import { shellQuote } from '../../../suggest.js';
 import { missingFlags, toNewPet, type PetDraft } from '../shared/draft.js';
 import { askForPet } from '../shared/prompt.js';
@@ -13,17 +14,19 @@ import { watchDeprecation } from '../shared/watch-deprecation.js';
 import { printWrittenPet } from '../shared/written.js';
 
 /**
- * Creates one pet and prints it, including its `id`. Sent once: a POST is never repeated
- * once it may have reached the server (cli-contract.md "Network behaviour"). When the
- * draft lacks a name or a category id, the connection is checked first (a missing base
- * URL or key fails before anything is typed) and then the missing values are asked for.
+ * Creates one pet and prints it, including its `id`; on a terminal, a summary line on
+ * stderr names it and where it was created (cli-contract.md "Environments"). Sent once: a
+ * POST is never repeated once it may have reached the server (cli-contract.md "Network
+ * behaviour"). When the draft lacks a name or a category id, the connection is checked
+ * first (a missing base URL or key fails before anything is typed) and then the missing
+ * values are asked for.
  * @throws ApiError (400 → exit 6), AuthError, NetworkError, TimeoutError (saying the pet
  * may have been created when the request may have reached the server), InvalidResponseError; InterruptedError (exit 130, nothing sent) on Ctrl-C at a prompt;
  * CliError `output` (exit 1) naming the created pet when stdout cannot take it (a write
  * command accounts for what it did, even to a closed pipe).
  */
 export async function runCreate(ctx: Context, draft: PetDraft): Promise<number> {
-  const { client } = await ctx.connect();
+  const { client, connection } = await ctx.connect();
   const pet = missingFlags(draft).length === 0 ? toNewPet(draft) : await askForPet(ctx, draft);
   let created: Awaited<ReturnType<typeof client.createPet>>;
   try {
@@ -34,6 +37,8 @@ export async function runCreate(ctx: Context, draft: PetDraft): Promise<number> 
   const { data, headers } = created;
   watchDeprecation(ctx, 'createPet (POST /pets)')(headers);
   await printWrittenPet(ctx, data, { did: 'created', dontRepeat: 'Do not create it again.' });
+  // On a terminal only: a script reads the pet on stdout, and its stderr stays as it was.
+  ctx.io.summary(`created pet ${String(data.id)} ${JSON.stringify(data.name)}`, describeTarget(connection));
   return ExitCode.ok;
 }
 

@@ -18,6 +18,7 @@ import { formatCount, savingProgress, sendingProgress, sendingSummary, type Prog
 import { remainingPlace, saveRemaining } from './remaining.js';
 import { RunHistory, runTarget } from './run-record.js';
 import { BulkSender } from './sender.js';
+import { describeTarget } from '../../../render/target.js';
 
 /** How pass 2 runs: the command's choices, and how it ends. */
 export interface SendChoices {
@@ -47,6 +48,13 @@ export interface BulkTerminal {
   showProgress: boolean;
   /** A warning on stderr (the progress line erased first). */
   warn: (message: string) => void;
+  /** The summary line on stderr, `message in TARGET` (`Io.summary`: on a terminal only). */
+  summary: (message: string, target: string) => void;
+  /**
+   * Whether the account names the environment and host the pets went to: stderr is a
+   * terminal (cli-contract.md "Environments": off a terminal nothing extra is printed).
+   */
+  namesTarget: boolean;
 }
 
 /**
@@ -93,7 +101,10 @@ export async function sendChecked(
   await history.judge(choices.force, ctx.suggest);
   const account = new BulkAccount(checked.records, checked.lastLine);
   await history.begin(account, choices.force);
-  const report = () => account.toError({ signal, suggest: ctx.suggest, label: source.label, output: ctx.output });
+  // On a terminal the account names where the pets went; off one its text stays as it was.
+  const target = terminal.namesTarget ? describeTarget(api.connection) : undefined;
+  const report = () =>
+    account.toError({ signal, suggest: ctx.suggest, label: source.label, output: ctx.output, target });
   choices.sending(() => {
     history.finishNow(account.endedByForce(InterruptedError.from(signal)));
     return report();
@@ -127,7 +138,7 @@ interface Sending {
 async function sendAndSave(
   ctx: SendContext,
   { source, checked, records, texts }: CheckedSource,
-  { print, progress, showProgress, warn }: BulkTerminal,
+  { print, progress, showProgress, warn, summary }: BulkTerminal,
   choices: SendChoices,
   { api, history, account, report }: Sending,
 ): Promise<number> {
@@ -186,7 +197,8 @@ async function sendAndSave(
       `${source.label} changed after it was read (${what}); ${sent} checked, and nothing read after the change was sent`,
     );
   }
-  ctx.note(sendingSummary(account.createdTotal, performance.now() - started));
+  // On a terminal only, as the note it was: off one, stderr stays what scripts parse.
+  summary(sendingSummary(account.createdTotal, performance.now() - started), describeTarget(api.connection));
   for (const note of notes) ctx.note(note, { always: true });
   return ExitCode.ok;
 }
