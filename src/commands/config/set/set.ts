@@ -8,7 +8,9 @@ export function newSetCommand(f: Runner) {
   return new Command('set')
     .description('check a value and store it in the config file')
     .addArgument(keyArgument('set'))
-    .addArgument(new Argument('<value>', 'the value (an environment name, a base URL ending in /v1, or a command)'))
+    .addArgument(
+      new Argument('<value>', 'the value (an environment name, a base URL ending in /v1, a command, or true/false)'),
+    )
     .addHelpText(
       'after',
       `
@@ -18,7 +20,8 @@ Examples:
   $ petstore config set staging.baseUrl https://staging.petstore.example/v1
   $ petstore config set production.baseUrl https://api.petstore.example/v1
   $ petstore config set environment staging
-  $ petstore config set production.apiKeyCommand 'op read op://store/petstore/key'`,
+  $ petstore config set production.apiKeyCommand 'op read op://store/petstore/key'
+  $ petstore config set production.confirmWrites true`,
     )
     .action((key, value) =>
       f.run(async (ctx) => {
