@@ -87,6 +87,12 @@ export function addGlobalOptions(program: Command) {
           'never call deprecated operations: pets get uses listPets (env PETSTORE_FAIL_ON_DEPRECATED=1)',
         ),
       )
+      .addOption(
+        new Option(
+          '--yes',
+          'off a terminal, send a write to an environment with confirmWrites (on a terminal it asks)',
+        ),
+      )
   );
 }
 
@@ -114,6 +120,11 @@ export interface GlobalOptions {
   /** What asked to keep off deprecated operations: the flag, the variable, or nothing. */
   failOnDeprecated: '--fail-on-deprecated' | 'PETSTORE_FAIL_ON_DEPRECATED' | undefined;
   noColor: boolean;
+  /**
+   * `--yes`: a write to an environment with `confirmWrites` is sent where no question can be
+   * asked (cli-contract.md "Global flags"; the rule is `writeConsent`'s, confirm-writes.ts).
+   */
+  yes: boolean;
 }
 
 /**
@@ -163,6 +174,7 @@ export function toGlobalOptions(flags: GlobalFlags, env: EnvVars): GlobalOptions
           ? 'PETSTORE_FAIL_ON_DEPRECATED'
           : undefined,
     noColor: !flags.color,
+    yes: flags.yes === true,
   };
 }
 
