@@ -11,7 +11,19 @@ describe('findSetting', () => {
       'staging.baseUrl',
       'production.apiKeyCommand',
       'staging.apiKeyCommand',
+      'production.confirmWrites',
+      'staging.confirmWrites',
     ]);
+  });
+
+  it('confirmWrites takes true or false (in any case), off by default, completed from its choices', () => {
+    const def = findSetting('production.confirmWrites', 'set');
+    expect(def).toMatchObject({ default: 'false', choices: ['true', 'false'], type: 'boolean' });
+    expect(def.parse('TRUE', () => undefined)).toBe('true');
+    expect(def.parse(' false ', () => undefined)).toBe('false');
+    expect(() => def.parse('yes', () => undefined)).toThrow(
+      /invalid production\.confirmWrites "yes": must be true or false/,
+    );
   });
 
   it('refuses an unknown key, listing the known ones', () => {
