@@ -20,8 +20,7 @@ Examples:
   $ petstore config set staging.baseUrl https://staging.petstore.example/v1
   $ petstore config set production.baseUrl https://api.petstore.example/v1
   $ petstore config set environment staging
-  $ petstore config set production.apiKeyCommand 'op read op://store/petstore/key'
-  $ petstore config set production.confirmWrites true`,
+  $ petstore config set production.apiKeyCommand 'op read op://store/petstore/key'`,
     )
     .action((key, value) =>
       f.run(async (ctx) => {
