@@ -42,7 +42,7 @@ export function writeConsent({ confirmWrites, yes, canAsk }: ConsentFacts): Writ
  * drawn) are terminals and `PETSTORE_NO_PROMPT` is not on (the condition of `pets create`'s
  * prompts: a question on a pipe would read the piped data and write escape codes into it).
  */
-export function canAskOnTerminal(ctx: Pick<Context, 'io' | 'env'>): boolean {
+function canAskOnTerminal(ctx: Pick<Context, 'io' | 'env'>): boolean {
   return ctx.io.stdinIsTTY && ctx.io.stderrIsTTY && ctx.env.get('PETSTORE_NO_PROMPT') !== true;
 }
 
