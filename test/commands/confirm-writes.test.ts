@@ -204,10 +204,15 @@ describe.concurrent('confirmWrites off a terminal', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('pets create --from-file: refused before the first record, nothing sent', async () => {
+  it('pets create --from-file: refused before the first record, nothing sent, no run recorded', async () => {
     const server = await shop();
-    const r = await run(server, configWith(on), ['pets', 'create', '--from-file', petsFile(3)]);
-    refused(r, server);
+    const dir = configWith(on);
+    const file = petsFile(3);
+    refused(await run(server, dir, ['pets', 'create', '--from-file', file]), server);
+    // Not an earlier run that stopped partway: the same file goes with --yes, not `already_sent`.
+    const again = await run(server, dir, ['pets', 'create', '--from-file', file, '--yes']);
+    expect(again.code).toBe(0);
+    expect(server.requests).toHaveLength(3);
   });
 
   it('pets create --from-file --yes: every record sent, once', async () => {
