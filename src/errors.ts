@@ -53,6 +53,7 @@ export const ERROR_CODES = [
   'not_in_list',
   'not_in_first_page',
   'not_set',
+  'not_confirmed',
   'listen',
   'jq',
   'jq_input_too_large',

@@ -192,7 +192,8 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
   let sandboxFailure: (() => Error | undefined) | undefined;
   if (environment.value === 'sandbox') {
     const { baseUrl, apiKey, failure } = await startEmbeddedSandbox(ctx);
-    connection = { environment, baseUrl, apiKey };
+    // The sandbox is petstore's own play store: nothing there is worth a question.
+    connection = { environment, baseUrl, apiKey, confirmWrites: false };
     sandboxFailure = failure;
   } else {
     // The API's paths start after the version segment (spec §9); without it every call
@@ -290,7 +291,7 @@ function clientHints(ctx: Pick<SettingsContext, 'suggest'>, connection: Connecti
  */
 async function startEmbeddedSandbox(
   ctx: Pick<Context, 'globals' | 'env' | 'note' | 'signal' | 'defer'>,
-): Promise<Omit<Connection, 'environment'> & { failure: () => Error | undefined }> {
+): Promise<Omit<Connection, 'environment' | 'confirmWrites'> & { failure: () => Error | undefined }> {
   if (ctx.globals.baseUrl !== undefined) {
     throw new UsageError('--base-url cannot be used with the sandbox environment: the sandbox runs inside petstore');
   }

@@ -88,6 +88,12 @@ export function addGlobalOptions(program: Command) {
           'never call deprecated operations: pets get uses listPets (env PETSTORE_FAIL_ON_DEPRECATED=1)',
         ),
       )
+      .addOption(
+        new Option(
+          '--yes',
+          'answer yes to a confirmation in advance (a write to an environment with confirmWrites; env remove)',
+        ),
+      )
   );
 }
 
@@ -115,6 +121,12 @@ export interface GlobalOptions {
   /** What asked to keep off deprecated operations: the flag, the variable, or nothing. */
   failOnDeprecated: '--fail-on-deprecated' | 'PETSTORE_FAIL_ON_DEPRECATED' | undefined;
   noColor: boolean;
+  /**
+   * `--yes`: a confirmation is answered yes in advance, so a write to an environment with
+   * `confirmWrites` is sent without a question, also where none can be asked
+   * (cli-contract.md "Global flags"; the rule is `writeConsent`'s, confirm-writes.ts).
+   */
+  yes: boolean;
 }
 
 /**
@@ -164,6 +176,7 @@ export function toGlobalOptions(flags: GlobalFlags, env: EnvVars): GlobalOptions
           ? 'PETSTORE_FAIL_ON_DEPRECATED'
           : undefined,
     noColor: !flags.color,
+    yes: flags.yes === true,
   };
 }
 

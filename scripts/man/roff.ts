@@ -119,7 +119,7 @@ export function renderManPage(page: ManPage): string {
     '.TP',
     '\\fI~/.config/petstore/config.json\\fR',
     roffText(
-      'Settings and stored API keys (mode 0600); the directory is $PETSTORE_CONFIG_DIR, else $XDG_CONFIG_HOME/petstore.',
+      'Settings (the environment; per environment its base URL, apiKeyCommand and confirmWrites) and stored API keys (mode 0600); the directory is $PETSTORE_CONFIG_DIR, else $XDG_CONFIG_HOME/petstore.',
     ),
     '.TP',
     '\\fI~/.config/petstore/sandbox.json\\fR',

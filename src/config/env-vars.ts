@@ -80,7 +80,7 @@ export const ENV_VARS = {
   PETSTORE_NO_PROMPT: {
     type: 'boolean',
     default: 'off',
-    meaning: '`pets create` never asks for missing values, even on a terminal.',
+    meaning: 'Nothing is asked, even on a terminal: missing `pets create` values, `confirmWrites` questions.',
   },
   PETSTORE_BULK_CONNECTIONS: {
     type: ['fresh', 'keep-alive'],

@@ -1,10 +1,10 @@
 /**
  * The settings `petstore config get|set|unset` know (cli-contract.md "Commands":
  * `environment`, `<env>.baseUrl`, `<env>.apiKeyCommand`, for production, staging and any
- * environment the user adds), with their checks. API keys are
- * deliberately not settings: they are stored by `auth login` only (read from a prompt or
- * stdin, never from argv, where every local user could see them), or printed by an
- * `apiKeyCommand` each run and never stored.
+ * environment the user adds; "Environments": `<env>.confirmWrites`), with their checks.
+ * API keys are deliberately not settings: they are stored by `auth login` only (read from a
+ * prompt or stdin, never from argv, where every local user could see them), or printed by
+ * an `apiKeyCommand` each run and never stored.
  */
 import { UsageError } from '../errors.js';
 import { quote } from '../flag-values.js';
@@ -33,6 +33,8 @@ export interface SettingDef {
    * @throws UsageError naming the key, the value and what is allowed.
    */
   parse(raw: string, warn: (message: string) => void): string;
+  /** How the file holds the value: `boolean` settings are JSON booleans (`"confirmWrites": true`). */
+  type?: 'boolean';
 }
 
 function baseUrlSetting(env: RemoteEnvName): SettingDef {
@@ -70,6 +72,25 @@ function keyCommandSetting(env: RemoteEnvName): SettingDef {
   };
 }
 
+/** The values of a yes-or-no setting, as `config set` takes them and `config get` prints them. */
+const BOOLEAN_VALUES = ['true', 'false'] as const;
+
+function confirmWritesSetting(env: RemoteEnvName): SettingDef {
+  const key = `${env}.confirmWrites`;
+  return {
+    key,
+    description: `true: every write to ${env} asks on a terminal, and is refused off one unless --yes`,
+    default: 'false',
+    choices: BOOLEAN_VALUES,
+    type: 'boolean',
+    parse: (raw) => {
+      const value = BOOLEAN_VALUES.find((v) => v === raw.trim().toLowerCase());
+      if (value !== undefined) return value;
+      throw new UsageError(`invalid ${key} ${quote(raw)}: must be true or false`);
+    },
+  };
+}
+
 /** Every known setting, in the order `config list` shows them. */
 export const SETTINGS: readonly SettingDef[] = [
   {
@@ -84,12 +105,15 @@ export const SETTINGS: readonly SettingDef[] = [
   baseUrlSetting('staging'),
   keyCommandSetting('production'),
   keyCommandSetting('staging'),
+  confirmWritesSetting('production'),
+  confirmWritesSetting('staging'),
 ];
 
 /** The settings every environment may have, by the last word of their key. */
 const PER_ENVIRONMENT: Record<string, (env: RemoteEnvName) => SettingDef> = {
   baseUrl: baseUrlSetting,
   apiKeyCommand: keyCommandSetting,
+  confirmWrites: confirmWritesSetting,
 };
 
 /**

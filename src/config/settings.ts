@@ -14,9 +14,9 @@
  * error a command that needs it fails with (`requireRemote` throws that error);
  * `resolveSettings` itself never throws for a missing or bad value. `--base-url`,
  * `PETSTORE_BASE_URL` and `PETSTORE_API_KEY` apply to the selected environment only. The
- * config file is read only when a value is not already decided by a flag or variable, so
- * scripts that pass everything in the environment never read it, and a broken file does not
- * stop them; a key command runs only when its key is the one that counts.
+ * config file is read at most once; scripts that pass everything in the environment read it
+ * only for the environment's `confirmWrites`, and a broken file does not stop them (the
+ * setting then counts as off); a key command runs only when its key is the one that counts.
  */
 import { AuthError, ConfigError, InterruptedError, UsageError, CliError } from '../errors.js';
 import { quote } from '../flag-values.js';
@@ -108,6 +108,12 @@ export interface RemoteSettings {
   stored: StoredKey | undefined;
   /** The environment's `apiKeyCommand`, when the file was read and has one. */
   command: string | undefined;
+  /**
+   * The environment's `confirmWrites` (cli-contract.md "Environments": every write asks on
+   * a terminal, and is refused off one unless `--yes`); false when unset, and when the file
+   * cannot be read (a run that needs nothing else of it works, as the contract says).
+   */
+  confirmWrites: boolean;
 }
 
 /** The outcome of resolution. */
@@ -142,6 +148,8 @@ export interface Connection {
   environment: Resolved<EnvName>;
   baseUrl: Resolved<string>;
   apiKey: Resolved<string>;
+  /** Whether every write asks first (`RemoteSettings.confirmWrites`; false for the sandbox). */
+  confirmWrites: boolean;
 }
 
 /**
@@ -288,6 +296,8 @@ export async function resolveSettings(input: ResolveInput, { scope, keys = true 
     const baseUrl = await resolveBaseUrl(name, isSelected, input, file);
     const key = keys ? await resolveKey(name, isSelected, baseUrl, input, file) : undefined;
     const config = read instanceof ConfigError ? undefined : read;
+    // The setting belongs to the environment, whatever supplied its URL and key.
+    const current = await file();
     remotes.push({
       name,
       selected: isSelected,
@@ -295,6 +305,7 @@ export async function resolveSettings(input: ResolveInput, { scope, keys = true 
       key,
       stored: config?.getKey(name),
       command: config?.getSetting(`${name}.apiKeyCommand`),
+      confirmWrites: !(current instanceof ConfigError) && current.getSetting(`${name}.confirmWrites`) === 'true',
     });
   }
   return { environment, remotes, configPath: read instanceof ConfigError ? undefined : read?.path };
@@ -570,5 +581,5 @@ export function requireRemote(settings: Settings, onBaseUrl?: (baseUrl: Resolved
   onBaseUrl?.(baseUrl);
   if (remote.key === undefined) throw new Error('requireRemote needs settings resolved with keys');
   if (!remote.key.ok) throw remote.key.error;
-  return { environment, baseUrl, apiKey: remote.key };
+  return { environment, baseUrl, apiKey: remote.key, confirmWrites: remote.confirmWrites };
 }

@@ -1,13 +1,15 @@
 /**
  * The config store (cli-contract.md "The config file"): `config.json` in the config
- * directory, holding the settings (`environment`, `<env>.baseUrl`, `<env>.apiKeyCommand`)
- * and one API key per remote environment, bound to the base URL it was stored for.
+ * directory, holding the settings (`environment`, `<env>.baseUrl`, `<env>.apiKeyCommand`,
+ * `<env>.confirmWrites`) and one API key per remote environment, bound to the base URL it
+ * was stored for.
  *
  * File shape (unknown keys are kept as they are):
  *
  * ```json
  * { "environment": "staging",
- *   "production": { "baseUrl": "https://api.example.com/v1", "apiKeyCommand": "op read op://store/petstore/key" },
+ *   "production": { "baseUrl": "https://api.example.com/v1", "apiKeyCommand": "op read op://store/petstore/key",
+ *                   "confirmWrites": true },
  *   "staging":    { "baseUrl": "https://staging.example.com/v1" },
  *   "environments": { "staging-eu": { "baseUrl": "https://eu.staging.example.com/v1" } },
  *   "auth": { "staging": { "apiKey": "…", "baseUrl": "https://staging.example.com/v1" } } }
@@ -53,7 +55,12 @@ const StoredKeySchema = z.object({
   baseUrl: z.string(),
 });
 
-const EnvSettingsSchema = z.looseObject({ baseUrl: z.string().optional(), apiKeyCommand: z.string().optional() });
+const EnvSettingsSchema = z.looseObject({
+  baseUrl: z.string().optional(),
+  apiKeyCommand: z.string().optional(),
+  // Written as a JSON boolean; a hand-written "true"/"false" is read as well.
+  confirmWrites: z.union([z.boolean(), z.enum(['true', 'false'])]).optional(),
+});
 
 /**
  * The shape of `config.json`; unknown keys are allowed and preserved. `environment` is
@@ -187,13 +194,17 @@ function settingPath(key: string): string {
   return ['environments', name, ...rest].join('.');
 }
 
-/** A setting (`environment`, `production.baseUrl`, `staging-eu.baseUrl`) from the file, if it is a string. */
+/**
+ * A setting (`environment`, `production.baseUrl`, `staging-eu.baseUrl`) from the file, if it
+ * is a string or a boolean (`production.confirmWrites`: `"true"` or `"false"`).
+ */
 function readSetting(data: ConfigFile, key: string): string | undefined {
   let node: unknown = data;
   for (const part of settingPath(key).split('.')) {
     if (node === null || typeof node !== 'object' || !Object.hasOwn(node, part)) return undefined;
     node = (node as Record<string, unknown>)[part];
   }
+  if (typeof node === 'boolean') return String(node);
   return typeof node === 'string' ? node : undefined;
 }
 
@@ -216,8 +227,8 @@ export interface ConfigWriter {
   /** What the file held when the writer was opened. */
   readonly store: ConfigStore;
   readonly path: string;
-  /** Sets a dotted key (`staging.baseUrl`) to a string. */
-  set(key: string, value: string): void;
+  /** Sets a dotted key (`staging.baseUrl`) to a string, or a boolean (`staging.confirmWrites`). */
+  set(key: string, value: string | boolean): void;
   /** Removes a dotted key; parents left empty are removed too. Returns whether it existed. */
   delete(key: string): boolean;
   /** Stores `apiKey` for `name`, bound to `baseUrl`. */

@@ -11,13 +11,25 @@ describe('findSetting', () => {
       'staging.baseUrl',
       'production.apiKeyCommand',
       'staging.apiKeyCommand',
+      'production.confirmWrites',
+      'staging.confirmWrites',
     ]);
+  });
+
+  it('confirmWrites takes true or false (in any case), off by default, completed from its choices', () => {
+    const def = findSetting('production.confirmWrites', 'set');
+    expect(def).toMatchObject({ default: 'false', choices: ['true', 'false'], type: 'boolean' });
+    expect(def.parse('TRUE', () => undefined)).toBe('true');
+    expect(def.parse(' false ', () => undefined)).toBe('false');
+    expect(() => def.parse('yes', () => undefined)).toThrow(
+      /invalid production\.confirmWrites "yes": must be true or false/,
+    );
   });
 
   it('refuses an unknown key, listing the known ones', () => {
     expect(() => findSetting('production.timeout', 'set')).toThrow(UsageError);
     expect(() => findSetting('production.timeout', 'set')).toThrow(
-      'unknown config key "production.timeout": the known keys are environment and, for each environment NAME, NAME.baseUrl, NAME.apiKeyCommand',
+      'unknown config key "production.timeout": the known keys are environment and, for each environment NAME, NAME.baseUrl, NAME.apiKeyCommand, NAME.confirmWrites',
     );
   });
 

@@ -252,10 +252,23 @@ describe('resolveSettings: base URL and key of the selected environment', () => 
     expect(() => requireRemote(s)).toThrow(/PETSTORE_API_KEY contains characters an HTTP header cannot carry/);
   });
 
-  it('does not read the config file when flags and variables decide everything', async () => {
-    const r = reader({});
-    await selected(r.load, { PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1', PETSTORE_API_KEY: 'k-123456' });
-    expect(r.loads()).toBe(0);
+  it('reads the config file once, for confirmWrites alone, when flags and variables decide the rest', async () => {
+    const r = reader({ 'staging.confirmWrites': 'true' });
+    const env = { PETSTORE_BASE_URL: 'http://127.0.0.1:1/v1', PETSTORE_API_KEY: 'k-123456' };
+    expect(requireRemote(await selected(r.load, env)).confirmWrites).toBe(true);
+    expect(r.loads()).toBe(1);
+    // A broken file does not stop such a run (cli-contract.md "The config file"): the setting is off.
+    expect(requireRemote(await selected(broken, env)).confirmWrites).toBe(false);
+  });
+
+  it.each([
+    ['unset', {}, false],
+    ['true', { 'staging.confirmWrites': 'true' }, true],
+    ['false', { 'staging.confirmWrites': 'false' }, false],
+    ["another environment's", { 'production.confirmWrites': 'true' }, false],
+  ])('confirmWrites %s → %s on the connection', async (_name, settings, on) => {
+    const s = await selected(reader({ 'staging.baseUrl': fileUrl, ...settings }, keys).load);
+    expect(requireRemote(s).confirmWrites).toBe(on);
   });
 
   it('the sandbox resolves no remote settings', async () => {

@@ -10,6 +10,7 @@ import { STATUS_CODES } from 'node:http';
 import type { PetstoreClient } from '../../client/client.js';
 import { findNextLink } from '../../client/link.js';
 import { walkPages, type WalkedPage } from '../../client/pages.js';
+import { confirmWrite } from '../../confirm-writes.js';
 import type { Context } from '../../context.js';
 import { DeprecationReporter } from '../../http/deprecation.js';
 import { ExitCode, InvalidResponseError, UsageError } from '../../errors.js';
@@ -52,7 +53,8 @@ export interface ApiOptions {
  * that climbs above the base path; InterruptedError (exit 130, 143) on a signal while they
  * are read; the answer's error (an ApiError or InvalidResponseError: exit 6, 4, 5 or 1)
  * after its body is printed; NetworkError, TimeoutError, TlsError; CliError `max_pages`
- * (exit 1).
+ * (exit 1); CliError `not_confirmed` (exit 2, nothing sent) for a method other than GET or
+ * HEAD to an environment with `confirmWrites` that was not confirmed.
  */
 export async function runApi(ctx: Context, options: ApiOptions): Promise<number> {
   if (ctx.globals.outputExplicit && ctx.globals.output !== 'json') {
@@ -70,6 +72,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
   };
   const printer = answerPrinter(output, options.include);
   const req = toRequest(client.urlOf(options.path), options, fields, input);
+  if (req.method !== 'GET' && req.method !== 'HEAD') await confirmWrite(ctx, connection, describeWrite(req));
   if (options.paginate) return paginate(client, req, printer, observe, options.maxPages);
   const res = await client.raw(req);
   // The answer first, then what it says of itself: a reader sees the body, then the warning.
@@ -85,6 +88,22 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
   const failure = client.answerError(res);
   if (failure !== undefined) throw failure;
   return ExitCode.ok;
+}
+
+/** The most characters of a body shown in the question of `confirmWrites`. */
+const PREVIEW_CHARS = 60;
+
+/**
+ * A write in the words of the `confirmWrites` question: the method and URL, and the body's
+ * size with its start, e.g. `POST https://api.example.com/v1/pets with 27 bytes: {"name":"Rex"…`.
+ */
+function describeWrite(req: HttpRequest): string {
+  const head = `${req.method} ${req.url.href}`;
+  if (req.body === undefined) return `${head}, no body`;
+  const text = req.body.toString();
+  const bytes = Buffer.byteLength(req.body);
+  const preview = text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text;
+  return `${head} with ${bytes} byte${bytes === 1 ? '' : 's'}: ${preview}`;
 }
 
 /**

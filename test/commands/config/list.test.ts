@@ -31,6 +31,8 @@ describe.concurrent('config list', () => {
         'staging.baseUrl\thttps://staging.example.com/v1\tfile',
         'production.apiKeyCommand\t\t',
         'staging.apiKeyCommand\t\t',
+        'production.confirmWrites\tfalse\tdefault',
+        'staging.confirmWrites\tfalse\tdefault',
         'production.key\t\t',
         'staging.key\t\t',
         '',
@@ -52,6 +54,8 @@ describe.concurrent('config list', () => {
       { key: 'staging.baseUrl', value: 'http://127.0.0.1:9/v1', source: 'env', from: 'PETSTORE_BASE_URL' },
       { key: 'production.apiKeyCommand', value: null, source: 'none', from: null },
       { key: 'staging.apiKeyCommand', value: null, source: 'none', from: null },
+      { key: 'production.confirmWrites', value: 'false', source: 'default', from: 'default' },
+      { key: 'staging.confirmWrites', value: 'false', source: 'default', from: 'default' },
       { key: 'production.key', value: null, source: 'none', from: null },
       { key: 'staging.key', value: '****9876', source: 'env', from: 'PETSTORE_API_KEY' },
     ]);

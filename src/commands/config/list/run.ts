@@ -39,7 +39,7 @@ interface SettingRow {
  */
 async function collectSettings(ctx: Pick<SettingsContext, 'loadConfig' | 'settings'>): Promise<SettingRow[]> {
   // A broken config file is this command's error, not a detail of each row.
-  await ctx.loadConfig();
+  const store = await ctx.loadConfig();
   const settings = await ctx.settings('all');
   const environment = requireEnvironment(settings);
   const rows: SettingRow[] = [
@@ -61,6 +61,16 @@ async function collectSettings(ctx: Pick<SettingsContext, 'loadConfig' | 'settin
         ? { key, value: null, source: 'none', from: null }
         : { key, value: r.command, source: 'file', from: key },
     );
+  }
+  for (const r of settings.remotes) {
+    const key = `${r.name}.confirmWrites`;
+    const inFile = store.getSetting(key) !== undefined;
+    rows.push({
+      key,
+      value: String(r.confirmWrites),
+      source: inFile ? 'file' : 'default',
+      from: inFile ? key : 'default',
+    });
   }
   for (const r of settings.remotes) rows.push(keyRow(r));
   return rows;

@@ -31,7 +31,7 @@ export async function runSet(ctx: Context, key: string, raw: string): Promise<nu
       if (def.key === 'environment' && !isBuiltinEnvironment(value) && !remotes.includes(value)) {
         throw unknownEnvironment(value, knownEnvironments(remotes), 'config set environment');
       }
-      writer.set(def.key, value);
+      writer.set(def.key, def.type === 'boolean' ? value === 'true' : value);
       return { path: writer.path, stored: env === undefined ? undefined : writer.store.getKey(env) };
     },
     { waitMs: ctx.globals.timeoutMs, signal: ctx.signal, onWait: (m) => ctx.note(m) },

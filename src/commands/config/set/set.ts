@@ -8,7 +8,9 @@ export function newSetCommand(f: Runner) {
   return new Command('set')
     .description('check a value and store it in the config file')
     .addArgument(keyArgument('set'))
-    .addArgument(new Argument('<value>', 'the value (an environment name, a base URL ending in /v1, or a command)'))
+    .addArgument(
+      new Argument('<value>', 'the value (an environment name, a base URL ending in /v1, a command, or true/false)'),
+    )
     .addHelpText(
       'after',
       `

@@ -1,12 +1,15 @@
 /**
  * `pets create --name NAME --category-id ID [--status S]`: one `createPet` (spec §4.2).
  * Values the flags leave out are asked for on a terminal (`canPrompt`), checked as the
- * flags are; the declaration has already refused them when no prompt is possible.
+ * flags are; the declaration has already refused them when no prompt is possible. An
+ * environment with `confirmWrites` is asked before the pet is sent (`confirmWrite`).
  */
 import type { Context, SettingsContext } from '../../../context.js';
+import { confirmWrite } from '../../../confirm-writes.js';
 import { CliError, ExitCode } from '../../../errors.js';
 import { mayHaveReachedServer } from '../../../http/failures.js';
 import { describeTarget } from '../../../render/target.js';
+import { stringifyJson } from '../../../json.js';
 import { shellQuote } from '../../../suggest.js';
 import { missingFlags, toNewPet, type PetDraft } from '../shared/draft.js';
 import { askForPet } from '../shared/prompt.js';
@@ -22,12 +25,14 @@ import { printWrittenPet } from '../shared/written.js';
  * values are asked for.
  * @throws ApiError (400 → exit 6), AuthError, NetworkError, TimeoutError (saying the pet
  * may have been created when the request may have reached the server), InvalidResponseError; InterruptedError (exit 130, nothing sent) on Ctrl-C at a prompt;
+ * CliError `not_confirmed` (exit 2, nothing sent) when the write is not confirmed;
  * CliError `output` (exit 1) naming the created pet when stdout cannot take it (a write
  * command accounts for what it did, even to a closed pipe).
  */
 export async function runCreate(ctx: Context, draft: PetDraft): Promise<number> {
   const { client, connection } = await ctx.connect();
   const pet = missingFlags(draft).length === 0 ? toNewPet(draft) : await askForPet(ctx, draft);
+  await confirmWrite(ctx, connection, `create the pet ${stringifyJson(pet)}`);
   let created: Awaited<ReturnType<typeof client.createPet>>;
   try {
     created = await client.createPet(pet);

@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import type { IndexedRecord } from './records.js';
 import type { Pet } from '../../../client/schemas.js';
 import type { BulkPlaces } from './places.js';
+import { confirmWrite } from '../../../confirm-writes.js';
 import type { Api, ConnectOptions, Context } from '../../../context.js';
 import { ExitCode, InterruptedError } from '../../../errors.js';
 import { BulkAccount } from './account.js';
@@ -58,13 +59,14 @@ export interface BulkTerminal {
 }
 
 /**
- * What pass 2 takes of the Context: connecting (only once every record is checked), notes
+ * What pass 2 takes of the Context: connecting (only once every record is checked), the
+ * question of an environment with `confirmWrites` (the terminal, variables and `--yes`), notes
  * and suggested commands, the clock and directory, the run's signal and shutdown registry,
  * and the render mode (the account's form).
  */
 export type SendContext = Pick<
   Context,
-  'connect' | 'note' | 'suggest' | 'now' | 'cwd' | 'signal' | 'shutdown' | 'output'
+  'connect' | 'note' | 'suggest' | 'now' | 'cwd' | 'signal' | 'shutdown' | 'output' | 'io' | 'env' | 'globals'
 >;
 
 /**
@@ -72,7 +74,9 @@ export type SendContext = Pick<
  * order, saves what remains and reports. Resolves with exit code 0 when every record was
  * created.
  * @throws CliError `already_sent` (exit 2) when an earlier run stopped partway and not
- * `choices.force`; CliError with the account otherwise (see `runCreateFromFile`).
+ * `choices.force`; CliError `not_confirmed` (exit 2, nothing sent) when the environment's
+ * `confirmWrites` question (asked once, before the first record) is not answered yes;
+ * InterruptedError on Ctrl-C at it; CliError with the account otherwise (see `runCreateFromFile`).
  */
 export async function sendChecked(
   ctx: SendContext,
@@ -99,6 +103,8 @@ export async function sendChecked(
     { now: ctx.now, warn: terminal.warn },
   );
   await history.judge(choices.force, ctx.suggest);
+  const n = checked.records;
+  await confirmWrite(ctx, api.connection, `create ${formatCount(n)} pet${n === 1 ? '' : 's'} from ${source.label}`);
   const account = new BulkAccount(checked.records, checked.lastLine);
   await history.begin(account, choices.force);
   // On a terminal the account names where the pets went; off one its text stays as it was.

@@ -1,0 +1,161 @@
+/**
+ * The question of `NAME.confirmWrites` on a real terminal (tmux; cli-contract.md
+ * "Environments": "every write to it asks on a terminal"): it names the environment, the
+ * host and what will be sent, defaults to No, and the answer decides whether the 127.0.0.1
+ * test server receives anything — for `pets create` (after the values it asked for), a
+ * bulk create (once for the whole file) and `api` with a write method; `api GET` never
+ * asks. The matrix off a terminal is test/commands/confirm-writes.test.ts's.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { remoteEnv } from '../helpers/harness.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { serverPool, type TestServer } from '../helpers/test-server.js';
+import { startTmux, type TmuxSession } from '../helpers/tmux.js';
+
+const KEY = 'pk_test_confirm_tty_0123';
+const pool = serverPool();
+const sessions: TmuxSession[] = [];
+afterAll(async () => {
+  for (const t of sessions) t.kill();
+  await pool.closeAll();
+  removeTempDirs();
+});
+
+/** A limit for a hang: a loaded machine draws the screen late, never wrongly. */
+const SCREEN_MS = 60_000;
+
+/** A server that creates what it is sent (id 42) and lists nothing. */
+function shop(): Promise<TestServer> {
+  return pool.start((req) =>
+    req.method === 'POST'
+      ? { status: 201, raw: JSON.stringify({ id: 42, ...(JSON.parse(req.body) as object) }) }
+      : { status: 200, body: [] },
+  );
+}
+
+/** A terminal (200 columns: the question on one line) whose runs go to `server`, production asking before writes. */
+async function terminal(server: TestServer): Promise<TmuxSession> {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ production: { confirmWrites: true } }), { mode: 0o600 });
+  const t = startTmux({ width: 200, height: 40, env: remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }) });
+  sessions.push(t);
+  await t.waitFor(/^[$#] $/m, { timeoutMs: SCREEN_MS });
+  return t;
+}
+
+/**
+ * Types `command` in `t`, waits for the question and answers it with `keys`: the screen
+ * as it asked, the screen once the run exited, and its exit code.
+ */
+async function answer(
+  t: TmuxSession,
+  command: string,
+  keys: string[],
+): Promise<{ asked: string; screen: string; rc: number }> {
+  t.sendLine(`${command}; echo "rc=$?"`);
+  const asked = await t.waitFor(/Send to production.*\(y\/N\)/, { timeoutMs: SCREEN_MS });
+  t.send(...keys);
+  const screen = await t.waitFor(/^rc=\d+\s*$/m, { timeoutMs: SCREEN_MS });
+  return { asked, screen, rc: Number(/^rc=(\d+)/m.exec(screen)?.[1]) };
+}
+
+describe.concurrent('confirmWrites on a terminal', () => {
+  it('pets create asks, naming the environment, host and pet; No by default: exit 2, nothing sent', async () => {
+    const server = await shop();
+    const t = await terminal(server);
+    const host = new URL(server.origin).host;
+    const { asked, screen, rc } = await answer(t, 'petstore pets create --name Rex --category-id 1', ['Enter']);
+    expect(asked).toContain(`? Send to production (${host}): create the pet {"name":"Rex","categoryId":1}? (y/N)`);
+    expect(server.requests).toEqual([]);
+    expect(screen).toContain('{"name":"Rex","categoryId":1}? No');
+    expect(rc).toBe(2);
+    expect(screen).toContain(`not confirmed: nothing was sent to production (${host})`);
+    expect(server.requests).toEqual([]);
+  }, 240_000);
+
+  it('answered yes: the pet is sent once', async () => {
+    const server = await shop();
+    const t = await terminal(server);
+    const { screen, rc } = await answer(t, 'petstore pets create --name Rex --category-id 1', ['y', 'Enter']);
+    expect(rc).toBe(0);
+    expect(screen).toMatch(/^42\s+Rex\s+1/m);
+    expect(server.requests.map((r) => [r.method, r.body])).toEqual([['POST', '{"name":"Rex","categoryId":1}']]);
+  }, 240_000);
+
+  it('--yes on a terminal is the answer given in advance: nothing asked, sent once', async () => {
+    const server = await shop();
+    const t = await terminal(server);
+    t.sendLine('petstore --yes pets create --name Rex --category-id 1; echo "rc=$?"');
+    const screen = await t.waitFor(/rc=\d+/, { timeoutMs: SCREEN_MS });
+    expect(screen).toContain('rc=0');
+    expect(screen).not.toMatch(/\(y\/N\)/);
+    expect(server.requests.map((r) => [r.method, r.body])).toEqual([['POST', '{"name":"Rex","categoryId":1}']]);
+  }, 240_000);
+
+  it('Ctrl-C at the question: exit 130, nothing sent', async () => {
+    const server = await shop();
+    const t = await terminal(server);
+    const { rc } = await answer(t, 'petstore pets create --name Rex --category-id 1', ['C-c']);
+    expect(rc).toBe(130);
+    expect(server.requests).toEqual([]);
+  }, 240_000);
+
+  it('asks after the values pets create asked for, showing the pet they make', async () => {
+    const server = await shop();
+    const t = await terminal(server);
+    t.sendLine('petstore pets create --name Kiwi -s sold; echo "rc=$?"');
+    await t.waitFor(/Category id:/, { timeoutMs: SCREEN_MS });
+    t.type('4');
+    t.send('Enter');
+    const asked = await t.waitFor(/Send to production.*\(y\/N\)/, { timeoutMs: SCREEN_MS });
+    expect(asked).toContain('create the pet {"name":"Kiwi","categoryId":4,"status":"sold"}?');
+    expect(server.requests).toEqual([]);
+    t.send('y', 'Enter');
+    const screen = await t.waitFor(/^rc=\d+\s*$/m, { timeoutMs: SCREEN_MS });
+    expect(screen).toMatch(/^rc=0\s*$/m);
+    expect(server.requests).toHaveLength(1);
+  }, 240_000);
+
+  it('pets create --from-file asks once for the whole file, naming how many records and the file', async () => {
+    const server = await shop();
+    const t = await terminal(server);
+    const file = join(tempDir(), 'new-pets.ndjson');
+    writeFileSync(file, '{"name":"A","categoryId":1}\n{"name":"B","categoryId":1}\n{"name":"C","categoryId":1}\n');
+    const { asked, screen, rc } = await answer(t, `petstore pets create --from-file ${file}`, ['y', 'Enter']);
+    expect(asked).toContain(`create 3 pets from "${file}"? (y/N)`);
+    expect(screen.match(/Send to production/g)).toHaveLength(1);
+    expect(rc).toBe(0);
+    expect(server.requests.map((r) => (JSON.parse(r.body) as { name: string }).name)).toEqual(['A', 'B', 'C']);
+  }, 240_000);
+
+  it('pets create --from-file declined: exit 2, nothing sent', async () => {
+    const server = await shop();
+    const t = await terminal(server);
+    const file = join(tempDir(), 'new-pets.ndjson');
+    writeFileSync(file, '{"name":"A","categoryId":1}\n');
+    const { rc } = await answer(t, `petstore pets create --from-file ${file}`, ['n', 'Enter']);
+    expect(rc).toBe(2);
+    expect(server.requests).toEqual([]);
+  }, 240_000);
+
+  it('api POST asks, showing the method, the URL and the body; declined: nothing sent', async () => {
+    const server = await shop();
+    const t = await terminal(server);
+    const { asked, rc } = await answer(t, 'petstore api POST /pets -f name=Rex -F categoryId=1', ['Enter']);
+    expect(asked).toContain(`POST ${server.baseUrl}/pets with 29 bytes: {"name":"Rex","categoryId":1}? (y/N)`);
+    expect(rc).toBe(2);
+    expect(server.requests).toEqual([]);
+  }, 240_000);
+
+  it('api GET never asks', async () => {
+    const server = await shop();
+    const t = await terminal(server);
+    t.sendLine('petstore api /pets; echo "rc=$?"');
+    const screen = await t.waitFor(/^rc=\d+\s*$/m, { timeoutMs: SCREEN_MS });
+    expect(screen).toMatch(/^rc=0\s*$/m);
+    expect(screen).not.toContain('Send to');
+    expect(server.requests.map((r) => r.method)).toEqual(['GET']);
+  }, 240_000);
+});
