@@ -7,7 +7,7 @@
  * 127.0.0.1 standing in for production and staging; the escape codes on a real terminal
  * are test/e2e/target-terminal.test.ts's.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeTarget } from '../../src/render/target.js';
@@ -42,10 +42,24 @@ function bulkInput(): string {
   return file;
 }
 
-/** Runs `args` against `baseUrl` as environment `env` (production: the default), with `opts`. */
+/**
+ * Runs `args` against `baseUrl` as environment `env` (production: the default), with `opts`;
+ * an environment other than production and staging is first configured in a fresh config
+ * file, as `config set NAME.baseUrl` writes it.
+ */
 function runAt(env: string, baseUrl: string, args: string[], opts: MainOptions = {}) {
   const envFlag = env === 'production' ? [] : ['--env', env];
-  return runMain([...envFlag, ...args], { ...opts, env: remoteEnv(baseUrl, KEY, { NO_COLOR: '1', ...opts.env }) });
+  const configDir = join(tempDir(), 'cfg');
+  if (!['production', 'staging'].includes(env)) {
+    mkdirSync(configDir, { mode: 0o700 });
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ environments: { [env]: { baseUrl } } }), {
+      mode: 0o600,
+    });
+  }
+  return runMain([...envFlag, ...args], {
+    ...opts,
+    env: remoteEnv(baseUrl, KEY, { NO_COLOR: '1', PETSTORE_CONFIG_DIR: configDir, ...opts.env }),
+  });
 }
 
 /** Each read, and what its stderr holds on a terminal after the banner (what it held before). */
@@ -85,7 +99,7 @@ describe('describeTarget: one way of naming where a command goes', () => {
   });
 });
 
-describe.concurrent.each([['production'], ['staging']])('%s on a terminal', (env) => {
+describe.concurrent.each([['production'], ['staging'], ['staging-eu']])('%s on a terminal', (env) => {
   it.each(reads)(
     '%s: the first line of stderr names it and its host, and nothing else is added',
     async (_, args, rest) => {

@@ -1,6 +1,6 @@
 /**
  * The target on a real terminal (tmux, cli-contract.md "Environments"): a command that
- * talks to staging or production names the environment and host on stderr in a colour
+ * talks to staging, production or a named environment names the environment and host on stderr in a colour
  * that is neither dim (SGR 2) nor red (SGR 31, 91), and a write to production names them
  * in its summary line; `--no-color` draws them without escape codes; with stderr not a
  * terminal (the rest of the run on one) nothing extra reaches it. A test server on
@@ -65,8 +65,11 @@ async function inTerminal(args: string[], env: Record<string, string>, redirect 
   return t.waitFor(/EXIT=\d+/, { escapes: true, timeoutMs: SCREEN_MS });
 }
 
-/** A config directory whose `NAME.baseUrl` is the test server, and the environment of a run using it. */
-async function configured(name: 'production' | 'staging'): Promise<Record<string, string>> {
+/**
+ * A config directory whose `NAME.baseUrl` is the test server (for a name other than
+ * production and staging, that creates the environment), and the environment of a run using it.
+ */
+async function configured(name: string): Promise<Record<string, string>> {
   const dir = join(tempDir(), 'cfg');
   const env = { PETSTORE_CONFIG_DIR: dir, HOME: dir };
   expect((await runMain(['config', 'set', `${name}.baseUrl`, server.baseUrl], { env })).code).toBe(0);
@@ -100,6 +103,12 @@ describe.skipIf(!hasTmux()).concurrent('the target on a real terminal', () => {
     expectTargetColour(screen, `env: staging (${host()})`);
   }, 180_000);
 
+  it('a named environment: `pets list --env staging-eu` names it and its host on stderr, magenta', async () => {
+    const screen = await inTerminal(['--env', 'staging-eu', 'pets', 'list'], await configured('staging-eu'));
+    expect(screen.replace(SGR, '')).toContain('EXIT=0');
+    expectTargetColour(screen, `env: staging-eu (${host()})`);
+  }, 180_000);
+
   it('production: `pets create` names production on stderr and in its summary line, magenta', async () => {
     const screen = await inTerminal(
       ['pets', 'create', '--name', 'Rex', '--category-id', '1'],
@@ -122,6 +131,7 @@ describe.skipIf(!hasTmux()).concurrent('the target on a real terminal', () => {
 
   it.each([
     ['staging', ['--env', 'staging', 'pets', 'list']],
+    ['staging-eu', ['--env', 'staging-eu', 'pets', 'create', '--name', 'Rex', '--category-id', '1']],
     ['production', ['pets', 'create', '--name', 'Rex', '--category-id', '1']],
   ] as const)(
     '%s with stderr not a terminal (stdin and stdout one): stderr stays empty',
