@@ -98,6 +98,9 @@ export function renderManPage(page: ManPage): string {
     roffText(tree.description),
     'Global options are accepted before or after the command words.',
     roffText(
+      'Environments: production, staging, the embedded sandbox, and any name configured with petstore config set NAME.baseUrl URL (lower-case letters, digits and -, starting with a letter, at most 32 characters; command names and config keys are reserved), each with its own settings and stored key; petstore env list shows them, --env NAME selects one.',
+    ),
+    roffText(
       'On a terminal, every command that talks to an environment other than the sandbox names it and its host first, on stderr, in magenta (env: production (api.petstore.example)), and every write names them in its summary line; off a terminal nothing of this is printed.',
     ),
     `Run \\fB${page.name} help \\fIcommand\\fR for the help of one command.`,
@@ -123,7 +126,9 @@ export function renderManPage(page: ManPage): string {
     ),
     '.TP',
     '\\fI~/.config/petstore/sandbox.json\\fR',
-    roffText("The embedded sandbox's data."),
+    roffText(
+      "The embedded sandbox's data; its API key is kept beside it in sandbox.json.key (mode 0600), unless PETSTORE_SANDBOX_KEY sets one.",
+    ),
     '.TP',
     '\\fI~/.cache/petstore/\\fR',
     roffText(
