@@ -8,7 +8,7 @@
 import { displayWidth, padToWidth, truncateToWidth } from './width.js';
 
 /** One stage of shortening: `columns` (indexes) are shortened, the widest first, down to `min` cells each. */
-export interface ShrinkStage {
+interface ShrinkStage {
   columns: readonly number[];
   min: number;
 }

@@ -212,6 +212,9 @@ describe.concurrent('completion zsh and fish', () => {
   });
 });
 
+/** fish, when installed (not a dependency of the project: its tests are skipped without it). */
+const FISH = 'fish';
+
 /** Whether `shell` is installed (zsh and fish are optional on a developer's machine). */
 const has = (shell: string): boolean => spawnSync(shell, ['-c', 'exit 0']).status === 0;
 
@@ -319,7 +322,7 @@ compgen -F __petstore_complete -- '${cur}'`,
     });
   });
 
-  describe.skipIf(!has('fish'))('fish', () => {
+  describe.skipIf(!has(FISH))('fish', () => {
     let fishFile = '';
     beforeAll(async () => {
       fishFile = join(tempDir(), 'petstore.fish');
@@ -328,7 +331,7 @@ compgen -F __petstore_complete -- '${cur}'`,
 
     /** The candidates fish's `complete -C` offers for `line` (names only, descriptions dropped). */
     function fishComplete(line: string, configDir = configured): string[] {
-      const r = spawnSync('fish', ['--no-config', '-c', `source ${JSON.stringify(fishFile)}; complete -C '${line}'`], {
+      const r = spawnSync(FISH, ['--no-config', '-c', `source ${JSON.stringify(fishFile)}; complete -C '${line}'`], {
         encoding: 'utf8',
         env: shellEnv(configDir),
       });

@@ -213,11 +213,12 @@ describe.concurrent('env list', () => {
   it('names PETSTORE_API_KEY (masked) for the selected environment, and does not run an apiKeyCommand', async () => {
     const c = freshConfig();
     const ran = join(tempDir(), 'ran');
-    for (const [key, value] of [
+    const settings: [string, string][] = [
       ['staging.baseUrl', 'https://staging.example.com/v1'],
       ['staging.apiKeyCommand', `touch ${ran}`],
       ['lab.baseUrl', 'https://lab.example.com/v1'],
-    ])
+    ];
+    for (const [key, value] of settings)
       expect((await runMain(['config', 'set', key, value], { env: c.env })).code).toBe(0);
     const rows = await listJson({ ...c.env, PETSTORE_API_KEY: 'env-key-abcdef-9876', PETSTORE_ENV: 'lab' });
     // production, staging, the configured names alphabetically, the sandbox.
