@@ -10,7 +10,7 @@ import { freshConfig, readConfig } from '../helpers/harness.js';
 import { registerSecret } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs } from '../helpers/temp-config.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { hasTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const KEY = 'eu-key-0123456789-TTYTEST';
@@ -20,18 +20,22 @@ registerSecret(KEY);
 const SCREEN_MS = 60_000;
 
 let tmux: TmuxSession | undefined;
-afterEach(() => {
+let server: TestServer | undefined;
+afterEach(async () => {
   tmux?.kill();
   tmux = undefined;
+  await server?.close();
+  server = undefined;
   removeTempDirs();
 });
 
 describe.skipIf(!hasTmux())('env remove on a terminal', () => {
   it('asks (default No): declined and Ctrl-C keep it (exit 2, 130), yes removes it', async () => {
     // auth login tries the key: a server that takes it.
-    const server = await startTestServer(() => ({ status: 200, body: [] }));
+    const s = await startTestServer(() => ({ status: 200, body: [] }));
+    server = s;
     const c = freshConfig();
-    expect((await runMain(['config', 'set', 'staging-eu.baseUrl', server.baseUrl], { env: c.env })).code).toBe(0);
+    expect((await runMain(['config', 'set', 'staging-eu.baseUrl', s.baseUrl], { env: c.env })).code).toBe(0);
     expect((await runMain(['env', 'use', 'staging-eu'], { env: c.env })).code).toBe(0);
     const login = await runMain(['--env', 'staging-eu', 'auth', 'login', '--with-token'], {
       env: c.env,
@@ -44,7 +48,7 @@ describe.skipIf(!hasTmux())('env remove on a terminal', () => {
     tmux = t;
     const shows = (pattern: RegExp): Promise<string> => t.waitFor(pattern, { timeoutMs: SCREEN_MS });
     const question = new RegExp(
-      `Remove the environment staging-eu \\(base URL ${server.baseUrl.replace(/[.]/g, '\\.')}, stored key \\*{4}TEST\\)\\? \\(y/N\\)`,
+      `Remove the environment staging-eu \\(base URL ${s.baseUrl.replace(/[.]/g, '\\.')}, stored key \\*{4}TEST\\)\\? \\(y/N\\)`,
     );
 
     t.sendLine('petstore env remove staging-eu; echo "DECLINED=$?"');
@@ -68,6 +72,5 @@ describe.skipIf(!hasTmux())('env remove on a terminal', () => {
     expect(screen).toContain('production is the default again');
     expect(screen).not.toContain(KEY);
     expect(readConfig(c.file)).toEqual({});
-    await server.close();
   }, 240_000);
 });
