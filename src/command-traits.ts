@@ -25,6 +25,12 @@ export interface CommandTraits {
   readonly writes: boolean | 'by-method';
   /** The operations (spec §4) it calls, its own first; empty for none, or any (`api`). */
   readonly operations: readonly OperationId[];
+  /**
+   * What its first argument names, when completion offers more than fixed choices:
+   * `environment`, the environments the config file knows, asked of petstore at Tab time
+   * (cli-contract.md "Environments": completion offers the configured names).
+   */
+  readonly argument?: 'environment';
 }
 
 /** The traits of a command that declares none: a group, `version`, `config get`. */

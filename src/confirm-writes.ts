@@ -41,7 +41,7 @@ export function writeConsent({ confirmWrites, yes, canAsk }: ConsentFacts): Writ
  * drawn) are terminals and `PETSTORE_NO_PROMPT` is not on (the condition of `pets create`'s
  * prompts: a question on a pipe would read the piped data and write escape codes into it).
  */
-function canAskOnTerminal(ctx: Pick<Context, 'io' | 'env'>): boolean {
+export function canAskOnTerminal(ctx: Pick<Context, 'io' | 'env'>): boolean {
   return ctx.io.stdinIsTTY && ctx.io.stderrIsTTY && ctx.env.get('PETSTORE_NO_PROMPT') !== true;
 }
 
@@ -78,7 +78,7 @@ export async function confirmWrite(
       },
     );
   }
-  if (!(await ask(ctx, `Send to ${name} (${host}): ${escapeForTerminal(what)}?`))) {
+  if (!(await askYesNo(ctx, `Send to ${name} (${host}): ${escapeForTerminal(what)}?`))) {
     throw new CliError(`not confirmed: nothing was sent to ${name} (${host})`, {
       exitCode: ExitCode.usage,
       code: 'not_confirmed',
@@ -88,10 +88,11 @@ export async function confirmWrite(
 }
 
 /**
- * Asks a yes-or-no question on stderr, default No (`@inquirer/confirm`, loaded only here).
+ * Asks a yes-or-no question on stderr, default No (`@inquirer/confirm`, loaded only here);
+ * call it only where `canAskOnTerminal` holds. Used by every confirmation (`env remove` too).
  * @throws InterruptedError on Ctrl-C (or the run's abort).
  */
-async function ask(ctx: Pick<Context, 'io' | 'signal'>, message: string): Promise<boolean> {
+export async function askYesNo(ctx: Pick<Context, 'io' | 'signal'>, message: string): Promise<boolean> {
   const { default: confirm } = await import('@inquirer/confirm');
   const c = ctx.io.colorErr;
   // gh's `?`, and no green tick after the answer: nothing has been sent yet.

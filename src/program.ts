@@ -8,7 +8,9 @@ import { Command, Help, type CommandUnknownOpts } from '@commander-js/extra-typi
 import { newApiCommand } from './commands/api/api.js';
 import { newAuthCommand } from './commands/auth/auth.js';
 import { newCompletionCommand } from './commands/completion/completion.js';
+import { newCompleteEnvsCommand } from './commands/completion/envs.js';
 import { newConfigCommand } from './commands/config/config.js';
+import { newEnvCommand } from './commands/env/env.js';
 import { newHelpCommand } from './commands/help/help.js';
 import { newPetsCommand } from './commands/pets/pets.js';
 import { newVersionCommand } from './commands/version/version.js';
@@ -114,10 +116,13 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
     .addCommand(newSandboxCommand(runner))
     .addCommand(newAuthCommand(runner))
     .addCommand(newConfigCommand(runner))
+    .addCommand(newEnvCommand(runner))
     .addCommand(newApiCommand(runner))
     .addCommand(newCompletionCommand(runner))
     .addCommand(newVersionCommand(VERSION, (s) => ioNow().outNow(s)))
     .addCommand(newHelpCommand())
+    // Run by the completion scripts at Tab time, not by people: out of help and completion.
+    .addCommand(newCompleteEnvsCommand(runner), { hidden: true })
     .hook('preAction', (_root, action) => refuseRecordFlags(root, root.opts(), action));
   inheritSettings(root, (words) => (failedCommand ??= words));
   return { program: root, exitCode: () => exitCode, failedCommand: () => failedCommand, running: () => running };

@@ -122,7 +122,7 @@ export function renderManPage(page: ManPage): string {
     '.TP',
     '\\fI~/.config/petstore/config.json\\fR',
     roffText(
-      'Settings (the environment; per environment its base URL, apiKeyCommand and confirmWrites) and stored API keys (mode 0600); the directory is $PETSTORE_CONFIG_DIR, else $XDG_CONFIG_HOME/petstore.',
+      'Settings (the environment; per environment its base URL, apiKeyCommand and confirmWrites) and stored API keys (mode 0600): production and staging at the top level, other named environments under "environments", keys under "auth"; the directory is $PETSTORE_CONFIG_DIR, else $XDG_CONFIG_HOME/petstore.',
     ),
     '.TP',
     '\\fI~/.config/petstore/sandbox.json\\fR',

@@ -3,18 +3,27 @@
  * bash and its completion function asked for candidates; the zsh and fish scripts are
  * checked for the same commands, flags and values. The scripts are generated in-process
  * (runMain); the built CLI's script in a real interactive bash is test/e2e/completion-tmux.test.ts.
+ * Environment names are asked of petstore at Tab time: the shells run the built CLI
+ * (`npm run build`) as `petstore` from PATH, in a config folder of the test's own; zsh and
+ * fish are run too where they are installed.
  */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTING_KEYS } from '../../src/config/keys.js';
 import { commandTree, subcommandsOf } from '../helpers/command-tree.js';
+import { freshConfig } from '../helpers/harness.js';
+import { CLI_SHELL } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 let bashScript = '';
 let scriptFile = '';
+/** A folder with a `petstore` command (the built CLI), put first on the shells' PATH. */
+let binDir = '';
+/** An empty config folder: the environment names are the built-in ones there. */
+let emptyConfig = '';
 /** The top-level commands, from the tree itself (a new command must not need this file changed). */
 let topLevel: string[] = [];
 
@@ -25,6 +34,11 @@ beforeAll(async () => {
   bashScript = r.stdout;
   scriptFile = join(tempDir(), 'petstore.bash');
   writeFileSync(scriptFile, bashScript);
+  binDir = join(tempDir(), 'bin');
+  mkdirSync(binDir);
+  writeFileSync(join(binDir, 'petstore'), `#!/bin/sh\nexec ${CLI_SHELL} "$@"\n`);
+  chmodSync(join(binDir, 'petstore'), 0o755);
+  emptyConfig = freshConfig().dir;
   topLevel = (await commandTree()).filter((c) => c.words.length === 1).map((c) => c.words[0] ?? '');
 });
 
@@ -33,8 +47,21 @@ afterAll(() => removeTempDirs());
 /** The verbs of `pets`, from the tree (a new verb must not need this file changed). */
 const petVerbs = subcommandsOf(await commandTree(), ['pets']);
 
-/** Completes the last word of `line` (words split on spaces; a trailing space = an empty word). */
-function complete(line: string): string[] {
+/** The environment of a shell that completes: `petstore` on PATH, the config folder `configDir`, a HOME of its own. */
+function shellEnv(configDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    PATH: `${binDir}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    PETSTORE_CONFIG_DIR: configDir,
+    HOME: tempDir(),
+  };
+}
+
+/**
+ * Completes the last word of `line` (words split on spaces; a trailing space = an empty
+ * word) with the config folder `configDir` (default: an empty one).
+ */
+function complete(line: string, configDir = emptyConfig): string[] {
   // bash splits words at "=" too (COMP_WORDBREAKS): "--status=" is "--status" "=".
   const words = line.split(' ').flatMap((w) => {
     const i = w.indexOf('=');
@@ -45,7 +72,10 @@ COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')})
 COMP_CWORD=${words.length - 1}
 __petstore_complete
 printf '%s\\n' "\${COMPREPLY[@]}"`;
-  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', script], { encoding: 'utf8' });
+  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', script], {
+    encoding: 'utf8',
+    env: shellEnv(configDir),
+  });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   return r.stdout.split('\n').filter((l) => l !== '');
@@ -155,7 +185,10 @@ describe.concurrent('completion zsh and fish', () => {
     expect(s).toContain(
       "complete -c petstore -n '__fish_seen_subcommand_from pets; and __fish_seen_subcommand_from list' -l limit -s L -x",
     );
-    expect(s).toContain("complete -c petstore -l env -s e -x -a 'production staging sandbox'");
+    // The environment names are asked of petstore at Tab time, the built-in ones if it fails.
+    expect(s).toContain(
+      "complete -c petstore -l env -s e -x -a '(command -q petstore; and petstore __complete-envs 2>/dev/null </dev/null; or string split \\' \\' \\'production staging sandbox\\')'",
+    );
     expect(s).toContain("complete -c petstore -l output -s o -x -a 'table tsv csv json ndjson'");
     expect(s).toContain(`-a '${SETTING_KEYS.join(' ')}'`);
     expect(s).toContain('-l from-file -r -F');
@@ -163,7 +196,7 @@ describe.concurrent('completion zsh and fish', () => {
     expect(s).toContain("-a 'bash zsh fish'");
     // As in bash: the environments after `config set environment`, the tree's words after `help`.
     expect(s).toContain(
-      "complete -c petstore -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from environment' -a 'production staging sandbox'",
+      "complete -c petstore -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from environment' -a '(command -q petstore; and petstore __complete-envs",
     );
     expect(s).toContain(
       `complete -c petstore -n '__fish_seen_subcommand_from help; and __fish_seen_subcommand_from pets; and not __fish_seen_subcommand_from ${petVerbs.join(' ')}' -a list`,
@@ -176,5 +209,152 @@ describe.concurrent('completion zsh and fish', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain("'powershell' is invalid");
     expect(r.stderr).toContain('bash, zsh, fish');
+  });
+});
+
+/** fish, when installed (not a dependency of the project: its tests are skipped without it). */
+const FISH = 'fish';
+
+/** Whether `shell` is installed (zsh and fish are optional on a developer's machine). */
+const has = (shell: string): boolean => spawnSync(shell, ['-c', 'exit 0']).status === 0;
+
+describe('completion of environment names, asked of petstore at Tab time', () => {
+  /** A config folder with the environment `staging-eu` configured. */
+  let configured = '';
+  /** A config folder whose config.json is not JSON. */
+  let broken = '';
+  beforeAll(async () => {
+    const c = freshConfig();
+    const r = await runMain(['config', 'set', 'staging-eu.baseUrl', 'https://eu.example.com/v1'], { env: c.env });
+    expect(r.code).toBe(0);
+    configured = c.dir;
+    broken = freshConfig().dir;
+    mkdirSync(broken);
+    writeFileSync(join(broken, 'config.json'), '{ not json');
+  });
+
+  it('`__complete-envs` prints the names one a line, never a URL, and is hidden from help', async () => {
+    const r = await runMain(['__complete-envs'], { env: { PETSTORE_CONFIG_DIR: configured } });
+    expect(r).toMatchObject({ code: 0, stdout: 'production\nstaging\nstaging-eu\nsandbox\n', stderr: '' });
+    expect((await runMain(['--help'])).stdout).not.toContain('__complete');
+  });
+
+  it('`__complete-envs` with a broken config file prints the built-in names, exit 0, nothing on stderr', async () => {
+    const r = await runMain(['__complete-envs'], { env: { PETSTORE_CONFIG_DIR: broken } });
+    expect(r).toMatchObject({ code: 0, stdout: 'production\nstaging\nsandbox\n', stderr: '' });
+  });
+
+  it.each([
+    ['petstore --env ', ['production', 'staging', 'staging-eu', 'sandbox']],
+    ['petstore -e s', ['staging', 'staging-eu', 'sandbox']],
+    ['petstore pets list -e staging-', ['staging-eu']],
+    ['petstore env use ', ['production', 'staging', 'staging-eu', 'sandbox']],
+    ['petstore env remove ', ['production', 'staging', 'staging-eu', 'sandbox']],
+    ['petstore env remove staging-', ['staging-eu']],
+    ['petstore config set environment s', ['staging', 'staging-eu', 'sandbox']],
+  ])('bash: %j completes to %j', (line, expected) => {
+    expect(complete(line, configured)).toEqual(expected);
+  });
+
+  it('bash: after the name of `env use`, flags only (it takes one name)', () => {
+    const got = complete('petstore env use staging-eu ', configured);
+    expect(got).toContain('--help');
+    expect(got).not.toContain('staging-eu');
+  });
+
+  it('bash: a broken config file completes the built-in names, and nothing is printed', () => {
+    expect(complete('petstore --env ', broken)).toEqual(['production', 'staging', 'sandbox']);
+  });
+
+  it('bash: with no petstore on PATH, the built-in names', () => {
+    const script = `source ${JSON.stringify(scriptFile)}
+COMP_WORDS=(petstore env use ''); COMP_CWORD=3
+__petstore_complete
+printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const r = spawnSync('bash', ['--norc', '--noprofile', '-c', script], {
+      encoding: 'utf8',
+      env: { ...shellEnv(configured), PATH: '/usr/bin:/bin' },
+    });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('production\nstaging\nsandbox\n');
+  });
+
+  describe.skipIf(!has('zsh'))('zsh', () => {
+    /**
+     * What zsh's completion offers for `line`: the zsh script loaded, the words set as
+     * bashcompinit's `_bash_complete` sets them, and its `compgen -F` run; zsh itself then
+     * keeps the candidates that start with the word (its matching, done here).
+     */
+    function zshComplete(line: string): string[] {
+      const words = line.split(' ');
+      const cur = words.at(-1) ?? '';
+      const file = join(tempDir(), 'petstore.zsh');
+      writeFileSync(file, zshScriptText);
+      const r = spawnSync(
+        'zsh',
+        [
+          '-f',
+          '-c',
+          `source ${JSON.stringify(file)}
+words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}
+COMP_WORDS=("\${words[@]}"); COMP_CWORD=$((CURRENT - 1))
+compgen -F __petstore_complete -- '${cur}'`,
+        ],
+        { encoding: 'utf8', env: shellEnv(configured) },
+      );
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      return r.stdout.split('\n').filter((l) => l !== '' && l.startsWith(cur));
+    }
+
+    let zshScriptText = '';
+    beforeAll(async () => {
+      zshScriptText = (await runMain(['completion', 'zsh'])).stdout;
+    });
+
+    it.each([
+      ['petstore --env ', ['production', 'staging', 'staging-eu', 'sandbox']],
+      ['petstore -e s', ['staging', 'staging-eu', 'sandbox']],
+      ['petstore env use ', ['production', 'staging', 'staging-eu', 'sandbox']],
+      ['petstore env remove ', ['production', 'staging', 'staging-eu', 'sandbox']],
+    ])('%j completes to %j', (line, expected) => {
+      expect(zshComplete(line)).toEqual(expected);
+    });
+  });
+
+  describe.skipIf(!has(FISH))('fish', () => {
+    let fishFile = '';
+    beforeAll(async () => {
+      fishFile = join(tempDir(), 'petstore.fish');
+      writeFileSync(fishFile, (await runMain(['completion', 'fish'])).stdout);
+    });
+
+    /** The candidates fish's `complete -C` offers for `line` (names only, descriptions dropped). */
+    function fishComplete(line: string, configDir = configured): string[] {
+      const r = spawnSync(FISH, ['--no-config', '-c', `source ${JSON.stringify(fishFile)}; complete -C '${line}'`], {
+        encoding: 'utf8',
+        env: shellEnv(configDir),
+      });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      return r.stdout
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => l.split('\t')[0] ?? '');
+    }
+
+    it.each([
+      ['petstore --env ', ['production', 'sandbox', 'staging', 'staging-eu']],
+      ['petstore -e s', ['sandbox', 'staging', 'staging-eu']],
+      ['petstore env use ', ['production', 'sandbox', 'staging', 'staging-eu']],
+      ['petstore env remove ', ['production', 'sandbox', 'staging', 'staging-eu']],
+      ['petstore config set environment staging', ['staging', 'staging-eu']],
+    ])('%j completes to %j', (line, expected) => {
+      expect(fishComplete(line)).toEqual(expected);
+    });
+
+    it('a broken config file completes the built-in names', () => {
+      expect(fishComplete('petstore --env ', broken)).toEqual(['production', 'sandbox', 'staging']);
+    });
   });
 });

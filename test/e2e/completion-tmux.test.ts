@@ -5,6 +5,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { freshConfig } from '../helpers/harness.js';
+import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { startTmux, type TmuxSession } from '../helpers/tmux.js';
 
@@ -26,9 +28,12 @@ afterEach(() => {
   removeTempDirs();
 });
 
-/** An interactive bash in `cwd` with petstore's completion loaded, its screen cleared. */
-async function bashWithCompletion(cwd?: string): Promise<TmuxSession> {
-  const t = startTmux({ command: 'bash --norc --noprofile -i', env: { TERM: 'xterm', HISTFILE: '/dev/null' } });
+/** An interactive bash in `cwd` (and with `env`) with petstore's completion loaded, its screen cleared. */
+async function bashWithCompletion(cwd?: string, env: Record<string, string> = {}): Promise<TmuxSession> {
+  const t = startTmux({
+    command: 'bash --norc --noprofile -i',
+    env: { TERM: 'xterm', HISTFILE: '/dev/null', ...env },
+  });
   tmux = t;
   await shows(t, (s) => /[$#]/.test(s));
   t.type(`PS1='$ '; ${cwd === undefined ? '' : `cd '${cwd}'; `}source <(petstore completion bash); echo LOADED`);
@@ -54,6 +59,20 @@ describe('completion in an interactive bash', () => {
     t.type('sa');
     t.send('Tab');
     await shows(t, (s) => /^\$ petstore config set environment sandbox *$/m.test(s));
+  }, 240_000);
+
+  it('`--env staging-<TAB>` completes a configured environment, asked of petstore at Tab time', async () => {
+    const c = freshConfig();
+    const set = await runMain(['config', 'set', 'staging-eu.baseUrl', 'https://eu.example.com/v1'], { env: c.env });
+    expect(set.code).toBe(0);
+    const t = await bashWithCompletion(undefined, c.env);
+    t.type('petstore --env staging-');
+    t.send('Tab');
+    await shows(t, (s) => /^\$ petstore --env staging-eu *$/m.test(s));
+    t.type(' env use s');
+    t.send('Tab');
+    t.send('Tab');
+    await shows(t, (s) => /sandbox\s+staging\s+staging-eu/.test(s));
   }, 240_000);
 
   it('`--from-file data<TAB>` completes the directory `data/` with no space after it, then the file in it', async () => {

@@ -20,7 +20,7 @@ export interface TreeCommand {
   traits: CommandTraits;
 }
 
-/** Every command of the tree below the root, depth first, in the order help lists them. */
+/** Every command of the tree below the root that help lists, depth first, in the order help lists them. */
 export async function commandTree(): Promise<TreeCommand[]> {
   const io = await createIo(
     { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough() },
@@ -30,10 +30,17 @@ export async function commandTree(): Promise<TreeCommand[]> {
   const { program } = buildProgram(io, () => {
     throw new Error('no command runs here');
   });
+  // Hidden commands (`__complete-envs`, run by the completion scripts) are not for people:
+  // help, completion and the man page leave them out, and so does the tree tests read.
+  // (Help's list may add commander's implicit `help` of a group: only the commands declared count.)
+  const visible = (cmd: CommandUnknownOpts): CommandUnknownOpts[] => {
+    const listed = new Set(cmd.createHelp().visibleCommands(cmd));
+    return cmd.commands.filter((c) => listed.has(c));
+  };
   const walk = (cmd: CommandUnknownOpts, words: string[]): TreeCommand[] =>
-    cmd.commands.flatMap((sub) => {
+    visible(cmd).flatMap((sub) => {
       const path = [...words, sub.name()];
-      const node = { words: path, subcommands: sub.commands.map((c) => c.name()), traits: traitsOf(sub) };
+      const node = { words: path, subcommands: visible(sub).map((c) => c.name()), traits: traitsOf(sub) };
       return [node, ...walk(sub, path)];
     });
   return walk(program, []);

@@ -1,15 +1,35 @@
 /**
  * `completion bash|zsh|fish`: prints a shell completion script. The script is generated
  * from the commander tree (commands, subcommands, flags, and the choices commander holds
- * for flag values and arguments: `--status`, `--env`, `--output`, config keys, shells) and
- * from the settings registry (the values of `config set environment`), so it cannot drift
- * from the real CLI. After `help`, the words are the tree's own (`help pets list`); a
- * flag that takes a file completes paths as files (a directory gets a `/` and no space).
+ * for flag values and arguments: `--status`, `--output`, config keys, shells) and from the
+ * settings registry (the values of `config set` keys), so it cannot drift from the real
+ * CLI. After `help`, the words are the tree's own (`help pets list`); a flag that takes a
+ * file completes paths as files (a directory gets a `/` and no space).
+ *
+ * Environment names (`--env`, `env use`, `env remove`, `config set environment`) are not
+ * fixed: the configured ones are asked of petstore at Tab time (`petstore __complete-envs`,
+ * as gh's and kubectl's scripts call back into the program; cli-contract.md
+ * "Environments"), in the shell's own environment (its PETSTORE_CONFIG_DIR); when that
+ * gives nothing (petstore not on PATH), the built-in names.
  */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import { traitsOf } from '../../command-traits.js';
+import { BUILTIN_ENVIRONMENTS } from '../../config/environments.js';
 import { settingChoices } from '../../config/keys.js';
+import { COMPLETE_ENVS } from './envs.js';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
+
+/** The values of an environment name: asked of petstore at Tab time. */
+const ENVIRONMENTS = 'environments';
+
+/** What a value may be: fixed choices, or the environment names. */
+type Choices = readonly string[] | typeof ENVIRONMENTS;
+
+/** Flags whose value is an environment name. */
+const ENV_FLAGS = new Set(['--env']);
+/** Settings whose value is an environment name (`config set environment NAME`). */
+const ENV_SETTINGS = new Set(['environment']);
 
 /** Flags whose value is a file path. */
 const FILE_FLAGS = new Set(['--from-file', '--input']);
@@ -22,7 +42,7 @@ interface CompletionFlag {
   short: string | undefined;
   description: string;
   takesValue: boolean;
-  values: readonly string[] | undefined;
+  values: Choices | undefined;
   file: boolean;
   /** The value is a comma-separated list of `values`. */
   list: boolean;
@@ -35,10 +55,10 @@ interface CompletionNode {
   subcommands: { name: string; description: string }[];
   /** Flags of this command (global flags are listed once, on the root). */
   flags: CompletionFlag[];
-  /** Choices of its first argument (`completion <shell>`), if any. */
-  argChoices: readonly string[] | undefined;
+  /** Choices of its first argument (`completion <shell>`, `env use <name>`), if any. */
+  argChoices: Choices | undefined;
   /** Choices of its second argument by its first (`config set environment` → the environments). */
-  valueChoices?: Record<string, readonly string[]>;
+  valueChoices?: Record<string, Choices>;
 }
 
 /** The completion model: every command path, root first; global flags apply everywhere. */
@@ -66,16 +86,30 @@ function flagsOf(cmd: CommandUnknownOpts): CompletionFlag[] {
       short: o.short,
       description: o.description,
       takesValue: o.required || o.optional,
-      values: o.argChoices,
+      values: o.long !== undefined && ENV_FLAGS.has(o.long) ? ENVIRONMENTS : o.argChoices,
       file: o.long !== undefined && FILE_FLAGS.has(o.long),
       list: o.long !== undefined && LIST_FLAGS.has(o.long),
     }));
 }
 
 /** Commands whose second argument's choices depend on the first, and where they come from. */
-const VALUE_CHOICES: Record<string, () => Record<string, readonly string[]>> = {
-  'config set': settingChoices,
+const VALUE_CHOICES: Record<string, () => Record<string, Choices>> = {
+  'config set': () =>
+    Object.fromEntries(
+      Object.entries(settingChoices()).map(([key, values]) => [key, ENV_SETTINGS.has(key) ? ENVIRONMENTS : values]),
+    ),
 };
+
+/** The commands below `cmd` that help lists: a hidden one (`__complete-envs`) is not offered. */
+function visibleSubcommands(cmd: CommandUnknownOpts): CommandUnknownOpts[] {
+  const visible = new Set(cmd.createHelp().visibleCommands(cmd));
+  return cmd.commands.filter((c) => visible.has(c));
+}
+
+/** The choices of `cmd`'s first argument: the environments when it names one, else commander's. */
+function argumentChoices(cmd: CommandUnknownOpts): Choices | undefined {
+  return traitsOf(cmd).argument === 'environment' ? ENVIRONMENTS : cmd.registeredArguments[0]?.argChoices;
+}
 
 /**
  * Walks the commander tree into a completion model. `help` gets a node for every command
@@ -85,8 +119,7 @@ function completionModel(program: CommandUnknownOpts): CompletionModel {
   const nodes: CompletionNode[] = [];
   const helpNodes: CompletionNode[] = [];
   const visit = (cmd: CommandUnknownOpts, path: string[]): void => {
-    const subs = cmd.commands;
-    const arg = cmd.registeredArguments[0];
+    const subs = visibleSubcommands(cmd);
     const isHelp = path.length === 1 && path[0] === 'help';
     const subcommands = subs.map((c) => ({ name: c.name(), description: c.description() }));
     nodes.push({
@@ -94,7 +127,7 @@ function completionModel(program: CommandUnknownOpts): CompletionModel {
       description: cmd.description(),
       subcommands: isHelp ? [] : subcommands,
       flags: path.length === 0 ? [] : [...flagsOf(cmd), HELP_FLAG],
-      argChoices: isHelp ? undefined : arg?.argChoices,
+      argChoices: isHelp ? undefined : argumentChoices(cmd),
       valueChoices: VALUE_CHOICES[path.join(' ')]?.(),
     });
     if (!isHelp) {
@@ -128,11 +161,22 @@ function shellWords(words: readonly string[]): string {
   return words.join(' ');
 }
 
+/** The bash function that prints the environment names: petstore's own, else the built-in ones. */
+function environmentsFn(model: CompletionModel): string {
+  return `__${model.name}_environments`;
+}
+
+/** Bash words (inside double quotes) for `values`: the fixed words, or the names asked of petstore. */
+function bashWords(values: Choices, envFn: string): string {
+  return values === ENVIRONMENTS ? `$(${envFn})` : shellWords(values);
+}
+
 /** The bash script: `source <(petstore completion bash)`. Also used by zsh through bashcompinit. */
 function bashScript(model: CompletionModel): string {
   const all = [...model.globalFlags, ...model.nodes.flatMap((n) => n.flags)];
   const valueFlags = [...new Set(all.filter((f) => f.takesValue).flatMap(names))];
   const fn = `__${model.name}_complete`;
+  const envFn = environmentsFn(model);
   const pathCases = model.nodes.flatMap((n) => n.subcommands.map((s) => `"${n.path.join(' ')}:${s.name}"`)).join('|');
   const valueCases: string[] = [];
   const seen = new Set<string>();
@@ -140,14 +184,16 @@ function bashScript(model: CompletionModel): string {
     if (!f.takesValue || f.long === undefined || seen.has(f.long)) continue;
     seen.add(f.long);
     const pattern = names(f).join('|');
-    if (f.values !== undefined && f.list)
+    if (f.values !== undefined && f.values !== ENVIRONMENTS && f.list)
       // Completes the item after the last comma, keeping the ones before it; an item
       // already in the list is not offered, since the CLI refuses one named twice.
       valueCases.push(
         `    ${pattern}) given="\${cur%\${cur##*,}}"; for v in ${shellWords(f.values)}; do case ",$given" in *",$v,"*) ;; *) left="$left $v" ;; esac; done; COMPREPLY=($(compgen -P "$given" -W "$left" -- "\${cur##*,}")); return 0 ;;`,
       );
     else if (f.values !== undefined)
-      valueCases.push(`    ${pattern}) COMPREPLY=($(compgen -W "${shellWords(f.values)}" -- "$cur")); return 0 ;;`);
+      valueCases.push(
+        `    ${pattern}) COMPREPLY=($(compgen -W "${bashWords(f.values, envFn)}" -- "$cur")); return 0 ;;`,
+      );
     // As file names: a directory gets its `/` and no space after it, names with spaces stay whole.
     else if (f.file)
       valueCases.push(
@@ -163,11 +209,18 @@ function bashScript(model: CompletionModel): string {
       ...n.flags.flatMap((f) => (f.long !== undefined ? [f.long] : [])),
       ...(n.path.length === 0 ? globalWords : globalWords.filter((w) => w !== '--help' && w !== '--version')),
     ];
-    return `    "${n.path.join(' ')}") ${positionalWords(n)}; flags="${shellWords([...new Set(flags)])}" ;;`;
+    return `    "${n.path.join(' ')}") ${positionalWords(n, envFn)}; flags="${shellWords([...new Set(flags)])}" ;;`;
   });
+  // The names are asked of the petstore being completed, with stderr and stdin closed to it:
+  // it prints only names, one a line, and nothing at all goes to the terminal.
   return `# ${model.name} completion for bash. Load it with: source <(${model.name} completion bash)
+${envFn}() {
+  local names
+  names="$("\${COMP_WORDS[0]}" ${COMPLETE_ENVS} 2>/dev/null </dev/null)"
+  printf '%s\n' "\${names:-${BUILTIN_ENVIRONMENTS.join(' ')}}"
+}
 ${fn}() {
-  local cur prev path="" w i skip=0 words="" flags="" nargs=0 first="" given="" left="" v
+  local cur prev at="" w i skip=0 words="" flags="" nargs=0 first="" given="" left="" v
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
   # "--status=so": bash splits at "=", so the flag is two words back.
@@ -179,14 +232,15 @@ ${fn}() {
     case "$w" in
       -*=*|=) ;;
       -*) case " ${valueFlags.join(' ')} " in *" $w "*) skip=1 ;; esac ;;
-      *) if ((nargs == 0)); then case "$path:$w" in ${pathCases}) path="\${path:+$path }$w"; continue ;; esac; fi
+      *) if ((nargs == 0)); then case "$at:$w" in ${pathCases}) at="\${at:+$at }$w"; continue ;; esac; fi
          ((nargs == 0)) && first="$w"; nargs=$((nargs + 1)) ;;
     esac
   done
   case "$prev" in
 ${valueCases.join('\n')}
   esac
-  case "$path" in
+  # The command path so far ("pets list"): not \`path\`, which zsh ties to PATH.
+  case "$at" in
 ${nodeCases.join('\n')}
   esac
   if [[ "$cur" == -* || -z "$words" ]]; then words="$flags"; fi
@@ -202,10 +256,13 @@ complete -F ${fn} ${model.name}
  * path so far) and `first` (the first of them): its subcommands, the choices of its first
  * argument, or of its second by the first.
  */
-function positionalWords(n: CompletionNode): string {
-  const first = [...n.subcommands.map((s) => s.name), ...(n.argChoices ?? [])];
+function positionalWords(n: CompletionNode, envFn: string): string {
+  const first = [
+    ...n.subcommands.map((s) => s.name),
+    ...(n.argChoices === undefined ? [] : [bashWords(n.argChoices, envFn)]),
+  ];
   const second = Object.entries(n.valueChoices ?? {}).map(
-    ([key, values]) => `${key}) words="${shellWords(values)}" ;; `,
+    ([key, values]) => `${key}) words="${bashWords(values, envFn)}" ;; `,
   );
   const then = second.length === 0 ? '' : ` elif ((nargs == 1)); then case "$first" in ${second.join('')}esac;`;
   return `if ((nargs == 0)); then words="${shellWords(first)}";${then} fi`;
@@ -223,11 +280,21 @@ function fishQuote(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-function fishFlag(f: CompletionFlag): string {
+/**
+ * Fish's `-a` argument for `values`: the fixed words, or a command substitution fish runs at
+ * Tab time: the names petstore prints, else (petstore not on PATH, or it failed) the built-in ones.
+ */
+function fishChoices(values: Choices, name: string): string {
+  if (values !== ENVIRONMENTS) return fishQuote(values.join(' '));
+  const builtins = `string split ' ' '${BUILTIN_ENVIRONMENTS.join(' ')}'`;
+  return fishQuote(`(command -q ${name}; and ${name} ${COMPLETE_ENVS} 2>/dev/null </dev/null; or ${builtins})`);
+}
+
+function fishFlag(f: CompletionFlag, name: string): string {
   let s = '';
   if (f.long !== undefined) s += ` -l ${f.long.slice(2)}`;
   if (f.short !== undefined) s += ` -s ${f.short.slice(1)}`;
-  if (f.values !== undefined) s += ` -x -a ${fishQuote(f.values.join(' '))}`;
+  if (f.values !== undefined) s += ` -x -a ${fishChoices(f.values, name)}`;
   else if (f.file) s += ' -r -F';
   else if (f.takesValue) s += ' -x';
   return s + ` -d ${fishQuote(f.description)}`;
@@ -240,7 +307,7 @@ function fishScript(model: CompletionModel): string {
     `# ${c} completion for fish. Install: ${c} completion fish > ~/.config/fish/completions/${c}.fish`,
     `complete -c ${c} -f`,
   ];
-  for (const f of model.globalFlags) out.push(`complete -c ${c}${fishFlag(f)}`);
+  for (const f of model.globalFlags) out.push(`complete -c ${c}${fishFlag(f, c)}`);
   const subNames = (n: CompletionNode): string => n.subcommands.map((s) => s.name).join(' ');
   for (const n of model.nodes) {
     const cond =
@@ -251,17 +318,19 @@ function fishScript(model: CompletionModel): string {
     for (const s of n.subcommands)
       out.push(`complete -c ${c} -n ${fishQuote(cond)} -a ${s.name} -d ${fishQuote(s.description)}`);
     if (n.argChoices !== undefined) {
-      // The first argument once: after a key, its values (below), not the keys again.
-      const before = `${cond}; and not __fish_seen_subcommand_from ${n.argChoices.join(' ')}`;
-      out.push(`complete -c ${c} -n ${fishQuote(before)} -a ${fishQuote(n.argChoices.join(' '))}`);
+      // The first argument once: after a key, its values (below), not the keys again. The
+      // environment names are not known here, so they are offered after one, too.
+      const before =
+        n.argChoices === ENVIRONMENTS ? cond : `${cond}; and not __fish_seen_subcommand_from ${n.argChoices.join(' ')}`;
+      out.push(`complete -c ${c} -n ${fishQuote(before)} -a ${fishChoices(n.argChoices, c)}`);
     }
     for (const [key, values] of Object.entries(n.valueChoices ?? {}))
       out.push(
-        `complete -c ${c} -n ${fishQuote(`${cond}; and __fish_seen_subcommand_from ${key}`)} -a ${fishQuote(values.join(' '))}`,
+        `complete -c ${c} -n ${fishQuote(`${cond}; and __fish_seen_subcommand_from ${key}`)} -a ${fishChoices(values, c)}`,
       );
     if (n.path.length > 0)
       for (const f of n.flags)
-        if (f.long !== '--help') out.push(`complete -c ${c} -n ${fishQuote(cond)}${fishFlag(f)}`);
+        if (f.long !== '--help') out.push(`complete -c ${c} -n ${fishQuote(cond)}${fishFlag(f, c)}`);
   }
   return out.join('\n') + '\n';
 }

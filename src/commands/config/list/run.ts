@@ -15,7 +15,7 @@ import { ExitCode, UsageError } from '../../../errors.js';
 import { maskKey } from '../../../mask.js';
 import { isUsable, requireEnvironment, type RemoteSettings, type Source } from '../../../config/settings.js';
 import { escapeForTerminal, escapeTsvField } from '../../../text/escape.js';
-import { displayWidth, padToWidth, truncateToWidth } from '../../../text/width.js';
+import { renderColumns } from '../../../text/columns.js';
 
 /** One line of `config list`. */
 interface SettingRow {
@@ -156,21 +156,14 @@ function renderTable(rows: SettingRow[], columns: number | undefined, dim: (t: s
     escapeForTerminal(r.value ?? '(not set)'),
     escapeForTerminal(describeSource(r)),
   ]);
-  const widths = [0, 1, 2].map((i) => Math.max(...cells.map((c) => displayWidth(c[i] ?? ''))));
-  const [keyW = 0] = widths;
-  let [, valueW = 0, sourceW = 0] = widths;
-  const over = (): boolean => columns !== undefined && keyW + 2 + valueW + 2 + sourceW > columns;
-  // The source's details go first (to 15 columns: `flag --base-url` whole), then the value
-  // and the source alike, down to 10 columns each.
-  while (over() && sourceW > 15) sourceW--;
-  while (over() && (valueW > 10 || sourceW > 10)) {
-    if (valueW >= sourceW && valueW > 10) valueW--;
-    else sourceW--;
-  }
-  return cells
-    .map(([key = '', value = '', source = '']) =>
-      `${padToWidth(key, keyW)}  ${padToWidth(truncateToWidth(value, valueW), valueW)}  ${dim(truncateToWidth(source, sourceW))}`.trimEnd(),
-    )
-    .map((line) => `${line}\n`)
-    .join('');
+  return renderColumns(cells, {
+    width: columns,
+    // The source's details go first (to 15 columns: `flag --base-url` whole), then the value
+    // and the source alike, down to 10 columns each.
+    shrink: [
+      { columns: [2], min: 15 },
+      { columns: [1, 2], min: 10 },
+    ],
+    style: (column, text) => (column === 2 ? dim(text) : text),
+  });
 }
