@@ -7,8 +7,10 @@
 import {
   INT64_MAX,
   INT64_MIN,
+  LIMIT_DEFAULT,
   LIMIT_MAX,
   LIMIT_MIN,
+  MAX_PAGES_DEFAULT,
   MAX_PAGES_LIMIT,
   PET_FIELDS,
   PET_STATUSES,
@@ -19,6 +21,45 @@ import { UsageError } from './errors.js';
 
 const DIGITS = /^[0-9]+$/;
 const SIGNED_DIGITS = /^-?[0-9]+$/;
+
+/** The smallest and largest value a numeric flag takes, both allowed. */
+export interface FlagRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+/**
+ * What a flag's value is, beyond what commander's declaration says (whether it takes one,
+ * its choices): a number type, its range and its default. `help --json` reads it; the
+ * parsers below take their bounds from it, so the two cannot disagree. Keyed by long name
+ * (a flag means the same on every command that has it).
+ */
+export interface FlagValue {
+  /** `integer`: whole numbers; `number`: decimals too; `int64`: a signed 64-bit integer (spec §2). */
+  readonly type: 'integer' | 'number' | 'int64' | 'list';
+  readonly range?: FlagRange;
+  /** What applies when the flag is not given. */
+  readonly default?: number;
+}
+
+/** Most requests a bulk create keeps in flight (`--concurrency`). */
+export const CONCURRENCY_MAX = 32;
+/** Requests a bulk create keeps in flight unless told otherwise. */
+export const DEFAULT_CONCURRENCY = 4;
+
+/** The flags whose values are numbers or lists (cli-contract.md "Input rules", "Network behaviour"). */
+export const FLAG_VALUES = {
+  '--limit': { type: 'integer', range: { min: LIMIT_MIN, max: LIMIT_MAX }, default: LIMIT_DEFAULT },
+  '--max-pages': { type: 'integer', range: { min: 1, max: MAX_PAGES_LIMIT }, default: MAX_PAGES_DEFAULT },
+  '--concurrency': { type: 'integer', range: { min: 1, max: CONCURRENCY_MAX }, default: DEFAULT_CONCURRENCY },
+  // One millisecond, the deadline's unit (less would round to no time at all), to one day.
+  '--timeout': { type: 'number', range: { min: 0.001, max: 86_400 }, default: 30 },
+  // 0 turns retries off.
+  '--retries': { type: 'integer', range: { min: 0, max: 10 }, default: 2 },
+  '--category-id': { type: 'int64' },
+  // Comma-separated items of the option's choices.
+  '--fields': { type: 'list' },
+} as const satisfies Record<string, FlagValue>;
 
 /** Quotes a user value for a message, showing control characters and emptiness plainly. */
 export function quote(value: string): string {
@@ -86,9 +127,10 @@ export function parseInt64(raw: string, what: string): bigint {
  * @throws UsageError otherwise.
  */
 export function parseMaxPages(raw: string): number {
-  const pages = wholeNumberIn(raw, 1, MAX_PAGES_LIMIT);
+  const { min, max } = FLAG_VALUES['--max-pages'].range;
+  const pages = wholeNumberIn(raw, min, max);
   if (pages === undefined) {
-    throw new UsageError(`invalid --max-pages ${quote(raw)}: must be a whole number from 1 to ${MAX_PAGES_LIMIT}`);
+    throw new UsageError(`invalid --max-pages ${quote(raw)}: must be a whole number from ${min} to ${max}`);
   }
   return pages;
 }
@@ -100,10 +142,9 @@ export function parseMaxPages(raw: string): number {
  * @throws UsageError otherwise.
  */
 export function parseTimeoutSeconds(raw: string): number {
-  if (!/^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/.test(raw) || Number(raw) < 0.001 || Number(raw) > 86_400) {
-    throw new UsageError(
-      `invalid --timeout ${quote(raw)}: must be a number of seconds, at least 0.001 and at most 86400`,
-    );
+  const { min, max } = FLAG_VALUES['--timeout'].range;
+  if (!/^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new UsageError(`invalid --timeout ${quote(raw)}: must be a number of seconds, at least ${min} and at most ${max}`);
   }
   return Math.round(Number(raw) * 1000);
 }
@@ -113,17 +154,13 @@ export function parseTimeoutSeconds(raw: string): number {
  * @throws UsageError otherwise.
  */
 export function parseRetries(raw: string): number {
-  const retries = wholeNumberIn(raw, 0, 10);
+  const { min, max } = FLAG_VALUES['--retries'].range;
+  const retries = wholeNumberIn(raw, min, max);
   if (retries === undefined) {
-    throw new UsageError(`invalid --retries ${quote(raw)}: must be a whole number from 0 to 10`);
+    throw new UsageError(`invalid --retries ${quote(raw)}: must be a whole number from ${min} to ${max}`);
   }
   return retries;
 }
-
-/** Most requests a bulk create keeps in flight (`--concurrency`). */
-export const CONCURRENCY_MAX = 32;
-/** Requests a bulk create keeps in flight unless told otherwise. */
-export const DEFAULT_CONCURRENCY = 4;
 
 /**
  * Parses `--concurrency N` (`pets create --from-file`): a whole number 1..32 of requests in
@@ -131,10 +168,11 @@ export const DEFAULT_CONCURRENCY = 4;
  * @throws UsageError otherwise (`0`, `33`, `1.5`, `-1`, `abc`, empty).
  */
 export function parseConcurrency(raw: string): number {
-  const concurrency = wholeNumberIn(raw, 1, CONCURRENCY_MAX);
+  const { min, max } = FLAG_VALUES['--concurrency'].range;
+  const concurrency = wholeNumberIn(raw, min, max);
   if (concurrency === undefined) {
     throw new UsageError(
-      `invalid --concurrency ${quote(raw)}: must be a whole number from 1 to ${CONCURRENCY_MAX} (requests in flight at once)`,
+      `invalid --concurrency ${quote(raw)}: must be a whole number from ${min} to ${max} (requests in flight at once)`,
     );
   }
   return concurrency;

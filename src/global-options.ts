@@ -14,6 +14,7 @@ import { checkEnvName, type EnvName } from './config/environments.js';
 import { checkBaseUrl } from './config/settings.js';
 import { UsageError } from './errors.js';
 import {
+  FLAG_VALUES,
   OUTPUT_FORMATS,
   isFieldList,
   parseFields,
@@ -25,9 +26,9 @@ import {
 } from './flag-values.js';
 
 /** Default `--timeout`, in seconds (cli-contract.md "Network behaviour"). */
-const DEFAULT_TIMEOUT_SECONDS = 30;
+const DEFAULT_TIMEOUT_SECONDS = FLAG_VALUES['--timeout'].default;
 /** Default `--retries`. */
-const DEFAULT_RETRIES = 2;
+const DEFAULT_RETRIES = FLAG_VALUES['--retries'].default;
 
 /** Declares the global flags on `program` (the root command). */
 export function addGlobalOptions(program: Command) {

@@ -120,7 +120,7 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
     .addCommand(newApiCommand(runner))
     .addCommand(newCompletionCommand(runner))
     .addCommand(newVersionCommand(VERSION, (s) => ioNow().outNow(s)))
-    .addCommand(newHelpCommand())
+    .addCommand(newHelpCommand(runner))
     // Run by the completion scripts at Tab time, not by people: out of help and completion.
     .addCommand(newCompleteEnvsCommand(runner), { hidden: true })
     .hook('preAction', (_root, action) => refuseRecordFlags(root, root.opts(), action));

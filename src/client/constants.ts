@@ -57,6 +57,15 @@ export function operationLabel(id: OperationId): string {
   return `${id}: ${method} ${path}`;
 }
 
+/**
+ * An operation's method, path template and, for a deprecated one, its removal date (the
+ * `Sunset` of RFC 8594), as spec §4 and §9 give them.
+ */
+export function operationOf(id: OperationId): { method: string; path: string; removal: string | undefined } {
+  const op: { method: string; path: string; removal?: string } = OPERATIONS[id];
+  return { method: op.method, path: op.path, removal: op.removal };
+}
+
 /** The replacement the spec names for `getPet` (spec §4.3). */
 export const GET_PET_REPLACEMENT = 'petstore pets list --status STATUS';
 

@@ -36,16 +36,20 @@ export interface EnvVarSpec {
    * loaded), not through `EnvVars`: listed for users only.
    */
   readBy?: 'node' | 'shim';
+  /** The flag (long name) that does the same and wins over it, for `help --json`'s flags. */
+  flag?: string;
 }
 
 /** Every environment variable petstore reads (or, `readBy: 'node'`, that Node reads for it). */
 export const ENV_VARS = {
   PETSTORE_ENV: {
+    flag: '--env',
     type: 'string',
     default: "the config file's `environment`, else `production`",
     meaning: 'The environment (`production`, `staging`, `sandbox` or a configured name), when `--env` is not given.',
   },
   PETSTORE_BASE_URL: {
+    flag: '--base-url',
     type: 'string',
     default: "the config file's `<env>.baseUrl`",
     meaning: "The selected environment's base URL, when `--base-url` is not given.",
@@ -67,6 +71,7 @@ export const ENV_VARS = {
     meaning: 'The folder where petstore keeps the records of bulk creates, so that re-runs do not duplicate.',
   },
   PETSTORE_FAIL_ON_DEPRECATED: {
+    flag: '--fail-on-deprecated',
     type: 'boolean',
     default: 'off',
     meaning: 'Never call deprecated operations, as `--fail-on-deprecated`.',
@@ -124,6 +129,7 @@ export const ENV_VARS = {
     meaning: 'Where `less` and the program of an `apiKeyCommand` are looked for.',
   },
   NO_COLOR: {
+    flag: '--no-color',
     type: 'string',
     meaning: 'Any value: no colour (no-color.org); wins over `FORCE_COLOR`.',
   },
@@ -209,6 +215,14 @@ export const ENV_VARS = {
     meaning: "No code cache at start-up (Node's own switch, honoured by petstore too).",
   },
 } as const satisfies Record<string, EnvVarSpec>;
+
+/** The variable that does what the flag `long` (`--base-url`) does, if one does. */
+export function envVarOfFlag(long: string): EnvVarName | undefined {
+  return (Object.keys(ENV_VARS) as EnvVarName[]).find((name) => {
+    const spec: EnvVarSpec = ENV_VARS[name];
+    return spec.flag === long;
+  });
+}
 
 /** The name of a declared variable. */
 export type EnvVarName = keyof typeof ENV_VARS;

@@ -1,21 +1,42 @@
-/** `petstore help [COMMAND...]`: help for a command path (`petstore help pets list`). */
+/**
+ * `petstore help [COMMAND...]`: help for a command path (`petstore help pets list`); with
+ * the global `--json` (or `--output json`), the command tree as one JSON document (json.ts,
+ * loaded only then).
+ */
 import { Argument, Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { rootOf } from '../runner.js';
+import { rootOf, type Runner } from '../runner.js';
 
-/** Declares `help`. It needs no Context: it only walks the command tree. */
-export function newHelpCommand() {
+/**
+ * Declares `help`. Text help needs no Context: it only walks the command tree. The JSON
+ * document is written through the run's Io, as every command's output is.
+ */
+export function newHelpCommand(f: Runner) {
   return new Command('help')
-    .description('show help for a command')
+    .description('show help for a command; with --json, the command tree as JSON')
     .addArgument(new Argument('[command...]', 'command words, e.g. pets list'))
     .addHelpText(
       'after',
       `
 Examples:
   $ petstore help pets list
-  $ petstore help completion`,
+  $ petstore help completion
+  $ petstore help --json pets list`,
     )
-    .action((words, _flags, cmd) => {
-      findCommand(rootOf(cmd), words).help();
+    .action(async (words, _flags, cmd) => {
+      const root = rootOf(cmd);
+      const target = findCommand(root, words);
+      // `--json` is the global flag (cli-contract.md "Output"), so `petstore --json help`
+      // and `petstore help --json` are the same; `--output json` too.
+      const { json, output } = root.opts() as { json?: boolean; output?: string };
+      if (json !== true && output !== 'json') {
+        target.help();
+        return;
+      }
+      await f.run(async (ctx) => {
+        const { helpJsonText } = await import('./json.js');
+        await ctx.io.out(helpJsonText(root, target));
+        return 0;
+      });
     });
 }
 

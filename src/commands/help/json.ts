@@ -1,0 +1,234 @@
+/**
+ * `petstore help --json [COMMAND...]`: the command tree as one JSON document, made from the
+ * same things help, completion and the man page are made from (commander's tree, each
+ * command's traits, the flag value table of flag-values.ts, the registry of environment
+ * variables, the operations of the spec, `ExitCode` and `ERROR_CODES`), so it cannot tell a
+ * different story. Loaded only when `help --json` runs. The shape is docs/commands.md's
+ * "help": additions keep `schemaVersion` 1; a removal or a change of meaning raises it.
+ */
+import type { Argument, CommandUnknownOpts, Option } from '@commander-js/extra-typings';
+import { PET_FIELDS, operationOf } from '../../client/constants.js';
+import { commandWords } from '../../command-path.js';
+import { traitsOf, type CommandTraits } from '../../command-traits.js';
+import { envVarOfFlag } from '../../config/env-vars.js';
+import { ERROR_CODES, ExitCode } from '../../errors.js';
+import { FLAG_VALUES, OUTPUT_FORMATS, type FlagRange, type FlagValue, type OutputFormat } from '../../flag-values.js';
+
+/** The document's version: raised only when a key goes or changes meaning, never for an addition. */
+export const HELP_SCHEMA_VERSION = 1;
+
+/** A flag's value type: `boolean` for a flag that takes none. */
+type FlagType = 'boolean' | 'string' | 'enum' | FlagValue['type'];
+
+/** One flag. */
+interface FlagDoc {
+  long: string;
+  short: string | null;
+  description: string;
+  type: FlagType;
+  /** The values allowed (`enum`), or the items a list is made of (`list`). */
+  values: string[] | null;
+  range: FlagRange | null;
+  default: number | boolean | null;
+  /** The environment variable that does the same when the flag is not given. */
+  env: string | null;
+  required: boolean;
+  repeatable: boolean;
+}
+
+/** One positional argument. */
+interface ArgumentDoc {
+  name: string;
+  description: string;
+  required: boolean;
+  variadic: boolean;
+  values: string[] | null;
+}
+
+/** One API operation a command calls (spec §4). */
+interface OperationDoc {
+  id: string;
+  method: string;
+  path: string;
+  deprecated: boolean;
+  /** The removal date (RFC 8594 `Sunset`) of a deprecated operation, `YYYY-MM-DD`. */
+  sunset: string | null;
+}
+
+/** One command of the tree. */
+interface CommandDoc {
+  path: string[];
+  summary: string;
+  arguments: ArgumentDoc[];
+  flags: FlagDoc[];
+  /** The long names of the global flags it accepts. */
+  globalFlags: string[];
+  operations: OperationDoc[];
+  writes: CommandTraits['writes'];
+  output: OutputFormat[];
+  recordFields: string[];
+  examples: string[];
+  subcommands: string[];
+}
+
+/** The whole document. */
+export interface HelpDocument {
+  schemaVersion: number;
+  name: string;
+  summary: string;
+  examples: string[];
+  /** The program's own flags (`--version`), not accepted after a command. */
+  flags: FlagDoc[];
+  globalFlags: FlagDoc[];
+  commands: CommandDoc[];
+  exitCodes: { code: number; name: string }[];
+  errorCodes: string[];
+}
+
+/** The commands help lists under `cmd` (not hidden ones, not commander's implicit `help`). */
+function visibleCommands(cmd: CommandUnknownOpts): CommandUnknownOpts[] {
+  const listed = new Set(cmd.createHelp().visibleCommands(cmd));
+  return cmd.commands.filter((c) => listed.has(c));
+}
+
+/** The flags help lists for `cmd` itself, without `--help`. */
+function visibleFlags(cmd: CommandUnknownOpts): Option[] {
+  return cmd
+    .createHelp()
+    .visibleOptions(cmd)
+    .filter((o) => o.long !== '--help') as Option[];
+}
+
+/**
+ * One flag. A flag whose parser takes the value before it (commander's `(value,
+ * previous)`) collects its values: it is repeatable.
+ */
+function flagDoc(option: Option): FlagDoc {
+  const long = option.long ?? option.flags;
+  const value: FlagValue | undefined = (FLAG_VALUES as Record<string, FlagValue>)[long];
+  const takesValue = option.required || option.optional;
+  const choices = option.argChoices === undefined ? null : [...option.argChoices];
+  const type: FlagType = !takesValue ? 'boolean' : (value?.type ?? (choices === null ? 'string' : 'enum'));
+  const parser = (option as { parseArg?: (...args: unknown[]) => unknown }).parseArg;
+  const env = envVarOfFlag(long);
+  return {
+    long,
+    short: option.short ?? null,
+    description: option.description,
+    type,
+    values: choices,
+    range: value?.range ?? null,
+    default: value?.default ?? (takesValue ? null : false),
+    env: env ?? null,
+    required: option.mandatory,
+    repeatable: option.variadic || (parser !== undefined && parser.length >= 2),
+  };
+}
+
+function argumentDoc(argument: Argument): ArgumentDoc {
+  return {
+    name: argument.name(),
+    description: argument.description,
+    required: argument.required,
+    variadic: argument.variadic,
+    values: argument.argChoices === undefined ? null : [...argument.argChoices],
+  };
+}
+
+function operationDoc(id: CommandTraits['operations'][number]): OperationDoc {
+  const { method, path, removal } = operationOf(id);
+  return { id, method, path, deprecated: removal !== undefined, sunset: removal ?? null };
+}
+
+/** What commander hands a help listener. */
+interface HelpContext {
+  error: boolean;
+  command: CommandUnknownOpts;
+  write: (s: string) => void;
+}
+
+/**
+ * The examples of `cmd`'s help: the `$ ` lines of the text added after its lists
+ * (`addHelpText('after', ...)`), read from commander's own listeners without printing.
+ */
+function examplesOf(cmd: CommandUnknownOpts): string[] {
+  let text = '';
+  const write = (s: string): void => {
+    text += s;
+  };
+  // A Command is an EventEmitter; the extra typings leave that out.
+  const emitter = cmd as unknown as { listeners(event: string): ((context: HelpContext) => void)[] };
+  for (const listener of emitter.listeners('afterHelp')) listener({ error: false, command: cmd, write });
+  return text
+    .split('\n')
+    .map((line) => /^\s*\$ (.*\S)\s*$/.exec(line)?.[1])
+    .filter((line): line is string => line !== undefined);
+}
+
+/**
+ * The global flags `cmd` accepts: every one, but for those that shape pet records where its
+ * traits refuse them (`--fields`, `--jq`; `--json FIELDS` and `--output csv` are values of
+ * `--json` and `--output`, which it keeps).
+ */
+function acceptedGlobals(globals: FlagDoc[], traits: CommandTraits): string[] {
+  const refused = new Set<string>();
+  if (!traits.recordFlags.includes('--fields')) refused.add('--fields');
+  if (!traits.recordFlags.includes('--jq')) refused.add('--jq');
+  return globals.map((f) => f.long).filter((long) => !refused.has(long));
+}
+
+function commandDoc(cmd: CommandUnknownOpts, globals: FlagDoc[]): CommandDoc {
+  const traits = traitsOf(cmd);
+  const subcommands = visibleCommands(cmd);
+  const runs = subcommands.length === 0;
+  const printsPets = traits.recordFlags.includes('--fields');
+  return {
+    path: commandWords(cmd),
+    summary: cmd.description(),
+    arguments: cmd.registeredArguments.map(argumentDoc),
+    flags: visibleFlags(cmd).map(flagDoc),
+    globalFlags: runs ? acceptedGlobals(globals, traits) : [],
+    operations: traits.operations.map(operationDoc),
+    writes: traits.writes,
+    output: runs ? OUTPUT_FORMATS.filter((f) => f !== 'csv' || traits.recordFlags.includes('--output csv')) : [],
+    recordFields: printsPets ? [...PET_FIELDS] : [],
+    examples: examplesOf(cmd),
+    subcommands: subcommands.map((c) => c.name()),
+  };
+}
+
+/**
+ * The document for the tree of `root`, its commands limited to `target` and those below it
+ * (every command when `target` is the root). Keys come in a fixed order, absent values are
+ * `null` or `[]`, so the text is stable.
+ */
+export function helpDocument(root: CommandUnknownOpts, target: CommandUnknownOpts): HelpDocument {
+  const rootFlags = visibleFlags(root);
+  // `--version` belongs to the program, not to every command (as help shows it).
+  const globals = rootFlags.filter((o) => o.long !== '--version').map(flagDoc);
+  const commands: CommandDoc[] = [];
+  const walk = (cmd: CommandUnknownOpts, inside: boolean): void => {
+    for (const sub of visibleCommands(cmd)) {
+      const included = inside || sub === target;
+      if (included) commands.push(commandDoc(sub, globals));
+      walk(sub, included);
+    }
+  };
+  walk(root, target === root);
+  return {
+    schemaVersion: HELP_SCHEMA_VERSION,
+    name: root.name(),
+    summary: root.description(),
+    examples: examplesOf(root),
+    flags: rootFlags.filter((o) => o.long === '--version').map(flagDoc),
+    globalFlags: globals,
+    commands,
+    exitCodes: Object.entries(ExitCode).map(([name, code]) => ({ code, name })),
+    errorCodes: [...ERROR_CODES],
+  };
+}
+
+/** The document as printed: indented JSON, two spaces, a final newline. */
+export function helpJsonText(root: CommandUnknownOpts, target: CommandUnknownOpts): string {
+  return `${JSON.stringify(helpDocument(root, target), null, 2)}\n`;
+}
