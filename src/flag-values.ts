@@ -56,6 +56,8 @@ export const FLAG_VALUES = {
   '--timeout': { type: 'number', range: { min: 0.001, max: 86_400 }, default: 30 },
   // 0 turns retries off.
   '--retries': { type: 'integer', range: { min: 0, max: 10 }, default: 2 },
+  // `sandbox serve`: 0 asks the system for a free port.
+  '--port': { type: 'integer', range: { min: 0, max: 65_535 }, default: 0 },
   '--category-id': { type: 'int64' },
   // Comma-separated items of the option's choices.
   '--fields': { type: 'list' },

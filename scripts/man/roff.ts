@@ -103,7 +103,7 @@ export function renderManPage(page: ManPage): string {
     roffText(
       'On a terminal, every command that talks to an environment other than the sandbox names it and its host first, on stderr, in magenta (env: production (api.petstore.example)), and every write names them in its summary line; off a terminal nothing of this is printed.',
     ),
-    `Run \\fB${page.name} help \\fIcommand\\fR for the help of one command.`,
+    `Run \\fB${page.name} help \\fIcommand\\fR for the help of one command, and \\fB${page.name} help \\-\\-json\\fR [\\fIcommand\\fR] for the command tree as one JSON document (commands, flags with their types, values, ranges, defaults and environment variables, API operations, exit and error codes; schemaVersion 1).`,
   ];
   lines.push(...helpNotes(tree.after));
   lines.push('.SH GLOBAL OPTIONS');

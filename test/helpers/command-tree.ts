@@ -18,18 +18,39 @@ export interface TreeCommand {
   subcommands: string[];
   /** What it declared (`command-traits.ts`). */
   traits: CommandTraits;
+  /** The long names of its own flags that help lists, without `--help` (`['--limit', ...]`). */
+  flags: string[];
 }
 
-/** Every command of the tree below the root that help lists, depth first, in the order help lists them. */
-export async function commandTree(): Promise<TreeCommand[]> {
+/** The long names of the flags help lists for `cmd` itself, without `--help`. */
+function flagsOf(cmd: CommandUnknownOpts): string[] {
+  return cmd
+    .createHelp()
+    .visibleOptions(cmd)
+    .map((o) => o.long ?? o.flags)
+    .filter((long) => long !== '--help');
+}
+
+/** The program, built as `main` builds it, over streams that go nowhere; nothing runs. */
+async function program(): Promise<CommandUnknownOpts> {
   const io = await createIo(
     { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough() },
     new EnvVars({}),
     true,
   );
-  const { program } = buildProgram(io, () => {
+  return buildProgram(io, () => {
     throw new Error('no command runs here');
-  });
+  }).program;
+}
+
+/** The long names of the root's flags that help lists (the global flags and `--version`), without `--help`. */
+export async function rootFlags(): Promise<string[]> {
+  return flagsOf(await program());
+}
+
+/** Every command of the tree below the root that help lists, depth first, in the order help lists them. */
+export async function commandTree(): Promise<TreeCommand[]> {
+  const root = await program();
   // Hidden commands (`__complete-envs`, run by the completion scripts) are not for people:
   // help, completion and the man page leave them out, and so does the tree tests read.
   // (Help's list may add commander's implicit `help` of a group: only the commands declared count.)
@@ -40,10 +61,15 @@ export async function commandTree(): Promise<TreeCommand[]> {
   const walk = (cmd: CommandUnknownOpts, words: string[]): TreeCommand[] =>
     visible(cmd).flatMap((sub) => {
       const path = [...words, sub.name()];
-      const node = { words: path, subcommands: visible(sub).map((c) => c.name()), traits: traitsOf(sub) };
+      const node = {
+        words: path,
+        subcommands: visible(sub).map((c) => c.name()),
+        traits: traitsOf(sub),
+        flags: flagsOf(sub),
+      };
       return [node, ...walk(sub, path)];
     });
-  return walk(program, []);
+  return walk(root, []);
 }
 
 /** The subcommands of the command `words` (`['pets']` → `['list', 'create', 'get']`). */

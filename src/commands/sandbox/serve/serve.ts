@@ -4,7 +4,7 @@
  */
 import { Command, Option } from '@commander-js/extra-typings';
 import { UsageError } from '../../../errors.js';
-import { quote } from '../../../flag-values.js';
+import { FLAG_VALUES, quote } from '../../../flag-values.js';
 import type { Runner } from '../../runner.js';
 
 /**
@@ -12,8 +12,9 @@ import type { Runner } from '../../runner.js';
  * @throws UsageError otherwise.
  */
 function parsePort(raw: string): number {
-  if (!/^[0-9]{1,5}$/.test(raw) || Number(raw) > 65535) {
-    throw new UsageError(`invalid --port ${quote(raw)}: must be a whole number from 0 to 65535`);
+  const { min, max } = FLAG_VALUES['--port'].range;
+  if (!/^[0-9]{1,5}$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new UsageError(`invalid --port ${quote(raw)}: must be a whole number from ${min} to ${max}`);
   }
   return Number(raw);
 }
