@@ -146,7 +146,9 @@ export function parseMaxPages(raw: string): number {
 export function parseTimeoutSeconds(raw: string): number {
   const { min, max } = FLAG_VALUES['--timeout'].range;
   if (!/^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new UsageError(`invalid --timeout ${quote(raw)}: must be a number of seconds, at least ${min} and at most ${max}`);
+    throw new UsageError(
+      `invalid --timeout ${quote(raw)}: must be a number of seconds, at least ${min} and at most ${max}`,
+    );
   }
   return Math.round(Number(raw) * 1000);
 }

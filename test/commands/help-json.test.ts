@@ -61,16 +61,15 @@ describe('help --json', () => {
     expect(doc.errorCodes).toEqual(expect.arrayContaining(['usage', 'config', 'internal']));
   });
 
-  it.each([
-    [['--json', 'help']],
-    [['help', '--output', 'json']],
-    [['--output=json', 'help']],
-  ])('`petstore %j` prints the same document', async (args) => {
-    const r = await runMain(args);
-    expect(r.code).toBe(0);
-    expect(r.stderr).toBe('');
-    expect(r.stdout).toBe(full);
-  });
+  it.each([[['--json', 'help']], [['help', '--output', 'json']], [['--output=json', 'help']]])(
+    '`petstore %j` prints the same document',
+    async (args) => {
+      const r = await runMain(args);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toBe(full);
+    },
+  );
 
   it('no top-level command is a pet field, so `help --json WORD` never reads as --json FIELDS', () => {
     const words = tree.filter((c) => c.words.length === 1).map((c) => c.words[0] ?? '');

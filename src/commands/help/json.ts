@@ -15,7 +15,7 @@ import { ERROR_CODES, ExitCode } from '../../errors.js';
 import { FLAG_VALUES, OUTPUT_FORMATS, type FlagRange, type FlagValue, type OutputFormat } from '../../flag-values.js';
 
 /** The document's version: raised only when a key goes or changes meaning, never for an addition. */
-export const HELP_SCHEMA_VERSION = 1;
+const HELP_SCHEMA_VERSION = 1;
 
 /** A flag's value type: `boolean` for a flag that takes none. */
 type FlagType = 'boolean' | 'string' | 'enum' | FlagValue['type'];
@@ -72,7 +72,7 @@ interface CommandDoc {
 }
 
 /** The whole document. */
-export interface HelpDocument {
+interface HelpDocument {
   schemaVersion: number;
   name: string;
   summary: string;
@@ -96,7 +96,7 @@ function visibleFlags(cmd: CommandUnknownOpts): Option[] {
   return cmd
     .createHelp()
     .visibleOptions(cmd)
-    .filter((o) => o.long !== '--help') as Option[];
+    .filter((o) => o.long !== '--help');
 }
 
 /**
@@ -202,7 +202,7 @@ function commandDoc(cmd: CommandUnknownOpts, globals: FlagDoc[]): CommandDoc {
  * (every command when `target` is the root). Keys come in a fixed order, absent values are
  * `null` or `[]`, so the text is stable.
  */
-export function helpDocument(root: CommandUnknownOpts, target: CommandUnknownOpts): HelpDocument {
+function helpDocument(root: CommandUnknownOpts, target: CommandUnknownOpts): HelpDocument {
   const rootFlags = visibleFlags(root);
   // `--version` belongs to the program, not to every command (as help shows it).
   const globals = rootFlags.filter((o) => o.long !== '--version').map(flagDoc);
