@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderManPage } from '../../scripts/man/roff.js';
 import { environmentVariables, exitCodes, manTree, programTree } from '../../scripts/man/sources.js';
-import { isFieldList } from '../../src/flag-values.js';
+import { ENV_VARS } from '../../src/config/env-vars.js';
+import { FLAG_VALUES, isFieldList } from '../../src/flag-values.js';
 import { commandTree, rootFlags, type TreeCommand } from '../helpers/command-tree.js';
 import { runCli } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
@@ -126,6 +127,16 @@ describe('help --json', () => {
       deprecated: true,
       sunset: '2030-12-05',
     });
+  });
+
+  it('the flags the value table and the variables name are flags of the tree (a renamed flag fails here)', () => {
+    const all = new Set([...globals, ...tree.flatMap((c) => c.flags)]);
+    const named = [
+      ...Object.keys(FLAG_VALUES),
+      ...Object.values(ENV_VARS).flatMap((spec) => ('flag' in spec ? [spec.flag] : [])),
+    ];
+    expect(named).toContain('--base-url');
+    expect(named.filter((flag) => !all.has(flag))).toEqual([]);
   });
 
   it('a command that prints no pets accepts neither --fields nor --jq, nor csv', () => {
