@@ -66,8 +66,8 @@ export function dryRunJson(req: OutgoingRequest): string {
 export function dryRunCurl(req: OutgoingRequest, connection: Pick<Connection, 'environment'>): string {
   if (connection.environment.value === 'sandbox') {
     throw new UsageError(
-      '--dry-run=curl cannot be used with --env sandbox: the embedded sandbox stops when this command ends, so the command would reach nothing',
-      'Run `petstore sandbox serve` in another terminal and point the command at the base URL it prints (--base-url URL).',
+      '--dry-run=curl cannot be used with --env sandbox: the embedded sandbox stops when this command ends, so the curl command would reach nothing; run `petstore sandbox serve` instead',
+      'Then point the command at the base URL it prints (--base-url URL).',
     );
   }
   const text = req.body === undefined ? undefined : utf8(req.body);
