@@ -37,6 +37,19 @@ export function dryRunForm(flag: DryRunForm | true | undefined): DryRunForm | un
 }
 
 /**
+ * Refuses `--jq` with a dry run: it filters an answer, and a dry run receives none.
+ * @throws UsageError (exit 2).
+ */
+export function checkDryRunFlags(form: DryRunForm | undefined, globals: { jq?: string | undefined }): void {
+  if (form !== undefined && globals.jq !== undefined) {
+    throw new UsageError(
+      '--jq filters the answer, and a dry run receives none',
+      "Filter the printed request with jq itself: ... --dry-run | jq '.headers'",
+    );
+  }
+}
+
+/**
  * The request as one JSON object: `method`, `url`, `headers` (lower-case names, in the order
  * sent) and `body`, the exact text sent or null without one; a body that is not UTF-8 is
  * `bodyBase64` instead.

@@ -206,6 +206,19 @@ describe.concurrent('what a dry run does not do', () => {
     expect(server.requests).toEqual([]);
   });
 
+  it('refuses --jq with a dry run (exit 2): there is no answer to filter', async () => {
+    const server = await shop();
+    for (const args of [
+      ['pets', 'create', '--name', 'Rex', '--category-id', '1', '--dry-run', '--jq', '.id'],
+      ['api', 'pets', '--dry-run=curl', '--jq', '.'],
+    ]) {
+      const r = await run(server, args);
+      expect(r.code).toBe(2);
+      expect(String(lastError(r)?.message)).toContain('a dry run receives none');
+    }
+    expect(server.requests).toEqual([]);
+  });
+
   it('refuses --dry-run with --paginate or -i (exit 2)', async () => {
     const server = await shop();
     expect((await run(server, ['api', 'pets', '--paginate', '--dry-run'])).code).toBe(2);

@@ -74,7 +74,6 @@ Examples:
   $ petstore api POST pets --input new-pet.json
   $ petstore api pets --paginate > every-pet.json
   $ petstore api pets --paginate --jq '.[] | select(.status == "sold") | .name'
-  $ petstore api POST pets -f name=Rex -F categoryId=1 --dry-run=curl
 
 --dry-run takes its value only after = (api --dry-run pets requests pets). It reads the fields and --input, sends nothing and asks nothing; it needs the environment's key, as the real run does, but never prints it. The curl command of --dry-run=curl (curl 7.55 or later) is for a shell where PETSTORE_API_KEY holds the key; printf, a shell builtin, hands the key to curl on stdin, out of every process's arguments. With --env sandbox it is refused: the embedded sandbox stops when petstore does (run \`petstore sandbox serve\` instead).`,
       )

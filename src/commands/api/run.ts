@@ -12,7 +12,7 @@ import { findNextLink } from '../../client/link.js';
 import { walkPages, type WalkedPage } from '../../client/pages.js';
 import { confirmWrite } from '../../confirm-writes.js';
 import type { Context } from '../../context.js';
-import { KEY_REFERENCE, dryRunCurl, dryRunJson, type DryRunForm } from '../../dry-run.js';
+import { KEY_REFERENCE, checkDryRunFlags, dryRunCurl, dryRunJson, type DryRunForm } from '../../dry-run.js';
 import { DeprecationReporter } from '../../http/deprecation.js';
 import { ExitCode, InvalidResponseError, UsageError } from '../../errors.js';
 import { MAX_BODY_BYTES } from '../../http/body.js';
@@ -68,6 +68,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
       'Leave --output out (or use --output json, which only makes errors JSON on stderr).',
     );
   }
+  checkDryRunFlags(options.dryRun, ctx.globals);
   const { fields, input } = await readUserInput(ctx, options);
   const { client, connection } = await ctx.connect();
   const output = await ctx.recordOutput();

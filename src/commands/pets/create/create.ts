@@ -60,7 +60,6 @@ export function newCreateCommand(f: Runner) {
 Examples:
   $ petstore pets create --name Rex --category-id 1
   $ petstore pets create --name Kiwi --category-id 4 --status pending --json
-  $ petstore pets create --name Rex --category-id 1 --dry-run=curl
   $ petstore pets create --from-file new-pets.ndjson --concurrency 16 --output ndjson
 
 With --from-file, every record is checked before the first is sent; several requests are in flight at once (--concurrency), each on a new connection, and the created pets are printed in input order. A 429 answer is a refusal: that record is sent again after Retry-After, and fewer requests are kept in flight for a while. On a failure the records not created are saved for a re-run to FILE.remaining.ndjson beside the file (else, and for stdin, in the current directory; never over an existing file); a record that may have been created is reported, not saved. Sending again a file whose run stopped partway is refused: send its remaining file, or add --force.

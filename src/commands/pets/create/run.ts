@@ -6,7 +6,7 @@
  */
 import type { Context, SettingsContext } from '../../../context.js';
 import { confirmWrite } from '../../../confirm-writes.js';
-import { KEY_REFERENCE, dryRunCurl, dryRunJson, type DryRunForm } from '../../../dry-run.js';
+import { KEY_REFERENCE, checkDryRunFlags, dryRunCurl, dryRunJson, type DryRunForm } from '../../../dry-run.js';
 import { CliError, ExitCode } from '../../../errors.js';
 import { mayHaveReachedServer } from '../../../http/failures.js';
 import { describeTarget } from '../../../render/target.js';
@@ -33,6 +33,7 @@ import { printWrittenPet } from '../shared/written.js';
  * command accounts for what it did, even to a closed pipe).
  */
 export async function runCreate(ctx: Context, draft: PetDraft, dryRun?: DryRunForm): Promise<number> {
+  checkDryRunFlags(dryRun, ctx.globals);
   const { client, connection } = await ctx.connect();
   const pet = missingFlags(draft).length === 0 ? toNewPet(draft) : await askForPet(ctx, draft);
   if (dryRun !== undefined) {
