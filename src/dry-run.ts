@@ -108,7 +108,7 @@ export function dryRunCurl(req: OutgoingRequest, connection: Pick<Connection, 'e
   }
   if (text !== undefined) args.push('--data-raw', text);
   args.push(req.url.href);
-  const curl = args.map((a) => (a === '@-' ? a : shellQuote(a))).join(' ');
+  const curl = args.map(shellQuote).join(' ');
   return key ? `printf 'Authorization: Bearer %s\\n' "${KEY_REFERENCE}" | ${curl}\n` : `${curl}\n`;
 }
 
