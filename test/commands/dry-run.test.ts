@@ -219,6 +219,17 @@ describe.concurrent('what a dry run does not do', () => {
     expect(server.requests).toEqual([]);
   });
 
+  it('refuses --dry-run=curl for a body of 128 KiB or more (exit 2): one argument cannot hold it', async () => {
+    const server = await shop();
+    const file = join(tempDir(), 'huge.json');
+    writeFileSync(file, JSON.stringify({ name: 'R'.repeat(128 * 1024), categoryId: 1 }));
+    const r = await run(server, ['api', 'POST', 'pets', '--input', file, '--dry-run=curl']);
+    expect(r.code).toBe(2);
+    expect(String(lastError(r)?.message)).toContain('more than one argument of a command may hold');
+    expect((await run(server, ['api', 'POST', 'pets', '--input', file, '--dry-run'])).code).toBe(0);
+    expect(server.requests).toEqual([]);
+  });
+
   it('refuses --dry-run with --paginate or -i (exit 2)', async () => {
     const server = await shop();
     expect((await run(server, ['api', 'pets', '--paginate', '--dry-run'])).code).toBe(2);
@@ -253,8 +264,16 @@ function sh(command: string, env: Record<string, string>): Promise<CliResult> {
   return collectRun(child, Date.now(), 60_000);
 }
 
+/** A NewPet of 2 KiB, above the size at which older curls add `Expect: 100-continue`. */
+function bigPetFile(): string {
+  const file = join(tempDir(), 'big-pet.json');
+  writeFileSync(file, JSON.stringify({ name: 'R'.repeat(2048), categoryId: 1 }));
+  return file;
+}
+
 describe.concurrent('--dry-run=curl', () => {
   for (const [what, args] of [
+    ['api POST with a 2 KiB --input body', ['api', 'POST', 'pets', '--input', bigPetFile()]],
     ['pets create', ['pets', 'create', '--name', "Rex 'the dog'", '--category-id', BIG]],
     [
       'api POST with fields and a header',
