@@ -109,7 +109,8 @@ export function dryRunCurl(req: OutgoingRequest, connection: Pick<Connection, 'e
     } else if (name === 'host' || (name === 'content-length' && text !== undefined)) {
       continue;
     } else {
-      args.push('-H', `${name}: ${value}`);
+      // `Name:` alone would make curl drop the header; `Name;` sends it empty.
+      args.push('-H', value === '' ? `${name};` : `${name}: ${value}`);
     }
   }
   // Older curls ask for `Expect: 100-continue` above 1 KiB of body (newer ones above 1 MiB);

@@ -279,7 +279,10 @@ describe.concurrent('--dry-run=curl', () => {
       'api POST with fields and a header',
       ['api', 'pets', '-f', 'name=@Rex', '-F', 'categoryId=1', '-H', 'X-Trace: a b'],
     ],
-    ['api GET with a query', ['api', 'pets?limit=2', '-f', 'status=sold', '-X', 'GET']],
+    [
+      'api GET with a query and an empty header',
+      ['api', 'pets?limit=2', '-f', 'status=sold', '-X', 'GET', '-H', 'X-Empty:'],
+    ],
     ['api POST without a body', ['api', 'POST', 'pets/7/vaccinations']],
     ['api DELETE', ['api', 'DELETE', 'pets/7']],
   ] as const) {
