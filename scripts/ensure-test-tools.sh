@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The end-to-end suite drives the CLI in a real terminal through tmux, pipes its JSON
-# through jq, pages through less and reads the man page with man (Debian packages; `man`
-# is man-db's). Installs what is missing when we may (root with apt-get); otherwise says
-# what to do. zsh and fish run the completion scripts in their own shells: installed when we
+# through jq, pages through less, reads the man page with man and runs the commands of
+# --dry-run=curl with curl (Debian packages; `man` is man-db's). Installs what is missing
+# when we may (root with apt-get); otherwise says what to do. zsh and fish run the completion scripts in their own shells: installed when we
 # may, and those tests are skipped where they are missing.
 set -euo pipefail
-declare -A package=([tmux]=tmux [jq]=jq [less]=less [man]=man-db)
+declare -A package=([tmux]=tmux [jq]=jq [less]=less [man]=man-db [curl]=curl)
 missing=()
-for tool in tmux jq less man; do
+for tool in tmux jq less man curl; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("${package[$tool]}")
 done
 may_install=false

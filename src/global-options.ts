@@ -226,9 +226,10 @@ export interface Prescan {
  * Reads argv (without `node` and the script) once, before commander: what the run needs
  * before its flags are parsed (`noColor`, `json`, `afterJson`) and the argv commander parses.
  * `takesValue` says which flags take a value (`valueFlags`); without it no word is one (for a
- * caller that reads `noColor` alone, which does not depend on it).
+ * caller that reads `noColor` alone, which does not depend on it). A flag whose value is
+ * optional (`attached`) is written `--flag=` when given bare.
  */
-export function prescan(argv: readonly string[], takesValue: (flag: string) => boolean = () => false): Prescan {
+export function prescan(argv: readonly string[], takesValue: (flag: string) => TakesValue = () => false): Prescan {
   const out: string[] = [];
   let refused: UsageError | undefined;
   const early: EarlyWords = {
@@ -258,10 +259,14 @@ export function prescan(argv: readonly string[], takesValue: (flag: string) => b
       out.push('--json-fields');
       value = true;
     } else {
-      out.push(word);
-      operands = word === '--';
       // A flag's value is never read as a flag (`--name --json`); `--flag=value` is one word.
-      value = word.startsWith('-') && !word.includes('=') && takesValue(word);
+      const takes = word.startsWith('-') && !word.includes('=') && takesValue(word);
+      // A flag whose value is optional takes one only after `=` (`--dry-run=curl`), so the
+      // word after a bare one stays what it is (`api --dry-run pets`): commander reads
+      // `--flag=` as the flag with no value.
+      out.push(takes === 'attached' ? `${word}=` : word);
+      operands = word === '--';
+      value = takes === true;
     }
   }
   const json = early.json || (early.jq && !early.other);
@@ -310,13 +315,20 @@ function jsonFields(list: string): string | UsageError {
   }
 }
 
+/**
+ * Whether a flag takes a value: `true` (the next word, or after `=`), `attached` (optional,
+ * and then only after `=`: `--dry-run[=curl]`), or `false`.
+ */
+export type TakesValue = boolean | 'attached';
+
 /** Every flag of the tree under `root` that takes a value (`--name`, `-L`, ...): the table `prescan` reads. */
-export function valueFlags(root: CommandUnknownOpts): (flag: string) => boolean {
-  const names = new Set<string>();
+export function valueFlags(root: CommandUnknownOpts): (flag: string) => TakesValue {
+  const names = new Map<string, TakesValue>();
   for (const option of commandTree(root).flatMap((cmd) => cmd.options)) {
     if (!option.required && !option.optional) continue;
-    if (option.long !== undefined) names.add(option.long);
-    if (option.short !== undefined) names.add(option.short);
+    const takes: TakesValue = option.required ? true : 'attached';
+    if (option.long !== undefined) names.set(option.long, takes);
+    if (option.short !== undefined) names.set(option.short, takes);
   }
-  return (flag) => names.has(flag);
+  return (flag) => names.get(flag) ?? false;
 }

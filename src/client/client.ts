@@ -4,7 +4,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, InvalidResponseError, type CliError } from '../errors.js';
-import type { HttpRequest, HttpTransport, JsonResponse, RawResponse } from '../http/transport.js';
+import type { HttpRequest, HttpTransport, JsonResponse, OutgoingRequest, RawResponse } from '../http/transport.js';
 import { parseJson, stringifyJson } from '../json.js';
 import type { PetStatus } from './constants.js';
 import { baseScope, resolveApiPath, type BaseScope } from './paths.js';
@@ -50,6 +50,11 @@ const DEFAULT_HINTS: ClientHints = {
  */
 export function joinUrl(baseUrl: string, path: string): URL {
   return new URL(baseUrl.replace(/\/+$/, '') + '/' + path.replace(/^\/+/, ''));
+}
+
+/** `createPet`'s request (spec §4.2): `POST /pets` with the NewPet as JSON (int64 exact). */
+function createPetRequest(baseUrl: string, pet: NewPet): HttpRequest {
+  return { method: 'POST', url: joinUrl(baseUrl, 'pets'), body: stringifyJson(pet) };
 }
 
 /** Client of one base URL over one transport. */
@@ -98,13 +103,27 @@ export class PetstoreClient {
    */
   async createPet(pet: NewPet, opts: { timeoutMs?: number } = {}): Promise<ApiResult<Pet>> {
     const res = await this.transport.send({
-      method: 'POST',
-      url: joinUrl(this.baseUrl, 'pets'),
-      body: stringifyJson(pet),
+      ...createPetRequest(this.baseUrl, pet),
       timeoutMs: opts.timeoutMs,
       scope: this.scope,
     });
     return validate(res, 201, PetSchema, 'Pet', this.hints);
+  }
+
+  /**
+   * What `createPet(pet)` would send, as the server would receive it (a dry run): see
+   * `outgoing`.
+   */
+  createPetOutgoing(pet: NewPet, keyAs: string): OutgoingRequest {
+    return this.outgoing(createPetRequest(this.baseUrl, pet), keyAs);
+  }
+
+  /**
+   * What `raw(req)` would send, as the server would receive it (a dry run): method, URL,
+   * every header with the key written as `keyAs`, and the body; nothing is sent.
+   */
+  outgoing(req: HttpRequest, keyAs: string): OutgoingRequest {
+    return this.transport.outgoing({ ...req, scope: this.scope }, keyAs);
   }
 
   /**

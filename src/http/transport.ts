@@ -92,6 +92,14 @@ export interface HttpRequest {
   scope?: RedirectScope | undefined;
 }
 
+/** A request as it would go out (`HttpTransport.outgoing`): every header, lower-case, the body as bytes. */
+export interface OutgoingRequest {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+}
+
 /** A response whose body was read whole (within `MAX_BODY_BYTES`) and decoded, not interpreted. */
 export interface RawResponse {
   status: number;
@@ -309,9 +317,9 @@ export class HttpTransport {
   }
 
   /** Petstore's headers, the request's own, and the key (which a request's own never replaces). */
-  private headersFor(req: HttpRequest): Record<string, string> {
+  private headersFor(req: HttpRequest, key: string | undefined = this.opts.apiKey): Record<string, string> {
     const headers: Record<string, string> = {};
-    if (this.opts.apiKey !== undefined) headers.authorization = `Bearer ${this.opts.apiKey}`;
+    if (key !== undefined) headers.authorization = `Bearer ${key}`;
     headers.accept = 'application/json';
     headers['user-agent'] = 'petstore-cli';
     if (req.body !== undefined) headers['content-type'] = 'application/json';
@@ -319,6 +327,26 @@ export class HttpTransport {
       if (name.toLowerCase() !== 'authorization') headers[name.toLowerCase()] = value;
     }
     return headers;
+  }
+
+  /**
+   * The request as the server would receive it from `sendRaw` (a dry run): every header of
+   * the message, in the order sent, with the key written as `keyAs` instead (it never leaves
+   * here). Beside petstore's headers (`headersFor`) are the ones undici writes itself:
+   * `host`, `connection` (keep-alive, or close with `connectionReuse: 'fresh'`) and
+   * `content-length` (the body's bytes; 0 for a POST, PUT or PATCH without one, as undici
+   * sends). Through a proxy, `host` and `connection` are the proxy's business.
+   */
+  outgoing(req: HttpRequest, keyAs: string): OutgoingRequest {
+    const body = req.body === undefined ? undefined : Buffer.from(req.body);
+    const headers: Record<string, string> = {
+      host: req.url.host,
+      connection: this.opts.connectionReuse === 'fresh' ? 'close' : 'keep-alive',
+      ...this.headersFor(req, this.opts.apiKey === undefined ? undefined : keyAs),
+    };
+    if (body !== undefined) headers['content-length'] = String(body.length);
+    else if (['POST', 'PUT', 'PATCH'].includes(req.method)) headers['content-length'] = '0';
+    return { method: req.method, url: new URL(req.url.href), headers, body };
   }
 
   /** Reads and decodes a body within the cap, logging it with `PETSTORE_DEBUG=api`. */

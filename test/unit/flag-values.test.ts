@@ -173,8 +173,25 @@ describe('parseFields / parseSort / prescan', () => {
       ['pets', 'list', '--json', 'id,nme'],
       ['pets', 'list', '--json', 'id,nme'],
     ],
+    // An optional value is taken only after `=`: the next word stays what it is.
+    [
+      ['api', '--dry-run', 'pets'],
+      ['api', '--dry-run=', 'pets'],
+    ],
+    [
+      ['api', 'pets', '--dry-run=curl'],
+      ['api', 'pets', '--dry-run=curl'],
+    ],
+    [
+      ['pets', 'create', '--name', '--dry-run', '--json', 'name'],
+      ['pets', 'create', '--name', '--dry-run', '--json-fields', 'name'],
+    ],
+    [
+      ['api', '--', '--dry-run'],
+      ['api', '--', '--dry-run'],
+    ],
   ])('%j is read as %j', (argv, want) => {
-    expect(prescan(argv, (f) => valueFlags.has(f)).argv).toEqual(want);
+    expect(prescan(argv, (f) => (f === '--dry-run' ? 'attached' : valueFlags.has(f))).argv).toEqual(want);
   });
 
   it('--json=LIST with a word that is not a field is refused', () => {

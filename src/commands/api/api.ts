@@ -1,5 +1,5 @@
 /**
- * `petstore api [METHOD] PATH [-X M] [-f k=v] [-F k=v] [--input F] [-H h] [-i] [--paginate]`:
+ * `petstore api [METHOD] PATH [-X M] [-f k=v] [-F k=v] [--input F] [-H h] [-i] [--paginate] [--dry-run[=curl]]`:
  * the declaration (flags, help, typed options) of the raw request in gh api's shape
  * (cli-contract.md "Commands"). The run is in `run.ts`, loaded only when it runs.
  */
@@ -9,6 +9,7 @@ import { withTraits } from '../../command-traits.js';
 import { checkApiPath } from '../../client/paths.js';
 import { UsageError } from '../../errors.js';
 import { parseMaxPages } from '../../flag-values.js';
+import { dryRunForm, parseDryRun, type DryRunForm } from '../../dry-run.js';
 import type { Runner } from '../runner.js';
 import { parseHeader, parseMethod, parseRawField, parseTypedField, type ApiField } from './request.js';
 import type { ApiOptions } from './run.js';
@@ -55,6 +56,12 @@ export function newApiCommand(f: Runner) {
           'with --paginate: stop with exit 1 after N pages, 1-10000 (default: 1000)',
         ).argParser((v) => parseMaxPages(v)),
       )
+      .addOption(
+        new Option(
+          '--dry-run [=curl]',
+          'send nothing: print the request (method, URL, headers, body) as JSON, the key as $PETSTORE_API_KEY; --dry-run=curl prints a curl command that reads the key from $PETSTORE_API_KEY',
+        ).argParser((v) => parseDryRun(v)),
+      )
       .addHelpText(
         'after',
         `
@@ -66,7 +73,9 @@ Examples:
   $ petstore api pets -F categoryId=9223372036854775807 -f name=Rex
   $ petstore api POST pets --input new-pet.json
   $ petstore api pets --paginate > every-pet.json
-  $ petstore api pets --paginate --jq '.[] | select(.status == "sold") | .name'`,
+  $ petstore api pets --paginate --jq '.[] | select(.status == "sold") | .name'
+
+--dry-run takes its value only after = (api --dry-run pets requests pets). It reads the fields and --input, sends nothing and asks nothing; it needs the environment's key, as the real run does, but never prints it. The curl command of --dry-run=curl (curl 7.55 or later) is for a shell where PETSTORE_API_KEY holds the key; printf, a shell builtin, hands the key to curl on stdin, out of every process's arguments. With --env sandbox it is refused: the embedded sandbox stops when petstore does (run \`petstore sandbox serve\` instead).`,
       )
       .action((words, flags) =>
         f.run(async (ctx) => {
@@ -85,7 +94,7 @@ type ApiFlags = ReturnType<ReturnType<typeof newApiCommand>['opts']>;
  * Turns the arguments and flags into options, refusing (exit 2, nothing read or sent) what
  * gh api would refuse and what would send the key elsewhere: one argument is PATH, two are
  * METHOD and PATH, more are refused; METHOD and a different `-X`; malformed fields and headers; an
- * `Authorization` header; an absolute URL or `//host`. The method defaults to GET, or POST
+ * `Authorization` header; an absolute URL or `//host`; `--dry-run` with `--paginate` or `-i`. The method defaults to GET, or POST
  * once a field or `--input` is given (gh's rule).
  * @throws UsageError for each of these.
  */
@@ -113,8 +122,9 @@ function toApiOptions(
   if (input === '') throw new UsageError('invalid --input "": give a file path, or - for stdin');
   const method = argMethod ?? flagMethod ?? (fields.length > 0 || input !== undefined ? 'POST' : 'GET');
   const paginate = flags.paginate === true;
+  const dryRun = dryRunForm(flags.dryRun);
   checkCombinations(
-    { method, input, paginate, include: flags.include === true, maxPages: flags.maxPages, fields },
+    { method, input, paginate, include: flags.include === true, maxPages: flags.maxPages, fields, dryRun },
     suggest,
   );
   const headers: Record<string, string> = {};
@@ -132,6 +142,7 @@ function toApiOptions(
     include: flags.include === true,
     paginate,
     maxPages: flags.maxPages ?? MAX_PAGES_DEFAULT,
+    dryRun,
   };
 }
 
@@ -155,9 +166,16 @@ function checkCombinations(
     include: boolean;
     maxPages: number | undefined;
     fields: ApiField[];
+    dryRun: DryRunForm | undefined;
   },
   suggest: (words: string) => string,
 ): void {
+  // A dry run shows one request; what --paginate and -i would add comes from answers.
+  if (o.dryRun !== undefined && (o.paginate || o.include)) {
+    throw new UsageError(
+      `--dry-run and ${o.paginate ? '--paginate' : '-i'} do not go together: a dry run prints the first request and receives no answer`,
+    );
+  }
   if (o.input !== undefined && (o.method === 'GET' || o.method === 'HEAD')) {
     throw new UsageError(
       `--input gives a body, and a ${o.method} request has none`,

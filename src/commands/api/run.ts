@@ -12,6 +12,7 @@ import { findNextLink } from '../../client/link.js';
 import { walkPages, type WalkedPage } from '../../client/pages.js';
 import { confirmWrite } from '../../confirm-writes.js';
 import type { Context } from '../../context.js';
+import { KEY_REFERENCE, checkDryRunFlags, dryRunCurl, dryRunJson, type DryRunForm } from '../../dry-run.js';
 import { DeprecationReporter } from '../../http/deprecation.js';
 import { ExitCode, InvalidResponseError, UsageError } from '../../errors.js';
 import { MAX_BODY_BYTES } from '../../http/body.js';
@@ -42,6 +43,8 @@ export interface ApiOptions {
   paginate: boolean;
   /** With `paginate`: the most pages fetched (1..10000). */
   maxPages: number;
+  /** `--dry-run[=curl]`: print the request instead of sending it. */
+  dryRun?: DryRunForm | undefined;
 }
 
 /**
@@ -54,7 +57,9 @@ export interface ApiOptions {
  * are read; the answer's error (an ApiError or InvalidResponseError: exit 6, 4, 5 or 1)
  * after its body is printed; NetworkError, TimeoutError, TlsError; CliError `max_pages`
  * (exit 1); CliError `not_confirmed` (exit 2, nothing sent) for a method other than GET or
- * HEAD to an environment with `confirmWrites` that was not confirmed.
+ * HEAD to an environment with `confirmWrites` that was not confirmed. With `dryRun`, the
+ * request is printed instead (`dry-run.ts`), unconfirmed and unsent; `dryRunCurl`'s
+ * UsageError for the sandbox.
  */
 export async function runApi(ctx: Context, options: ApiOptions): Promise<number> {
   if (ctx.globals.outputExplicit && ctx.globals.output !== 'json') {
@@ -63,6 +68,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
       'Leave --output out (or use --output json, which only makes errors JSON on stderr).',
     );
   }
+  checkDryRunFlags(options.dryRun, ctx.globals);
   const { fields, input } = await readUserInput(ctx, options);
   const { client, connection } = await ctx.connect();
   const output = await ctx.recordOutput();
@@ -72,6 +78,12 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
   };
   const printer = answerPrinter(output, options.include);
   const req = toRequest(client.urlOf(options.path), options, fields, input);
+  if (options.dryRun !== undefined) {
+    // Nothing is sent, so nothing is asked: the request is only shown.
+    const outgoing = client.outgoing(req, KEY_REFERENCE);
+    await ctx.io.out(options.dryRun === 'curl' ? dryRunCurl(outgoing, connection) : dryRunJson(outgoing));
+    return ExitCode.ok;
+  }
   if (req.method !== 'GET' && req.method !== 'HEAD') await confirmWrite(ctx, connection, describeWrite(req));
   if (options.paginate) return paginate(client, req, printer, observe, options.maxPages);
   const res = await client.raw(req);

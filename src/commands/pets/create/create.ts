@@ -8,6 +8,7 @@ import { operationLabel } from '../../../client/constants.js';
 import { RECORD_FLAGS, withTraits } from '../../../command-traits.js';
 import { UsageError } from '../../../errors.js';
 import { CONCURRENCY_MAX, DEFAULT_CONCURRENCY, parseConcurrency } from '../../../flag-values.js';
+import { dryRunForm, parseDryRun, type DryRunForm } from '../../../dry-run.js';
 import type { Runner } from '../../runner.js';
 import {
   categoryIdOption,
@@ -21,7 +22,7 @@ import { canPrompt, missingPetFlagsError } from '../shared/missing-flags.js';
 
 /** Typed options of `pets create`: one pet from flags, or a file of records. */
 export type CreateOptions =
-  | { draft: PetDraft; fromFile?: undefined }
+  | { draft: PetDraft; dryRun: DryRunForm | undefined; fromFile?: undefined }
   | { fromFile: { file: string; dryRun: boolean; force: boolean; concurrency: number }; draft?: undefined };
 
 /** Declares `pets create`. */
@@ -43,7 +44,12 @@ export function newCreateCommand(f: Runner) {
         `with --from-file: requests in flight at once, 1-${CONCURRENCY_MAX} (default: ${DEFAULT_CONCURRENCY}); created pets are printed in input order`,
       ).argParser((v) => parseConcurrency(v)),
     )
-    .option('--dry-run', 'with --from-file: check every record and print what would be sent; send nothing')
+    .addOption(
+      new Option(
+        '--dry-run [=curl]',
+        'send nothing: print the request (method, URL, headers, body) as JSON, the key as $PETSTORE_API_KEY; --dry-run=curl prints a curl command that reads the key from $PETSTORE_API_KEY; with --from-file: check every record and print what would be sent',
+      ).argParser((v) => parseDryRun(v)),
+    )
     .option(
       '--force',
       'with --from-file: send an input whose earlier run stopped partway (its created records are created again)',
@@ -56,7 +62,9 @@ Examples:
   $ petstore pets create --name Kiwi --category-id 4 --status pending --json
   $ petstore pets create --from-file new-pets.ndjson --concurrency 16 --output ndjson
 
-With --from-file, every record is checked before the first is sent; several requests are in flight at once (--concurrency), each on a new connection, and the created pets are printed in input order. A 429 answer is a refusal: that record is sent again after Retry-After, and fewer requests are kept in flight for a while. On a failure the records not created are saved for a re-run to FILE.remaining.ndjson beside the file (else, and for stdin, in the current directory; never over an existing file); a record that may have been created is reported, not saved. Sending again a file whose run stopped partway is refused: send its remaining file, or add --force.`,
+With --from-file, every record is checked before the first is sent; several requests are in flight at once (--concurrency), each on a new connection, and the created pets are printed in input order. A 429 answer is a refusal: that record is sent again after Retry-After, and fewer requests are kept in flight for a while. On a failure the records not created are saved for a re-run to FILE.remaining.ndjson beside the file (else, and for stdin, in the current directory; never over an existing file); a record that may have been created is reported, not saved. Sending again a file whose run stopped partway is refused: send its remaining file, or add --force.
+
+--dry-run sends nothing and asks nothing; it needs the environment's key, as the real run does, but never prints it. The curl command of --dry-run=curl (curl 7.55 or later) is for a shell where PETSTORE_API_KEY holds the key; printf, a shell builtin, hands the key to curl on stdin, out of every process's arguments. With --env sandbox it is refused: the embedded sandbox stops when petstore does (run \`petstore sandbox serve\` instead).`,
     )
     .action((flags) =>
       f.run(async (ctx) => {
@@ -71,7 +79,7 @@ With --from-file, every record is checked before the first is sent; several requ
         if (missing.length > 0 && !canPrompt(ctx))
           throw missingPetFlagsError(missing, 'pets create --name Rex --category-id 1', (words) => ctx.suggest(words));
         const { runCreate } = await import('./run.js');
-        return runCreate(ctx, options.draft);
+        return runCreate(ctx, options.draft, options.dryRun);
       }),
     );
 }
@@ -83,32 +91,33 @@ type CreateFlags = ReturnType<ReturnType<typeof newCreateCommand>['opts']>;
  * Turns the parsed flags into a pet draft, or a `--from-file` source (commander has already
  * refused `--from-file` together with the other flags). Missing required values are left
  * for the caller (`missingFlags`): asked for on a terminal, refused all at once otherwise.
- * @throws UsageError when `--from-file` is empty, or `--dry-run`/`--force`/`--concurrency` come without it.
+ * @throws UsageError when `--from-file` is empty or comes with `--dry-run=curl`, or
+ * `--force`/`--concurrency` come without it.
  */
 function toCreateOptions(flags: CreateFlags): CreateOptions {
+  const dryRun = dryRunForm(flags.dryRun);
   if (flags.fromFile !== undefined) {
     if (flags.fromFile === '') throw new UsageError('invalid --from-file "": give a file path, or - for stdin');
+    if (dryRun === 'curl') {
+      throw new UsageError(
+        '--dry-run=curl prints one request, and --from-file sends one per record',
+        '--dry-run with --from-file checks every record and prints what would be sent.',
+      );
+    }
     const fromFile = {
       file: flags.fromFile,
-      dryRun: flags.dryRun === true,
+      dryRun: dryRun !== undefined,
       force: flags.force === true,
       concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
     };
     return { fromFile };
   }
-  const alone =
-    flags.dryRun === true
-      ? '--dry-run'
-      : flags.force === true
-        ? '--force'
-        : flags.concurrency !== undefined
-          ? '--concurrency'
-          : undefined;
+  const alone = flags.force === true ? '--force' : flags.concurrency !== undefined ? '--concurrency' : undefined;
   if (alone !== undefined) {
     throw new UsageError(
       `${alone} works with --from-file only`,
       'Example: petstore pets create --from-file new-pets.ndjson --dry-run',
     );
   }
-  return { draft: toPetDraft(flags) };
+  return { draft: toPetDraft(flags), dryRun };
 }

@@ -6,6 +6,7 @@
  */
 import type { Context, SettingsContext } from '../../../context.js';
 import { confirmWrite } from '../../../confirm-writes.js';
+import { KEY_REFERENCE, checkDryRunFlags, dryRunCurl, dryRunJson, type DryRunForm } from '../../../dry-run.js';
 import { CliError, ExitCode } from '../../../errors.js';
 import { mayHaveReachedServer } from '../../../http/failures.js';
 import { describeTarget } from '../../../render/target.js';
@@ -26,12 +27,21 @@ import { printWrittenPet } from '../shared/written.js';
  * @throws ApiError (400 → exit 6), AuthError, NetworkError, TimeoutError (saying the pet
  * may have been created when the request may have reached the server), InvalidResponseError; InterruptedError (exit 130, nothing sent) on Ctrl-C at a prompt;
  * CliError `not_confirmed` (exit 2, nothing sent) when the write is not confirmed;
+ * with `dryRun`, the request is printed instead (`dry-run.ts`), unconfirmed and unsent,
+ * and `dryRunCurl`'s UsageError for the sandbox;
  * CliError `output` (exit 1) naming the created pet when stdout cannot take it (a write
  * command accounts for what it did, even to a closed pipe).
  */
-export async function runCreate(ctx: Context, draft: PetDraft): Promise<number> {
+export async function runCreate(ctx: Context, draft: PetDraft, dryRun?: DryRunForm): Promise<number> {
+  checkDryRunFlags(dryRun, ctx.globals);
   const { client, connection } = await ctx.connect();
   const pet = missingFlags(draft).length === 0 ? toNewPet(draft) : await askForPet(ctx, draft);
+  if (dryRun !== undefined) {
+    // Nothing is sent, so nothing is asked: the request is only shown.
+    const req = client.createPetOutgoing(pet, KEY_REFERENCE);
+    await ctx.io.out(dryRun === 'curl' ? dryRunCurl(req, connection) : dryRunJson(req));
+    return ExitCode.ok;
+  }
   await confirmWrite(ctx, connection, `create the pet ${stringifyJson(pet)}`);
   let created: Awaited<ReturnType<typeof client.createPet>>;
   try {

@@ -1,0 +1,312 @@
+/**
+ * `--dry-run[=curl]` of `pets create` and `api` (cli-contract.md "Commands"): the request a
+ * dry run prints equals, field for field, what a 127.0.0.1 test server receives when the
+ * same command runs for real (the key aside, shown as `$PETSTORE_API_KEY`), and the dry run
+ * itself sends nothing; the curl form, run through sh with the key in the environment,
+ * makes the same request, and the key is in no argv (a curl stand-in records its
+ * arguments). In-process for the comparisons, spawned for sh and curl.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { lastError, remoteEnv } from '../helpers/harness.js';
+import { baseEnv, collectRun, type CliResult } from '../helpers/run-cli.js';
+import { runMain, type MainOptions } from '../helpers/run-main.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { serverPool, type RecordedRequest, type TestServer } from '../helpers/test-server.js';
+
+const KEY = 'pk_test_dry_run_Q7w3Zx91';
+const BIG = '9223372036854775807';
+const pool = serverPool();
+afterAll(async () => {
+  await pool.closeAll();
+  removeTempDirs();
+});
+
+/** A server that creates what it is sent (id 42) and answers anything else with `[]`. */
+function shop(): Promise<TestServer> {
+  return pool.start((req) =>
+    req.method === 'POST' && req.url === '/v1/pets'
+      ? { status: 201, raw: `{"id":42,${req.body.slice(1)}` }
+      : { status: 200, body: [] },
+  );
+}
+
+/** Runs `args` in-process against `server`, errors as JSON. */
+function run(server: TestServer, args: string[], opts: MainOptions = {}) {
+  return runMain(args, {
+    ...opts,
+    env: remoteEnv(server.baseUrl, KEY, { PETSTORE_MESSAGES: 'json', ...(opts.env as Record<string, string>) }),
+  });
+}
+
+/** What a dry run prints. */
+interface Printed {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
+/** A recorded request in a dry run's terms: absolute URL, header names lower case, key replaced. */
+function asPrinted(server: TestServer, req: RecordedRequest): Printed {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : (value ?? '');
+  }
+  expect(headers.authorization).toBe(`Bearer ${KEY}`);
+  headers.authorization = 'Bearer $PETSTORE_API_KEY';
+  // An empty body and none are one on the wire: a dry run says null for both.
+  return { method: req.method, url: `${server.origin}${req.url}`, headers, body: req.body === '' ? null : req.body };
+}
+
+/**
+ * Runs `args --dry-run` (nothing may reach the server), then `args` for real, and expects
+ * the printed request to equal the received one field for field, headers in the order sent.
+ */
+async function expectDryRunMatches(args: string[], opts: MainOptions = {}, dryFirst = false): Promise<Printed> {
+  const server = await shop();
+  const dry = await run(server, dryFirst ? [args[0]!, '--dry-run', ...args.slice(1)] : [...args, '--dry-run'], opts);
+  expect(dry.code, dry.stderr).toBe(0);
+  expect(server.requests).toEqual([]);
+  const printed = JSON.parse(dry.stdout) as Printed;
+  if (printed.body === '') printed.body = null;
+  const real = await run(server, args, opts);
+  expect(real.code, real.stderr).toBe(0);
+  expect(server.requests).toHaveLength(1);
+  const received = asPrinted(server, server.requests[0]!);
+  expect(printed).toEqual(received);
+  expect(Object.keys(printed.headers)).toEqual(Object.keys(received.headers));
+  return printed;
+}
+
+describe.concurrent('--dry-run prints the request the server then receives', () => {
+  it('pets create: POST /pets with the NewPet, int64 exact, the key as $PETSTORE_API_KEY', async () => {
+    const printed = await expectDryRunMatches(['pets', 'create', '--name', 'Rex', '--category-id', BIG]);
+    expect(printed.body).toBe(`{"name":"Rex","categoryId":${BIG}}`);
+    expect(printed.headers.authorization).toBe('Bearer $PETSTORE_API_KEY');
+    expect(printed.method).toBe('POST');
+  });
+
+  it('pets create with --status', async () => {
+    await expectDryRunMatches(['pets', 'create', '--name', 'Kiwi', '--category-id', '4', '--status', 'pending']);
+  });
+
+  it('api GET with query fields', async () => {
+    const printed = await expectDryRunMatches(['api', 'GET', 'pets?limit=3', '-f', 'status=sold', '-F', 'x=1']);
+    expect(printed.url).toMatch(/\/v1\/pets\?limit=3&status=sold&x=1$/);
+    expect(printed.body).toBeNull();
+  });
+
+  it('api POST with -f and -F fields (int64 exact)', async () => {
+    const printed = await expectDryRunMatches(['api', 'pets', '-f', 'name=Rex', '-F', `categoryId=${BIG}`]);
+    expect(printed.body).toBe(`{"name":"Rex","categoryId":${BIG}}`);
+  });
+
+  it('api POST with an --input body, given as it is', async () => {
+    const file = join(tempDir(), 'pet.json');
+    writeFileSync(file, `{ "name": "Rex",\n  "categoryId": ${BIG} }\n`);
+    const printed = await expectDryRunMatches(['api', 'POST', 'pets', '--input', file]);
+    expect(printed.body).toBe(readFileSync(file, 'utf8'));
+  });
+
+  it('api with -H custom headers, one overriding Accept', async () => {
+    const printed = await expectDryRunMatches([
+      'api',
+      'pets',
+      '-H',
+      'X-Trace: abc 123',
+      '-H',
+      'Accept: application/problem+json',
+    ]);
+    expect(printed.headers['x-trace']).toBe('abc 123');
+    expect(printed.headers.accept).toBe('application/problem+json');
+  });
+
+  it('api POST and DELETE without a body (content-length 0 for a POST, as sent)', async () => {
+    expect((await expectDryRunMatches(['api', 'POST', 'pets'])).headers['content-length']).toBe('0');
+    expect((await expectDryRunMatches(['api', '-X', 'DELETE', 'pets/7'])).headers['content-length']).toBeUndefined();
+  });
+
+  it('api --dry-run pets keeps pets as the path, as api pets --dry-run does', async () => {
+    const printed = await expectDryRunMatches(['api', 'pets'], {}, true);
+    expect(printed.url).toMatch(/\/v1\/pets$/);
+    const server = await shop();
+    const before = await run(server, ['api', '--dry-run', 'pets']);
+    const after = await run(server, ['api', 'pets', '--dry-run']);
+    expect(before.stdout).toBe(after.stdout);
+    expect(server.requests).toEqual([]);
+  });
+});
+
+describe.concurrent('what a dry run does not do', () => {
+  it('never asks, even where writes are confirmed', async () => {
+    const server = await shop();
+    const dir = tempDir();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ production: { confirmWrites: true } }), { mode: 0o600 });
+    for (const args of [
+      ['pets', 'create', '--name', 'Rex', '--category-id', '1', '--dry-run'],
+      ['api', 'POST', 'pets', '-f', 'name=Rex', '--dry-run=curl'],
+    ]) {
+      const r = await run(server, args, { env: { PETSTORE_CONFIG_DIR: dir } });
+      expect(r.code, r.stderr).toBe(0);
+    }
+    expect(server.requests).toEqual([]);
+  });
+
+  it('refuses --dry-run=bogus (exit 2), naming the one value', async () => {
+    const server = await shop();
+    for (const args of [
+      ['pets', 'create', '--name', 'Rex', '--category-id', '1', '--dry-run=bogus'],
+      ['api', 'pets', '--dry-run=json'],
+    ]) {
+      const r = await run(server, args);
+      expect(r.code).toBe(2);
+      expect(String(lastError(r)?.message)).toContain('the one value is curl');
+    }
+    expect(server.requests).toEqual([]);
+  });
+
+  it('refuses --dry-run=curl with --env sandbox (exit 2), pointing to sandbox serve', async () => {
+    for (const args of [
+      ['pets', 'create', '--name', 'Rex', '--category-id', '1', '--dry-run=curl'],
+      ['api', 'pets', '--dry-run=curl'],
+    ]) {
+      const r = await runMain(['--env', 'sandbox', ...args], {
+        env: { PETSTORE_CONFIG_DIR: tempDir(), PETSTORE_MESSAGES: 'json' },
+      });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('petstore sandbox serve');
+    }
+  });
+
+  it('with --env sandbox, --dry-run prints the request to the embedded server', async () => {
+    const r = await runMain(
+      ['--env', 'sandbox', 'pets', 'create', '--name', 'Rex', '--category-id', '1', '--dry-run'],
+      {
+        env: { PETSTORE_CONFIG_DIR: tempDir() },
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as Printed).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1\/pets$/);
+  });
+
+  it('refuses --dry-run=curl with --from-file (exit 2); --from-file --dry-run still prints the records', async () => {
+    const server = await shop();
+    const file = join(tempDir(), 'new.ndjson');
+    writeFileSync(file, `{"name":"Rex","categoryId":${BIG}}\n`);
+    const curl = await run(server, ['pets', 'create', '--from-file', file, '--dry-run=curl']);
+    expect(curl.code).toBe(2);
+    expect(String(lastError(curl)?.message)).toContain('--dry-run=curl prints one request');
+    const records = await run(server, ['pets', 'create', '--from-file', file, '--dry-run', '--output', 'ndjson']);
+    expect(records.code, records.stderr).toBe(0);
+    expect(records.stdout).toBe(`{"name":"Rex","categoryId":${BIG}}\n`);
+    expect(server.requests).toEqual([]);
+  });
+
+  it('refuses --jq with a dry run (exit 2): there is no answer to filter', async () => {
+    const server = await shop();
+    for (const args of [
+      ['pets', 'create', '--name', 'Rex', '--category-id', '1', '--dry-run', '--jq', '.id'],
+      ['api', 'pets', '--dry-run=curl', '--jq', '.'],
+    ]) {
+      const r = await run(server, args);
+      expect(r.code).toBe(2);
+      expect(String(lastError(r)?.message)).toContain('a dry run receives none');
+    }
+    expect(server.requests).toEqual([]);
+  });
+
+  it('refuses --dry-run=curl for a body of 128 KiB or more (exit 2): one argument cannot hold it', async () => {
+    const server = await shop();
+    const file = join(tempDir(), 'huge.json');
+    writeFileSync(file, JSON.stringify({ name: 'R'.repeat(128 * 1024), categoryId: 1 }));
+    const r = await run(server, ['api', 'POST', 'pets', '--input', file, '--dry-run=curl']);
+    expect(r.code).toBe(2);
+    expect(String(lastError(r)?.message)).toContain('more than one argument of a command may hold');
+    expect((await run(server, ['api', 'POST', 'pets', '--input', file, '--dry-run'])).code).toBe(0);
+    expect(server.requests).toEqual([]);
+  });
+
+  it('refuses --dry-run with --paginate or -i (exit 2)', async () => {
+    const server = await shop();
+    expect((await run(server, ['api', 'pets', '--paginate', '--dry-run'])).code).toBe(2);
+    expect((await run(server, ['api', 'pets', '-i', '--dry-run'])).code).toBe(2);
+    expect(server.requests).toEqual([]);
+  });
+});
+
+/** Where curl is; the test command's tool step (scripts/ensure-test-tools.sh) installs it. */
+function realCurl(): string {
+  const found = spawnSync('sh', ['-c', 'command -v curl'], { encoding: 'utf8' }).stdout.trim();
+  if (found === '') throw new Error('curl is missing: run scripts/ensure-test-tools.sh (npm test runs it)');
+  return found;
+}
+
+/**
+ * A folder holding a `curl` that appends its arguments (one per line, then a blank line)
+ * to `argv.log` and execs the real curl; and that log's path.
+ */
+function curlStandIn(): { bin: string; log: string } {
+  const bin = tempDir();
+  const log = join(bin, 'argv.log');
+  const script = `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a" >> '${log}'; done\necho >> '${log}'\nexec '${realCurl()}' "$@"\n`;
+  writeFileSync(join(bin, 'curl'), script);
+  chmodSync(join(bin, 'curl'), 0o755);
+  return { bin, log };
+}
+
+/** Runs `command` through `sh -c` with `env` (asynchronously: the test server answers meanwhile). */
+function sh(command: string, env: Record<string, string>): Promise<CliResult> {
+  const child = spawn('sh', ['-c', command], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return collectRun(child, Date.now(), 60_000);
+}
+
+/** A NewPet of 2 KiB, above the size at which older curls add `Expect: 100-continue`. */
+function bigPetFile(): string {
+  const file = join(tempDir(), 'big-pet.json');
+  writeFileSync(file, JSON.stringify({ name: 'R'.repeat(2048), categoryId: 1 }));
+  return file;
+}
+
+describe.concurrent('--dry-run=curl', () => {
+  for (const [what, args] of [
+    ['api POST with a 2 KiB --input body', ['api', 'POST', 'pets', '--input', bigPetFile()]],
+    ['pets create', ['pets', 'create', '--name', "Rex 'the dog'", '--category-id', BIG]],
+    [
+      'api POST with fields and a header',
+      ['api', 'pets', '-f', 'name=@Rex', '-F', 'categoryId=1', '-H', 'X-Trace: a b'],
+    ],
+    [
+      'api GET with a query and an empty header',
+      ['api', 'pets?limit=2', '-f', 'status=sold', '-X', 'GET', '-H', 'X-Empty:'],
+    ],
+    ['api POST without a body', ['api', 'POST', 'pets/7/vaccinations']],
+    ['api DELETE', ['api', 'DELETE', 'pets/7']],
+  ] as const) {
+    it(`${what}: run through sh with the key in the environment, it makes the request the real run makes; the key is in no argv`, async () => {
+      const server = await shop();
+      const dry = await run(server, [...args, '--dry-run=curl']);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stdout).toMatch(/^printf 'Authorization: Bearer %s\\n' "\$PETSTORE_API_KEY" \| curl .* -H @- /);
+      expect(dry.stdout).not.toContain(KEY);
+      expect(server.requests).toEqual([]);
+      const real = await run(server, [...args]);
+      expect(real.code, real.stderr).toBe(0);
+      const { bin, log } = curlStandIn();
+      const r = await sh(dry.stdout, { ...baseEnv(), PATH: `${bin}:${baseEnv().PATH}`, PETSTORE_API_KEY: KEY });
+      expect(r.code, r.stderr).toBe(0);
+      if (args[0] === 'pets') expect(JSON.parse(r.stdout)).toMatchObject({ id: 42 });
+      else expect(r.stdout).toBe(real.stdout);
+      expect(server.requests).toHaveLength(2);
+      // Headers curl writes in its own case and order are compared by name.
+      const [byPetstore, byCurl] = server.requests.map((req) => asPrinted(server, req));
+      expect(byCurl).toEqual(byPetstore);
+      const argv = readFileSync(log, 'utf8');
+      expect(argv).toContain('@-');
+      expect(argv).not.toContain(KEY);
+    });
+  }
+});
