@@ -2,8 +2,9 @@
 # The end-to-end suite drives the CLI in a real terminal through tmux, pipes its JSON
 # through jq, pages through less, reads the man page with man and runs the commands of
 # --dry-run=curl with curl (Debian packages; `man` is man-db's). Installs what is missing
-# when we may (root with apt-get); otherwise says what to do. zsh and fish run the completion scripts in their own shells: installed when we
-# may, and those tests are skipped where they are missing.
+# when we may (root with apt-get); otherwise says what to do. zsh and fish run the
+# completion scripts in their own shells: installed when we may, and those tests are
+# skipped where they are missing.
 set -euo pipefail
 declare -A package=([tmux]=tmux [jq]=jq [less]=less [man]=man-db [curl]=curl)
 missing=()
