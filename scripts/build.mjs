@@ -20,8 +20,11 @@ import { join } from 'node:path';
 import { BESIDE_BUNDLE, jqWorkerOptions, productOptions } from './build/bundle.mjs';
 import { checkBundle } from './build/checks.mjs';
 import { jqNotices, thirdPartyNotices } from './build/notices.mjs';
+import { restoreLeftovers } from './build/packed-manifest.mjs';
 
 const root = join(import.meta.dirname, '..');
+// A pack cut short (the machine went down) may have left the package's package.json here.
+for (const file of restoreLeftovers(root)) console.error(`package.json restored from ${file} (a pack cut short)`);
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 /** The bundle's file name in dist/ (bin/petstore.js requires it). */
 const BUNDLE = 'petstore.cjs';
