@@ -1,18 +1,21 @@
 /**
  * Installed like a real CLI (cli-contract.md "Binary and install"): everything the CLI runs
  * is bundled into dist/, so the package has no runtime dependencies; the packed tarball
- * ships bin/ and dist/ and no sources; and `npm install -g --prefix DIR TARBALL` (offline:
- * there is nothing to fetch) puts a `petstore` in DIR/bin that runs from a directory with
- * no repository around it. One pack, one install (npm test has built dist/ already).
+ * ships bin/, dist/ and the docs the README links to, and no sources; its package.json has
+ * no scripts, so npm has no install script to warn about; and `npm install -g --prefix DIR
+ * TARBALL` (offline: there is nothing to fetch) puts a `petstore` in DIR/bin that runs
+ * from a directory with no repository around it. One pack (`npm pack` with its lifecycle
+ * scripts, in a copy of the checkout: test/helpers/pack.ts), one install.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, watch } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectSeedPets } from '../helpers/harness.js';
 import { expectJqNotices } from '../helpers/notices.js';
+import { copyCheckout, packCopy, type Packed } from '../helpers/pack.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 const run = promisify(execFile);
@@ -23,7 +26,9 @@ let tmp: string;
 let prefix: string;
 /** npm's and the CLI's environment: nothing of the caller's npm or petstore settings. */
 let env: Record<string, string>;
-let packed: { filename: string; files: { path: string }[] };
+let packed: Packed;
+/** npm's stderr from the install. */
+let installStderr: string;
 
 beforeAll(async () => {
   tmp = tempDir('petstore-install-');
@@ -36,18 +41,15 @@ beforeAll(async () => {
     npm_config_cache: join(tmp, 'npm-cache'),
     npm_config_update_notifier: 'false',
   };
-  // --ignore-scripts: `prepare` would build again; dist/ is already built.
-  const pack = await run(NPM, ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp], { cwd: ROOT, env });
-  [packed] = JSON.parse(pack.stdout) as [typeof packed];
-  await run(
+  packed = await packCopy(tmp, env);
+  const install = await run(
     NPM,
-    ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', join(tmp, packed.filename)],
-    {
-      cwd: tmp,
-      env,
-    },
+    ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', packed.tarball],
+    { cwd: tmp, env },
   );
-}, 120_000);
+  installStderr = install.stderr;
+  // A build, a pack and an install: a loaded machine takes a minute; only a hang takes this.
+}, 240_000);
 afterAll(() => removeTempDirs());
 
 describe('the package', () => {
@@ -60,6 +62,9 @@ describe('the package', () => {
       'dist/static/help.txt',
       'dist/man/petstore.1',
       'dist/THIRD_PARTY_NOTICES',
+      'docs/commands.md',
+      'docs/install.md',
+      'CHANGELOG.md',
       'LICENSE',
       'package.json',
     ])
@@ -67,6 +72,50 @@ describe('the package', () => {
     expect(paths.filter((p) => /^(src|test|scripts|bench|node_modules)\//.test(p))).toEqual([]);
     // Source maps carry the TypeScript sources in `sourcesContent`.
     expect(paths.filter((p) => /\.(ts|map)$/.test(p))).toEqual([]);
+  });
+
+  it('every relative link of the packed README and docs leads to a file in the package', () => {
+    const paths = new Set(packed.files.map((f) => f.path));
+    const pages = [...paths].filter((p) => p.endsWith('.md'));
+    expect(pages).toContain('README.md');
+    const broken: string[] = [];
+    let links = 0;
+    for (const page of pages) {
+      const text = readFileSync(join(packed.copy, page), 'utf8').replace(/```[\s\S]*?```/g, '');
+      for (const [, target = ''] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^([a-z][a-z+.-]*:|#)/i.test(target)) continue;
+        links++;
+        const file = normalize(join(dirname(page), decodeURIComponent(target.replace(/#.*$/, ''))));
+        if (!paths.has(file)) broken.push(`${page}: ${target}`);
+      }
+    }
+    expect(links).toBeGreaterThan(20);
+    expect(broken).toEqual([]);
+  });
+
+  it('its package.json has no scripts (no prepare, no install scripts); the clone keeps its own, unchanged', () => {
+    const manifest = JSON.parse(
+      execFileSync('tar', ['-xOzf', packed.tarball, 'package/package.json'], { encoding: 'utf8' }),
+    ) as Record<string, unknown>;
+    expect(manifest.scripts).toBeUndefined();
+    expect(manifest.devDependencies).toBeUndefined();
+    expect(manifest.bin).toEqual({ petstore: 'bin/petstore.js' });
+    // The clone: prepare still builds on `npm install`, and the pack left nothing behind.
+    const clone = readFileSync(join(packed.copy, 'package.json'), 'utf8');
+    expect(clone).toBe(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    expect((JSON.parse(clone) as { scripts: Record<string, string> }).scripts.prepare).toBe('node scripts/build.mjs');
+    expect(readdirSync(packed.copy).filter((f) => f.startsWith('package.json.'))).toEqual([]);
+  });
+
+  it('docs/install.md gives its packed and unpacked sizes as npm pack reports them, within 15%', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'install.md'), 'utf8');
+    const m = /\(([\d.]+)\s+(kB|MB)\s+packed,\s+([\d.]+)\s+(kB|MB)\s+unpacked/.exec(doc);
+    expect(m, 'docs/install.md says "(N kB packed, N MB unpacked"').not.toBeNull();
+    const bytes = (n: string, unit: string) => Number(n) * (unit === 'MB' ? 1e6 : 1e3);
+    expect(bytes(m![1]!, m![2]!) / packed.size).toBeGreaterThan(0.85);
+    expect(bytes(m![1]!, m![2]!) / packed.size).toBeLessThan(1.15);
+    expect(bytes(m![3]!, m![4]!) / packed.unpackedSize).toBeGreaterThan(0.85);
+    expect(bytes(m![3]!, m![4]!) / packed.unpackedSize).toBeLessThan(1.15);
   });
 
   it('has no runtime dependencies: package.json, and `npm ls --omit=dev` lists none', async () => {
@@ -88,6 +137,11 @@ describe('installed with npm install -g --prefix DIR TARBALL', () => {
       env: { ...env, PETSTORE_CONFIG_DIR: join(work, 'config') },
     });
   };
+
+  it('npm warns of nothing while installing it (no install script to allow)', () => {
+    expect(installStderr).not.toMatch(/npm warn/i);
+    expect(installStderr).not.toContain('install-scripts');
+  });
 
   it('is self-contained: nothing installed beside it', () => {
     const { name } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string };
@@ -112,4 +166,41 @@ describe('installed with npm install -g --prefix DIR TARBALL', () => {
     expect(r.stderr).toBe('');
     expectSeedPets(r.stdout);
   });
+});
+
+describe('a pack cut short', () => {
+  it('leaves the clone\u2019s package.json as it was: the guard puts it back when npm is killed', async () => {
+    const copy = copyCheckout(tempDir('petstore-pack-cut-'));
+    const file = join(copy, 'package.json');
+    const original = readFileSync(file, 'utf8');
+    // npm's part: run `prepack`'s swap as its child, then be killed before `postpack`.
+    const npm = spawn(
+      process.execPath,
+      [
+        '-e',
+        `require('node:child_process').execFileSync(process.execPath, ['scripts/pack-manifest.mjs', 'strip'], { stdio: 'inherit' });
+         process.stdout.write('swapped\\n');
+         setInterval(() => {}, 1 << 30);`,
+      ],
+      { cwd: copy, env: { ...env, npm_lifecycle_event: 'prepack' }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((resolve, reject) => {
+      npm.stdout.on('data', (d: Buffer) => {
+        if (d.toString().includes('swapped')) resolve();
+      });
+      npm.on('exit', (code) => reject(new Error(`the stand-in for npm exited (${code})`)));
+    });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).not.toHaveProperty('scripts');
+    const restored = new Promise<void>((resolve) => {
+      const watcher = watch(copy, () => {
+        if (readFileSync(file, 'utf8') === original) {
+          watcher.close();
+          resolve();
+        }
+      });
+    });
+    npm.kill('SIGKILL');
+    await restored;
+    expect(readdirSync(copy).filter((f) => f.startsWith('package.json.'))).toEqual([]);
+  }, 60_000);
 });
