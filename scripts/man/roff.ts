@@ -132,7 +132,7 @@ export function renderManPage(page: ManPage): string {
     '.TP',
     '\\fI~/.cache/petstore/\\fR',
     roffText(
-      "V8's code cache of petstore's code, which makes it start faster ($XDG_CACHE_HOME/petstore when set): used only when the folder and the file are yours or root's and writable by no one else (--verbose says why not), and only for the build that made it; safe to delete.",
+      "V8's code cache of petstore's code ($XDG_CACHE_HOME/petstore when set), which makes it start faster on every Node.js petstore runs on (20.19 and newer): used only when the folder and the file are yours or root's and writable by no one else (--verbose says why not), and only for the build that made it; safe to delete.",
     ),
     '.SH SEE ALSO',
     '\\fBjq\\fR(1), \\fBless\\fR(1), \\fBnode\\fR(1)',

@@ -122,12 +122,19 @@ function tableRows(file: string, heading: string): string[][] {
   return rows.slice(1); // the header row
 }
 
-/** Markdown inline text as plain text: links become their text, code marks go. */
+/**
+ * Markdown inline text as plain text: links become their text, code marks go, and a
+ * backslash escape becomes the character it escapes (CommonMark 2.4: `Ctrl-\\` is
+ * `Ctrl-\`), except inside a code span, which keeps its backslashes. A `\|` is a table
+ * cell's pipe everywhere, code spans included (GFM tables).
+ */
 function plainText(markdown: string): string {
   return markdown
+    .replace(/\\\|/g, '|')
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/`([^`]*)`/g, '$1')
-    .replace(/\\\|/g, '|');
+    .split(/(`[^`]*`)/)
+    .map((part, i) => (i % 2 === 1 ? part.slice(1, -1) : part.replace(/\\([!-/:-@[-`{-~])/g, '$1')))
+    .join('');
 }
 
 /**

@@ -103,4 +103,17 @@ describe('man petstore', () => {
     expect(rendered).not.toMatch(/[\u2010\u2011\u2212]/);
     expect(rendered).toContain('--max-pages');
   });
+
+  it('prints Ctrl-\\ as a reader types it: the Markdown escape of docs/errors.md is not copied', () => {
+    const exit = section(/^EXIT STATUS$/, /^\S/);
+    expect(exit).toMatch(/^ +131 +ended by SIGQUIT \(Ctrl-\\ on a terminal\)$/m);
+    expect(rendered).not.toContain('Ctrl-\\\\');
+  });
+
+  it('says the code cache works on every Node.js petstore runs on, as the shim writes it (bin/petstore.js)', () => {
+    const files = section(/^FILES$/, /^\S/);
+    expect(files).toContain('code cache');
+    expect(files).toContain('every Node.js petstore runs on (20.19 and newer)');
+    expect(files).not.toMatch(/Node(\.js)? *(>= *)?2[1-9]/);
+  });
 });

@@ -161,5 +161,6 @@ describe('published to a registry, installed from it', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/^PETSTORE\(1\)/);
     expect(r.stdout).toContain(`petstore ${pkg.version}`);
+    expect(r.stdout).toContain('(Ctrl-\\ on a terminal)');
   });
 });
