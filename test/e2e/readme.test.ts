@@ -181,4 +181,51 @@ describe('README', () => {
       }
     }
   });
+
+  it('Shell completion: each shell\u2019s lines load the script as it says to be loaded, and turn completion on', () => {
+    const section = readme.slice(readme.indexOf('\n## Shell completion\n'), readme.indexOf('\n## Examples by user'));
+    const lines = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) =>
+      m[1]!.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#')),
+    );
+    const home = tempDir();
+    const bin = join(home, 'bin');
+    mkdirSync(bin);
+    symlinkSync(CLI_PROGRAM, join(bin, 'petstore'));
+    const env = { PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`, HOME: home, LANG: 'C.UTF-8' };
+    /** What `shell -c script` prints, or undefined when that shell is not installed. */
+    const run = (sh: string, args: string[]): string | undefined => {
+      const r = spawnSync(sh, args, { env, encoding: 'utf8', cwd: home });
+      if (r.error !== undefined) return undefined;
+      expect(r.stderr, `${sh} ${args.join(' ')}`).toBe('');
+      expect(r.status).toBe(0);
+      return r.stdout;
+    };
+    const checks: Record<string, (line: string) => void> = {
+      bash: (line) =>
+        expect(run('bash', ['--norc', '--noprofile', '-c', `${line}\ncomplete -p petstore`])).toBe(
+          'complete -F __petstore_complete petstore\n',
+        ),
+      zsh: (line) => {
+        const out = run('zsh', ['-f', '-c', `${line}\nprint -r -- \${_comps[petstore]}`]);
+        if (out !== undefined) expect(out).toBe('_bash_complete -F __petstore_complete\n');
+      },
+      fish: (line) => {
+        if (run('fish', ['-c', line]) === undefined) return;
+        // A new fish finds the file on its own: Tab's candidates (each with its description
+        // after a tab), asked for with `complete -C`.
+        const candidates = run('fish', ['-c', 'complete -C "petstore pets list --status "']) ?? '';
+        expect(candidates.split('\n').map((l) => l.split('\t')[0])).toEqual(['available', 'pending', 'sold', '']);
+      },
+    };
+    for (const shell of ['bash', 'zsh', 'fish']) {
+      const line = lines.find((l) => l.includes(`petstore completion ${shell}`));
+      expect(line, `the README has a line for ${shell}`).toBeDefined();
+      // The way the script's own first line says it is loaded.
+      const header = execFileSync(CLI_PROGRAM, ['completion', shell], { encoding: 'utf8', env }).split('\n')[0]!;
+      const how = /(?:Load it with|Install): (.*)$/.exec(header)?.[1];
+      expect(how, header).toBeDefined();
+      expect(line).toContain(how);
+      checks[shell]!(line!);
+    }
+  });
 });
