@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 
 /** The fields of package.json that only a clone uses; none of them goes into the tarball. */
-export const CLONE_ONLY_FIELDS = ['scripts', 'devDependencies', 'overrides'];
+const CLONE_ONLY_FIELDS = ['scripts', 'devDependencies', 'overrides'];
 
 const BACKUP = /^package\.json\.packing-(\d+)$/;
 

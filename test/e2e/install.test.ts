@@ -184,23 +184,27 @@ describe('a pack cut short', () => {
       ],
       { cwd: copy, env: { ...env, npm_lifecycle_event: 'prepack' }, stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    await new Promise<void>((resolve, reject) => {
-      npm.stdout.on('data', (d: Buffer) => {
-        if (d.toString().includes('swapped')) resolve();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        npm.stdout.on('data', (d: Buffer) => {
+          if (d.toString().includes('swapped')) resolve();
+        });
+        npm.on('exit', (code) => reject(new Error(`the stand-in for npm exited (${code})`)));
       });
-      npm.on('exit', (code) => reject(new Error(`the stand-in for npm exited (${code})`)));
-    });
-    expect(JSON.parse(readFileSync(file, 'utf8'))).not.toHaveProperty('scripts');
-    const restored = new Promise<void>((resolve) => {
-      const watcher = watch(copy, () => {
-        if (readFileSync(file, 'utf8') === original) {
-          watcher.close();
-          resolve();
-        }
+      expect(JSON.parse(readFileSync(file, 'utf8'))).not.toHaveProperty('scripts');
+      const restored = new Promise<void>((resolve) => {
+        const watcher = watch(copy, () => {
+          if (readFileSync(file, 'utf8') === original) {
+            watcher.close();
+            resolve();
+          }
+        });
       });
-    });
-    npm.kill('SIGKILL');
-    await restored;
-    expect(readdirSync(copy).filter((f) => f.startsWith('package.json.'))).toEqual([]);
+      npm.kill('SIGKILL');
+      await restored;
+      expect(readdirSync(copy).filter((f) => f.startsWith('package.json.'))).toEqual([]);
+    } finally {
+      npm.kill('SIGKILL');
+    }
   }, 60_000);
 });
