@@ -8,7 +8,7 @@
  * scripts, in a copy of the checkout: test/helpers/pack.ts), one install.
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, watch } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -173,17 +173,19 @@ describe('a pack cut short', () => {
     const copy = copyCheckout(tempDir('petstore-pack-cut-'));
     const file = join(copy, 'package.json');
     const original = readFileSync(file, 'utf8');
-    // npm's part: run `prepack`'s swap as its child, then be killed before `postpack`.
+    // npm's part: run `prepack`'s swap through `sh -c`, as npm runs a script, then be
+    // killed before `postpack`.
     const npm = spawn(
       process.execPath,
       [
         '-e',
-        `require('node:child_process').execFileSync(process.execPath, ['scripts/pack-manifest.mjs', 'strip'], { stdio: 'inherit' });
+        `require('node:child_process').execFileSync('sh', ['-c', '"$0" scripts/pack-manifest.mjs strip', process.execPath], { stdio: 'inherit' });
          process.stdout.write('swapped\\n');
          setInterval(() => {}, 1 << 30);`,
       ],
       { cwd: copy, env: { ...env, npm_lifecycle_event: 'prepack' }, stdio: ['ignore', 'pipe', 'inherit'] },
     );
+    let watcher: FSWatcher | undefined;
     try {
       await new Promise<void>((resolve, reject) => {
         npm.stdout.on('data', (d: Buffer) => {
@@ -193,17 +195,15 @@ describe('a pack cut short', () => {
       });
       expect(JSON.parse(readFileSync(file, 'utf8'))).not.toHaveProperty('scripts');
       const restored = new Promise<void>((resolve) => {
-        const watcher = watch(copy, () => {
-          if (readFileSync(file, 'utf8') === original) {
-            watcher.close();
-            resolve();
-          }
+        watcher = watch(copy, () => {
+          if (existsSync(file) && readFileSync(file, 'utf8') === original) resolve();
         });
       });
       npm.kill('SIGKILL');
       await restored;
       expect(readdirSync(copy).filter((f) => f.startsWith('package.json.'))).toEqual([]);
     } finally {
+      watcher?.close();
       npm.kill('SIGKILL');
     }
   }, 60_000);
