@@ -62,12 +62,6 @@ export function buildProgram(io: Io | (() => Io), makeContext: (flags: GlobalFla
   let exitCode: number | undefined;
   let failedCommand: string[] | undefined;
   let running: string[] | undefined;
-  let help: string | undefined;
-  const outWidth = (): number => ioNow().stdoutColumns ?? HELP_COLUMNS;
-  // Commander writes help in parts (the lists, then each text added after them).
-  const holdHelp = (s: string): void => {
-    help = (help ?? '') + wrapHelpText(s, outWidth());
-  };
   const root = addGlobalOptions(new Command('petstore'));
   const runner: Runner = {
     run: async (body) => {
@@ -79,36 +73,8 @@ export function buildProgram(io: Io | (() => Io), makeContext: (flags: GlobalFla
       exitCode = await body(ctx);
     },
   };
+  const help = configureHelpOutput(root, ioNow);
   root
-    .configureOutput({
-      // Only help (and the version) comes this way: commander wraps its own lists at the
-      // width, and the texts added after them (examples, notes) are wrapped here.
-      writeOut: holdHelp,
-      // Commander's only other text is the help it shows for a command word left out
-      // (`petstore`, `petstore pets`): help asked for in the only way there is, so it goes
-      // to stdout with exit 0, as gh and kubectl do (cli.ts).
-      writeErr: holdHelp,
-      // cli.ts prints the error (plain or JSON), so commander's own copy is dropped.
-      outputError: () => undefined,
-      getOutHelpWidth: outWidth,
-      getErrHelpWidth: outWidth,
-      getErrHasColors: () => false,
-    })
-    .configureHelp({
-      // A subcommand's help also lists, after its own, the global flags that act on it
-      // (gh's INHERITED FLAGS), one line each (cli-contract.md "Output").
-      showGlobalOptions: true,
-      visibleGlobalOptions(cmd) {
-        // `--version` belongs to the program, not to every command.
-        return Help.prototype.visibleGlobalOptions
-          .call(this, cmd)
-          .filter((o) => o.long !== '--version' && actsOn(cmd, o.long ?? o.flags))
-          .map(summarised);
-      },
-      // Commander leaves descriptions unwrapped in less than 40 columns; at 60 columns that
-      // is every description after a long flag.
-      minWidthToWrap: 16,
-    })
     .hook('preAction', (_root, action) => {
       running = commandWords(action);
     })
@@ -145,7 +111,54 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
     exitCode: () => exitCode,
     failedCommand: () => failedCommand,
     running: () => running,
-    takeHelp: () => {
+    takeHelp: help.take,
+  };
+}
+
+/**
+ * Sets how `root` writes help: wrapped at stdout's width (80 when not a terminal), held
+ * until the parse is over (`take`, for cli.ts to write it whole, paged when longer than the
+ * screen), each command's global flags those that act on it, one line each.
+ */
+function configureHelpOutput(root: CommandUnknownOpts, ioNow: () => Io): { take: () => string | undefined } {
+  let help: string | undefined;
+  const outWidth = (): number => ioNow().stdoutColumns ?? HELP_COLUMNS;
+  // Commander writes help in parts (the lists, then each text added after them).
+  const holdHelp = (s: string): void => {
+    help = (help ?? '') + wrapHelpText(s, outWidth());
+  };
+  root
+    .configureOutput({
+      // Only help (and the version) comes this way: commander wraps its own lists at the
+      // width, and the texts added after them (examples, notes) are wrapped here.
+      writeOut: holdHelp,
+      // Commander's only other text is the help it shows for a command word left out
+      // (`petstore`, `petstore pets`): help asked for in the only way there is, so it goes
+      // to stdout with exit 0, as gh and kubectl do (cli.ts).
+      writeErr: holdHelp,
+      // cli.ts prints the error (plain or JSON), so commander's own copy is dropped.
+      outputError: () => undefined,
+      getOutHelpWidth: outWidth,
+      getErrHelpWidth: outWidth,
+      getErrHasColors: () => false,
+    })
+    .configureHelp({
+      // A subcommand's help also lists, after its own, the global flags that act on it
+      // (gh's INHERITED FLAGS), one line each (cli-contract.md "Output").
+      showGlobalOptions: true,
+      visibleGlobalOptions(cmd) {
+        // `--version` belongs to the program, not to every command.
+        return Help.prototype.visibleGlobalOptions
+          .call(this, cmd)
+          .filter((o) => o.long !== '--version' && actsOn(cmd, o.long ?? o.flags))
+          .map(summarised);
+      },
+      // Commander leaves descriptions unwrapped in less than 40 columns; at 60 columns that
+      // is every description after a long flag.
+      minWidthToWrap: 16,
+    });
+  return {
+    take: () => {
       const text = help;
       help = undefined;
       return text;
