@@ -108,6 +108,31 @@ describe.concurrent('the global flags of a command’s help', () => {
     expect(sandbox).not.toContain('--timeout');
   });
 
+  it('docs/commands.md says which commands take which global flags, as help lists them', async () => {
+    const docs = readFileSync(new URL('../../docs/commands.md', import.meta.url), 'utf8');
+    const table = docs.slice(docs.indexOf('| global flags | commands |'));
+    const rows = table.split('\n').slice(2);
+    const documented = new Map<string, string[]>();
+    for (const row of rows.slice(
+      0,
+      rows.findIndex((r) => !r.startsWith('|')),
+    )) {
+      const [flags = '', commands = ''] = row.split(/(?<!\\)\|/).slice(1, 3);
+      // `pets list\|get` names `pets list` and `pets get`.
+      const named = [...commands.matchAll(/`([^`]+)`/g)].flatMap(([, c = '']) => {
+        const [first = '', ...more] = c.split('\\|');
+        const noun = first.includes(' ') ? first.slice(0, first.lastIndexOf(' ') + 1) : '';
+        return [first, ...more.map((verb) => noun + verb)];
+      });
+      const all = commands.includes('every command') ? RUNS.map((c) => c.words.join(' ')) : named;
+      for (const [, flag = ''] of flags.matchAll(/`(?:-\w, )?(--[\w-]+)`/g)) documented.set(flag, all);
+    }
+    for (const flag of GLOBALS) {
+      const acts = RUNS.filter((c) => takesGlobalFlag(c.traits, flag)).map((c) => c.words.join(' '));
+      expect(new Set(documented.get(flag) ?? []), flag).toEqual(new Set(acts));
+    }
+  });
+
   it('`help --json` names, for each command, the global flags its help lists', async () => {
     const r = await runMain(['help', '--json']);
     const doc = JSON.parse(r.stdout) as {
