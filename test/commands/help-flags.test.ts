@@ -108,7 +108,7 @@ describe.concurrent('the global flags of a command’s help', () => {
     expect(sandbox).not.toContain('--timeout');
   });
 
-  it('docs/commands.md says which commands take which global flags, as help lists them', async () => {
+  it('docs/commands.md says which commands take which global flags, as help lists them', () => {
     const docs = readFileSync(new URL('../../docs/commands.md', import.meta.url), 'utf8');
     const table = docs.slice(docs.indexOf('| global flags | commands |'));
     const rows = table.split('\n').slice(2);
