@@ -9,7 +9,9 @@
 // path at build time (dist/static/, see scripts/build.mjs), so they cost little more than
 // starting Node; test/e2e/fast-path.test.ts proves both paths print the same bytes. Help
 // was captured at 80 columns, the width it has when stdout is not a terminal: a terminal
-// of another width takes the full path, which wraps help at its width.
+// of another width takes the full path, which wraps help at its width, and so does one
+// with fewer rows than help has lines, where the full path pages it (cli-contract.md
+// "Output").
 'use strict';
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
@@ -28,16 +30,26 @@ const CODE_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 const argv = process.argv.slice(2);
 const STATIC = { '--version': 'version.txt', '-V': 'version.txt', '--help': 'help.txt', '-h': 'help.txt' };
 const HELP_COLUMNS = 80;
-// isatty(1) first: `process.stdout` (a stream made on first use) is needed only on a terminal.
-const fits = (file) => file !== 'help.txt' || !require('node:tty').isatty(1) || process.stdout.columns === HELP_COLUMNS;
+/**
+ * Whether `text`, the fast path's `file`, is printed as it is: anything but help; help when
+ * stdout is not a terminal, or is one of 80 columns whose screen it fits, with a row left
+ * for the prompt (Io's wouldPage). isatty(1) first: `process.stdout` (a stream made on first
+ * use) is needed only on a terminal.
+ */
+const fits = (file, text) => {
+  if (file !== 'help.txt' || !require('node:tty').isatty(1)) return true;
+  const { columns, rows } = process.stdout;
+  return columns === HELP_COLUMNS && rows !== undefined && text.split('\n').length - 1 <= rows - 1;
+};
 let text;
-if (argv.length === 1 && Object.hasOwn(STATIC, argv[0]) && fits(STATIC[argv[0]])) {
+if (argv.length === 1 && Object.hasOwn(STATIC, argv[0])) {
+  const file = STATIC[argv[0]];
   try {
-    text =
-      EMBEDDED?.[STATIC[argv[0]]] ?? readFileSync(join(__dirname, '..', 'dist', 'static', STATIC[argv[0]]), 'utf8');
+    text = EMBEDDED?.[file] ?? readFileSync(join(__dirname, '..', 'dist', 'static', file), 'utf8');
   } catch {
     // Built without static outputs: the full path prints the same.
   }
+  if (text !== undefined && !fits(file, text)) text = undefined;
 }
 if (text !== undefined) {
   printStatic(text);

@@ -62,6 +62,8 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     codeCacheNote: deps.codeCacheNote,
   };
   io.setJsonOutput(scan.json);
+  // cli-contract.md "Output": `--no-pager` turns the pager off for any command, help included.
+  if (scan.noPager) io.disablePager();
   let code: number;
   const report = (err: unknown): number =>
     reportError(err, state, (e) => fromCommander(e, scan.afterJson, built.failedCommand()));
@@ -78,6 +80,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     built.program.hook('preAction', () => sayCodeCacheNote(state, built.program.opts().verbose === true));
     if (scan.refused !== undefined) throw scan.refused;
     await built.program.parseAsync(scan.argv, { from: 'user' });
+    await writeHelp(built.takeHelp(), io);
     code = built.exitCode() ?? ExitCode.ok;
     // The person reads a paged table to the end; then what was written last may fail
     // only once it is flushed (a full disk, a closed pipe).
@@ -86,6 +89,8 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     const failed = io.stdoutError();
     if (failed !== undefined) throw new OutputError(failed);
   } catch (err) {
+    // Help ends the parse with commander's own error (`commander.helpDisplayed`, exit 0).
+    await writeHelp(built.takeHelp(), io).catch(() => undefined);
     // A pager petstore started is waited for before the error is said, so that it stands
     // below what the pager showed (cli-contract.md "Errors and exit codes").
     await io.stopPager().catch(() => undefined);
@@ -101,6 +106,22 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     }
   }
   return code;
+}
+
+/**
+ * Writes help (or the version) that commander wrote during the parse (`Program.takeHelp`):
+ * on a terminal, help longer than the screen goes through the pager, which is waited for
+ * (cli-contract.md "Output"); otherwise, and with `--no-pager`, straight to stdout.
+ */
+async function writeHelp(text: string | undefined, io: Io): Promise<void> {
+  if (text === undefined) return;
+  const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  if (io.wouldPage(lines) && (await io.startPager())) {
+    await io.out(text);
+    await io.stopPager();
+    return;
+  }
+  io.outNow(text);
 }
 
 /**

@@ -1,12 +1,14 @@
 /**
  * What a command declares about itself besides its flags and help (gh's
  * `cmdutil.AddJSONFlags`, wrangler's `defineCommand` metadata): the global record flags it
- * accepts, whether it writes, the API operations it calls. The program reads them to accept
- * or refuse `--fields`, `--json FIELDS`, `--jq` and `--output csv` (cli-contract.md
- * "Output"); tests read them to cover every command without a list of names.
+ * accepts, whether it writes, the API operations it calls, what it does with the selected
+ * environment. The program reads them to accept or refuse `--fields`, `--json FIELDS`,
+ * `--jq` and `--output csv` (cli-contract.md "Output") and to list, in a command's help,
+ * only the global flags that act on it (`takesGlobalFlag`); tests read them to cover every
+ * command without a list of names.
  */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import type { OperationId } from './client/constants.js';
+import { operationOf, type OperationId } from './client/constants.js';
 
 /** The global flags that shape pet records, as a user writes them (cli-contract.md "Output"). */
 export const RECORD_FLAGS = ['--fields', '--json FIELDS', '--jq', '--output csv'] as const;
@@ -31,10 +33,33 @@ export interface CommandTraits {
    * (cli-contract.md "Environments": completion offers the configured names).
    */
   readonly argument?: 'environment';
+  /**
+   * What it does with the selected environment (`--env`, `--base-url`): `request` sends
+   * requests to its server (`--timeout`, `--retries` and `--verbose` act on them);
+   * `settings` reads its settings or key without a request; `none` for neither.
+   */
+  readonly environment: 'request' | 'settings' | 'none';
+  /**
+   * Whether it prints data that `--output` and `--json` shape (settings, environments, the
+   * help document) besides pet records, which every command with record flags prints.
+   */
+  readonly formats: boolean;
+  /**
+   * Whether it asks a question of its own that `--yes` answers in advance (`env remove`);
+   * a write sent to a server asks through `confirmWrites` without this.
+   */
+  readonly asks: boolean;
 }
 
-/** The traits of a command that declares none: a group, `version`, `config get`. */
-const NO_TRAITS: CommandTraits = { recordFlags: [], writes: false, operations: [] };
+/** The traits of a command that declares none: a group, `version`, `config set`. */
+const NO_TRAITS: CommandTraits = {
+  recordFlags: [],
+  writes: false,
+  operations: [],
+  environment: 'none',
+  formats: false,
+  asks: false,
+};
 
 const declared = new WeakMap<object, CommandTraits>();
 
@@ -47,4 +72,48 @@ export function withTraits<C extends CommandUnknownOpts>(cmd: C, traits: Partial
 /** The traits `cmd` declared, or NO_TRAITS. */
 export function traitsOf(cmd: CommandUnknownOpts): CommandTraits {
   return declared.get(cmd) ?? NO_TRAITS;
+}
+
+/**
+ * Whether the global flag `long` (`--timeout`) acts on a command with `traits`: a command's
+ * help lists only those under its own flags (cli-contract.md "Output"), and `help --json`
+ * names them. The rule, written down in docs/architecture.md:
+ * - `--env`, `--base-url`: a command that uses the selected environment (`environment` is
+ *   not `none`);
+ * - `--timeout`, `--retries`, `--verbose`: one that sends requests (`environment: request`);
+ * - `--output`, `--json`: one that prints pets or other data in formats (`formats`);
+ * - `--fields`, `--jq`: its record flags (`recordFlags`);
+ * - `--fail-on-deprecated`: one that calls a deprecated operation (`operations`);
+ * - `--yes`: one that asks: a write sent to a server (`confirmWrites`), or `asks`;
+ * - `--no-pager`: one whose output may be paged, a table of pets it reads (`pets create`
+ *   never starts a pager);
+ * - any other (`--no-color`, a flag added later): every command.
+ * The others are still accepted, so that a flag of an alias (`petstore --env staging`)
+ * does not break a command it does nothing for; record flags are refused (program.ts).
+ */
+export function takesGlobalFlag(traits: CommandTraits, long: string): boolean {
+  const requests = traits.environment === 'request';
+  switch (long) {
+    case '--env':
+    case '--base-url':
+      return traits.environment !== 'none';
+    case '--timeout':
+    case '--retries':
+    case '--verbose':
+      return requests;
+    case '--output':
+    case '--json':
+      return traits.formats || traits.recordFlags.length > 0;
+    case '--fields':
+    case '--jq':
+      return traits.recordFlags.includes(long);
+    case '--fail-on-deprecated':
+      return traits.operations.some((id) => operationOf(id).removal !== undefined);
+    case '--yes':
+      return traits.asks || (requests && traits.writes !== false);
+    case '--no-pager':
+      return traits.recordFlags.includes('--fields') && traits.writes === false;
+    default:
+      return true;
+  }
 }

@@ -95,7 +95,34 @@ export function addGlobalOptions(program: Command) {
           'answer yes to a confirmation in advance (a write to an environment with confirmWrites; env remove)',
         ),
       )
+      .addOption(new Option('--no-pager', 'never start a pager, for a table or help longer than the screen (as git)'))
   );
+}
+
+/**
+ * The one line each global flag gets under a command's own flags (cli-contract.md
+ * "Output": help shows them one line each); the full text stays in the root's help, the
+ * man page and docs/commands.md. A flag without one here shows its full text.
+ */
+const GLOBAL_FLAG_SUMMARIES: Readonly<Record<string, string>> = {
+  '--env': 'environment to use (env PETSTORE_ENV)',
+  '--base-url': 'API base URL ending in /v1',
+  '--output': 'output format (default: table, tsv in a pipe)',
+  '--json': 'same as --output json',
+  '--fields': 'only these fields: id,name,categoryId,status',
+  '--jq': 'filter the JSON output with jq (built in)',
+  '--no-color': 'never colour output',
+  '--timeout': `deadline in seconds (default: ${DEFAULT_TIMEOUT_SECONDS})`,
+  '--retries': `retries on transient failures (default: ${DEFAULT_RETRIES})`,
+  '--verbose': 'print requests and responses on stderr',
+  '--fail-on-deprecated': 'never call deprecated operations',
+  '--yes': 'answer yes to a confirmation in advance',
+  '--no-pager': 'never start a pager',
+};
+
+/** The one-line summary of the global flag `long` under a command's own flags, or undefined for its full text. */
+export function globalFlagSummary(long: string): string | undefined {
+  return GLOBAL_FLAG_SUMMARIES[long];
 }
 
 /** The global flags as commander parsed them. */
@@ -213,6 +240,11 @@ export interface Prescan {
    */
   noColor: boolean;
   /**
+   * `--no-pager` is given: no pager starts, for a table or for help, whose text commander
+   * writes before the command's own flags are read (cli-contract.md "Output").
+   */
+  noPager: boolean;
+  /**
    * The output is JSON, as far as argv says (for the messages of a run whose flags do not
    * parse): `--output json|ndjson`, `--json` (with or without fields), or `--jq` (which
    * implies json unless `--output` says otherwise).
@@ -234,6 +266,7 @@ export function prescan(argv: readonly string[], takesValue: (flag: string) => T
   let refused: UsageError | undefined;
   const early: EarlyWords = {
     noColor: false,
+    noPager: false,
     afterJson: undefined,
     sawJson: false,
     json: false,
@@ -270,17 +303,18 @@ export function prescan(argv: readonly string[], takesValue: (flag: string) => T
     }
   }
   const json = early.json || (early.jq && !early.other);
-  return { argv: out, refused, noColor: early.noColor, json, afterJson: early.afterJson };
+  return { argv: out, refused, noColor: early.noColor, noPager: early.noPager, json, afterJson: early.afterJson };
 }
 
 /**
  * What the words before the first `--` say, each read whether or not it is a flag's value
- * (as the run always read them): `--no-color`, the word after the first `--json`, and about
+ * (as the run always read them): `--no-color`, `--no-pager`, the word after the first `--json`, and about
  * the output format, whether JSON is asked for (`--json`, `--output json`, `-ondjson`, ...),
  * another format is named, or `--jq` is given.
  */
 interface EarlyWords {
   noColor: boolean;
+  noPager: boolean;
   afterJson: string | undefined;
   sawJson: boolean;
   json: boolean;
@@ -291,6 +325,7 @@ interface EarlyWords {
 /** Notes in `seen` what `word` (followed by `next`) says. */
 function readEarlyWord(word: string, next: string | undefined, seen: EarlyWords): void {
   seen.noColor ||= word === '--no-color';
+  seen.noPager ||= word === '--no-pager';
   if (word === '--json' && !seen.sawJson) {
     seen.sawJson = true;
     seen.afterJson = next === '--' ? undefined : next;

@@ -90,8 +90,8 @@ export interface Io {
   wouldPage(lines: number): boolean;
   /**
    * No pager is started for the rest of the run, whatever `wouldPage` would say:
-   * `pets create` prints a record of what was written, and its account must be seen
-   * (cli-contract.md "Output": `pets create` never starts a pager).
+   * `--no-pager` was given; or `pets create` prints a record of what was written, and its
+   * account must be seen (cli-contract.md "Output": `pets create` never starts a pager).
    */
   disablePager(): void;
   /**

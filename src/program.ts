@@ -4,7 +4,7 @@
  * only when it runs, so `--help` and usage errors never load the HTTP client, zod or the
  * table renderer.
  */
-import { Command, Help, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { Command, Help, type CommandUnknownOpts, type Option } from '@commander-js/extra-typings';
 import { newApiCommand } from './commands/api/api.js';
 import { newAuthCommand } from './commands/auth/auth.js';
 import { newCompletionCommand } from './commands/completion/completion.js';
@@ -19,8 +19,8 @@ import { newSandboxCommand } from './commands/sandbox/sandbox.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
 import { commandTree, commandWords } from './command-path.js';
-import { traitsOf, type RecordFlag } from './command-traits.js';
-import { addGlobalOptions, recordOnlyFlags, type GlobalFlags } from './global-options.js';
+import { takesGlobalFlag, traitsOf, type RecordFlag } from './command-traits.js';
+import { addGlobalOptions, globalFlagSummary, recordOnlyFlags, type GlobalFlags } from './global-options.js';
 import type { Io } from './io.js';
 import { wrapHelpText } from './text/wrap.js';
 
@@ -39,6 +39,12 @@ export interface Program {
   failedCommand: () => string[] | undefined;
   /** The command words of the command whose action is running (`['pets', 'create']`), once one is. */
   running: () => string[] | undefined;
+  /**
+   * The help (or version) commander wrote while it parsed, wrapped, and forgets it: held
+   * rather than written, so that it is written whole, through the pager when it is longer
+   * than the screen (cli.ts `writeHelp`). Undefined when there was none.
+   */
+  takeHelp: () => string | undefined;
 }
 
 /** Help width when stdout (or stderr, for help after an error) is not a terminal. */
@@ -56,7 +62,6 @@ export function buildProgram(io: Io | (() => Io), makeContext: (flags: GlobalFla
   let exitCode: number | undefined;
   let failedCommand: string[] | undefined;
   let running: string[] | undefined;
-  const outWidth = (): number => ioNow().stdoutColumns ?? HELP_COLUMNS;
   const root = addGlobalOptions(new Command('petstore'));
   const runner: Runner = {
     run: async (body) => {
@@ -68,32 +73,8 @@ export function buildProgram(io: Io | (() => Io), makeContext: (flags: GlobalFla
       exitCode = await body(ctx);
     },
   };
+  const help = configureHelpOutput(root, ioNow);
   root
-    .configureOutput({
-      // Only help (and the version) comes this way: commander wraps its own lists at the
-      // width, and the texts added after them (examples, notes) are wrapped here.
-      writeOut: (s) => ioNow().outNow(wrapHelpText(s, outWidth())),
-      // Commander's only other text is the help it shows for a command word left out
-      // (`petstore`, `petstore pets`): help asked for in the only way there is, so it goes
-      // to stdout with exit 0, as gh and kubectl do (cli.ts).
-      writeErr: (s) => ioNow().outNow(wrapHelpText(s, outWidth())),
-      // cli.ts prints the error (plain or JSON), so commander's own copy is dropped.
-      outputError: () => undefined,
-      getOutHelpWidth: outWidth,
-      getErrHelpWidth: outWidth,
-      getErrHasColors: () => false,
-    })
-    .configureHelp({
-      // A subcommand's help also lists the flags it inherits (gh's INHERITED FLAGS).
-      showGlobalOptions: true,
-      visibleGlobalOptions(cmd) {
-        // `--version` belongs to the program, not to every command.
-        return Help.prototype.visibleGlobalOptions.call(this, cmd).filter((o) => o.long !== '--version');
-      },
-      // Commander leaves descriptions unwrapped in less than 40 columns; at 60 columns that
-      // is every description after a long flag.
-      minWidthToWrap: 16,
-    })
     .hook('preAction', (_root, action) => {
       running = commandWords(action);
     })
@@ -125,7 +106,89 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
     .addCommand(newCompleteEnvsCommand(runner), { hidden: true })
     .hook('preAction', (_root, action) => refuseRecordFlags(root, root.opts(), action));
   inheritSettings(root, (words) => (failedCommand ??= words));
-  return { program: root, exitCode: () => exitCode, failedCommand: () => failedCommand, running: () => running };
+  return {
+    program: root,
+    exitCode: () => exitCode,
+    failedCommand: () => failedCommand,
+    running: () => running,
+    takeHelp: help.take,
+  };
+}
+
+/**
+ * Sets how `root` writes help: wrapped at stdout's width (80 when not a terminal), held
+ * until the parse is over (`take`, for cli.ts to write it whole, paged when longer than the
+ * screen), each command's global flags those that act on it, one line each.
+ */
+function configureHelpOutput(root: CommandUnknownOpts, ioNow: () => Io): { take: () => string | undefined } {
+  let help: string | undefined;
+  const outWidth = (): number => ioNow().stdoutColumns ?? HELP_COLUMNS;
+  // Commander writes help in parts (the lists, then each text added after them).
+  const holdHelp = (s: string): void => {
+    help = (help ?? '') + wrapHelpText(s, outWidth());
+  };
+  root
+    .configureOutput({
+      // Only help (and the version) comes this way: commander wraps its own lists at the
+      // width, and the texts added after them (examples, notes) are wrapped here.
+      writeOut: holdHelp,
+      // Commander's only other text is the help it shows for a command word left out
+      // (`petstore`, `petstore pets`): help asked for in the only way there is, so it goes
+      // to stdout with exit 0, as gh and kubectl do (cli.ts).
+      writeErr: holdHelp,
+      // cli.ts prints the error (plain or JSON), so commander's own copy is dropped.
+      outputError: () => undefined,
+      getOutHelpWidth: outWidth,
+      getErrHelpWidth: outWidth,
+      getErrHasColors: () => false,
+    })
+    .configureHelp({
+      // A subcommand's help also lists, after its own, the global flags that act on it
+      // (gh's INHERITED FLAGS), one line each (cli-contract.md "Output").
+      showGlobalOptions: true,
+      visibleGlobalOptions(cmd) {
+        // `--version` belongs to the program, not to every command.
+        return Help.prototype.visibleGlobalOptions
+          .call(this, cmd)
+          .filter((o) => o.long !== '--version' && actsOn(cmd, o.long ?? o.flags))
+          .map(summarised);
+      },
+      // Commander leaves descriptions unwrapped in less than 40 columns; at 60 columns that
+      // is every description after a long flag.
+      minWidthToWrap: 16,
+    });
+  return {
+    take: () => {
+      const text = help;
+      help = undefined;
+      return text;
+    },
+  };
+}
+
+/**
+ * Whether the global flag `long` acts on `cmd` (`takesGlobalFlag`, from its traits); on a
+ * group (`pets`), whether it acts on one of the commands under it.
+ */
+function actsOn(cmd: CommandUnknownOpts, long: string): boolean {
+  const runs = commandTree(cmd).filter((c) => c.commands.length === 0);
+  return runs.some((c) => takesGlobalFlag(traitsOf(c), long));
+}
+
+/**
+ * A global flag as a command's help shows it: its one-line summary, without the choices
+ * and default commander would add (they are in the root's help).
+ */
+function summarised(option: Option): Option {
+  const summary = globalFlagSummary(option.long ?? option.flags);
+  if (summary === undefined) return option;
+  const copy = Object.create(Object.getPrototypeOf(option) as object) as Option;
+  return Object.assign(copy, option, {
+    description: summary,
+    argChoices: undefined,
+    defaultValue: undefined,
+    envVar: undefined,
+  });
 }
 
 /**

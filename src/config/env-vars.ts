@@ -107,7 +107,7 @@ export const ENV_VARS = {
   PETSTORE_PAGER: {
     type: 'string',
     default: '`PAGER`',
-    meaning: 'The pager for a table longer than the screen; `cat` turns paging off.',
+    meaning: 'The pager for a table or help longer than the screen; `cat` turns paging off (as `--no-pager` does).',
   },
   PETSTORE_MESSAGES: {
     type: ['json', 'text'],

@@ -54,14 +54,30 @@ describe('fast path of --version and --help', () => {
 
   it('on a terminal the fast path is taken only at 80 columns, where the full path prints the same bytes', async () => {
     const captured = readFileSync(`${STATIC_DIR}help.txt`, 'utf8');
+    const rows = captured.split('\n').length + 1;
     const [at80, at60] = await Promise.all([
-      runMain(['--help'], { tty: true, columns: 80 }),
-      runMain(['--help'], { tty: true, columns: 60 }),
+      runMain(['--help'], { tty: true, columns: 80, rows }),
+      runMain(['--help'], { tty: true, columns: 60, rows }),
     ]);
     expect(at80.stdout).toBe(captured);
     // At another width the help differs, so bin/petstore.js must not print the captured
     // text there: first-contact.test.ts runs the shim in a 60-column terminal (tmux).
     expect(at60.stdout).not.toBe(captured);
+  });
+
+  it('on a terminal with fewer rows than the help has lines, the full path pages it, so the fast path must not print it', async () => {
+    const captured = readFileSync(`${STATIC_DIR}help.txt`, 'utf8');
+    const lines = captured.split('\n').length - 1;
+    const paged = `${tempDir()}/paged.txt`;
+    const env = { PETSTORE_PAGER: `cat > '${paged}'`, PAGER: 'false' };
+    const [fits, tooShort] = await Promise.all([
+      runMain(['--help'], { tty: true, columns: 80, rows: lines + 1, env }),
+      runMain(['--help'], { tty: true, columns: 80, rows: lines, env }),
+    ]);
+    expect(fits.stdout).toBe(captured);
+    expect(tooShort.stdout).toBe('');
+    expect(readFileSync(paged, 'utf8')).toBe(captured);
+    // test/e2e/help-pager.test.ts runs the shim in tmux at 80x30 (paged) and 80x70 (not).
   });
 
   it('--version prints the package version', async () => {

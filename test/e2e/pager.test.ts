@@ -1,7 +1,7 @@
 /**
  * The pager (cli-contract.md "Output"): a table longer than the screen on a terminal goes
  * through PETSTORE_PAGER, else PAGER, else `less -FRX`; never when stdout is not a terminal;
- * PETSTORE_PAGER=cat turns it off (empty counts as unset); a pager that quits early is not an error.
+ * PETSTORE_PAGER=cat and `--no-pager` turn it off (empty counts as unset); a pager that quits early is not an error.
  * In-process with a stub pager that records what it was given; in tmux for `less` itself.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -96,6 +96,20 @@ describe.concurrent('a table longer than the screen', () => {
     const json = await runMain(['pets', 'list', '--all', '--json'], { env: pagerEnv, tty: true, rows: 5 });
     expect(fits.stdout.split('\n')[0]).toMatch(/^ID\s+NAME/);
     expect(json.stdout.startsWith('[')).toBe(true);
+    expect(existsSync(paged)).toBe(false);
+  });
+
+  it('--no-pager turns it off on a terminal: the table goes straight to stdout', async () => {
+    const { dir, env } = await setup(2);
+    const paged = join(dir, 'paged.txt');
+    const pagerEnv = { ...env, PETSTORE_PAGER: `cat > '${paged}'` };
+    const after = await runMain(['pets', 'list', '--all', '--no-pager'], { env: pagerEnv, tty: true, rows: 24 });
+    const before = await runMain(['--no-pager', 'pets', 'list', '--all'], { env: pagerEnv, tty: true, rows: 24 });
+    for (const r of [after, before]) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.split('\n')[0]).toMatch(/^ID\s+NAME/);
+      expect(r.stdout.trimEnd().split('\n')).toHaveLength(41);
+    }
     expect(existsSync(paged)).toBe(false);
   });
 

@@ -20,7 +20,7 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
 /** Declares `api`. */
 export function newApiCommand(f: Runner) {
   return (
-    withTraits(new Command('api'), { recordFlags: ['--jq'], writes: 'by-method' })
+    withTraits(new Command('api'), { recordFlags: ['--jq'], writes: 'by-method', environment: 'request' })
       .description("send any request to the API with the environment's key, and print the answer as it is")
       .usage('[flags] [METHOD] PATH')
       // One variadic argument: commander cannot take an optional METHOD before a required

@@ -4,6 +4,7 @@
  * loaded only then).
  */
 import { Argument, Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { withTraits } from '../../command-traits.js';
 import { rootOf, type Runner } from '../runner.js';
 
 /**
@@ -11,7 +12,7 @@ import { rootOf, type Runner } from '../runner.js';
  * document is written through the run's Io, as every command's output is.
  */
 export function newHelpCommand(f: Runner) {
-  return new Command('help')
+  return withTraits(new Command('help'), { formats: true })
     .description('show help for a command; with --json, the command tree as JSON')
     .addArgument(new Argument('[command...]', 'command words, e.g. pets list'))
     .addHelpText(

@@ -9,7 +9,7 @@
 import type { Argument, CommandUnknownOpts, Option } from '@commander-js/extra-typings';
 import { PET_FIELDS, operationOf } from '../../client/constants.js';
 import { commandWords } from '../../command-path.js';
-import { traitsOf, type CommandTraits } from '../../command-traits.js';
+import { takesGlobalFlag, traitsOf, type CommandTraits } from '../../command-traits.js';
 import { envVarOfFlag } from '../../config/env-vars.js';
 import { ERROR_CODES, ExitCode } from '../../errors.js';
 import { FLAG_VALUES, OUTPUT_FORMATS, type FlagRange, type FlagValue, type OutputFormat } from '../../flag-values.js';
@@ -61,7 +61,7 @@ interface CommandDoc {
   summary: string;
   arguments: ArgumentDoc[];
   flags: FlagDoc[];
-  /** The long names of the global flags it accepts. */
+  /** The long names of the global flags that act on it (those its help lists). */
   globalFlags: string[];
   operations: OperationDoc[];
   writes: CommandTraits['writes'];
@@ -166,15 +166,12 @@ function examplesOf(cmd: CommandUnknownOpts): string[] {
 }
 
 /**
- * The global flags `cmd` accepts: every one, but for those that shape pet records where its
- * traits refuse them (`--fields`, `--jq`; `--json FIELDS` and `--output csv` are values of
- * `--json` and `--output`, which it keeps).
+ * The global flags that act on a command with `traits` (`takesGlobalFlag`): those its help
+ * lists. The others are accepted and do nothing, but for the record flags (`--fields`,
+ * `--jq`), which a command that prints no pets refuses.
  */
 function acceptedGlobals(globals: FlagDoc[], traits: CommandTraits): string[] {
-  const refused = new Set<string>();
-  if (!traits.recordFlags.includes('--fields')) refused.add('--fields');
-  if (!traits.recordFlags.includes('--jq')) refused.add('--jq');
-  return globals.map((f) => f.long).filter((long) => !refused.has(long));
+  return globals.map((f) => f.long).filter((long) => takesGlobalFlag(traits, long));
 }
 
 function commandDoc(cmd: CommandUnknownOpts, globals: FlagDoc[]): CommandDoc {

@@ -3,11 +3,12 @@
  * `run.ts`.
  */
 import { Command, Option } from '@commander-js/extra-typings';
+import { withTraits } from '../../../command-traits.js';
 import type { Runner } from '../../runner.js';
 
 /** Declares `auth login`. */
 export function newLoginCommand(f: Runner) {
-  return new Command('login')
+  return withTraits(new Command('login'), { environment: 'request' })
     .description('store the API key of the selected environment (hidden prompt, or stdin with --with-token)')
     .option('--with-token', 'read the key from stdin instead of prompting')
     .addOption(new Option('--no-verify', 'store the key without checking it (GET /pets?limit=1)'))

@@ -1,10 +1,11 @@
 /** `petstore auth logout`: the declaration; the run is in `run.ts`. */
 import { Command } from '@commander-js/extra-typings';
+import { withTraits } from '../../../command-traits.js';
 import type { Runner } from '../../runner.js';
 
 /** Declares `auth logout`. */
 export function newLogoutCommand(f: Runner) {
-  return new Command('logout')
+  return withTraits(new Command('logout'), { environment: 'settings' })
     .description('remove the stored key of the selected environment')
     .addHelpText(
       'after',

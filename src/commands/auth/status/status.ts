@@ -1,10 +1,11 @@
 /** `petstore auth status [--check]`: the declaration; the run is in `run.ts`. */
 import { Command } from '@commander-js/extra-typings';
+import { withTraits } from '../../../command-traits.js';
 import type { Runner } from '../../runner.js';
 
 /** Declares `auth status`. */
 export function newStatusCommand(f: Runner) {
-  return new Command('status')
+  return withTraits(new Command('status'), { environment: 'request', formats: true })
     .description("show each environment's base URL and key (masked) and where they come from")
     .option('--check', 'try each key with one request (GET /pets?limit=1)')
     .addHelpText(

@@ -1,10 +1,11 @@
 /** `petstore auth token`: the declaration; the run is in `run.ts`. */
 import { Command } from '@commander-js/extra-typings';
+import { withTraits } from '../../../command-traits.js';
 import type { Runner } from '../../runner.js';
 
 /** Declares `auth token`. */
 export function newTokenCommand(f: Runner) {
-  return new Command('token')
+  return withTraits(new Command('token'), { environment: 'settings' })
     .description("print the selected environment's API key, unmasked, on stdout (for other tools)")
     .addHelpText(
       'after',

@@ -1,11 +1,12 @@
 /** `petstore config get KEY`: the declaration; the run is in `run.ts`. */
 import { Command } from '@commander-js/extra-typings';
+import { withTraits } from '../../../command-traits.js';
 import type { Runner } from '../../runner.js';
 import { keyArgument } from '../shared/key-argument.js';
 
 /** Declares `config get`. */
 export function newGetCommand(f: Runner) {
-  return new Command('get')
+  return withTraits(new Command('get'), { formats: true })
     .description('print a setting from the config file (or its default); exit 1 if it has neither')
     .addArgument(keyArgument('get'))
     .addHelpText(

@@ -1,10 +1,11 @@
 /** `petstore config list`: the declaration; the run is in `run.ts`. */
 import { Command } from '@commander-js/extra-typings';
+import { withTraits } from '../../../command-traits.js';
 import type { Runner } from '../../runner.js';
 
 /** Declares `config list`. */
 export function newListCommand(f: Runner) {
-  return new Command('list')
+  return withTraits(new Command('list'), { environment: 'settings', formats: true })
     .description('show every effective setting and where it comes from (flag, env var, file, default)')
     .addHelpText(
       'after',

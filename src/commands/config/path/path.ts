@@ -1,10 +1,11 @@
 /** `petstore config path`: the declaration; the run is in `run.ts`. */
 import { Command } from '@commander-js/extra-typings';
+import { withTraits } from '../../../command-traits.js';
 import type { Runner } from '../../runner.js';
 
 /** Declares `config path`. */
 export function newPathCommand(f: Runner) {
-  return new Command('path')
+  return withTraits(new Command('path'), { formats: true })
     .description("print the config file's path (works even when the file is broken)")
     .addHelpText(
       'after',

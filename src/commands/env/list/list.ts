@@ -1,10 +1,11 @@
 /** `petstore env list`: the declaration; the run is in `run.ts`. */
 import { Command } from '@commander-js/extra-typings';
+import { withTraits } from '../../../command-traits.js';
 import type { Runner } from '../../runner.js';
 
 /** Declares `env list`. */
 export function newListCommand(f: Runner) {
-  return new Command('list')
+  return withTraits(new Command('list'), { environment: 'settings', formats: true })
     .description('show every environment: its base URL, where its key comes from (masked), and which one is current')
     .addHelpText(
       'after',

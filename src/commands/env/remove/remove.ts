@@ -24,5 +24,5 @@ Examples:
         return runRemove(ctx, name);
       }),
     );
-  return withTraits(cmd, { writes: false, argument: 'environment' });
+  return withTraits(cmd, { writes: false, argument: 'environment', asks: true });
 }

@@ -27,7 +27,12 @@ export type CreateOptions =
 
 /** Declares `pets create`. */
 export function newCreateCommand(f: Runner) {
-  return withTraits(new Command('create'), { recordFlags: RECORD_FLAGS, writes: true, operations: ['createPet'] })
+  return withTraits(new Command('create'), {
+    recordFlags: RECORD_FLAGS,
+    writes: true,
+    operations: ['createPet'],
+    environment: 'request',
+  })
     .description(`add a pet (${operationLabel('createPet')}); prints the created pet`)
     .addOption(nameOption())
     .addOption(categoryIdOption())

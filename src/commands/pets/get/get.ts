@@ -19,7 +19,11 @@ import type { GetOptions } from './run.js';
 
 /** Declares `pets get`. */
 export function newGetCommand(f: Runner) {
-  return withTraits(new Command('get'), { recordFlags: RECORD_FLAGS, operations: ['getPet', 'listPets'] })
+  return withTraits(new Command('get'), {
+    recordFlags: RECORD_FLAGS,
+    operations: ['getPet', 'listPets'],
+    environment: 'request',
+  })
     .description(`show one pet (${operationLabel('getPet')}; deprecated, removed ${GET_PET_REMOVAL_DATE})`)
     .addArgument(new Argument('<id>', 'the pet id, an int64').argParser((v) => parseInt64(v, 'pet ID')))
     .option('--via-list', "find the pet through listPets (GET /pets, getPet's replacement), pages of 100")

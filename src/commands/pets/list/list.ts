@@ -36,7 +36,11 @@ function parseLimitOrDefer(raw: string): number | LimitOverMax {
 
 /** Declares `pets list`. */
 export function newListCommand(f: Runner) {
-  return withTraits(new Command('list'), { recordFlags: RECORD_FLAGS, operations: ['listPets'] })
+  return withTraits(new Command('list'), {
+    recordFlags: RECORD_FLAGS,
+    operations: ['listPets'],
+    environment: 'request',
+  })
     .description(`list pets (${operationLabel('listPets')})`)
     .addOption(
       new Option('-L, --limit <n>', 'at most N pets, 1-100 (default: 20; more with --all)').argParser((v) =>

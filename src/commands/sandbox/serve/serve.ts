@@ -3,6 +3,7 @@
  * run is in `run.ts`.
  */
 import { Command, Option } from '@commander-js/extra-typings';
+import { withTraits } from '../../../command-traits.js';
 import { UsageError } from '../../../errors.js';
 import { FLAG_VALUES, quote } from '../../../flag-values.js';
 import type { Runner } from '../../runner.js';
@@ -32,7 +33,7 @@ function parseHost(raw: string): string {
 
 /** Declares `sandbox serve`. */
 export function newServeCommand(f: Runner) {
-  return new Command('serve')
+  return withTraits(new Command('serve'), { formats: true })
     .description('run the sandbox server in the foreground; prints its base URL and key')
     .addOption(new Option('--port <n>', 'TCP port, 0-65535 (default: 0, a free port)').argParser((v) => parsePort(v)))
     .addOption(
