@@ -3,7 +3,16 @@
  * the one place where errors become exit codes and messages (cli-contract.md "Errors and
  * exit codes"); commands throw, they never exit.
  */
-import { ApiError, CliError, ExitCode, InterruptedError, OutputError, UsageError, exitCodeFor } from './errors.js';
+import {
+  ApiError,
+  CliError,
+  ExitCode,
+  InterruptedError,
+  OutputError,
+  UsageError,
+  errorFields,
+  exitCodeFor,
+} from './errors.js';
 import { EnvVars } from './config/env.js';
 import { createContext, sayCodeCacheNote, type RunState } from './factory.js';
 import { prescan, toGlobalOptions, valueFlags } from './global-options.js';
@@ -213,9 +222,7 @@ function errorMessage(err: unknown, state: RunState): ErrorMessage {
   if (!(err instanceof CliError)) {
     const e = err instanceof Error ? err : new Error(String(err));
     return {
-      code: 'internal',
-      message: e.message,
-      status: 0,
+      ...errorFields(e),
       text: `internal error: ${escapeForTerminal(e.message)}`,
       after: [
         BUG_REPORT,
@@ -223,7 +230,7 @@ function errorMessage(err: unknown, state: RunState): ErrorMessage {
       ],
     };
   }
-  const fields = { code: err.code, message: err.message, status: err.status, details: err.details };
+  const { hint, ...fields } = errorFields(err);
   if (err instanceof InterruptedError) return { ...fields, interrupted: { note: err.account } };
   // The terminal echoed Ctrl-C as `^C` where the cursor was: the report starts on a line of
   // its own, or its first line would run two columns past the width.
@@ -233,7 +240,7 @@ function errorMessage(err: unknown, state: RunState): ErrorMessage {
   return {
     ...fields,
     text: err instanceof ApiError ? describeApiError(err) : undefined,
-    hint: err.hint,
+    hint,
     newLine: afterEcho,
   };
 }
