@@ -15,6 +15,7 @@ import { LIMIT_MAX, LIMIT_MIN, PET_STATUSES, toJsonInt, type PetStatus } from '.
 import { PetStatusSchema, type NewPet } from '../../client/schemas.js';
 import { UsageError } from '../../errors.js';
 import { FLAG_VALUES, parseInt64, parseLimit, parseStatus, quote } from '../../flag-values.js';
+import type { JsonObject } from './spec.js';
 
 /** An int64 argument as a client may send it: a string of digits, or a safe integer. */
 const Int64Arg = z.union([
@@ -63,8 +64,8 @@ export const PetOutSchema = z.object({
 });
 
 /** The JSON Schema of `schema`, as `tools/list` shows it. */
-export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+export function jsonSchemaOf(schema: z.ZodType): JsonObject {
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io: 'input' }) as JsonObject;
   return json;
 }
 
@@ -77,10 +78,10 @@ export interface ListArgs {
 }
 
 /** The arguments object, refusing anything else and any key not in `allowed`. */
-function argumentsOf(raw: unknown, allowed: readonly string[]): Record<string, unknown> {
+function argumentsOf(raw: unknown, allowed: readonly string[]): JsonObject {
   if (raw === undefined || raw === null) return {};
   if (typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError('the arguments must be a JSON object');
-  const args = raw as Record<string, unknown>;
+  const args = raw as JsonObject;
   const unknown = Object.keys(args).filter((k) => !allowed.includes(k));
   if (unknown.length > 0) {
     throw new UsageError(
@@ -138,7 +139,7 @@ export function checkListArgs(raw: unknown): ListArgs {
  * the string form.
  * @throws UsageError naming the argument.
  */
-export function int64Of(value: unknown, name: string): bigint {
+function int64Of(value: unknown, name: string): bigint {
   if (typeof value === 'string') return parseInt64(value, name);
   if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) {
     throw new UsageError(

@@ -10,7 +10,7 @@ import { quote } from '../../flag-values.js';
 import type { Runner } from '../runner.js';
 
 /** The cap on one result unless told otherwise: 256 KiB. */
-export const MAX_RESULT_BYTES_DEFAULT = 262_144;
+const MAX_RESULT_BYTES_DEFAULT = 262_144;
 /** The range of `--max-result-bytes`: 1 KiB to 64 MiB. */
 const MAX_RESULT_BYTES_RANGE = { min: 1024, max: 64 * 1024 * 1024 };
 
@@ -18,7 +18,7 @@ const MAX_RESULT_BYTES_RANGE = { min: 1024, max: 64 * 1024 * 1024 };
  * Parses `--max-result-bytes`: a whole number of bytes from 1024 to 67108864.
  * @throws UsageError otherwise.
  */
-export function parseMaxResultBytes(raw: string): number {
+function parseMaxResultBytes(raw: string): number {
   const { min, max } = MAX_RESULT_BYTES_RANGE;
   const value = /^[0-9]{1,9}$/.test(raw) ? Number(raw) : NaN;
   if (!(value >= min && value <= max)) {

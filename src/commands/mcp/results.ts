@@ -9,7 +9,7 @@
 import type { Pet } from '../../client/schemas.js';
 import { errorFields } from '../../errors.js';
 import { escapeForTerminal } from '../../text/escape.js';
-import type { McpToolResult } from './spec.js';
+import type { JsonObject, McpToolResult } from './spec.js';
 
 /** A pet as a result holds it: ids as decimal strings. */
 export interface PetOut {
@@ -36,7 +36,7 @@ export function petLine(pet: PetOut): string {
 }
 
 /** A result of `structured`, with `lines` (petstore's words and escaped store text) as its text form. */
-export function success(structured: Record<string, unknown>, lines: string[]): McpToolResult {
+export function success(structured: JsonObject, lines: string[]): McpToolResult {
   return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: structured };
 }
 

@@ -8,7 +8,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import type { McpServerSpec, McpSession, McpToolResult } from './spec.js';
+import type { JsonObject, McpServerSpec, McpSession, McpToolResult } from './spec.js';
 
 /**
  * A Standard Schema (what the SDK takes for `inputSchema` and `outputSchema`) that lists
@@ -16,7 +16,7 @@ import type { McpServerSpec, McpSession, McpToolResult } from './spec.js';
  * so that a bad one is refused in petstore's words (`{code, message, status}`) rather than
  * the SDK's.
  */
-function passThrough(json: Record<string, unknown>) {
+function passThrough(json: JsonObject) {
   return {
     '~standard': {
       version: 1 as const,

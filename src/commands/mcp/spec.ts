@@ -4,11 +4,14 @@
  */
 import type { Readable, Writable } from 'node:stream';
 
+/** A JSON object: a JSON Schema, or a result's structured form. */
+export type JsonObject = Record<string, unknown>;
+
 /** A tool's result (MCP `CallToolResult`): a short text form, the structured form, and whether it failed. */
 export interface McpToolResult {
   [key: string]: unknown;
   content: { type: 'text'; text: string }[];
-  structuredContent?: Record<string, unknown>;
+  structuredContent?: JsonObject;
   isError?: boolean;
 }
 
@@ -27,8 +30,8 @@ export interface McpToolSpec {
   name: string;
   title: string;
   description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema: Record<string, unknown>;
+  inputSchema: JsonObject;
+  outputSchema: JsonObject;
   annotations: {
     readOnlyHint: boolean;
     destructiveHint?: boolean;
