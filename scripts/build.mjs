@@ -54,7 +54,12 @@ const result = await step('bundling', () =>
   }),
 );
 const bundleFile = join(fresh, BUNDLE);
-await step('checking the bundle', () => checkBundle(result.metafile, bundleFile));
+await step('checking the bundle', () => {
+  checkBundle(result.metafile, bundleFile);
+  // The MCP SDK is dist/mcp.cjs's alone: every other command starts without it.
+  const sdk = Object.keys(result.metafile.inputs).filter((input) => input.includes('@modelcontextprotocol'));
+  if (sdk.length > 0) throw new Error(`the bundle holds the MCP SDK (${sdk[0]}), which belongs in mcp.cjs alone`);
+});
 // The bundle's SHA-256, in sha256sum's format, beside it: the key of the shim's code cache
 // (bin/petstore.js, openCodeCache), which reads this one line at start-up rather than hash
 // the 1.4 MB bundle at every run.

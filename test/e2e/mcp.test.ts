@@ -130,6 +130,19 @@ describe('petstore mcp: tools', () => {
   });
 });
 
+describe('petstore mcp: get_pet after getPet is gone', () => {
+  it('finds the pet through listPets after a 410, as pets get does, and says so', async () => {
+    const served = await serveMcp(['--env', 'sandbox', 'mcp'], mcpEnv({ PETSTORE_SANDBOX_WITHOUT_GET_PET: '1' }));
+    servers.push(served);
+    const r = await served.client.callTool({ name: 'get_pet', arguments: { id: BIG_ID } });
+    expect(r.isError, JSON.stringify(r)).toBeFalsy();
+    expect(structured(r).pet).toMatchObject({ id: BIG_ID, name: 'Atlas' });
+    expect(structured(r).warnings).toEqual([
+      `getPet answered 410 Gone: finding pet ${BIG_ID} through listPets (GET /pets)`,
+    ]);
+  });
+});
+
 describe('petstore mcp: int64 against a remote server', () => {
   it('list_pets, get_pet and create_pet keep ids above 2^53 exact, both ways', async () => {
     const srv = await pool.start((req) =>
