@@ -16,6 +16,7 @@
 //                           [--store-runs N] [--bulk-records N] [--no-store] [--bulk-runs N] [--no-bulk]
 //                           [--bulk-only] [--no-scale] [--scale-runs N] [--scale-seconds N]
 //                           [--dry-run-records N] [--send-records N] [--sandbox-records N]
+//                           [--no-mcp] [--mcp-calls N]
 //   (also BENCH_RUNS, BENCH_WARMUP). Build first (`npm run bench` builds dist/ and the
 //   executable). --cli PATH runs that shim instead of an installed copy.
 //
@@ -38,6 +39,11 @@
 // with `--only`, it runs when the list names `bulk at scale`. `--bulk-only` runs the two
 // bulk parts alone (no start-up rounds, no store).
 //
+// Then `petstore mcp` (bench/mcp.mjs): the median time a `list_pets` call takes through the
+// server against the bench server, next to a plain GET of the same URL, over --mcp-calls
+// calls (200) each; the difference is what the server adds per call. `--no-mcp` skips it;
+// with `--only`, it runs when the list names `mcp list_pets`.
+//
 // Wall time: process.hrtime around spawn -> exit, measured in this process.
 // Peak RSS: GNU time (`/usr/bin/time -f %M`, Debian package `time`) wraps each run when it
 // is installed, so RSS comes from the kernel's rusage of the very run that was timed (the
@@ -50,6 +56,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchBulk, benchScale } from './bulk.mjs';
+import { benchMcp } from './mcp.mjs';
 import { median } from './lib.mjs';
 import { bundleCardFloor, installPacked } from './prepare.mjs';
 import { benchStore } from './store.mjs';
@@ -77,6 +84,8 @@ const SCALE_SECONDS = Number(opt('--scale-seconds', 4));
 const DRY_RUN_RECORDS = Number(opt('--dry-run-records', 1_000_000));
 const SEND_RECORDS = Number(opt('--send-records', 200_000));
 const SANDBOX_RECORDS = Number(opt('--sandbox-records', 10_000));
+const MCP = !flag('--no-mcp') && !flag('--bulk-only') && (ONLY === undefined || ONLY.includes('mcp list_pets'));
+const MCP_CALLS = Number(opt('--mcp-calls', 200));
 if (
   !Number.isInteger(RUNS) ||
   RUNS < 1 ||
@@ -88,11 +97,13 @@ if (
   BULK_RECORDS < 1 ||
   !Number.isInteger(BULK_RUNS) ||
   BULK_RUNS < 1 ||
-  ![SCALE_RUNS, DRY_RUN_RECORDS, SEND_RECORDS, SANDBOX_RECORDS].every((n) => Number.isInteger(n) && n >= 1) ||
+  ![SCALE_RUNS, DRY_RUN_RECORDS, SEND_RECORDS, SANDBOX_RECORDS, MCP_CALLS].every(
+    (n) => Number.isInteger(n) && n >= 1,
+  ) ||
   !(SCALE_SECONDS > 0)
 ) {
   console.error(
-    'usage: node bench/run.mjs [--runs N>=1] [--warmup N>=0] [--json] [--clean-env] [--only NAME,...] [--cli PATH] [--store-runs N>=1] [--bulk-records N>=1] [--no-store] [--bulk-runs N>=1] [--no-bulk] [--bulk-only] [--no-scale] [--scale-runs N>=1] [--scale-seconds S>0] [--dry-run-records N>=1] [--send-records N>=1] [--sandbox-records N>=1]',
+    'usage: node bench/run.mjs [--runs N>=1] [--warmup N>=0] [--json] [--clean-env] [--only NAME,...] [--cli PATH] [--store-runs N>=1] [--bulk-records N>=1] [--no-store] [--bulk-runs N>=1] [--no-bulk] [--bulk-only] [--no-scale] [--scale-runs N>=1] [--scale-seconds S>0] [--dry-run-records N>=1] [--send-records N>=1] [--sandbox-records N>=1] [--no-mcp] [--mcp-calls N>=1]',
   );
   process.exit(2);
 }
@@ -565,6 +576,15 @@ if (SCALE) {
   }
 }
 
+// --- petstore mcp ----------------------------------------------------------------------
+let mcp;
+if (MCP) {
+  mcp = await benchMcp({ cli, env: remoteEnv, baseUrl, apiKey, calls: MCP_CALLS });
+  notes.push(
+    `mcp list_pets: median ${mcp.mcpMedianMs.toFixed(2)} ms a call vs ${mcp.getMedianMs.toFixed(2)} ms for a plain GET of the same URL (${mcp.calls} calls each): the server adds ${mcp.overheadMs.toFixed(2)} ms a call.`,
+  );
+}
+
 const cpu = cpus();
 const doc = {
   node: process.version,
@@ -582,6 +602,7 @@ const doc = {
   sandboxStore: store,
   bulkInput: bulk,
   bulkAtScale: scale,
+  mcp,
   targets,
   notes,
 };

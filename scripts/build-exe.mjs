@@ -2,8 +2,9 @@
 // linux-x64; `npm run build:exe` builds dist/ first) writes dist-exe/petstore-TARGET, a Node
 // single executable application (SEA) holding Node.js NODE_VERSION (build/node-binary.mjs),
 // petstore's code as one CommonJS script (bin/petstore.js with the CLI bundled into it, the
-// fast path's texts inside), and --jq's two files (dist/jq-worker.cjs, dist/jq.wasm) as SEA
-// assets, which src/render/jq-assets.ts reads there.
+// fast path's texts inside), and --jq's two files (dist/jq-worker.cjs, dist/jq.wasm) and
+// `petstore mcp`'s (dist/mcp.cjs, dist/openapi.yaml) as SEA assets, which
+// src/render/jq-assets.ts and src/commands/mcp/assets.ts read there.
 // Beside it: THIRD_PARTY_NOTICES (the bundled packages' licences and Node.js's own) and
 // SHA256SUMS.
 //
@@ -29,7 +30,7 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { BESIDE_BUNDLE, jqWorkerOptions, productOptions } from './build/bundle.mjs';
+import { BESIDE_BUNDLE, jqWorkerOptions, mcpServerOptions, productOptions } from './build/bundle.mjs';
 import { checkBundle } from './build/checks.mjs';
 import { NODE_VERSION, TARGETS, nodeLicense, nodePackage } from './build/node-binary.mjs';
 import { jqNotices, thirdPartyNotices } from './build/notices.mjs';
@@ -81,7 +82,16 @@ const result = await build({
 checkBundle(result.metafile, main);
 // The jq worker's inputs, for the notices (its bundle is dist/'s own, built just before).
 const worker = await build({ ...jqWorkerOptions(root), write: false, outfile: join(work, BESIDE_BUNDLE.jqWorker) });
-const inputs = [...Object.keys(result.metafile.inputs), ...Object.keys(worker.metafile.inputs)];
+const mcp = await build({
+  ...mcpServerOptions(root, pkg.version),
+  write: false,
+  outfile: join(work, BESIDE_BUNDLE.mcpServer),
+});
+const inputs = [
+  ...Object.keys(result.metafile.inputs),
+  ...Object.keys(worker.metafile.inputs),
+  ...Object.keys(mcp.metafile.inputs),
+];
 const assets = Object.fromEntries(Object.values(BESIDE_BUNDLE).map((name) => [name, join(root, 'dist', name)]));
 
 /** Writes the SEA preparation blob for `target` with `node` (same version) and returns its path. */

@@ -7,7 +7,8 @@
 //
 // Beside it: dist/petstore.cjs.sha256 (the bundle's hash: the key of the shim's code cache),
 // dist/jq-worker.cjs and dist/jq.wasm (what --jq loads, and nothing else:
-// src/render/jq-assets.ts), dist/static/ (the --version and --help texts of the shim's
+// src/render/jq-assets.ts), dist/mcp.cjs and dist/openapi.yaml (what `petstore mcp` loads:
+// src/commands/mcp/assets.ts), dist/static/ (the --version and --help texts of the shim's
 // fast path), dist/man/petstore.1 (from the command tree), dist/THIRD_PARTY_NOTICES (from
 // the inputs of both bundles). The build stops, leaving the previous dist/ in place, when
 // one of its checks fails.
@@ -17,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { BESIDE_BUNDLE, jqWorkerOptions, productOptions } from './build/bundle.mjs';
+import { BESIDE_BUNDLE, jqWorkerOptions, mcpServerOptions, productOptions } from './build/bundle.mjs';
 import { checkBundle } from './build/checks.mjs';
 import { jqNotices, thirdPartyNotices } from './build/notices.mjs';
 import { restoreLeftovers } from './build/packed-manifest.mjs';
@@ -56,7 +57,12 @@ const result = await step('bundling', () =>
   }),
 );
 const bundleFile = join(fresh, BUNDLE);
-await step('checking the bundle', () => checkBundle(result.metafile, bundleFile));
+await step('checking the bundle', () => {
+  checkBundle(result.metafile, bundleFile);
+  // The MCP SDK is dist/mcp.cjs's alone: every other command starts without it.
+  const sdk = Object.keys(result.metafile.inputs).filter((input) => input.includes('@modelcontextprotocol'));
+  if (sdk.length > 0) throw new Error(`the bundle holds the MCP SDK (${sdk[0]}), which belongs in mcp.cjs alone`);
+});
 // The bundle's SHA-256, in sha256sum's format, beside it: the key of the shim's code cache
 // (bin/petstore.js, openCodeCache), which reads this one line at start-up rather than hash
 // the 1.4 MB bundle at every run.
@@ -78,7 +84,19 @@ await step('copying jq.wasm', () => {
   copyFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), wasm);
   chmodSync(wasm, 0o644);
 });
-const inputs = [...Object.keys(result.metafile.inputs), ...Object.keys(worker.metafile.inputs)];
+// `petstore mcp`'s two files, loaded by nothing else (src/commands/mcp/assets.ts): the MCP
+// SDK as a bundle of its own (about 0.8 MB, none of it in what every other command starts),
+// and the OpenAPI document it serves as a resource.
+const mcp = await step('bundling the MCP server', () =>
+  build({ ...mcpServerOptions(root, pkg.version), outfile: join(fresh, BESIDE_BUNDLE.mcpServer) }),
+);
+await step('checking the MCP bundle', () => checkBundle(mcp.metafile, join(fresh, BESIDE_BUNDLE.mcpServer)));
+await step('copying openapi.yaml', () => copyFileSync(join(root, 'openapi.yaml'), join(fresh, BESIDE_BUNDLE.openapi)));
+const inputs = [
+  ...Object.keys(result.metafile.inputs),
+  ...Object.keys(worker.metafile.inputs),
+  ...Object.keys(mcp.metafile.inputs),
+];
 
 // Outputs that depend on nothing but the build, printed by bin/petstore.js without loading
 // the CLI (a start-up fast path). Each is captured from the full path of this very build,

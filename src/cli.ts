@@ -3,7 +3,16 @@
  * the one place where errors become exit codes and messages (cli-contract.md "Errors and
  * exit codes"); commands throw, they never exit.
  */
-import { ApiError, CliError, ExitCode, InterruptedError, OutputError, UsageError, exitCodeFor } from './errors.js';
+import {
+  ApiError,
+  CliError,
+  ExitCode,
+  InterruptedError,
+  OutputError,
+  UsageError,
+  errorFields,
+  exitCodeFor,
+} from './errors.js';
 import { EnvVars } from './config/env.js';
 import { createContext, sayCodeCacheNote, type RunState } from './factory.js';
 import { prescan, toGlobalOptions, valueFlags } from './global-options.js';
@@ -234,9 +243,7 @@ function errorMessage(err: unknown, state: RunState): ErrorMessage {
   if (!(err instanceof CliError)) {
     const e = err instanceof Error ? err : new Error(String(err));
     return {
-      code: 'internal',
-      message: e.message,
-      status: 0,
+      ...errorFields(e),
       text: `internal error: ${escapeForTerminal(e.message)}`,
       after: [
         BUG_REPORT,
@@ -244,7 +251,7 @@ function errorMessage(err: unknown, state: RunState): ErrorMessage {
       ],
     };
   }
-  const fields = { code: err.code, message: err.message, status: err.status, details: err.details };
+  const { hint, ...fields } = errorFields(err);
   if (err instanceof InterruptedError) return { ...fields, interrupted: { note: err.account } };
   // The terminal echoed Ctrl-C as `^C` where the cursor was: the report starts on a line of
   // its own, or its first line would run two columns past the width.
@@ -254,7 +261,7 @@ function errorMessage(err: unknown, state: RunState): ErrorMessage {
   return {
     ...fields,
     text: err instanceof ApiError ? describeApiError(err) : undefined,
-    hint: err.hint,
+    hint,
     newLine: afterEcho,
   };
 }

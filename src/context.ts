@@ -55,6 +55,8 @@ export interface TransportChoices extends ConnectOptions {
   unreachableHint?: string;
   /** The embedded sandbox's own failure during the request just answered (see TransportOptions). */
   serverFailure?: (() => Error | undefined) | undefined;
+  /** `caller`: the caller closes the transport (one call's); by default it is closed when the command ends. */
+  lifetime?: 'run' | 'caller';
 }
 
 /** The terminal side of a run: where records and messages go, and how pets are printed. */
@@ -122,6 +124,15 @@ export interface ApiContext {
    * for a `--jq` expression that does not compile.
    */
   connect(options?: ConnectOptions): Promise<Api>;
+  /**
+   * A client of the same connection `connect` resolves (environment, base URL, key, the
+   * embedded sandbox, each resolved once per run) on a transport of its own, opened now:
+   * `--timeout` counts from this call, `options.interrupt` aborts its requests. For a
+   * command that answers many calls, each bounded on its own (`petstore mcp`); the caller
+   * closes it (`close`) when its call is done.
+   * @throws what `connect` throws.
+   */
+  connectCall(options: ConnectOptions): Promise<Api & { close: () => Promise<void> }>;
   /**
    * A transport with the run's deadline, retries, signal, proxies and `--verbose` log,
    * sending `apiKey` (closed when the command ends).

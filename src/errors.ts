@@ -117,6 +117,26 @@ function hintedError(name: string, exitCode: number, code: ErrorCode) {
   };
 }
 
+/** What a failure reports to a script: `{code, message, status}`, its hint and extra fields. */
+export interface ErrorFields {
+  code: string;
+  message: string;
+  status: number;
+  hint?: string | undefined;
+  details?: Record<string, unknown> | undefined;
+}
+
+/**
+ * The fields petstore reports for `err` (cli-contract.md "Errors and exit codes"): a
+ * CliError's own; anything else is a bug, code `internal` with status 0.
+ */
+export function errorFields(err: unknown): ErrorFields {
+  if (!(err instanceof CliError)) {
+    return { code: 'internal', message: err instanceof Error ? err.message : String(err), status: 0 };
+  }
+  return { code: err.code, message: err.message, status: err.status, hint: err.hint, details: err.details };
+}
+
 /** A bad command, flag or value; nothing was sent (exit 2, code `usage`). */
 export class UsageError extends hintedError('UsageError', ExitCode.usage, 'usage') {}
 

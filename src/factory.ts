@@ -74,6 +74,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
   };
   const runKeyCommand = keyCommandRunner(state);
   let apiPromise: Promise<Api> | undefined;
+  let resolving: Promise<Resolved> | undefined;
   let outputPromise: Promise<RecordOutput> | undefined;
   // The environment the run resolved to, once it has (for suggested commands).
   let resolvedEnv: string | undefined;
@@ -102,9 +103,13 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     // --jq is compiled (its worker started) alongside: a bad expression fails before any request.
     connect: (options) =>
       (apiPromise ??= Promise.all([
-        connect(ctx, options ?? {}),
+        (resolving ??= resolveConnection(ctx)).then(async (resolved) => {
+          const { client, connection, retryPolicy } = await openApi(ctx, resolved, options ?? {});
+          return { client, connection, retryPolicy };
+        }),
         globals.jq === undefined ? undefined : ctx.recordOutput(),
       ]).then(([api]) => api)),
+    connectCall: async (options) => openApi(ctx, await (resolving ??= resolveConnection(ctx)), options, 'caller'),
     createTransport: (apiKey, choices = {}) => openTransport(state, globals, apiKey, choices),
     defer: (fn) => state.cleanups.push(fn),
     shutdown: io.shutdown,
@@ -185,31 +190,48 @@ function keyCommandRunner(state: RunState): RunKeyCommand {
   };
 }
 
-async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
+/** The connection a run resolved once: the environment, and the embedded sandbox's failures. */
+interface Resolved {
+  connection: Connection;
+  sandboxFailure: (() => Error | undefined) | undefined;
+}
+
+/**
+ * Resolves the selected environment (starting the embedded sandbox when it is selected) and
+ * names a remote one on a terminal.
+ */
+async function resolveConnection(ctx: Context): Promise<Resolved> {
   const settings = await ctx.settings('selected');
   const environment = requireEnvironment(settings);
-  let connection: Connection;
-  let sandboxFailure: (() => Error | undefined) | undefined;
   if (environment.value === 'sandbox') {
     const { baseUrl, apiKey, failure } = await startEmbeddedSandbox(ctx);
     // The sandbox is petstore's own play store: nothing there is worth a question.
-    connection = { environment, baseUrl, apiKey, confirmWrites: false };
-    sandboxFailure = failure;
-  } else {
-    // The API's paths start after the version segment (spec §9); without it every call
-    // would likely answer 404, which reads like "no such pet". Said before any key error,
-    // since the URL is what to fix first.
-    connection = requireRemote(settings, (baseUrl) => {
-      if (lacksVersionSegment(baseUrl.value)) {
-        ctx.warn(`base URL ${baseUrl.value} (from ${baseUrl.from}) does not end with the version segment /v1`);
-      }
-    });
-    // Every remote environment, production included, is named on a terminal before
-    // anything is sent (cli-contract.md "Environments"): a run meant for staging that goes
-    // to production is seen at once. `Io.target` prints nothing off a terminal.
-    ctx.io.target(describeTarget(connection));
+    return { connection: { environment, baseUrl, apiKey, confirmWrites: false }, sandboxFailure: failure };
   }
-  const sandbox = environment.value === 'sandbox';
+  // The API's paths start after the version segment (spec §9); without it every call
+  // would likely answer 404, which reads like "no such pet". Said before any key error,
+  // since the URL is what to fix first.
+  const connection = requireRemote(settings, (baseUrl) => {
+    if (lacksVersionSegment(baseUrl.value)) {
+      ctx.warn(`base URL ${baseUrl.value} (from ${baseUrl.from}) does not end with the version segment /v1`);
+    }
+  });
+  // Every remote environment, production included, is named on a terminal before
+  // anything is sent (cli-contract.md "Environments"): a run meant for staging that goes
+  // to production is seen at once. `Io.target` prints nothing off a terminal.
+  ctx.io.target(describeTarget(connection));
+  return { connection, sandboxFailure: undefined };
+}
+
+/** A client of `resolved` on a transport of its own, opened now (its deadline counts from now). */
+async function openApi(
+  ctx: Context,
+  resolved: Resolved,
+  options: ConnectOptions,
+  lifetime: 'run' | 'caller' = 'run',
+): Promise<Api & { close: () => Promise<void> }> {
+  const { connection, sandboxFailure } = resolved;
+  const sandbox = connection.environment.value === 'sandbox';
   const [transport, { PetstoreClient }] = await Promise.all([
     ctx.createTransport(connection.apiKey.value, {
       ...options,
@@ -220,14 +242,16 @@ async function connect(ctx: Context, options: ConnectOptions): Promise<Api> {
       direct: sandbox,
       unreachableHint: sandbox ? undefined : unreachableHint(connection),
       serverFailure: sandboxFailure,
+      lifetime,
     }),
     import('./client/client.js'),
   ]);
-  await boundJq(ctx, transport.commandDeadline);
+  if (lifetime === 'run') await boundJq(ctx, transport.commandDeadline);
   return {
     client: new PetstoreClient(transport, connection.baseUrl.value, clientHints(ctx, connection)),
     connection,
     retryPolicy: transport.policy,
+    close: () => transport.close(),
   };
 }
 
@@ -371,7 +395,8 @@ async function openTransport(
     unreachableHint: choices.unreachableHint,
     serverFailure: choices.serverFailure,
   });
-  state.cleanups.push(() => transport.close());
+  // One for a call of its caller's (`connectCall`) is closed by that caller.
+  if (choices.lifetime !== 'caller') state.cleanups.push(() => transport.close());
   return transport;
 }
 

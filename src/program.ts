@@ -12,6 +12,7 @@ import { newCompleteEnvsCommand } from './commands/completion/envs.js';
 import { newConfigCommand } from './commands/config/config.js';
 import { newEnvCommand } from './commands/env/env.js';
 import { newHelpCommand } from './commands/help/help.js';
+import { newMcpCommand } from './commands/mcp/mcp.js';
 import { newPetsCommand } from './commands/pets/pets.js';
 import { newVersionCommand } from './commands/version/version.js';
 import type { Runner } from './commands/runner.js';
@@ -99,6 +100,7 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
     .addCommand(newConfigCommand(runner))
     .addCommand(newEnvCommand(runner))
     .addCommand(newApiCommand(runner))
+    .addCommand(newMcpCommand(runner))
     .addCommand(newCompletionCommand(runner))
     .addCommand(newVersionCommand(VERSION, (s) => ioNow().outNow(s)))
     .addCommand(newHelpCommand(runner))

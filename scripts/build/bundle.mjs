@@ -60,8 +60,25 @@ export function productOptions(root, version) {
   };
 }
 
-/** The files --jq loads beside the bundle (src/render/jq-assets.ts), by their names in dist/. */
-export const BESIDE_BUNDLE = { jqWorker: 'jq-worker.cjs', jqWasm: 'jq.wasm' };
+/**
+ * The files beside the bundle, by their names in dist/: what --jq loads
+ * (src/render/jq-assets.ts), and what `petstore mcp` loads (src/commands/mcp/assets.ts): the
+ * MCP SDK's bundle and the OpenAPI document it serves as a resource.
+ */
+export const BESIDE_BUNDLE = {
+  jqWorker: 'jq-worker.cjs',
+  jqWasm: 'jq.wasm',
+  mcpServer: 'mcp.cjs',
+  openapi: 'openapi.yaml',
+};
+
+/**
+ * The options of `dist/mcp.cjs` (src/commands/mcp/sdk.ts with the MCP SDK; the caller adds
+ * `outfile`), built as the product bundle is, with esbuild's metafile on (for the notices).
+ */
+export function mcpServerOptions(root, version) {
+  return { ...productOptions(root, version), entryPoints: ['src/commands/mcp/sdk.ts'] };
+}
 
 /**
  * The options of the jq worker thread's script (src/render/jq-worker.cjs bundled with

@@ -179,7 +179,17 @@ describe('start-up path', () => {
   it('the program and every declaration load no run module and no heavy library', () => {
     const { files: loaded, packages } = staticClosure('cli.ts');
     expect(runModules(loaded)).toEqual([]);
-    const heavy = ['zod', 'undici', 'cli-table3', 'conf', 'lossless-json', 'proper-lockfile', 'chalk', 'jq-wasm'];
+    const heavy = [
+      'zod',
+      'undici',
+      'cli-table3',
+      'conf',
+      'lossless-json',
+      'proper-lockfile',
+      'chalk',
+      'jq-wasm',
+      '@modelcontextprotocol',
+    ];
     expect([...packages].filter((p) => heavy.some((h) => p === h || p.startsWith(`${h}/`)))).toEqual([]);
     expect([...packages].filter((p) => p.startsWith('@inquirer/') || p.startsWith('write-file-atomic'))).toEqual([]);
     // program.ts is reached only dynamically from cli.ts; check its own closure too.
