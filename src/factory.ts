@@ -65,6 +65,7 @@ export function sayCodeCacheNote(state: RunState, verboseFlag: boolean): void {
 /** Builds the Context of a command from the run's state and its global options. */
 export function createContext(state: RunState, globals: GlobalOptions): Context {
   state.io.setJsonOutput(globals.output === 'json' || globals.output === 'ndjson');
+  state.io.setQuiet(globals.quiet);
   state.verbose = globals.verbose || debugLevel(state.env.get('PETSTORE_DEBUG')) !== undefined;
   const { io, env } = state;
   let configPromise: Promise<ConfigReader> | undefined;

@@ -91,6 +91,12 @@ export function addGlobalOptions(program: Command) {
       )
       .addOption(
         new Option(
+          '-q, --quiet',
+          'no warnings or notes on stderr; errors, accounts and the environment a write went to are still shown',
+        ),
+      )
+      .addOption(
+        new Option(
           '--yes',
           'answer yes to a confirmation in advance (a write to an environment with confirmWrites; env remove)',
         ),
@@ -155,6 +161,11 @@ export interface GlobalOptions {
    * (cli-contract.md "Global flags"; the rule is `writeConsent`'s, confirm-writes.ts).
    */
   yes: boolean;
+  /**
+   * `--quiet`: warnings and notes are dropped; errors, accounts and the environment named
+   * for a write are not (cli-contract.md "Global flags").
+   */
+  quiet: boolean;
 }
 
 /**
@@ -205,6 +216,7 @@ export function toGlobalOptions(flags: GlobalFlags, env: EnvVars): GlobalOptions
           : undefined,
     noColor: !flags.color,
     yes: flags.yes === true,
+    quiet: flags.quiet === true,
   };
 }
 

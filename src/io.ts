@@ -113,22 +113,28 @@ export interface Io {
 
   /**
    * Tells the message writer whether the run's output is JSON (`--output json|ndjson`,
-   * `--json`, `--jq`): with it, errors are JSON objects, and so are other messages when
-   * stderr is not a terminal (`io/messages.ts` `messageForm`).
+   * `--json`, `--jq`): with it, messages are JSON objects when stderr is not a terminal
+   * (`io/messages.ts` `messageForm`).
    */
   setJsonOutput(json: boolean): void;
   /** Whether errors are written as JSON objects now. */
   jsonErrors(): boolean;
+  /**
+   * `--quiet`: from now on warnings and notes are dropped (cli-contract.md "Global flags");
+   * errors, accounts, and the lines naming the environment of a write are written still.
+   */
+  setQuiet(quiet: boolean): void;
   /** Writes an error, as text or one JSON object. */
   error(e: ErrorMessage): void;
   /**
    * Writes `warning: message` (once per message), wrapped so that no line is wider than
-   * 80 columns, the terminal, or `wrap`; or one JSON object.
+   * 80 columns, the terminal, or `wrap`; or one JSON object. Nothing with `--quiet`.
    */
   warn(message: string, opts?: { wrap?: number }): void;
   /**
    * Writes a note (dim), only when stderr is a terminal (notes are for people), or
    * always with `always` (what a script must learn too, such as a file petstore removed).
+   * Nothing with `--quiet`.
    */
   note(message: string, opts?: { always?: boolean }): void;
   /**
@@ -322,6 +328,7 @@ class StreamIo implements Io {
   private paged: (string | Uint8Array)[] = [];
   private firstStdoutError: NodeJS.ErrnoException | undefined;
   private readonly warned = new Set<string>();
+  private quiet = false;
 
   constructor(
     streams: { stdout: TtyWritable; stderr: TtyWritable; stdin: Readable & { isTTY?: boolean } },
@@ -435,13 +442,18 @@ class StreamIo implements Io {
     this.line(renderError(e, messageForm(this.policy, 'error'), this.style()));
   }
 
+  setQuiet(quiet: boolean): void {
+    this.quiet = quiet;
+  }
+
   warn(message: string, opts?: { wrap?: number }): void {
-    if (this.warned.has(message)) return;
+    if (this.quiet || this.warned.has(message)) return;
     this.warned.add(message);
     this.message({ level: 'warning', message, wrap: opts?.wrap });
   }
 
   note(message: string, opts?: { always?: boolean }): void {
+    if (this.quiet) return;
     if (this.stderrIsTTY || opts?.always === true) this.message({ level: 'note', message });
   }
 

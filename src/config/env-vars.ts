@@ -111,7 +111,7 @@ export const ENV_VARS = {
   },
   PETSTORE_MESSAGES: {
     type: ['json', 'text'],
-    default: 'errors as JSON with `--output json|ndjson`; other messages too when stderr is not a terminal',
+    default: 'text on a terminal; JSON when stderr is not a terminal and the output is `json` or `ndjson` (or `--jq`)',
     meaning: 'The form of every message on stderr: `json` (one object a line) or `text`.',
   },
   PAGER: {

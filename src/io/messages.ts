@@ -29,15 +29,16 @@ export type MessageKind = 'error' | 'message' | 'transcript';
 
 /**
  * The form of a message (cli-contract.md "Errors and exit codes"): `PETSTORE_MESSAGES`
- * decides for every message when set. Otherwise, with JSON output an error is one JSON
- * object, on a terminal too (scripts under a pty parse it), and a warning or note is JSON
- * only when stderr is not a terminal; with any other output, text. A transcript line is
- * text unless forced: `--verbose` is read by people, as curl's `-v` is.
+ * decides for every message when set. Otherwise every message on a terminal is text, an
+ * error too, whatever the output format: a person reads it. Off a terminal, with JSON
+ * output, an error, a warning or a note is one JSON object a line, so a script parses
+ * stderr; with any other output, text. A transcript line is text unless forced:
+ * `--verbose` is read by people, as curl's `-v` is.
  */
 export function messageForm(policy: MessagePolicy, kind: MessageKind): MessageForm {
   if (policy.forced !== undefined) return policy.forced;
-  if (!policy.jsonOutput || kind === 'transcript') return 'text';
-  return kind === 'error' || !policy.stderrIsTTY ? 'json' : 'text';
+  if (policy.stderrIsTTY || !policy.jsonOutput || kind === 'transcript') return 'text';
+  return 'json';
 }
 
 /** The kind of a message, by its level. */

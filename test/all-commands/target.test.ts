@@ -122,6 +122,16 @@ describe.concurrent.each([['production'], ['staging'], ['staging-eu']])('%s on a
     expect(lines[1]?.slice(0, -` in ${target}`.length)).toMatch(summary);
   });
 
+  it.each(writes)('%s with --quiet: the banner and the summary line are still shown', async (_, args, summary) => {
+    const srv = await start(petStore());
+    const r = await runAt(env, srv.baseUrl, ['--quiet', ...args()], { tty: true });
+    expect(r.code, r.stderr).toBe(0);
+    const target = `${env} (${new URL(srv.baseUrl).host})`;
+    const lines = shown(r.stderr).trimEnd().split('\n');
+    expect(lines).toEqual([`env: ${target}`, expect.stringMatching(/ in /) as unknown]);
+    expect(lines[1]?.slice(0, -` in ${target}`.length)).toMatch(summary);
+  });
+
   it('the banner comes before anything is sent, and once per run', async () => {
     const srv = await start(petStore());
     const seen: string[] = [];

@@ -59,8 +59,10 @@ describe('the form of messages', () => {
     [false, false, undefined, 'text', 'text', 'text'],
     [false, true, undefined, 'text', 'text', 'text'],
     [true, false, undefined, 'json', 'json', 'text'],
-    [true, true, undefined, 'json', 'text', 'text'],
+    // On a terminal a person reads the error too, whatever the output format.
+    [true, true, undefined, 'text', 'text', 'text'],
     [true, false, 'text', 'text', 'text', 'text'],
+    [true, true, 'json', 'json', 'json', 'json'],
     [false, true, 'json', 'json', 'json', 'json'],
   ] as const)('json output %s, stderr a terminal %s, forced %s: %s / %s / %s', (json, tty, forced, e, m, t) => {
     const p = policy(json, tty, forced);
