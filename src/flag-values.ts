@@ -110,6 +110,23 @@ export function parseStatus(raw: string, flag = '--status'): PetStatus {
 }
 
 /**
+ * Parses `--status` (`-s`) as commander hands it over, with the value given before, if any
+ * (`previous`): the same value again is fine, another is refused, since the API filters by
+ * one status (cli-contract.md "Input rules"; other repeated flags keep the last value).
+ * @throws UsageError naming both values, or as `parseStatus` does.
+ */
+export function parseStatusOnce(raw: string, previous: PetStatus | undefined): PetStatus {
+  const status = parseStatus(raw);
+  if (previous !== undefined && previous !== status) {
+    throw new UsageError(
+      `--status given twice with different values, ${quote(previous)} and ${quote(status)}: the API filters by one status`,
+      'Give --status once.',
+    );
+  }
+  return status;
+}
+
+/**
  * Parses an int64 (pet ID, `--category-id`): optional `-`, decimal digits, within
  * -9223372036854775808..9223372036854775807, exact (spec §2 "format int64").
  * @throws UsageError naming `what` for anything else.

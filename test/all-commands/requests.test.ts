@@ -158,3 +158,54 @@ describe.concurrent('requests as sent', () => {
     expect(srv.requests).toHaveLength(1);
   });
 });
+
+/**
+ * `--status` given twice (cli-contract.md "Input rules"): with different values, exit 2
+ * naming both, nothing sent; the same value twice is one status. Other repeated flags keep
+ * the last value (git's and gh's rule, so an alias can be overridden).
+ */
+describe.concurrent('--status given twice', () => {
+  const commands = [
+    ['pets list', ['pets', 'list']],
+    ['pets get --via-list', ['pets', 'get', '7', '--via-list']],
+    ['pets create', ['pets', 'create', '--name', 'Rex', '--category-id', '1']],
+  ] as const;
+
+  it.each(commands)('%s -s sold -s pending: exit 2 naming both, nothing sent', async (_, args) => {
+    const srv = await server(echoCreate);
+    for (const flags of [
+      ['-s', 'sold', '-s', 'pending'],
+      ['--status', 'sold', '--status=pending'],
+      ['-ssold', '--status', 'pending'],
+    ]) {
+      const r = await run([...args, ...flags], { PETSTORE_BASE_URL: srv.baseUrl });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(unwrapped(r.stderr)).toContain(
+        'error: --status given twice with different values, "sold" and "pending": the API filters by one status',
+      );
+    }
+    expect(srv.requests).toHaveLength(0);
+  });
+
+  it.each(commands)('%s -s sold -s sold: one status, sent once', async (_, args) => {
+    const srv = await server((req, res) =>
+      req.method === CREATE_PET.method
+        ? echoCreate(req, res)
+        : { status: 200, body: [{ id: 7, name: 'Rex', categoryId: 1, status: 'sold' }] },
+    );
+    const r = await run([...args, '-s', 'sold', '-s', 'sold'], { PETSTORE_BASE_URL: srv.baseUrl });
+    expect(r.code, r.stderr).toBe(0);
+    expect(srv.requests).toHaveLength(1);
+    const req = srv.requests[0];
+    if (req?.method === CREATE_PET.method) expect(JSON.parse(req.body)).toMatchObject({ status: 'sold' });
+    else expect(new URL(req?.url ?? '', srv.origin).searchParams.get('status')).toBe('sold');
+  });
+
+  it('other repeated flags keep the last value: -L 5 -L 7 sends limit=7', async () => {
+    const srv = await server();
+    const r = await run(['pets', 'list', '-L', '5', '-L', '7'], { PETSTORE_BASE_URL: srv.baseUrl });
+    expect(r.code, r.stderr).toBe(0);
+    expect(new URL(srv.requests[0]?.url ?? '', srv.origin).searchParams.get('limit')).toBe('7');
+  });
+});
