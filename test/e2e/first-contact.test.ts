@@ -158,6 +158,28 @@ describe.concurrent('pets create in a terminal', () => {
     ]);
   }, 240_000);
 
+  it('takes a typed name as people type it: a blank one asked again, the spaces around one dropped', async () => {
+    const server = await startServer((req) =>
+      req.method === 'POST' ? { status: 201, raw: created(req.body) } : undefined,
+    );
+    const t = await terminal(80, 24, remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }));
+    t.sendLine('petstore pets create --category-id 7 -s sold; echo "rc=$?"');
+    await shows(t, /Name:/);
+    t.type('   ');
+    t.send('Enter'); // blank: refused, asked again
+    await shows(t, /The name cannot be empty/);
+    // inquirer keeps what was typed after a refusal: clear it first.
+    t.send('BSpace', 'BSpace', 'BSpace');
+    t.type('  Biscuit ');
+    t.send('Enter');
+    const screen = await shows(t, /^rc=\d+\s*$/m);
+    expect(screen).toMatch(/^rc=0\s*$/m);
+    expect(screen).toMatch(/^42 {2}Biscuit +7 +sold\s*$/m);
+    expect(server.requests.map((r) => JSON.parse(r.body) as unknown)).toEqual([
+      { name: 'Biscuit', categoryId: 7, status: 'sold' },
+    ]);
+  }, 240_000);
+
   it('asks only for what the flags left out', async () => {
     const server = await startServer((req) =>
       req.method === 'POST' ? { status: 201, raw: created(req.body) } : undefined,

@@ -1,6 +1,7 @@
 /**
  * The CLI in a real terminal (tmux): the TTY table with header and colour, the machine
- * form when piped, NO_COLOR, and Ctrl-C ending `sandbox serve` (cli-contract.md "Output").
+ * form when piped, NO_COLOR, a bad `--jq` expression's error as text, and Ctrl-C ending
+ * `sandbox serve` (cli-contract.md "Output", "Errors and exit codes").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remoteEnv } from '../helpers/harness.js';
@@ -116,6 +117,27 @@ describe.concurrent('in a terminal', () => {
     } finally {
       await srv.close();
     }
+  }, 180_000);
+
+  it('a bad --jq expression is text on the terminal, its caret under the expression; JSON in a pipe', async () => {
+    const screen = await ranInTerminal(
+      'NO_COLOR=1 petstore --env sandbox pets list --jq \'.[0\'; echo "tty=$?"; ' +
+        "petstore --env sandbox pets list --jq '.[0' 2>&1 | cat",
+    );
+    expect(screen).toMatch(/^tty=2\s*$/m);
+    const lines = screen.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('error: invalid --jq expression'));
+    expect(at, screen).toBeGreaterThanOrEqual(0);
+    // The expression and the caret under its third column, each on a line of its own.
+    const expression = lines.findIndex((l, i) => i > at && l === '    .[0');
+    expect(expression, screen).toBeGreaterThan(at);
+    expect(lines[expression + 1]).toBe('      ^');
+    expect(lines[expression + 2]).toMatch(/^jq's manual: /);
+    expect(screen.split('tty=2')[0]).not.toContain('{"code"');
+    // Piped, the same error is one JSON line, its line feeds escaped.
+    expect(screen.split('tty=2')[1]).toMatch(
+      /^\{"code":"usage","message":"invalid --jq expression: .*\\n {4}\.\[0\\n/m,
+    );
   }, 180_000);
 
   it('Ctrl-C ends `sandbox serve` and the shell sees exit 130', async () => {

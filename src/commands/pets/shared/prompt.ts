@@ -15,7 +15,7 @@ const NO_STATUS = '';
 /**
  * Asks on stderr for the name, category id and status the draft lacks (the status only
  * when something else was missing too: it is optional). Answers are checked as the flags
- * are: a name cannot be empty, a category id is an int64.
+ * are: a name cannot be blank (and is trimmed), a category id is an int64.
  * @throws InterruptedError on Ctrl-C (or the run's abort).
  */
 export async function askForPet(ctx: Context, draft: PetDraft): Promise<NewPet> {
@@ -28,6 +28,9 @@ export async function askForPet(ctx: Context, draft: PetDraft): Promise<NewPet> 
   // No green tick after an answer: nothing has been checked by the server yet (gh's `?`).
   const theme = { prefix: { idle: c.cyan('?'), done: c.cyan('?') } };
   try {
+    // A typed name is taken as people type it: the spaces around it dropped (they would
+    // misalign a table and make the pet hard to find), a blank one asked again. `--name`
+    // is sent as given: the server judges it (cli-contract.md "Input rules").
     const name =
       draft.name ??
       (await input(
@@ -37,7 +40,7 @@ export async function askForPet(ctx: Context, draft: PetDraft): Promise<NewPet> 
           validate: (v) => (v.trim() === '' ? 'The name cannot be empty.' : true),
         },
         context,
-      ));
+      ).then((v) => v.trim()));
     const categoryId =
       draft.categoryId ??
       (await input({ message: 'Category id:', theme, validate: (v) => checkCategoryId(v.trim()) }, context).then((v) =>
