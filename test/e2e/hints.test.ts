@@ -53,7 +53,7 @@ describe('suggested commands go where the run went', () => {
       });
       expect(r.code).toBe(1);
       expect(unwrapped(r.stderr)).toMatch(/pet (\d+) was created, but it could not be printed/);
-      expect(unwrapped(r.stderr)).toMatch(/`petstore --env sandbox pets get \d+` shows it/);
+      expect(unwrapped(r.stderr)).toMatch(/`petstore --env sandbox pets get \d+ --via-list` shows it/);
     },
   );
 });

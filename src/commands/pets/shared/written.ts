@@ -34,7 +34,7 @@ export async function printWrittenPet(
     throw new CliError(`pet ${id} was ${outcome.did}, but it could not be printed: ${err.message}`, {
       exitCode: ExitCode.failure,
       code: 'output',
-      hint: `It exists: \`${ctx.suggest(`pets get ${id}`)}\` shows it. ${outcome.dontRepeat}`,
+      hint: `It exists: \`${ctx.suggest(`pets get ${id} --via-list`)}\` shows it. ${outcome.dontRepeat}`,
       details: { [outcome.did]: { id } },
     });
   }
