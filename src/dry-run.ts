@@ -10,6 +10,7 @@ import { UsageError } from './errors.js';
 import type { OutgoingRequest } from './http/transport.js';
 import { quote } from './flag-values.js';
 import { shellQuote } from './suggest.js';
+import { formatCount } from './text/count.js';
 
 /** How a dry run prints the request: JSON (`--dry-run`) or a curl command (`--dry-run=curl`). */
 export type DryRunForm = 'json' | 'curl';
@@ -92,7 +93,7 @@ export function dryRunCurl(req: OutgoingRequest, connection: Pick<Connection, 'e
   }
   if (req.body !== undefined && req.body.length >= MAX_ARG_BYTES) {
     throw new UsageError(
-      `--dry-run=curl cannot write this body into a shell command: its ${req.body.length.toLocaleString('en-US')} bytes are more than one argument of a command may hold (${MAX_ARG_BYTES / 1024} KiB on Linux)`,
+      `--dry-run=curl cannot write this body into a shell command: its ${formatCount(req.body.length)} bytes are more than one argument of a command may hold (${MAX_ARG_BYTES / 1024} KiB on Linux)`,
       '--dry-run prints the request as JSON.',
     );
   }

@@ -32,6 +32,7 @@ import type { JqFilter } from './render/jq.js';
 import type { RecordOutput } from './render/output.js';
 import { describeTarget } from './render/target.js';
 import { suggestCommand } from './suggest.js';
+import { formatCount } from './text/count.js';
 
 /**
  * What one run shares between `main` and its Context: the Context's Io, environment, clock,
@@ -180,7 +181,7 @@ function keyCommandRunner(state: RunState): RunKeyCommand {
             onStderrLine: (line) => state.io.message({ level: 'stderr', from: setting, message: line }),
             onStderrDropped: (dropped) =>
               state.io.warn(
-                `${setting} wrote more on stderr than the ${m.MAX_RELAYED_STDERR_BYTES / 1024} KiB shown; the other ${dropped.toLocaleString('en-US')} bytes were dropped`,
+                `${setting} wrote more on stderr than the ${m.MAX_RELAYED_STDERR_BYTES / 1024} KiB shown; the other ${formatCount(dropped)} bytes were dropped`,
               ),
           },
         ),

@@ -17,6 +17,7 @@ import type { ApiContext, SettingsContext, TerminalContext } from './context.js'
 import { DeprecationReporter, isoDay, relativeDays, type DeprecationInfo } from './http/deprecation.js';
 import { ApiError, CliError, ExitCode } from './errors.js';
 import { describeListProgress } from './render/progress.js';
+import { countOf } from './text/count.js';
 
 /** What to find and how. */
 export interface PetLookup {
@@ -192,7 +193,7 @@ function notFound(lookup: PetLookup, last: PetPage | undefined, listCommand: str
   if (pages === 1 && searched >= LIMIT_MAX) {
     // After linked pages a missing link means the end; a lone full page leaves doubt.
     return new CliError(
-      `pet ${lookup.petId} is not among the first ${searched} pets${within}, the only ones that could be searched: the page was full, but the server sent no Link rel="next" header and the API offers no other way to the next page`,
+      `pet ${lookup.petId} is not among the first ${countOf(searched, 'pet')}${within}, the only ones that could be searched: the page was full, but the server sent no Link rel="next" header and the API offers no other way to the next page`,
       {
         exitCode: ExitCode.notFound,
         code: 'not_in_first_page',
@@ -203,16 +204,13 @@ function notFound(lookup: PetLookup, last: PetPage | undefined, listCommand: str
       },
     );
   }
-  const counted = `${searched} pet${searched === 1 ? '' : 's'}${within}`;
-  return new CliError(
-    `pet ${lookup.petId} not found in the list: ${counted} searched on ${pages} page${pages === 1 ? '' : 's'}`,
-    {
-      exitCode: ExitCode.notFound,
-      code: 'not_in_list',
-      hint:
-        lookup.status === undefined
-          ? `List the pets that exist with \`${listCommand}\`.`
-          : 'Without --status the search covers every status.',
-    },
-  );
+  const counted = `${countOf(searched, 'pet')}${within}`;
+  return new CliError(`pet ${lookup.petId} not found in the list: ${counted} searched on ${countOf(pages, 'page')}`, {
+    exitCode: ExitCode.notFound,
+    code: 'not_in_list',
+    hint:
+      lookup.status === undefined
+        ? `List the pets that exist with \`${listCommand}\`.`
+        : 'Without --status the search covers every status.',
+  });
 }

@@ -20,6 +20,7 @@ import { on } from 'node:events';
 import type { Readable } from 'node:stream';
 import { InterruptedError, UsageError, describeFileError } from './errors.js';
 import { quote } from './flag-values.js';
+import { formatCount } from './text/count.js';
 
 /** Bytes read per chunk from a file or device. */
 const CHUNK_BYTES = 64 * 1024;
@@ -136,7 +137,8 @@ export async function readBounded(input: NamedInput, bounds: ReadBounds): Promis
 async function readWhole(input: NamedInput, label: string, bounds: ReadBounds): Promise<Buffer> {
   const unreadable = (err: unknown): UsageError =>
     new UsageError(`cannot read ${input.what} ${label}: ${describeFileError(err)}`);
-  const tooLarge = (): UsageError => new UsageError(`${input.what} ${label} is larger than ${bounds.maxBytes} bytes`);
+  const tooLarge = (): UsageError =>
+    new UsageError(`${input.what} ${label} is larger than ${formatCount(bounds.maxBytes)} bytes`);
   const stream =
     input.name === '-' ? input.stdin : await openPath(input.name, bounds.maxBytes, bounds.signal, unreadable, tooLarge);
   const chunks: Buffer[] = [];

@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { ConfigError } from './errors.js';
 import { FileLock, LockBusyError } from './file-lock.js';
 import { checkFolder, FileTooLargeError, readOwnedFile, UntrustedPathError } from './trust.js';
+import { formatCount } from './text/count.js';
 
 /** What the state folder is for, in the words of a refusal. */
 const PURPOSE = 'the records of bulk creates, which keep a re-run from creating pets twice';
@@ -79,7 +80,7 @@ export class StateFolder {
       }
       if (err instanceof FileTooLargeError) {
         throw new ConfigError(
-          `${path}, in petstore's state folder, is larger than ${maxBytes} bytes: petstore does not read it`,
+          `${path}, in petstore's state folder, is larger than ${formatCount(maxBytes)} bytes: petstore does not read it`,
           `Remove it: rm ${path}`,
         );
       }

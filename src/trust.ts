@@ -13,6 +13,7 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { formatCount } from './text/count.js';
 
 /** Group- and other-writable mode bits. */
 const SHARED_WRITE = 0o022;
@@ -241,7 +242,7 @@ export class FileTooLargeError extends Error {
     readonly path: string,
     readonly maxBytes: number,
   ) {
-    super(`${path} is larger than ${maxBytes} bytes`);
+    super(`${path} is larger than ${formatCount(maxBytes)} bytes`);
     this.name = 'FileTooLargeError';
   }
 }

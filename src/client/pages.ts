@@ -10,6 +10,7 @@ import { CliError, ExitCode } from '../errors.js';
 import type { ApiResult, ListPetsQuery, PetstoreClient } from './client.js';
 import { PageTrail } from './link.js';
 import type { Pet } from './schemas.js';
+import { countOf } from '../text/count.js';
 
 /** What the walker reads of an answer: its headers and the URL that answered (after redirects). */
 export interface Linked {
@@ -49,8 +50,7 @@ interface MaxPagesWords {
  * of pets (left out of the message without it).
  */
 function maxPagesError(maxPages: number, words: MaxPagesWords, fetched?: { pages: number; pets: number }): CliError {
-  const counts =
-    fetched === undefined ? '' : ` (${fetched.pages} page${fetched.pages === 1 ? '' : 's'}, ${fetched.pets} pets)`;
+  const counts = fetched === undefined ? '' : ` (${countOf(fetched.pages, 'page')}, ${countOf(fetched.pets, 'pet')})`;
   const missing = words.missing === undefined ? '' : ` ${words.missing}`;
   return new CliError(
     `stopped at --max-pages ${maxPages}${counts}${missing}; the server links to more, so ${words.outcome}`,

@@ -21,6 +21,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { CliError, ExitCode, InterruptedError, UsageError } from '../errors.js';
 import { splitCommandLine } from './command-line.js';
 import { isSendableKey } from '../mask.js';
+import { formatCount } from '../text/count.js';
 
 /** How long the command may run, in ms, before it and its processes are killed. */
 const KEY_COMMAND_TIMEOUT_MS = 10_000;
@@ -212,7 +213,7 @@ async function collect(cmd: KeyCommand, run: KeyCommandRun, program: string, arg
       overflow.abort(
         keyCommandError(
           cmd,
-          `printed more than ${MAX_KEY_OUTPUT_BYTES} bytes`,
+          `printed more than ${formatCount(MAX_KEY_OUTPUT_BYTES)} bytes`,
           'It must print the key alone on stdout.',
         ),
       );

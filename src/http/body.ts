@@ -6,6 +6,7 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { BodyTooLargeError, InvalidResponseError } from '../errors.js';
 import { headerValue, type HeaderMap } from './headers.js';
+import { formatCount } from '../text/count.js';
 
 /** Largest response body read, in bytes (10 MiB), also once decoded; a page of 100 pets is ~10 KiB. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -29,7 +30,10 @@ export async function readBody(
   const declared = Number(headerValue(headers['content-length']) ?? NaN);
   if (declared > max) {
     body.destroy();
-    throw new BodyTooLargeError(`response body too large (${declared} bytes; limit ${max})`, status);
+    throw new BodyTooLargeError(
+      `response body too large (${formatCount(declared)} bytes; limit ${formatCount(max)})`,
+      status,
+    );
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -38,7 +42,7 @@ export async function readBody(
       size += (chunk as Buffer).length;
       if (size > max) {
         body.destroy();
-        throw new BodyTooLargeError(`response body too large (over ${max} bytes)`, status);
+        throw new BodyTooLargeError(`response body too large (over ${formatCount(max)} bytes)`, status);
       }
       chunks.push(chunk as Buffer);
     }
@@ -71,7 +75,7 @@ export function decodeContent(raw: Buffer, headers: HeaderMap, status: number, m
     return gunzipSync(raw, options);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new BodyTooLargeError(`response body too large once decoded (over ${max} bytes)`, status);
+      throw new BodyTooLargeError(`response body too large once decoded (over ${formatCount(max)} bytes)`, status);
     }
     throw new InvalidResponseError(`server answered ${status} with a ${coding} body that cannot be decoded`, status);
   }

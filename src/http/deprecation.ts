@@ -5,6 +5,7 @@
  * Light on purpose (no dependencies): `program.ts` and every command may import it.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { countOf } from '../text/count.js';
 
 /** A parsed `Deprecation` header: a date, or `unknown` for the obsolete `true` form. */
 export type DeprecationValue = { date: Date } | { date: undefined };
@@ -48,8 +49,8 @@ export function daysBetween(now: Date, date: Date): number {
 export function relativeDays(now: Date, date: Date): string {
   const n = daysBetween(now, date);
   if (n === 0) return 'today';
-  if (n > 0) return `in ${n} day${n === 1 ? '' : 's'}`;
-  return `${-n} day${n === -1 ? '' : 's'} ago`;
+  if (n > 0) return `in ${countOf(n, 'day')}`;
+  return `${countOf(-n, 'day')} ago`;
 }
 
 /** What is known about one deprecated operation. */

@@ -15,6 +15,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { findErrorCode, NOT_SENT_CODES } from './failures.js';
+import { countOf } from '../text/count.js';
 
 // Callers that classify a failure by the policy's lists (a bulk create deciding whether a
 // record was created) find the walker and the list here too.
@@ -135,7 +136,7 @@ export class RetryPolicy {
     }
     if (failures > this.maxRetries) {
       const n = this.maxRetries;
-      return { retry: false, reason: `giving up after ${what}: ${n} ${n === 1 ? 'retry' : 'retries'} used` };
+      return { retry: false, reason: `giving up after ${what}: ${countOf(n, 'retry', 'retries')} used` };
     }
     const retryAfter = failure.status !== undefined ? parseRetryAfter(failure.retryAfter) : undefined;
     if (retryAfter !== undefined && retryAfter > RETRY_AFTER_CAP_MS) {

@@ -10,6 +10,7 @@
 import { parseJson, stringifyJson } from '../json.js';
 import { maskKey } from '../mask.js';
 import { headerPairs, type HeaderMap } from './headers.js';
+import { formatCount } from '../text/count.js';
 
 /** Shown in place of a redacted value. */
 export const REDACTED = '<redacted>';
@@ -100,7 +101,7 @@ export class WireLog {
     this.write(side);
     for (const line of text.split('\n')) this.write(`${side} ${line}`);
     if (buffer.length > BODY_SHOWN_BYTES) {
-      this.write(`* … ${buffer.length - BODY_SHOWN_BYTES} more bytes of the body not shown`);
+      this.write(`* … ${formatCount(buffer.length - BODY_SHOWN_BYTES)} more bytes of the body not shown`);
     }
   }
 

@@ -25,6 +25,7 @@ import {
   renderPetTsv,
   type RenderMode,
 } from './pets.js';
+import { countOf } from '../text/count.js';
 
 /**
  * How a run prints records: where, and through which jq filter; for pets also in which
@@ -230,7 +231,7 @@ function tooLargeForJq(pets: number, bytes: number): CliError {
   const mib = (n: number): string => `${(n / 1024 / 1024).toFixed(0)} MiB`;
   const over =
     pets > JQ_MAX_INPUT_PETS
-      ? `more than ${JQ_MAX_INPUT_PETS} pets`
+      ? `more than ${countOf(JQ_MAX_INPUT_PETS, 'pet')}`
       : `more than ${mib(JQ_MAX_INPUT_BYTES)} of JSON (${mib(bytes)} so far)`;
   return new CliError(`the list is too large for --jq as one array: ${over}; nothing was printed`, {
     exitCode: ExitCode.failure,

@@ -1,8 +1,9 @@
 /**
  * What the progress line of a paged walk says (Io draws it: `io/progress.ts`). Pure.
  */
+import { countOf } from '../text/count.js';
 
-/** `fetched 3 pages, 60 pets…` */
+/** `fetched 71 pages, 7,100 pets…` */
 export function describeListProgress(pages: number, pets: number): string {
-  return `fetched ${pages} page${pages === 1 ? '' : 's'}, ${pets} pet${pets === 1 ? '' : 's'}…`;
+  return `fetched ${countOf(pages, 'page')}, ${countOf(pets, 'pet')}…`;
 }

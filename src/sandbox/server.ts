@@ -40,6 +40,7 @@ import { parseJson, stringifyJson } from '../json.js';
 import { newSandboxKey } from './key-file.js';
 import { deprecationHeaders, RouteTable, type RouteDescription } from './routes.js';
 import type { SandboxStore } from './store.js';
+import { formatCount } from '../text/count.js';
 
 /** Largest request body accepted, in bytes. */
 const MAX_REQUEST_BYTES = 1024 * 1024;
@@ -396,7 +397,11 @@ async function readBody(req: IncomingMessage): Promise<string> {
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
     if (size > MAX_REQUEST_BYTES)
-      throw new HttpProblem(413, 'payload_too_large', `the body is larger than ${MAX_REQUEST_BYTES} bytes`);
+      throw new HttpProblem(
+        413,
+        'payload_too_large',
+        `the body is larger than ${formatCount(MAX_REQUEST_BYTES)} bytes`,
+      );
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');

@@ -505,7 +505,7 @@ describe.concurrent('off-contract answers: exit 1, a clear message, no stack tra
     expect(r.code).toBe(1);
     expect(jsonError(r.stderr)).toEqual({
       code: 'invalid_response',
-      message: `response body too large (over ${CLI_MAX_BODY_BYTES} bytes)`,
+      message: `response body too large (over ${CLI_MAX_BODY_BYTES.toLocaleString('en-US')} bytes)`,
       status: 200,
     });
   });
@@ -514,7 +514,9 @@ describe.concurrent('off-contract answers: exit 1, a clear message, no stack tra
     const server = await start(hugeBody(CLI_MAX_BODY_BYTES + 1, true));
     const r = await run(list(), server.baseUrl);
     expect(r.code).toBe(1);
-    expect(jsonError(r.stderr).message).toContain(`${CLI_MAX_BODY_BYTES + 1} bytes; limit ${CLI_MAX_BODY_BYTES}`);
+    expect(jsonError(r.stderr).message).toContain(
+      `${(CLI_MAX_BODY_BYTES + 1).toLocaleString('en-US')} bytes; limit ${CLI_MAX_BODY_BYTES.toLocaleString('en-US')}`,
+    );
   });
 
   it('a body exactly at the cap is read', async () => {

@@ -519,7 +519,9 @@ describe.concurrent('--all with --jq', () => {
     ]);
     expect(whole.code).toBe(1);
     expect(whole.stdout).toBe('');
-    expect((JSON.parse(whole.stderr) as { message: string }).message).toContain(`more than ${JQ_MAX_INPUT_PETS} pets`);
+    expect((JSON.parse(whole.stderr) as { message: string }).message).toContain(
+      `more than ${JQ_MAX_INPUT_PETS.toLocaleString('en-US')} pets`,
+    );
     expect(each.code).toBe(0);
     expect(each.stdout).toBe('50000\n100000\n150000\n200000\n');
     // 210,000 pets, each through jq: a loaded machine may take a minute; only a hang takes 5.

@@ -145,6 +145,6 @@ describe('the judge itself', () => {
 /** stderr without the note that a full page came without a `Link: rel="next"` header. */
 function withoutFullPageWarning(stderr: string): string {
   return unwrapped(stderr)
-    .replace(/^warning: the page is full \(\d+ pets\), so more may exist.*\n/m, '')
-    .replace(/^\{"level":"warning","message":"the page is full \(\d+ pets\), so more may exist.*\n/m, '');
+    .replace(/^warning: the page is full \([\d,]+ pets\), so more may exist.*\n/m, '')
+    .replace(/^\{"level":"warning","message":"the page is full \([\d,]+ pets\), so more may exist.*\n/m, '');
 }

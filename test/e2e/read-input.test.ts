@@ -62,7 +62,7 @@ describe.concurrent('devices and FIFOs as --input and -F key=@file', () => {
     const r = await runCli(['api', ...args, '--timeout', '1'], { env: remoteEnv(server.baseUrl, KEY) });
     expect(r.timedOut).toBeUndefined();
     expect(r.code, r.stderr).toBe(2);
-    expect(unwrapped(r.stderr)).toContain(`${named} is larger than 10485760 bytes`);
+    expect(unwrapped(r.stderr)).toContain(`${named} is larger than 10,485,760 bytes`);
     expect(server.requests).toHaveLength(0);
   });
 
@@ -101,7 +101,7 @@ describe.concurrent('devices and FIFOs as --input and -F key=@file', () => {
     const r = await runCli(['api', 'POST', 'pets', '--input', path], { env: remoteEnv(server.baseUrl, KEY) });
     expect(r.timedOut).toBeUndefined();
     expect(r.code, r.stderr).toBe(2);
-    expect(unwrapped(r.stderr)).toContain(`--input "${path}" is larger than 10485760 bytes`);
+    expect(unwrapped(r.stderr)).toContain(`--input "${path}" is larger than 10,485,760 bytes`);
     expect(server.requests).toHaveLength(0);
   });
 
@@ -196,7 +196,7 @@ describe.concurrent('stdin (in-process)', () => {
     const server = await pool.start();
     const r = await api(server, ['POST', 'pets', '--input', '-'], { input: Buffer.alloc(11 * 1024 * 1024, 0x20) });
     expect(r.code).toBe(2);
-    expect(unwrapped(r.stderr)).toContain('--input stdin is larger than 10485760 bytes');
+    expect(unwrapped(r.stderr)).toContain('--input stdin is larger than 10,485,760 bytes');
     expect(server.requests).toHaveLength(0);
   });
 
@@ -241,7 +241,7 @@ describe('regular files', () => {
     const cases: [string[], string][] = [
       [['--input', join(dir, 'sub')], `cannot read --input "${join(dir, 'sub')}": it is a directory`],
       [['-F', `a=@${join(dir, 'none')}`], `cannot read -F a=@ "${join(dir, 'none')}": no such file or directory`],
-      [['--input', big], `--input "${big}" is larger than 10485760 bytes`],
+      [['--input', big], `--input "${big}" is larger than 10,485,760 bytes`],
     ];
     for (const [args, message] of cases) {
       const r = await runMain(['api', 'POST', 'pets', ...args], { env: remoteEnv(server.baseUrl, KEY) });

@@ -49,7 +49,7 @@ describe('describeDeprecation', () => {
         NOW,
       ),
     ).toBe(
-      '`petstore pets get` (getPet) is deprecated (since 2025-12-05) and will be removed on 2030-12-05 (in 1474 days); use `petstore pets list --status STATUS` instead',
+      '`petstore pets get` (getPet) is deprecated (since 2025-12-05) and will be removed on 2030-12-05 (in 1,474 days); use `petstore pets list --status STATUS` instead',
     );
   });
   it('speaks of a past sunset and a single day', () => {

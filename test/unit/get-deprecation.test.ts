@@ -34,7 +34,7 @@ describe('describeGetDeprecation', () => {
   it('names the removal date with the days left, the replacement and --via-list', () => {
     const days = (Date.parse(`${REMOVAL}T00:00:00Z`) - NOW.getTime()) / 86_400_000;
     expect(describeGetDeprecation({ subject: '`pets get`', removal: REMOVAL }, NOW)).toBe(
-      `\`pets get\` is deprecated and will be removed on ${REMOVAL} (in ${days} days); replaced by \`pets list --status STATUS\`: add --via-list to use it now`,
+      `\`pets get\` is deprecated and will be removed on ${REMOVAL} (in ${days.toLocaleString('en-US')} days); replaced by \`pets list --status STATUS\`: add --via-list to use it now`,
     );
   });
   it('lets the Sunset header win, also when it has passed', () => {

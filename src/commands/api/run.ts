@@ -24,6 +24,7 @@ import type { ApiField, FieldValue } from './request.js';
 import { jsonArrayOf } from '../../render/answer.js';
 import { answerPrinter, type AnswerPrinter } from '../../render/output.js';
 import { describeTarget } from '../../render/target.js';
+import { countOf } from '../../text/count.js';
 
 /** Typed options of `api` (see `toApiOptions`). */
 export interface ApiOptions {
@@ -115,7 +116,7 @@ function describeWrite(req: HttpRequest): string {
   const text = req.body.toString();
   const bytes = Buffer.byteLength(req.body);
   const preview = text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text;
-  return `${head} with ${bytes} byte${bytes === 1 ? '' : 's'}: ${preview}`;
+  return `${head} with ${countOf(bytes, 'byte')}: ${preview}`;
 }
 
 /**

@@ -246,7 +246,7 @@ describe.concurrent('one pet', () => {
     expect((JSON.parse(r.stdout) as { id: number }).id).toBe(7);
     expect(JSON.parse(r.stderr)).toEqual({
       level: 'warning',
-      message: `${CREATE_PET_NAMED} is deprecated and will be removed on 2050-01-01 (in ${daysUntil('2050-01-01T00:00:00Z')} days)`,
+      message: `${CREATE_PET_NAMED} is deprecated and will be removed on 2050-01-01 (in ${daysUntil('2050-01-01T00:00:00Z').toLocaleString('en-US')} days)`,
     });
   });
 });
@@ -302,6 +302,25 @@ describe.concurrent('pets create --from-file', () => {
     expect(unwrapped(r.stderr)).toContain(`the 4 records not created are in ${file}.remaining.ndjson`);
     expect(unwrapped(r.stderr)).toContain(`petstore pets create --from-file ${file}.remaining.ndjson`);
     expect(posts(server)).toHaveLength(3);
+  });
+
+  it('counts in the account with thousands separated; line numbers as they are', async () => {
+    const server = await failingServer({ at: 1201, reply: 'error400' });
+    const file = join(tempDir(), 'many.ndjson');
+    writeFileSync(file, Array.from({ length: 2500 }, (_, i) => `{"name":"P${i + 1}","categoryId":1}\n`).join(''));
+    const r = await runMain(['pets', 'create', '--from-file', file, '--concurrency', '1'], {
+      env: remoteEnv(server.baseUrl, KEY),
+    });
+    expect(r.code).toBe(6);
+    const err = unwrapped(r.stderr);
+    expect(err).toContain(
+      'error: stopped at record 1,201 of 2,500 (line 1201), not created: invalid name (invalid_request, HTTP 400)',
+    );
+    expect(err).toContain('created 1,200: lines 1-1200');
+    expect(err).toContain('failed 1: line 1201, not created');
+    expect(err).toContain('not sent 1,299');
+    expect(err).toContain(`the 1,300 records not created are in ${file}.remaining.ndjson`);
+    expect(posts(server)).toHaveLength(1201);
   });
 
   it('never retries nor saves a record whose POST may have reached the server', async () => {

@@ -117,7 +117,7 @@ describe('deprecation signals', () => {
     // With --output ndjson, the warning is a JSON object on its own line too.
     expect(JSON.parse(r.stderr)).toEqual({
       level: 'warning',
-      message: `\`pets get\` is deprecated and will be removed on ${GET_PET_DEPRECATION.removal} (in ${n} days); replaced by \`pets list --status STATUS\`: add --via-list to use it now`,
+      message: `\`pets get\` is deprecated and will be removed on ${GET_PET_DEPRECATION.removal} (in ${n.toLocaleString('en-US')} days); replaced by \`pets list --status STATUS\`: add --via-list to use it now`,
     });
     expect(r.stderr.endsWith('}\n')).toBe(true);
   });
@@ -554,7 +554,7 @@ describe('the deprecation warning of pets get', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
       // The second line is indented: no word of a wrapped message starts a line of its own.
-      `warning: \`pets get\` is deprecated and will be removed on ${GET_PET_DEPRECATION.removal} (in ${days}\n` +
+      `warning: \`pets get\` is deprecated and will be removed on ${GET_PET_DEPRECATION.removal} (in ${days.toLocaleString('en-US')}\n` +
         '  days); replaced by `pets list --status STATUS`: add --via-list to use it now\n',
     );
   });

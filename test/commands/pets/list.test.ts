@@ -146,6 +146,49 @@ describe.concurrent('pets list --all', () => {
     expect(server.connections()).toBe(1);
   });
 
+  it.each([
+    ['on a terminal', true],
+    ['piped', false],
+  ])(
+    'stopped by Ctrl-C after 71 pages of 100 (%s): the incomplete line counts with thousands separated',
+    async (_, tty) => {
+      // Page 72 is never answered: the walk waits for it when the signal comes.
+      let reached: () => void = () => undefined;
+      const atPage72 = new Promise<void>((resolve) => (reached = resolve));
+      const server = await startPaging({
+        pages: 100,
+        perPage: 100,
+        override: (page) => {
+          if (page !== 72) return false;
+          reached();
+          return true;
+        },
+      });
+      const controller = new AbortController();
+      const run = runMain(['pets', 'list', '--all', '-o', 'ndjson'], {
+        env: remoteEnv(server.baseUrl, KEY, { NO_COLOR: '1' }),
+        signal: controller.signal,
+        tty: { stderr: tty },
+      });
+      await atPage72;
+      controller.abort('SIGINT');
+      const r = await run;
+      expect(r.code).toBe(130);
+      expect(r.stdout.trimEnd().split('\n')).toHaveLength(7100);
+      if (tty) {
+        expect(r.stderr).toContain('the list is incomplete: 7,100 pets from 71 pages\n');
+      } else {
+        // The JSON object keeps its counts as numbers: only the message, for people, groups them.
+        expect(JSON.parse(r.stderr)).toMatchObject({
+          code: 'interrupted',
+          message: 'interrupted: the list is incomplete: 7,100 pets from 71 pages',
+          pets: 7100,
+          pages: 71,
+        });
+      }
+    },
+  );
+
   it('uses --limit as the page size and keeps --status on the first request', async () => {
     const server = await startPaging({ pages: 3 });
     const r = await runMain(['pets', 'list', '--all', '--limit', '7', '--status', 'sold'], {
@@ -325,7 +368,7 @@ describe.concurrent('deprecation headers', () => {
     ).toEqual([1, 2, 3, 4, 5, 6]);
     expect(JSON.parse(r.stderr)).toEqual({
       level: 'warning',
-      message: `${LIST_PETS_NAMED} is deprecated (since 2026-01-01) and will be removed on 2031-01-01 (in ${daysUntil('2031-01-01T00:00:00Z')} days)`,
+      message: `${LIST_PETS_NAMED} is deprecated (since 2026-01-01) and will be removed on 2031-01-01 (in ${daysUntil('2031-01-01T00:00:00Z').toLocaleString('en-US')} days)`,
     });
   });
 
@@ -340,7 +383,7 @@ describe.concurrent('deprecation headers', () => {
     const server = await startServer(() => ({ status: 200, body: [PET], headers: { deprecation: '@4102444800' } }));
     const r = await runMain(['pets', 'list'], { env: remoteEnv(server.baseUrl, KEY) });
     expect(r.stderr).toBe(
-      `warning: ${LIST_PETS_NAMED} will be deprecated on 2100-01-01 (in ${daysUntil('2100-01-01T00:00:00Z')} days)\n`,
+      `warning: ${LIST_PETS_NAMED} will be deprecated on 2100-01-01 (in ${daysUntil('2100-01-01T00:00:00Z').toLocaleString('en-US')} days)\n`,
     );
     server.handle(() => ({ status: 200, body: [PET], headers: { deprecation: 'soon', sunset: 'not a date' } }));
     const bad = await runMain(['pets', 'list'], { env: remoteEnv(server.baseUrl, KEY) });

@@ -16,6 +16,7 @@ import { AuthError, CliError, ExitCode, InterruptedError, UsageError } from '../
 import { abortable } from '../../../abort.js';
 import { isSendableKey, maskKey } from '../../../mask.js';
 import { escapeForTerminal } from '../../../text/escape.js';
+import { formatCount } from '../../../text/count.js';
 
 /** Typed options of `auth login`. */
 export interface LoginOptions {
@@ -117,7 +118,9 @@ async function readKeyFromStdin(ctx: Pick<Context, 'io' | 'signal' | 'suggest'>)
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += buf.length;
     if (size > MAX_KEY_BYTES) {
-      throw new UsageError(`--with-token: stdin holds more than ${MAX_KEY_BYTES} bytes; expected one API key`);
+      throw new UsageError(
+        `--with-token: stdin holds more than ${formatCount(MAX_KEY_BYTES)} bytes; expected one API key`,
+      );
     }
     chunks.push(buf);
   }

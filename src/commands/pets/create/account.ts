@@ -14,7 +14,7 @@ import { ApiError, CliError, ExitCode, InterruptedError } from '../../../errors.
 import { describeApiError } from '../../../text/escape.js';
 import type { RenderMode } from '../../../render/pets.js';
 import { shellQuote } from '../../../suggest.js';
-import { formatCount } from './progress.js';
+import { formatCount } from '../../../text/count.js';
 
 /** Why a record was not created, or may have been: the server's Error, or petstore's own. */
 export interface RecordError {

@@ -22,7 +22,7 @@ import {
   type RecordText,
 } from './records.js';
 import { UsageError } from '../../../errors.js';
-import { formatCount } from './progress.js';
+import { formatCount } from '../../../text/count.js';
 import { InputChangedError, type BulkSource } from './source.js';
 
 /** Most problems listed when records are refused; the rest are counted. */

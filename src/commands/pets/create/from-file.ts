@@ -31,7 +31,7 @@ import { nothingSent } from './account.js';
 import { checkSource } from './check.js';
 import type { BulkPlaces } from './places.js';
 import { recordPrinter } from './printer.js';
-import { formatCount } from './progress.js';
+import { formatCount } from '../../../text/count.js';
 import { sendChecked, type BulkTerminal } from './send-pass.js';
 import { openSource } from './source.js';
 

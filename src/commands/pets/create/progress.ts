@@ -5,13 +5,9 @@
  * other line); this part says what it shows.
  */
 import type { Progress } from '../../../io.js';
+import { countOf, formatCount } from '../../../text/count.js';
 
 export type { Progress };
-
-/** `1,234` */
-export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
-}
 
 /** What the progress line says of the requests (the sender's `FlightState`). */
 export interface FlightCounts {
@@ -36,7 +32,7 @@ export function sendingProgress(created: number, records: number, elapsedMs: num
   const parts: string[] = [];
   if (elapsedMs >= 1000) parts.push(`${formatCount(Math.round((created * 1000) / elapsedMs))}/s`);
   if (flight !== undefined && (flight.allowed > 1 || flight.lowered)) {
-    parts.push(`${flight.inFlight} in flight${flight.lowered ? ', slowed by 429' : ''}`);
+    parts.push(`${formatCount(flight.inFlight)} in flight${flight.lowered ? ', slowed by 429' : ''}`);
   }
   if (flight !== undefined && flight.waiting > 0) parts.push(`${formatCount(flight.waiting)} waiting`);
   return `created ${formatCount(created)} of ${formatCount(records)}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}`;
@@ -44,7 +40,7 @@ export function sendingProgress(created: number, records: number, elapsedMs: num
 
 /** The line at the end of a bulk create: `created 5,000 pets in 21.7 s`. */
 export function sendingSummary(created: number, elapsedMs: number): string {
-  return `created ${formatCount(created)} pet${created === 1 ? '' : 's'} in ${(elapsedMs / 1000).toFixed(1)} s`;
+  return `created ${countOf(created, 'pet')} in ${(elapsedMs / 1000).toFixed(1)} s`;
 }
 
 /** How long saving the remaining file goes on before its progress is shown, in ms. */

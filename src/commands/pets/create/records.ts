@@ -12,6 +12,7 @@ import type { NewPet } from '../../../client/schemas.js';
 import { isInteger, isSafeNumber, parse } from 'lossless-json';
 import { z } from 'zod';
 import { Int64Schema, PetStatusSchema } from '../../../client/schemas.js';
+import { formatCount } from '../../../text/count.js';
 
 /** The text of one record of the input and the 1-based line where it starts. */
 export interface RecordText {
@@ -207,7 +208,7 @@ export class RecordSplitter {
       if (!this.skipping && this.partial.length + piece.length > MAX_RECORD_CHARS) {
         this.skipping = true;
         this.partial = '';
-        this.problem(this.line, `the record is longer than ${MAX_RECORD_CHARS} characters`);
+        this.problem(this.line, `the record is longer than ${formatCount(MAX_RECORD_CHARS)} characters`);
       }
       if (!this.skipping) this.partial += piece;
       if (nl === -1) return;
@@ -252,7 +253,7 @@ export class RecordSplitter {
     if (this.state === 'value' && elemStart !== -1) {
       this.elem += text.slice(elemStart);
       if (this.elem.length > MAX_RECORD_CHARS) {
-        this.problem(this.elemLine, `the record is longer than ${MAX_RECORD_CHARS} characters`);
+        this.problem(this.elemLine, `the record is longer than ${formatCount(MAX_RECORD_CHARS)} characters`);
         this.state = 'broken';
       }
     }
@@ -325,7 +326,7 @@ export class RecordSplitter {
 
   private completeElement(out: RecordText[]): void {
     if (this.elem.length > MAX_RECORD_CHARS) {
-      this.problem(this.elemLine, `the record is longer than ${MAX_RECORD_CHARS} characters`);
+      this.problem(this.elemLine, `the record is longer than ${formatCount(MAX_RECORD_CHARS)} characters`);
     } else {
       out.push({ line: this.elemLine, text: this.elem });
     }
@@ -510,7 +511,7 @@ export async function* checkedRecords(
   changed: (what: string) => Error,
 ): AsyncGenerator<IndexedRecord> {
   for await (const text of recordTexts(bytes)) {
-    if (text.index >= count) throw changed(`it holds more than the ${count} records checked`);
+    if (text.index >= count) throw changed(`it holds more than the ${formatCount(count)} records checked`);
     const r = checkRecord(text);
     if (isProblem(r)) throw changed(`line ${r.line} is no longer valid: ${r.message}`);
     yield { ...r, index: text.index, text: text.text };

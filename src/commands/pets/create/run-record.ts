@@ -25,7 +25,7 @@ import { CliError, ConfigError, describeFileError, ExitCode } from '../../../err
 import { StateFolder, type HeldFile } from '../../../state-folder.js';
 import { shellQuote } from '../../../suggest.js';
 import { describeLines, type BulkAccount, type LineRange } from './account.js';
-import { formatCount } from './progress.js';
+import { formatCount } from '../../../text/count.js';
 import { removeIfWritten, type WrittenFile } from './remaining.js';
 
 /** Where records are sent: the environment's name, and its base URL or sandbox data file. */

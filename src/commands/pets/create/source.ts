@@ -20,6 +20,7 @@ import { ConfigError, CliError, describeFileError, ExitCode, InterruptedError, U
 import { quote } from '../../../flag-values.js';
 import { bytesOf, openOnceReadable } from '../../../read-input.js';
 import type { Shutdown } from '../../../shutdown.js';
+import { formatCount } from '../../../text/count.js';
 
 /** Bytes read per chunk. */
 const CHUNK_BYTES = 64 * 1024;
@@ -113,7 +114,7 @@ async function openRegular(file: string, label: string, unreadable: (err: unknow
   let passes = 0;
   const changed = async (): Promise<string | undefined> => {
     const now = await handle.stat({ bigint: true });
-    if (now.size !== seen.size) return `its size went from ${seen.size} to ${now.size} bytes`;
+    if (now.size !== seen.size) return `its size went from ${formatCount(seen.size)} to ${formatCount(now.size)} bytes`;
     return now.mtimeNs === seen.mtimeNs ? undefined : 'it was modified';
   };
   return {
@@ -155,7 +156,10 @@ async function* watched(
       throw new UsageError(`--from-file ${label} changed while it was checked (${what}); nothing was sent`);
     }
   } else if (read !== size) {
-    throw new InputChangedError(label, (await changed()) ?? `${read} of its ${size} bytes could be read`);
+    throw new InputChangedError(
+      label,
+      (await changed()) ?? `${formatCount(read)} of its ${formatCount(size)} bytes could be read`,
+    );
   }
 }
 

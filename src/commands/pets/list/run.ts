@@ -17,6 +17,7 @@ import { RecordStream } from '../../../render/output.js';
 import { describeListProgress } from '../../../render/progress.js';
 import { watchDeprecation } from '../shared/watch-deprecation.js';
 import { comparePets } from './sort.js';
+import { countOf } from '../../../text/count.js';
 
 /** Typed options of `pets list`. */
 export interface ListOptions {
@@ -49,7 +50,7 @@ interface PageHandling {
  * and the API gives no way to reach them (spec §4.1 defines no paging parameter).
  */
 function fullPageWithoutLinkWarning(size: number): string {
-  return `the page is full (${size} pets), so more may exist, but the server sent no Link rel="next" header and the API offers no other way to fetch them`;
+  return `the page is full (${countOf(size, 'pet')}), so more may exist, but the server sent no Link rel="next" header and the API offers no other way to fetch them`;
 }
 
 /**
@@ -129,10 +130,9 @@ async function listAll(
   };
   // A signal's interruption, with what was fetched before it.
   const incomplete = (): InterruptedError => {
-    const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
     const pets = out.size;
     return InterruptedError.from(ctx.signal).withAccount(
-      `the list is incomplete: ${plural(pets, 'pet')} from ${plural(fetched, 'page')}`,
+      `the list is incomplete: ${countOf(pets, 'pet')} from ${countOf(fetched, 'page')}`,
       { pets, pages: fetched },
     );
   };

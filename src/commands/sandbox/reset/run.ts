@@ -2,6 +2,7 @@
 import type { Context } from '../../../context.js';
 import { sandboxDataFile } from '../../../config/paths.js';
 import { SandboxStore, asCliError } from '../../../sandbox/store.js';
+import { countOf } from '../../../text/count.js';
 
 /**
  * Resets the data (under the store's lock, waiting for it up to `--timeout`) and says so
@@ -22,6 +23,6 @@ export async function runReset(ctx: Context): Promise<number> {
   } finally {
     await store.close();
   }
-  ctx.note(`sandbox reset: ${data.pets.length} seed pets in ${store.file}`, { always: true });
+  ctx.note(`sandbox reset: ${countOf(data.pets.length, 'seed pet')} in ${store.file}`, { always: true });
   return 0;
 }
