@@ -102,7 +102,7 @@ describe.skipIf(!hasTmux())('--verbose --all on a terminal', () => {
       expect(screen).toMatch(/rc=0/);
       expect(screen.match(/^> GET /gm)).toHaveLength(6);
       // The progress line was erased before each line, never left in front of one.
-      expect(screen).not.toMatch(/fetched \d+ pages?, \d+ pets…./);
+      expect(screen).not.toMatch(/fetched [\d,]+ pages?, [\d,]+ pets…./);
       for (const line of screen.split('\n')) if (line.includes('> GET')) expect(line).toMatch(/^> GET /);
     },
     120_000,
