@@ -115,7 +115,7 @@ export function parseStatus(raw: string, flag = '--status'): PetStatus {
  * one status (cli-contract.md "Input rules"; other repeated flags keep the last value).
  * @throws UsageError naming both values, or as `parseStatus` does.
  */
-export function parseStatusOnce(raw: string, previous: PetStatus | undefined): PetStatus {
+function parseStatusOnce(raw: string, previous: PetStatus | undefined): PetStatus {
   const status = parseStatus(raw);
   if (previous !== undefined && previous !== status) {
     throw new UsageError(
@@ -125,6 +125,15 @@ export function parseStatusOnce(raw: string, previous: PetStatus | undefined): P
   }
   return status;
 }
+
+/**
+ * `parseStatusOnce` as commander's `argParser` of `-s, --status`. Its parameters are one
+ * rest tuple on purpose: help --json tells a flag that collects its values by a parser that
+ * declares `(value, previous)`, and `--status` collects none; it only refuses a second,
+ * different value.
+ */
+export const statusParser = (...[raw, previous]: [raw: string, previous: PetStatus | undefined]): PetStatus =>
+  parseStatusOnce(raw, previous);
 
 /**
  * Parses an int64 (pet ID, `--category-id`): optional `-`, decimal digits, within

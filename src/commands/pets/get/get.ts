@@ -10,11 +10,10 @@ import {
   MAX_PAGES_DEFAULT,
   operationLabel,
   PET_STATUSES,
-  type PetStatus,
 } from '../../../client/constants.js';
 import { RECORD_FLAGS, withTraits } from '../../../command-traits.js';
 import { UsageError } from '../../../errors.js';
-import { parseInt64, parseMaxPages, parseStatusOnce } from '../../../flag-values.js';
+import { parseInt64, parseMaxPages, statusParser } from '../../../flag-values.js';
 import type { Runner } from '../../runner.js';
 import type { GetOptions } from './run.js';
 
@@ -31,7 +30,7 @@ export function newGetCommand(f: Runner) {
     .addOption(
       new Option('-s, --status <status>', 'with --via-list: search only pets with this status')
         .choices(PET_STATUSES)
-        .argParser((v, previous: PetStatus | undefined) => parseStatusOnce(v, previous)),
+        .argParser(statusParser),
     )
     .addOption(
       new Option(

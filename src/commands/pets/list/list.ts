@@ -3,17 +3,10 @@
  * (flags, help, typed options). The run is in `run.ts`, loaded only when it runs.
  */
 import { Command, Option } from '@commander-js/extra-typings';
-import {
-  LIMIT_MAX,
-  MAX_PAGES_DEFAULT,
-  operationLabel,
-  PET_FIELDS,
-  PET_STATUSES,
-  type PetStatus,
-} from '../../../client/constants.js';
+import { LIMIT_MAX, MAX_PAGES_DEFAULT, operationLabel, PET_FIELDS, PET_STATUSES } from '../../../client/constants.js';
 import { RECORD_FLAGS, withTraits } from '../../../command-traits.js';
 import { UsageError } from '../../../errors.js';
-import { parseLimit, parseMaxPages, parseSort, parseStatusOnce } from '../../../flag-values.js';
+import { parseLimit, parseMaxPages, parseSort, statusParser } from '../../../flag-values.js';
 import type { EnvVars } from '../../../config/env.js';
 import type { Runner } from '../../runner.js';
 import type { ListOptions } from './run.js';
@@ -55,9 +48,7 @@ export function newListCommand(f: Runner) {
       ),
     )
     .addOption(
-      new Option('-s, --status <status>', 'only pets with this status')
-        .choices(PET_STATUSES)
-        .argParser((v, previous: PetStatus | undefined) => parseStatusOnce(v, previous)),
+      new Option('-s, --status <status>', 'only pets with this status').choices(PET_STATUSES).argParser(statusParser),
     )
     .option(
       '--all',

@@ -6,7 +6,7 @@
 import { Option } from '@commander-js/extra-typings';
 import { PET_STATUSES, toJsonInt, type PetStatus } from '../../../client/constants.js';
 import type { NewPet } from '../../../client/schemas.js';
-import { parseInt64, parseStatusOnce } from '../../../flag-values.js';
+import { parseInt64, statusParser } from '../../../flag-values.js';
 
 /**
  * A pet as the flags give it: `name` and `categoryId` are required by the API, but may be
@@ -32,9 +32,7 @@ export function categoryIdOption() {
 
 /** `-s, --status`: one of PET_STATUSES; `description` says what leaving it out does. */
 export function statusOption(description: string) {
-  return new Option('-s, --status <status>', description)
-    .choices(PET_STATUSES)
-    .argParser((v, previous: PetStatus | undefined) => parseStatusOnce(v, previous));
+  return new Option('-s, --status <status>', description).choices(PET_STATUSES).argParser(statusParser);
 }
 
 /** The draft the flags of `nameOption`, `categoryIdOption` and `statusOption` give. */
