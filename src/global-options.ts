@@ -122,6 +122,7 @@ const GLOBAL_FLAG_SUMMARIES: Readonly<Record<string, string>> = {
   '--retries': `retries on transient failures (default: ${DEFAULT_RETRIES})`,
   '--verbose': 'print requests and responses on stderr',
   '--fail-on-deprecated': 'never call deprecated operations',
+  '--quiet': 'no warnings or notes; errors and accounts stay',
   '--yes': 'answer yes to a confirmation in advance',
   '--no-pager': 'never start a pager',
 };
