@@ -363,6 +363,64 @@ describe.concurrent('pets watch: events off a terminal', () => {
   });
 });
 
+describe.concurrent('pets watch on a terminal', () => {
+  const ESC = String.fromCharCode(27);
+  /** The frames drawn, split where the cursor goes back up to the first line of the one before. */
+  const frames = (text: string): string[] => text.split(new RegExp(`${ESC}\\[\\d+A`));
+
+  it('draws the rows that fit and "N more", redraws in place, says when the view is stale, and shows the cursor at the end', async () => {
+    const pets = Array.from({ length: 20 }, (_, i) => ({ id: String(i + 1), name: `pet ${i + 1}`, categoryId: 1 }));
+    const s = await store(pets);
+    let out = '';
+    const controller = new AbortController();
+    const run = runMain(['pets', 'watch', '--interval', '1', '--retries', '0'], {
+      env: { ...s.env, NO_COLOR: '1' },
+      tty: true,
+      columns: 60,
+      rows: 8,
+      signal: controller.signal,
+      onOutput: (stream, text) => {
+        if (stream === 'stdout') out += text;
+      },
+    });
+    await s.walkStarted(2);
+    s.fail = () => errorReply(503, 'unavailable', 'down');
+    await s.walkStarted(4);
+    s.fail = undefined;
+    await s.walkStarted(6);
+    controller.abort('SIGINT');
+    const r = await run;
+    expect(r.code).toBe(130);
+    expect(out.startsWith('\u001b[?25l')).toBe(true);
+    expect(out.endsWith('\u001b[?25h')).toBe(true);
+    const drawn = frames(out);
+    expect(drawn.length).toBeGreaterThanOrEqual(5);
+    const first = drawn[0]!.split('\n');
+    // 8 rows: the header, 4 pets, "16 more", the status line, and the last row kept free.
+    expect(first.slice(0, 7).map((l) => l.replace(`${ESC}[?25l\r${ESC}[J`, '').trimEnd())).toEqual([
+      '  ID  NAME   CATEGORY  STATUS',
+      '  1   pet 1  1',
+      '  2   pet 2  1',
+      '  3   pet 3  1',
+      '  4   pet 4  1',
+      '  16 more',
+      expect.stringMatching(/^updated \d\d:\d\d:\d\d · 20 changes · 20 pets · every 1 s$/),
+    ]);
+    expect(out).toMatch(/\nstale since \d\d:\d\d:\d\d · next try in 1 s · down\n/);
+    expect(out).toMatch(/\nstale since \d\d:\d\d:\d\d · next try in 2 s · down\n/);
+    expect(drawn.at(-1)).toMatch(/updated \d\d:\d\d:\d\d · no changes · 20 pets/);
+  });
+
+  it.each([[['--jq', '.type']], [['-o', 'ndjson']]])('%j prints events on a terminal, not the table', async (args) => {
+    const s = await store(seed());
+    const w = watch(args, s.env, { tty: true });
+    const lines = await w.lineCount(3);
+    await w.stop();
+    expect(lines.join('\n')).not.toContain('ID');
+    expect(lines[0]).toMatch(/added/);
+  });
+});
+
 describe('pets watch against the embedded sandbox', () => {
   it('reports the seed as added, then a pet created by another run', async () => {
     const dir = tempDir();

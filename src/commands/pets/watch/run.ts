@@ -48,7 +48,7 @@ const RETRY_AFTER_CAP_MS = 3_600_000;
  * @throws UsageError (exit 2) for `-o json|tsv|csv`, and for `-o table` off a terminal
  * (a table redrawn in place needs one).
  */
-export function watchForm(ctx: Pick<Context, 'io' | 'output' | 'globals'>): 'events' | 'live' {
+function watchForm(ctx: Pick<Context, 'io' | 'output' | 'globals'>): 'events' | 'live' {
   if (ctx.globals.jq !== undefined) return 'events';
   if (ctx.globals.outputExplicit && ctx.output !== 'ndjson' && ctx.output !== 'table') {
     throw new UsageError(
@@ -115,7 +115,7 @@ async function walkOnce(
  * failure after the first up to a minute (or the interval when longer), and at least what
  * the server's `Retry-After` asked.
  */
-export function backoffAfter(intervalMs: number, failures: number, error: CliError | undefined): number {
+function backoffAfter(intervalMs: number, failures: number, error: CliError | undefined): number {
   const doubled = Math.min(intervalMs * 2 ** Math.max(0, failures - 1), Math.max(intervalMs, BACKOFF_CAP_MS));
   const asked = error instanceof ApiError ? parseRetryAfter(error.headers?.['retry-after']) : undefined;
   return Math.max(doubled, Math.min(asked ?? 0, RETRY_AFTER_CAP_MS));
@@ -174,8 +174,7 @@ function liveReporter(
 ): Reporter {
   const screen = new LiveScreen(ctx.io, ctx.shutdown);
   const marks = new Map<string, number>();
-  let updated: Date | undefined;
-  let changed = 0;
+  let staleSince: Date | undefined;
   const every = `every ${seconds(intervalMs)}`;
   const draw = async (status: string): Promise<void> => {
     const now = performance.now();
@@ -195,13 +194,13 @@ function liveReporter(
       const until = performance.now() + MARK_MS;
       // The pets already there when the watch starts are no news.
       if (!first) for (const c of changes) if (c.type !== 'removed') marks.set(petKey(c.pet), until);
-      updated = at;
-      changed = changes.length;
-      await draw(`updated ${clock(at)} · ${plural(changed)} · ${view.size} pets · ${every}`);
+      staleSince = undefined;
+      await draw(`updated ${clock(at)} · ${plural(changes.length)} · ${view.size} pets · ${every}`);
     },
     failed: async (error, at, waitMs) => {
-      const last = updated === undefined ? 'never updated' : `updated ${clock(updated)}`;
-      await draw(`stale since ${clock(at)} (${error.message}) · ${last} · next try in ${seconds(waitMs)}`);
+      // Since the first failed walk of this outage; the reason last, where the width may cut it.
+      staleSince ??= at;
+      await draw(`stale since ${clock(staleSince)} · next try in ${seconds(waitMs)} · ${error.message}`);
     },
     end: () => screen.end(),
   };

@@ -57,10 +57,10 @@ Examples:
 }
 
 /** The flags of `pets watch` as commander parsed them. */
-export type WatchFlags = ReturnType<ReturnType<typeof newWatchCommand>['opts']>;
+type WatchFlags = ReturnType<ReturnType<typeof newWatchCommand>['opts']>;
 
 /** Turns the parsed flags into options: every walk asks for pages of 100, the most the API gives. */
-export function toWatchOptions(flags: WatchFlags): WatchOptions {
+function toWatchOptions(flags: WatchFlags): WatchOptions {
   return {
     query: { limit: LIMIT_MAX, ...(flags.status === undefined ? {} : { status: flags.status }) },
     intervalMs: flags.interval ?? INTERVAL.default * 1000,
