@@ -9,6 +9,7 @@
  */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { operationOf, type OperationId } from './client/constants.js';
+import type { OutputFormat } from './flag-values.js';
 
 /** The global flags that shape pet records, as a user writes them (cli-contract.md "Output"). */
 export const RECORD_FLAGS = ['--fields', '--json FIELDS', '--jq', '--output csv'] as const;
@@ -49,6 +50,11 @@ export interface CommandTraits {
    * a write sent to a server asks through `confirmWrites` without this.
    */
   readonly asks: boolean;
+  /**
+   * The `--output` forms it prints, when fewer than every one (`pets watch`: `table` on a
+   * terminal and `ndjson`, a stream of events); `help --json` lists them. Undefined: all.
+   */
+  readonly outputs?: readonly OutputFormat[];
 }
 
 /** The traits of a command that declares none: a group, `version`, `config set`. */

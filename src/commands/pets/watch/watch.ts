@@ -15,7 +15,12 @@ const INTERVAL = FLAG_VALUES['--interval'];
 /** Declares `pets watch`. */
 export function newWatchCommand(f: Runner) {
   // Events are records of pets: --fields and --jq shape them; csv and --json (an array) are no form of a stream of events.
-  return withTraits(new Command('watch'), { recordFlags: ['--fields', '--jq'], operations: ['listPets'] })
+  return withTraits(new Command('watch'), {
+    recordFlags: ['--fields', '--jq'],
+    operations: ['listPets'],
+    environment: 'request',
+    outputs: ['table', 'ndjson'],
+  })
     .description(`follow the pets as they change, polling every page (${operationLabel('listPets')})`)
     .addOption(
       new Option('-s, --status <status>', 'only pets with this status (a pet that leaves it is removed)')
