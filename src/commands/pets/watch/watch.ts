@@ -43,14 +43,12 @@ export function newWatchCommand(f: Runner) {
     .addHelpText(
       'after',
       `
-Off a terminal (and with --output ndjson) one JSON event per line:
-  {"type":"added"|"changed"|"removed","pet":{...},"previous":{...},"at":"<RFC 3339>"}
-On a terminal, a table redrawn in place. Ctrl-C ends the watch.
+Off a terminal (and with --output ndjson) it prints one JSON object per change: {"type": "added", "changed" or "removed", "pet", "previous" (changed only), "at"}. On a terminal it draws a table, redrawn in place. Ctrl-C ends the watch.
 
 Examples:
   $ petstore pets watch --interval 10
-  $ petstore pets watch --watch-only --output ndjson | while read -r event; do ...; done
-  $ petstore pets watch --jq 'select(.type == "changed") | "\\(.pet.name): \\(.previous.status) -> \\(.pet.status)"'`,
+  $ petstore pets watch --watch-only | head -1
+  $ petstore pets watch --jq 'select(.type == "removed")'`,
     )
     .action((flags) =>
       f.run(async (ctx) => {
