@@ -212,6 +212,16 @@ describe.concurrent('pets watch: events off a terminal', () => {
     expect(r.code).toBe(143);
   });
 
+  it('--status: a pet that leaves the status is removed from that view', async () => {
+    const s = await store(seed());
+    const w = watch(['--status', 'available'], s.env);
+    expect(brief(await w.lineCount(2))).toEqual(['added 1', 'added 2']);
+    expect(s.server.requests[0]!.url).toBe('/v1/pets?limit=100&status=available');
+    s.pets = s.pets.map((p) => (p.id === '1' ? { ...p, status: 'sold' } : p));
+    expect(brief(await w.lineCount(3)).at(-1)).toBe('removed 1');
+    await w.stop();
+  });
+
   it('--watch-only reports only what changes after the first walk', async () => {
     const s = await store(seed());
     const w = watch(['--watch-only'], s.env);

@@ -133,8 +133,11 @@ function seconds(ms: number): string {
 
 /** What the watch reports after each walk: events, or the live table. */
 interface Reporter {
-  /** A walk succeeded with these changes; `first`: the first walk, whose changes are the pets already there. */
-  walked(changes: readonly PetChange[], at: Date, first: boolean): Promise<void>;
+  /**
+   * A walk succeeded with these changes. `first`: the first walk, whose changes are the
+   * pets already there; `complete`: false when `--max-pages` stopped it.
+   */
+  walked(changes: readonly PetChange[], at: Date, walk: { first: boolean; complete: boolean }): Promise<void>;
   /** A walk failed and is tried again in `waitMs`. */
   failed(error: CliError, at: Date, waitMs: number): Promise<void>;
   /** The watch ends: the cursor is shown again. */
@@ -142,10 +145,16 @@ interface Reporter {
 }
 
 /** The events reporter: one record per change, `--fields` applied to `pet` and `previous`. */
-function eventReporter(ctx: Pick<Context, 'warn'>, output: RecordOutput, watchOnly: boolean): Reporter {
+function eventReporter(ctx: Pick<Context, 'warn'>, output: RecordOutput, options: WatchOptions): Reporter {
   return {
-    walked: (changes, at, first) => {
-      if (first && watchOnly) return Promise.resolve();
+    walked: (changes, at, { first, complete }) => {
+      if (!complete) {
+        // Said once (`warn` says a message once): scripts learn that no removal will come.
+        ctx.warn(
+          `each walk stops at --max-pages ${options.maxPages} while the server links to more: removals are not reported`,
+        );
+      }
+      if (first && options.watchOnly) return Promise.resolve();
       const stamp = at.toISOString();
       return writeRecords(
         output,
@@ -170,12 +179,12 @@ function liveReporter(
   ctx: Pick<Context, 'io' | 'shutdown'>,
   view: PetView,
   output: RecordOutput,
-  intervalMs: number,
+  options: WatchOptions,
 ): Reporter {
   const screen = new LiveScreen(ctx.io, ctx.shutdown);
   const marks = new Map<string, number>();
   let staleSince: Date | undefined;
-  const every = `every ${seconds(intervalMs)}`;
+  const every = `every ${seconds(options.intervalMs)}`;
   const draw = async (status: string): Promise<void> => {
     const now = performance.now();
     for (const [id, until] of marks) if (until <= now) marks.delete(id);
@@ -190,12 +199,13 @@ function liveReporter(
   };
   const plural = (n: number): string => (n === 1 ? '1 change' : `${n === 0 ? 'no' : n} changes`);
   return {
-    walked: async (changes, at, first) => {
+    walked: async (changes, at, { first, complete }) => {
       const until = performance.now() + MARK_MS;
       // The pets already there when the watch starts are no news.
       if (!first) for (const c of changes) if (c.type !== 'removed') marks.set(petKey(c.pet), until);
       staleSince = undefined;
-      await draw(`updated ${clock(at)} · ${plural(changes.length)} · ${view.size} pets · ${every}`);
+      const pets = `${view.size} pets${complete ? '' : ` (first ${options.maxPages} pages)`}`;
+      await draw(`updated ${clock(at)} · ${plural(changes.length)} · ${pets} · ${every}`);
     },
     failed: async (error, at, waitMs) => {
       // Since the first failed walk of this outage; the reason last, where the width may cut it.
@@ -220,35 +230,25 @@ export async function runWatch(ctx: Context, options: WatchOptions): Promise<num
   ctx.io.disablePager();
   const observe = watchDeprecation(ctx, 'listPets (GET /pets)');
   const view = new PetView(output.fields ?? PET_FIELDS);
-  const reporter =
-    form === 'live'
-      ? liveReporter(ctx, view, output, options.intervalMs)
-      : eventReporter(ctx, output, options.watchOnly);
-  let warnedIncomplete = false;
+  const reporter = form === 'live' ? liveReporter(ctx, view, output, options) : eventReporter(ctx, output, options);
   try {
     for (let failures = 0, first = true; ;) {
       // A reader that went away is noticed before the next walk, not only at the next event.
-      const stdoutError = ctx.io.stdoutError();
-      if (stdoutError?.code === 'EPIPE') return ExitCode.ok;
+      if (ctx.io.stdoutError()?.code === 'EPIPE') return ExitCode.ok;
+      // Two snapshots at most: the view, and this walk's pets (the walk before's are gone).
       const walk = await walkOnce(client, options, ctx.globals.timeoutMs, observe);
       let waitMs = options.intervalMs;
       if (walk.ok) {
         failures = 0;
-        if (!walk.complete && !warnedIncomplete && form === 'events') {
-          warnedIncomplete = true;
-          ctx.warn(
-            `each walk stops at --max-pages ${options.maxPages} while the server links to more: removals are not reported`,
-          );
-        }
         const changes = view.apply(walk.pets, walk.complete);
-        // `walk.pets` is dropped here: the view is the one snapshot kept between walks.
-        await reporter.walked(changes, ctx.now(), first);
+        await reporter.walked(changes, ctx.now(), { first, complete: walk.complete });
         first = false;
       } else {
         failures++;
         waitMs = backoffAfter(options.intervalMs, failures, walk.error);
         await reporter.failed(walk.error, ctx.now(), waitMs);
       }
+      // Printing waited until stdout took it all: no walk starts while stdout is blocked.
       await sleep(waitMs, undefined, { signal: ctx.signal }).catch(() => {
         throw InterruptedError.from(ctx.signal);
       });
