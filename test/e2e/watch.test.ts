@@ -83,4 +83,29 @@ describe.skipIf(!hasTmux()).concurrent('pets watch on a terminal', () => {
       '1',
     );
   });
+
+  it('a terminal narrowed while it watches gets a frame of its new width, one table on the screen', async () => {
+    const dir = await sandbox();
+    const name = 'A pet whose name needs more room than sixty columns';
+    expect((await inSandbox(dir, ['pets', 'create', '--name', name, '--category-id', '3'])).code).toBe(0);
+    const t = tmux.start({ width: 80, height: 20, env: { PETSTORE_CONFIG_DIR: dir } });
+    t.sendLine(`petstore ${WATCH.join(' ')} --fields id,name`);
+    const wide = await t.waitFor(/updated \d\d:\d\d:\d\d · .* · 11 pets/, { timeoutMs: 60_000 });
+    expect(wide).toContain(name);
+    execFileSync('tmux', ['-L', t.socket, 'resize-window', '-t', 'main', '-x', '60', '-y', '20']);
+    const narrowed = await t.waitFor(
+      (screen) =>
+        /updated /.test(screen) &&
+        screen
+          .split('\n')
+          .filter((l) => !l.includes('petstore '))
+          .every((l) => l.length <= 60),
+      { timeoutMs: 60_000 },
+    );
+    expect(narrowed).toContain('A pet whose name needs');
+    expect(narrowed).not.toContain(name);
+    expect(narrowed.match(/ID +NAME/g)).toHaveLength(1);
+    expect(narrowed.match(/updated /g)).toHaveLength(1);
+    t.send('C-c');
+  });
 });

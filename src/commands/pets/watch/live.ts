@@ -5,7 +5,8 @@
  * column of marks (`*` for a pet added or changed a few seconds ago), cut to the rows that
  * fit with an `N more` line, and followed by a status line. The frame never reaches the
  * terminal's last row, so drawing it never scrolls, and every line fits the width, so
- * none wraps: moving the cursor up by the frame's height finds its first line again.
+ * none wraps: moving the cursor up by the frame's height finds its first line again. The
+ * size is read at each draw, so a resized terminal gets a frame of its new size.
  */
 import type { PetField } from '../../../client/constants.js';
 import type { Pet } from '../../../client/schemas.js';
@@ -21,6 +22,8 @@ const HIDE_CURSOR = '\x1b[?25l';
 const SHOW_CURSOR = '\x1b[?25h';
 /** Cursor to the start of the line, and everything below it erased. */
 const ERASE_BELOW = '\r\x1b[J';
+/** Cursor to the top of the screen, and the screen erased. */
+const ERASE_SCREEN = '\x1b[H\x1b[J';
 
 /** What one frame shows. */
 export interface Frame {
@@ -82,6 +85,7 @@ export function renderFrame(
  */
 export class LiveScreen {
   private height = 0;
+  private width: number | undefined;
   private started = false;
   private readonly removeHook: () => void;
 
@@ -98,15 +102,19 @@ export class LiveScreen {
   }
 
   /**
-   * Draws `lines` over the frame drawn before.
+   * Draws `lines` over the frame drawn before, on a terminal `width` columns wide. After
+   * the width changed, the terminal may have rewrapped the frame before, so its height is
+   * no longer known: the screen is erased and the frame drawn at its top.
    * @throws OutputError as `Io.out` (EPIPE when the terminal went away).
    */
-  async draw(lines: readonly string[]): Promise<void> {
-    const up = this.height === 0 ? '' : `\x1b[${this.height}A`;
+  async draw(lines: readonly string[], width: number | undefined): Promise<void> {
+    const resized = this.started && width !== this.width;
+    const back = resized ? ERASE_SCREEN : `${this.height === 0 ? '' : `\x1b[${this.height}A`}${ERASE_BELOW}`;
     const first = this.started ? '' : HIDE_CURSOR;
     this.started = true;
     this.height = lines.length;
-    await this.io.out(`${first}${up}${ERASE_BELOW}${lines.join('\n')}\n`);
+    this.width = width;
+    await this.io.out(`${first}${back}${lines.join('\n')}\n`);
   }
 
   /** Shows the cursor again; the last frame stays. Never throws. */

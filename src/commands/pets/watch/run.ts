@@ -195,7 +195,7 @@ function liveReporter(
     );
     const screenSize = { columns: ctx.io.stdoutColumns, rows: ctx.io.stdoutRows, colors: ctx.io.colorOut };
     const frame = { pets, marked: new Set(marks.keys()), fields: output.fields, status };
-    await screen.draw(renderFrame(frame, screenSize, renderPetTable));
+    await screen.draw(renderFrame(frame, screenSize, renderPetTable), screenSize.columns);
   };
   const plural = (n: number): string => (n === 1 ? '1 change' : `${n === 0 ? 'no' : n} changes`);
   return {
