@@ -304,10 +304,10 @@ describe.concurrent('pets watch: events off a terminal', () => {
 
   it('--timeout bounds each walk, not the watch', async () => {
     const s = await store(seed());
-    const w = watch(['--timeout', '1'], s.env);
+    const w = watch(['--timeout', '2'], s.env);
     await w.lineCount(3);
-    // Four walks at one-second intervals: more than the timeout in all.
-    await s.walkStarted(4);
+    // Five walks a second apart: twice the timeout in all.
+    await s.walkStarted(5);
     const r = await w.stop();
     expect(r.code).toBe(130);
     expect(r.stderr).not.toContain('timed out');
