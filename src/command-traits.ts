@@ -9,6 +9,7 @@
  */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { operationOf, type OperationId } from './client/constants.js';
+import type { OutputFormat } from './flag-values.js';
 
 /** The global flags that shape pet records, as a user writes them (cli-contract.md "Output"). */
 export const RECORD_FLAGS = ['--fields', '--json FIELDS', '--jq', '--output csv'] as const;
@@ -49,6 +50,11 @@ export interface CommandTraits {
    * a write sent to a server asks through `confirmWrites` without this.
    */
   readonly asks: boolean;
+  /**
+   * The `--output` forms it prints, when fewer than every one (`pets watch`: `table` on a
+   * terminal and `ndjson`, a stream of events); `help --json` lists them. Undefined: all.
+   */
+  readonly outputs?: readonly OutputFormat[];
 }
 
 /** The traits of a command that declares none: a group, `version`, `config set`. */
@@ -86,7 +92,7 @@ export function traitsOf(cmd: CommandUnknownOpts): CommandTraits {
  * - `--fail-on-deprecated`: one that calls a deprecated operation (`operations`);
  * - `--yes`: one that asks: a write sent to a server (`confirmWrites`), or `asks`;
  * - `--no-pager`: one whose output may be paged, a table of pets it reads (`pets create`
- *   never starts a pager);
+ *   never starts a pager, nor `pets watch`, which declares `outputs` of its own);
  * - any other (`--no-color`, a flag added later): every command.
  * The others are still accepted, so that a flag of an alias (`petstore --env staging`)
  * does not break a command it does nothing for; record flags are refused (program.ts).
@@ -112,7 +118,8 @@ export function takesGlobalFlag(traits: CommandTraits, long: string): boolean {
     case '--yes':
       return traits.asks || (requests && traits.writes !== false);
     case '--no-pager':
-      return traits.recordFlags.includes('--fields') && traits.writes === false;
+      // A command with output forms of its own (`outputs`: `pets watch`, a table redrawn in place) never pages.
+      return traits.recordFlags.includes('--fields') && traits.writes === false && traits.outputs === undefined;
     default:
       return true;
   }

@@ -56,6 +56,8 @@ export const FLAG_VALUES = {
   '--timeout': { type: 'number', range: { min: 0.001, max: 86_400 }, default: 30 },
   // 0 turns retries off.
   '--retries': { type: 'integer', range: { min: 0, max: 10 }, default: 2 },
+  // `pets watch`: seconds between walks; a poll a second at most, at most one a day.
+  '--interval': { type: 'number', range: { min: 1, max: 86_400 }, default: 5 },
   // `sandbox serve`: 0 asks the system for a free port.
   '--port': { type: 'integer', range: { min: 0, max: 65_535 }, default: 0 },
   '--category-id': { type: 'int64' },
@@ -174,6 +176,21 @@ export function parseTimeoutSeconds(raw: string): number {
   if (!/^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/.test(raw) || Number(raw) < min || Number(raw) > max) {
     throw new UsageError(
       `invalid --timeout ${quote(raw)}: must be a number of seconds, at least ${min} and at most ${max}`,
+    );
+  }
+  return Math.round(Number(raw) * 1000);
+}
+
+/**
+ * Parses `--interval SECONDS` (`pets watch`): a decimal number of seconds from 1 to 86400
+ * (cli-contract.md "Input rules"). Returns milliseconds.
+ * @throws UsageError otherwise (`0.5`, `0`, `-1`, `1e3`, `abc`, empty).
+ */
+export function parseInterval(raw: string): number {
+  const { min, max } = FLAG_VALUES['--interval'].range;
+  if (!/^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new UsageError(
+      `invalid --interval ${quote(raw)}: must be a number of seconds, at least ${min} and at most ${max}`,
     );
   }
   return Math.round(Number(raw) * 1000);

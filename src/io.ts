@@ -310,9 +310,6 @@ class StreamIo implements Io {
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
   readonly stdinIsTTY: boolean;
-  readonly stdoutColumns: number | undefined;
-  readonly stderrColumns: number | undefined;
-  readonly stdoutRows: number | undefined;
   readonly colorOut: Colors;
   readonly colorErr: Colors;
   readonly shutdown: Shutdown;
@@ -340,9 +337,6 @@ class StreamIo implements Io {
     this.stdoutIsTTY = streams.stdout.isTTY === true;
     this.stderrIsTTY = streams.stderr.isTTY === true;
     this.stdinIsTTY = streams.stdin.isTTY === true;
-    this.stdoutColumns = sizeOf(streams.stdout, 'columns');
-    this.stderrColumns = sizeOf(streams.stderr, 'columns');
-    this.stdoutRows = sizeOf(streams.stdout, 'rows');
     this.colorOut = choices.colorOut;
     this.colorErr = choices.colorErr;
     this.shutdown = choices.shutdown;
@@ -386,6 +380,19 @@ class StreamIo implements Io {
     if (this.stdoutIsTTY) this.progress.around(write);
     else write();
     await written;
+  }
+
+  // Read when asked: a terminal resized while a command runs (`pets watch`'s table) is seen.
+  get stdoutColumns(): number | undefined {
+    return sizeOf(this.stdout, 'columns');
+  }
+
+  get stderrColumns(): number | undefined {
+    return sizeOf(this.stderr, 'columns');
+  }
+
+  get stdoutRows(): number | undefined {
+    return sizeOf(this.stdout, 'rows');
   }
 
   outNow(text: string): void {

@@ -81,16 +81,18 @@ export class PetstoreClient {
   /**
    * `listPets`: `GET /pets?limit&status` (spec §4.1). With `url`, fetches that exact URL
    * instead (a `Link: rel="next"` target, already checked to lie within the base URL).
+   * `timeoutMs` shortens the request's deadline on a transport whose deadline bounds each
+   * request (`pets watch`: what is left of one walk's `--timeout`).
    * @throws ApiError (401 → exit 4), InvalidResponseError, NetworkError, TimeoutError.
    */
-  async listPets(query: ListPetsQuery, url?: URL): Promise<ApiResult<Pet[]>> {
+  async listPets(query: ListPetsQuery, url?: URL, timeoutMs?: number): Promise<ApiResult<Pet[]>> {
     let target = url;
     if (target === undefined) {
       target = joinUrl(this.baseUrl, 'pets');
       if (query.limit !== undefined) target.searchParams.set('limit', String(query.limit));
       if (query.status !== undefined) target.searchParams.set('status', query.status);
     }
-    const res = await this.transport.send({ method: 'GET', url: target, scope: this.scope });
+    const res = await this.transport.send({ method: 'GET', url: target, scope: this.scope, timeoutMs });
     return validate(res, 200, PetsSchema, 'Pets', this.hints);
   }
 

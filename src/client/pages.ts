@@ -108,16 +108,18 @@ export async function* walkPages<P extends Linked>(
 }
 
 /**
- * The walk of `listPets(query)`'s pages (`walkPages`), counting the pets.
+ * The walk of `listPets(query)`'s pages (`walkPages`), counting the pets. `timeoutMs`, when
+ * given, is asked before each request for what is left of the walk's own deadline
+ * (`pets watch`: `--timeout` bounds each walk).
  * @throws what `walkPages` throws, and what `listPets` throws (ApiError,
  * InvalidResponseError, NetworkError, TimeoutError).
  */
 export function walkPetPages(
   client: PetstoreClient,
   query: ListPetsQuery,
-  walk: Omit<PageWalk<ApiResult<Pet[]>>, 'baseUrl' | 'count'>,
+  walk: Omit<PageWalk<ApiResult<Pet[]>>, 'baseUrl' | 'count'> & { timeoutMs?: () => number },
 ): AsyncGenerator<PetPage, void, undefined> {
-  return walkPages((next) => client.listPets(query, next), {
+  return walkPages((next) => client.listPets(query, next, walk.timeoutMs?.()), {
     ...walk,
     baseUrl: client.baseUrl,
     count: (page) => page.data.length,

@@ -316,6 +316,18 @@ export class RecordStream {
 }
 
 /**
+ * Writes records that are not pets (`pets watch`'s events, whose pets were cut to
+ * `--fields` already): one NDJSON line each (int64 exact), or through `--jq` once per
+ * record, the values printed as `--jq` prints them; nothing for none.
+ * @throws CliError `jq` (exit 1) when the filter stops with an error; OutputError as `Io.out`.
+ */
+export async function writeRecords(out: RecordOutput, records: readonly unknown[]): Promise<void> {
+  if (records.length === 0) return;
+  if (out.jq === undefined) return out.io.out(records.map((r) => renderNdjson(r)).join(''));
+  await writeJqOutcome(out, await out.jq.applyEach(`[${records.map((r) => stringifyJson(r)).join(',')}]`));
+}
+
+/**
  * Writes one record as `--output ndjson` prints it, outside the run's format and `--jq`: one
  * compact JSON line (a bulk create's pet that the filter failed on: its id must reach stdout).
  * @throws OutputError as `Io.out`.

@@ -187,7 +187,11 @@ function commandDoc(cmd: CommandUnknownOpts, globals: FlagDoc[]): CommandDoc {
     globalFlags: runs ? acceptedGlobals(globals, traits) : [],
     operations: traits.operations.map(operationDoc),
     writes: traits.writes,
-    output: runs ? OUTPUT_FORMATS.filter((f) => f !== 'csv' || traits.recordFlags.includes('--output csv')) : [],
+    output: runs
+      ? OUTPUT_FORMATS.filter(
+          (f) => (f !== 'csv' || traits.recordFlags.includes('--output csv')) && (traits.outputs?.includes(f) ?? true),
+        )
+      : [],
     recordFields: printsPets ? [...PET_FIELDS] : [],
     examples: examplesOf(cmd),
     subcommands: subcommands.map((c) => c.name()),

@@ -1,14 +1,15 @@
-/** `petstore pets list|create|get`: the group. */
+/** `petstore pets list|create|get|watch`: the group. */
 import { Command } from '@commander-js/extra-typings';
 import type { Runner } from '../runner.js';
 import { newCreateCommand } from './create/create.js';
 import { newGetCommand } from './get/get.js';
 import { newListCommand } from './list/list.js';
+import { newWatchCommand } from './watch/watch.js';
 
 /** Declares `pets` with its verbs. */
 export function newPetsCommand(f: Runner) {
   return new Command('pets')
-    .description('list, create and look up pets')
+    .description('list, create, look up and watch pets')
     .addHelpText(
       'after',
       `
@@ -19,5 +20,6 @@ Examples:
     )
     .addCommand(newListCommand(f))
     .addCommand(newCreateCommand(f))
-    .addCommand(newGetCommand(f));
+    .addCommand(newGetCommand(f))
+    .addCommand(newWatchCommand(f));
 }

@@ -1,0 +1,259 @@
+/**
+ * `pets watch`: walks every page of `listPets` (spec §4.1) each interval, as `pets list
+ * --all` does, and reports what changed since the walk before (cli-contract.md, the command
+ * table's `pets watch` row): as events, one JSON line each (off a terminal, `-o ndjson`,
+ * `--jq`), or on a terminal as a table redrawn in place (`live.ts`). The API has no events
+ * (spec §6), so a poll is all there is; what a poll can and cannot see is `view.ts`'s.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ListPetsQuery, PetstoreClient } from '../../../client/client.js';
+import { PET_FIELDS } from '../../../client/constants.js';
+import { walkPetPages } from '../../../client/pages.js';
+import type { Context } from '../../../context.js';
+import {
+  ApiError,
+  CliError,
+  ExitCode,
+  InterruptedError,
+  NetworkError,
+  TimeoutError,
+  UsageError,
+} from '../../../errors.js';
+import { parseRetryAfter } from '../../../http/retry.js';
+import { writeRecords, type RecordOutput } from '../../../render/output.js';
+import { pickFields } from '../../../render/pets.js';
+import { watchDeprecation } from '../shared/watch-deprecation.js';
+import { byId, LiveScreen, MARK_MS, renderFrame } from './live.js';
+import { petKey, PetView, type PetChange, type WalkedPets } from './view.js';
+
+/** Typed options of `pets watch`. */
+export interface WatchOptions {
+  query: ListPetsQuery;
+  /** Between the end of one walk and the start of the next, in ms (`--interval`, 1 s at least). */
+  intervalMs: number;
+  /** `--watch-only`: the pets of the first walk are not reported as `added`. */
+  watchOnly: boolean;
+  /** The most pages one walk fetches; a walk stopped there is incomplete. */
+  maxPages: number;
+}
+
+/** The longest back-off between failed walks, in ms, unless the interval is longer. */
+const BACKOFF_CAP_MS = 60_000;
+/** The longest `Retry-After` a watch waits for, in ms: a longer one is waited for this long. */
+const RETRY_AFTER_CAP_MS = 3_600_000;
+
+/**
+ * How the watch prints: events (JSON lines, or `--jq`'s values) or the live table.
+ * @throws UsageError (exit 2) for `-o json|tsv|csv`, and for `-o table` off a terminal
+ * (a table redrawn in place needs one).
+ */
+function watchForm(ctx: Pick<Context, 'io' | 'output' | 'globals'>): 'events' | 'live' {
+  if (ctx.globals.jq !== undefined) return 'events';
+  if (ctx.globals.outputExplicit && ctx.output !== 'ndjson' && ctx.output !== 'table') {
+    throw new UsageError(
+      `pets watch prints events, one JSON object per line, or a table on a terminal; --output ${ctx.output} is not one of them`,
+      'Use --output ndjson (the default off a terminal), or leave out --output on a terminal for the live table.',
+    );
+  }
+  if (ctx.output === 'table' && !ctx.io.stdoutIsTTY) {
+    throw new UsageError(
+      'pets watch draws its table in place, which needs a terminal: stdout is not one',
+      'Leave out --output table: off a terminal pets watch prints one JSON event per change (--output ndjson).',
+    );
+  }
+  return ctx.output === 'table' ? 'live' : 'events';
+}
+
+/** One walk's outcome. */
+type Walk = { ok: true; pets: WalkedPets; complete: boolean } | { ok: false; error: CliError };
+
+/**
+ * Whether a walk that failed this way is tried again: the server or the way to it failed
+ * (a connection, the deadline, a 5xx), or it asked to wait (429). A 401, a refused input
+ * and an answer that breaks the contract end the watch.
+ */
+function passing(err: unknown): err is CliError {
+  if (err instanceof InterruptedError) return false;
+  if (err instanceof NetworkError || err instanceof TimeoutError) return true;
+  return err instanceof CliError && (err.status === 429 || err.status >= 500);
+}
+
+/**
+ * One walk of every page, with a deadline of its own (`--timeout`): the pets by id, and
+ * whether it reached the last page.
+ * @throws what the walk throws, unless `passing` (returned) or the `--max-pages` stop (an incomplete walk).
+ */
+async function walkOnce(
+  client: PetstoreClient,
+  options: WatchOptions,
+  timeoutMs: number,
+  observe: (headers: IncomingHttpHeaders) => void,
+): Promise<Walk> {
+  const endsAt = Date.now() + timeoutMs;
+  const pets: WalkedPets = new Map();
+  try {
+    const pages = walkPetPages(client, options.query, {
+      maxPages: options.maxPages,
+      words: { outcome: 'the walk is incomplete', narrow: 'the watch' },
+      timeoutMs: () => Math.max(1, endsAt - Date.now()),
+    });
+    for await (const page of pages) {
+      observe(page.headers);
+      for (const pet of page.data) pets.set(petKey(pet), pet);
+    }
+    return { ok: true, pets, complete: true };
+  } catch (err) {
+    if (err instanceof CliError && err.code === 'max_pages') return { ok: true, pets, complete: false };
+    if (passing(err)) return { ok: false, error: err };
+    throw err;
+  }
+}
+
+/**
+ * The wait after the `failures`-th failed walk in a row: the interval, doubled for each
+ * failure after the first up to a minute (or the interval when longer), and at least what
+ * the server's `Retry-After` asked.
+ */
+function backoffAfter(intervalMs: number, failures: number, error: CliError | undefined): number {
+  const doubled = Math.min(intervalMs * 2 ** Math.max(0, failures - 1), Math.max(intervalMs, BACKOFF_CAP_MS));
+  const asked = error instanceof ApiError ? parseRetryAfter(error.headers?.['retry-after']) : undefined;
+  return Math.max(doubled, Math.min(asked ?? 0, RETRY_AFTER_CAP_MS));
+}
+
+/** `12:03:05`, local time. */
+function clock(at: Date): string {
+  return at.toTimeString().slice(0, 8);
+}
+
+/** `5 s`, `1.5 s`. */
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+/** What the watch reports after each walk: events, or the live table. */
+interface Reporter {
+  /**
+   * A walk succeeded with these changes. `first`: the first walk, whose changes are the
+   * pets already there; `complete`: false when `--max-pages` stopped it.
+   */
+  walked(changes: readonly PetChange[], at: Date, walk: { first: boolean; complete: boolean }): Promise<void>;
+  /** A walk failed and is tried again in `waitMs`. */
+  failed(error: CliError, at: Date, waitMs: number): Promise<void>;
+  /** The watch ends: the cursor is shown again. */
+  end(): Promise<void>;
+}
+
+/** The events reporter: one record per change, `--fields` applied to `pet` and `previous`. */
+function eventReporter(ctx: Pick<Context, 'warn'>, output: RecordOutput, options: WatchOptions): Reporter {
+  return {
+    walked: (changes, at, { first, complete }) => {
+      if (!complete) {
+        // Said once (`warn` says a message once): scripts learn that no removal will come.
+        ctx.warn(
+          `each walk stops at --max-pages ${options.maxPages} while the server links to more: removals are not reported`,
+        );
+      }
+      if (first && options.watchOnly) return Promise.resolve();
+      const stamp = at.toISOString();
+      return writeRecords(
+        output,
+        changes.map((c) => ({
+          type: c.type,
+          pet: pickFields(c.pet, output.fields),
+          ...(c.previous === undefined ? {} : { previous: pickFields(c.previous, output.fields) }),
+          at: stamp,
+        })),
+      );
+    },
+    failed: (error, _at, waitMs) => {
+      ctx.warn(`a walk of the pets failed (${error.message}); the next starts in ${seconds(waitMs)}`);
+      return Promise.resolve();
+    },
+    end: () => Promise.resolve(),
+  };
+}
+
+/** The live table's reporter: the view redrawn after each walk, marked rows, a status line. */
+function liveReporter(
+  ctx: Pick<Context, 'io' | 'shutdown'>,
+  view: PetView,
+  output: RecordOutput,
+  options: WatchOptions,
+): Reporter {
+  const screen = new LiveScreen(ctx.io, ctx.shutdown);
+  const marks = new Map<string, number>();
+  let staleSince: Date | undefined;
+  const every = `every ${seconds(options.intervalMs)}`;
+  const draw = async (status: string): Promise<void> => {
+    const now = performance.now();
+    for (const [id, until] of marks) if (until <= now) marks.delete(id);
+    const { renderPetTable } = await import('../../../render/table.js');
+    // Marked pets first, so that what just changed is on the screen however many pets there are.
+    const pets = [...view.pets()].sort(
+      (a, b) => Number(marks.has(petKey(b))) - Number(marks.has(petKey(a))) || byId(a, b),
+    );
+    const screenSize = { columns: ctx.io.stdoutColumns, rows: ctx.io.stdoutRows, colors: ctx.io.colorOut };
+    const frame = { pets, marked: new Set(marks.keys()), fields: output.fields, status };
+    await screen.draw(renderFrame(frame, screenSize, renderPetTable), screenSize.columns);
+  };
+  const plural = (n: number): string => (n === 1 ? '1 change' : `${n === 0 ? 'no' : n} changes`);
+  return {
+    walked: async (changes, at, { first, complete }) => {
+      const until = performance.now() + MARK_MS;
+      // The pets already there when the watch starts are no news.
+      if (!first) for (const c of changes) if (c.type !== 'removed') marks.set(petKey(c.pet), until);
+      staleSince = undefined;
+      const pets = `${view.size} pets${complete ? '' : ` (first ${options.maxPages} pages)`}`;
+      await draw(`updated ${clock(at)} · ${plural(changes.length)} · ${pets} · ${every}`);
+    },
+    failed: async (error, at, waitMs) => {
+      // Since the first failed walk of this outage; the reason last, where the width may cut it.
+      staleSince ??= at;
+      await draw(`stale since ${clock(staleSince)} · next try in ${seconds(waitMs)} · ${error.message}`);
+    },
+    end: () => screen.end(),
+  };
+}
+
+/**
+ * Watches the pets until a signal, a closed stdout or an error that is not passing.
+ * @throws UsageError (exit 2) for an output form the watch does not print (`watchForm`);
+ * InterruptedError on a signal (130, 143); ApiError for a 401 (exit 4) or another answer
+ * that is not passing; OutputError (EPIPE: exit 0).
+ */
+export async function runWatch(ctx: Context, options: WatchOptions): Promise<number> {
+  const form = watchForm(ctx);
+  // --timeout bounds each walk: the transport's deadline is each request's, cut to what is left of its walk's.
+  const { client } = await ctx.connect({ deadlinePer: 'request' });
+  const output = await ctx.recordOutput();
+  ctx.io.disablePager();
+  const observe = watchDeprecation(ctx, 'listPets (GET /pets)');
+  const view = new PetView(output.fields ?? PET_FIELDS);
+  const reporter = form === 'live' ? liveReporter(ctx, view, output, options) : eventReporter(ctx, output, options);
+  try {
+    for (let failures = 0, first = true; ;) {
+      // A reader that went away is noticed before the next walk, not only at the next event.
+      if (ctx.io.stdoutError()?.code === 'EPIPE') return ExitCode.ok;
+      // Two snapshots at most: the view, and this walk's pets (the walk before's are gone).
+      const walk = await walkOnce(client, options, ctx.globals.timeoutMs, observe);
+      let waitMs = options.intervalMs;
+      if (walk.ok) {
+        failures = 0;
+        const changes = view.apply(walk.pets, walk.complete);
+        await reporter.walked(changes, ctx.now(), { first, complete: walk.complete });
+        first = false;
+      } else {
+        failures++;
+        waitMs = backoffAfter(options.intervalMs, failures, walk.error);
+        await reporter.failed(walk.error, ctx.now(), waitMs);
+      }
+      // Printing waited until stdout took it all: no walk starts while stdout is blocked.
+      await sleep(waitMs, undefined, { signal: ctx.signal }).catch(() => {
+        throw InterruptedError.from(ctx.signal);
+      });
+    }
+  } finally {
+    await reporter.end();
+  }
+}
