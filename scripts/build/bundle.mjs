@@ -23,6 +23,58 @@ const zodEnglishOnly = {
   },
 };
 
+// Modules that libraries require at their top level but use only on rare paths, loaded on
+// first use instead: a `pets list` over http:// then loads none of them (docs/performance.md
+// "What loads when"). Each entry names the importing file (under node_modules), what it
+// requires, and how the lazy stand-in looks:
+// - 'function': the module's export is one function, called later (never read at load);
+// - 'object': an object whose properties are read only when used (never destructured at load).
+// Another library version that reads them at load would load them there, no worse than before;
+// test/e2e/startup-modules.test.ts says which must stay unloaded.
+const LAZY_REQUIRES = [
+  // undici's HTTP/2 session (and with it node:http2, node:tls and node:crypto, ~15 ms), needed
+  // only when a TLS server picks h2 through ALPN, which petstore never offers (allowH2 off).
+  { importer: 'undici/lib/dispatcher/client.js', request: './client-h2.js', shape: 'function' },
+  // commander spawns a child only for executable subcommands, which petstore has none of.
+  { importer: 'commander/lib/command.js', request: 'node:child_process', shape: 'object' },
+];
+
+/** The stand-in module's source for a LAZY_REQUIRES entry. */
+function lazyStandIn({ request, shape }) {
+  const load = `let m;const load=()=>(m??=require(${JSON.stringify(request)}));`;
+  if (shape === 'function') return `${load}module.exports=function(...a){return load().apply(this,a)};`;
+  return (
+    `${load}module.exports=new Proxy({},{get:(_,k)=>load()[k],has:(_,k)=>k in load(),` +
+    `ownKeys:()=>Reflect.ownKeys(load()),getOwnPropertyDescriptor:(_,k)=>` +
+    `{const d=Reflect.getOwnPropertyDescriptor(load(),k);return d&&{...d,configurable:true}}});`
+  );
+}
+
+const lazyRequires = {
+  name: 'lazy-requires',
+  setup(b) {
+    for (const entry of LAZY_REQUIRES) {
+      const filter = new RegExp(`^${entry.request.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
+      const suffix = `/node_modules/${entry.importer}`;
+      b.onResolve({ filter }, (args) =>
+        args.namespace === 'file' && args.importer.replaceAll('\\', '/').endsWith(suffix)
+          ? {
+              path: `${entry.importer}:${entry.request}`,
+              namespace: 'lazy-require',
+              pluginData: { entry, dir: args.resolveDir },
+            }
+          : undefined,
+      );
+    }
+    // The stand-in's own require resolves as the original did (its namespace is not 'file').
+    b.onLoad({ filter: /.*/, namespace: 'lazy-require' }, (args) => ({
+      contents: lazyStandIn(args.pluginData.entry),
+      resolveDir: args.pluginData.dir,
+      loader: 'js',
+    }));
+  },
+};
+
 /**
  * The options of a product bundle (no entry points or output: the caller adds them), for
  * package version `version`, with esbuild's metafile on (checkBundle reads it).
@@ -54,7 +106,7 @@ export function productOptions(root, version) {
       'import.meta.filename': '__filename',
     },
     banner: { js: "var __petstoreImportMetaUrl=require('node:url').pathToFileURL(__filename).href;" },
-    plugins: [zodEnglishOnly],
+    plugins: [zodEnglishOnly, lazyRequires],
     metafile: true,
     logLevel: 'warning',
   };

@@ -3,7 +3,6 @@
  * petstore never asks for one, and the checks that make a body the API's JSON
  * (cli-contract.md "Errors and exit codes": off-contract answers are `invalid_response`).
  */
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { BodyTooLargeError, InvalidResponseError } from '../errors.js';
 import { headerValue, type HeaderMap } from './headers.js';
 import { formatCount } from '../text/count.js';
@@ -69,6 +68,8 @@ export function decodeContent(raw: Buffer, headers: HeaderMap, status: number, m
     );
   }
   const options = { maxOutputLength: max };
+  // zlib is loaded here, for the rare compressed answer, not at every start-up.
+  const { brotliDecompressSync, gunzipSync, inflateSync } = process.getBuiltinModule('node:zlib');
   try {
     if (coding === 'br') return brotliDecompressSync(raw, options);
     if (coding === 'deflate') return inflateSync(raw, options);

@@ -4,7 +4,7 @@
  * whatever the hosts file says (RFC 6761 §6.3, curl's rule), IPv6 first as curl tries them,
  * so a server listening on [::1] alone is reached too; every other name goes to the resolver.
  */
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import type { LookupAddress, LookupOptions } from 'node:dns';
 
 /** `dns.lookup`'s callback shape, as undici's connector calls it. */
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -24,5 +24,6 @@ export function lookupWithLoopback(hostname: string, options: LookupOptions, cal
     else callback(null, all[0]?.address ?? '127.0.0.1', all[0]?.family ?? 4);
     return;
   }
-  dnsLookup(hostname, options, callback);
+  // The resolver is loaded for the first name that needs it, not at every start-up.
+  process.getBuiltinModule('node:dns').lookup(hostname, options, callback);
 }
