@@ -1,0 +1,95 @@
+/**
+ * What a run loads of Node's built-in modules (docs/performance.md "What loads when"): a
+ * `pets list` over plain http:// needs none of TLS, HTTP/2, zlib, the DNS resolver,
+ * readline, child processes or crypto, and loads them only on the paths that use them
+ * (an https:// URL, a compressed answer). Read from Node's own record of what it loaded
+ * (process.moduleLoadList, written at exit by test/helpers/module-list.cjs), not the clock.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createServer as createHttpsServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli, type CliResult } from '../helpers/run-cli.js';
+import { remoteEnv } from '../helpers/harness.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { serverPool } from '../helpers/test-server.js';
+
+const KEY = 'pk_test_startup_0123456789';
+const PET = { id: 5, name: 'Rex', categoryId: 1, status: 'available' };
+const PROBE = new URL('../helpers/module-list.cjs', import.meta.url).pathname;
+const tls = (name: string): string => readFileSync(new URL(`../fixtures/tls/${name}`, import.meta.url), 'utf8');
+const { start, closeAll } = serverPool();
+const servers: Server[] = [];
+
+afterAll(async () => {
+  await closeAll();
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  removeTempDirs();
+});
+
+/** Built-ins a plain http:// list must not load: each is for another path. */
+const NOT_FOR_PLAIN_HTTP = ['tls', '_tls_wrap', 'http2', 'zlib', 'readline', 'dns', 'child_process'];
+
+/** Runs `petstore ...args` against `baseUrl` with the probe preloaded: the result and the built-ins it loaded. */
+async function probed(
+  args: string[],
+  baseUrl: string,
+  extra: Record<string, string> = {},
+): Promise<{ r: CliResult; modules: string[] }> {
+  const list = join(tempDir(), 'modules.txt');
+  const r = await runCli(args, {
+    env: remoteEnv(baseUrl, KEY, { NODE_OPTIONS: `--require ${PROBE}`, PETSTORE_TEST_MODULE_LIST: list, ...extra }),
+  });
+  return { r, modules: readFileSync(list, 'utf8').split('\n').filter(Boolean) };
+}
+
+describe('start-up: built-ins are loaded on the paths that use them', () => {
+  it('pets list --json over http:// loads no TLS, HTTP/2, zlib, resolver, readline, child process or crypto', async () => {
+    const srv = await start(() => ({ status: 200, body: [PET] }));
+    // Without the code cache, whose check is a SHA-256 (bin/petstore.js): what the CLI loads.
+    const { r, modules } = await probed(['pets', 'list', '--json'], srv.baseUrl, { NODE_DISABLE_COMPILE_CACHE: '1' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([PET]);
+    expect(modules).toContain('http');
+    expect(modules.filter((m) => [...NOT_FOR_PLAIN_HTTP, 'crypto'].includes(m))).toEqual([]);
+  });
+
+  it('with the code cache written and read, still no TLS, HTTP/2, zlib, resolver, readline or child process', async () => {
+    const srv = await start(() => ({ status: 200, body: [PET] }));
+    const cacheHome = tempDir();
+    await probed(['pets', 'list', '--json'], srv.baseUrl, { XDG_CACHE_HOME: cacheHome });
+    const { r, modules } = await probed(['pets', 'list', '--json'], srv.baseUrl, { XDG_CACHE_HOME: cacheHome });
+    expect(r.code, r.stderr).toBe(0);
+    expect(modules.filter((m) => NOT_FOR_PLAIN_HTTP.includes(m))).toEqual([]);
+  });
+
+  it('pets list over https:// still works, loading TLS then', async () => {
+    const server = createHttpsServer({ key: tls('valid.key'), cert: tls('valid.pem') }, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([PET]));
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const ca = new URL('../fixtures/tls/ca.pem', import.meta.url).pathname;
+    const { r, modules } = await probed(['pets', 'list'], `https://127.0.0.1:${port}/v1`, { NODE_EXTRA_CA_CERTS: ca });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('5\tRex\t1\tavailable\n');
+    expect(modules).toContain('tls');
+    expect(modules).not.toContain('http2');
+  });
+
+  it('a gzip answer is decoded, loading zlib then', async () => {
+    const srv = await start((_req, res) => {
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+        .end(gzipSync(JSON.stringify([PET])));
+      return undefined;
+    });
+    const { r, modules } = await probed(['pets', 'list'], srv.baseUrl);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('5\tRex\t1\tavailable\n');
+    expect(modules).toContain('zlib');
+  });
+});
