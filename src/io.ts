@@ -10,6 +10,7 @@
  * `PassThrough` with TTY flags and a width).
  */
 import { accessSync, constants as fsConstants } from 'node:fs';
+import { isatty } from 'node:tty';
 import type { Readable, Writable } from 'node:stream';
 import type { EnvVars } from './config/env.js';
 import { OutputError } from './errors.js';
@@ -45,8 +46,8 @@ export interface Colors {
 
 /** Streams' TTY flags, terminal sizes, colours, and the writers of one CLI run. */
 export interface Io {
-  /** Standard input (read by `--with-token`, `--from-file -`, prompts). */
-  stdin: Readable;
+  /** Standard input (read by `--with-token`, `--from-file -`, prompts), made on first use. */
+  readonly stdin: Readable;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
   stdinIsTTY: boolean;
@@ -274,7 +275,7 @@ type TtyWritable = Writable & { isTTY?: boolean; columns?: number; rows?: number
  * which nothing drives, by default).
  */
 export async function createIo(
-  streams: { stdout: TtyWritable; stderr: TtyWritable; stdin: Readable & { isTTY?: boolean } },
+  streams: IoStreams,
   env: EnvVars,
   noColorFlag: boolean,
   shutdown: Shutdown = new ShutdownRegistry(),
@@ -294,6 +295,17 @@ export async function createIo(
   return new StreamIo(streams, { colorOut, colorErr, shutdown, forced, pager: () => choosePager(env, stdoutIsTTY) });
 }
 
+/**
+ * The three streams of an Io. `stdin` is read on first use (a getter may make it then), so
+ * its terminal flag can be given as `stdinIsTTY`; else it is `stdin.isTTY`.
+ */
+export interface IoStreams {
+  stdout: TtyWritable;
+  stderr: TtyWritable;
+  readonly stdin: Readable & { isTTY?: boolean };
+  stdinIsTTY?: boolean;
+}
+
 /** What `createIo` decided for a StreamIo. */
 interface StreamIoChoices {
   colorOut: Colors;
@@ -306,7 +318,6 @@ interface StreamIoChoices {
 
 /** The Io over three streams (`createIo`). */
 class StreamIo implements Io {
-  readonly stdin: Readable;
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
   readonly stdinIsTTY: boolean;
@@ -328,15 +339,14 @@ class StreamIo implements Io {
   private quiet = false;
 
   constructor(
-    streams: { stdout: TtyWritable; stderr: TtyWritable; stdin: Readable & { isTTY?: boolean } },
+    private readonly streams: IoStreams,
     choices: StreamIoChoices,
   ) {
     this.stdout = streams.stdout;
     this.stderr = streams.stderr;
-    this.stdin = streams.stdin;
     this.stdoutIsTTY = streams.stdout.isTTY === true;
     this.stderrIsTTY = streams.stderr.isTTY === true;
-    this.stdinIsTTY = streams.stdin.isTTY === true;
+    this.stdinIsTTY = streams.stdinIsTTY ?? streams.stdin.isTTY === true;
     this.colorOut = choices.colorOut;
     this.colorErr = choices.colorErr;
     this.shutdown = choices.shutdown;
@@ -355,6 +365,10 @@ class StreamIo implements Io {
       this.firstStdoutError ??= err;
     });
     streams.stderr.on('error', () => undefined);
+  }
+
+  get stdin(): Readable {
+    return this.streams.stdin;
   }
 
   stdoutError = (): NodeJS.ErrnoException | undefined => this.firstStdoutError;
@@ -500,7 +514,19 @@ export function writeLastWords(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-/** Builds the Io of the real process from its streams, environment and shutdown registry. */
+/**
+ * Builds the Io of the real process from its streams, environment and shutdown registry.
+ * `process.stdin` is made only when a command reads it: making it loads Node's file and
+ * socket stream modules (about 5 ms), which a `pets list` never needs.
+ */
 export function processIo(env: EnvVars, noColorFlag: boolean, shutdown?: Shutdown): Promise<Io> {
-  return createIo({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, env, noColorFlag, shutdown);
+  const streams: IoStreams = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    get stdin() {
+      return process.stdin;
+    },
+    stdinIsTTY: isatty(0),
+  };
+  return createIo(streams, env, noColorFlag, shutdown);
 }

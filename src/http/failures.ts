@@ -5,10 +5,10 @@
  * cause chain for every question asked of a failure (undici's Errors.md: check `code`, not
  * `instanceof`; a multi-address connect gives an AggregateError, so `errors` too).
  */
-import { STATUS_CODES } from 'node:http';
 import { InterruptedError, InvalidResponseError, NetworkError, ProxyError, TimeoutError, TlsError } from '../errors.js';
 import { maskUrl } from '../mask.js';
 import { ProxyFailure } from './proxy.js';
+import { reasonPhrase } from './reason.js';
 
 /** The fields of an error that the rules below read. */
 interface ErrorFields {
@@ -157,7 +157,7 @@ function describeProxyFailure(err: unknown, url: URL): ProxyError | undefined {
   if (status !== undefined) {
     const credentials = proxy.username !== '' || proxy.password !== '';
     return new ProxyError(
-      `the proxy ${shown} (${variable}) refused to connect to ${target}: ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd() +
+      `the proxy ${shown} (${variable}) refused to connect to ${target}: ${status} ${reasonPhrase(status)}`.trimEnd() +
         '; nothing reached the API',
       {
         ...opts,

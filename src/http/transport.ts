@@ -11,7 +11,6 @@
  * and it never lets the key (or a proxy's password) reach that log.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, InvalidResponseError, NetworkError } from '../errors.js';
 import { parseJson } from '../json.js';
 import { isSendableKey } from '../mask.js';
@@ -309,6 +308,8 @@ export class HttpTransport {
 
   /** Waits `ms` before the next attempt; Ctrl-C or the deadline ends the wait at once. */
   private async wait(ms: number, url: URL, deadline: Deadline): Promise<void> {
+    // Loaded here: only a retry waits, and most runs never do.
+    const { setTimeout: sleep } = process.getBuiltinModule('node:timers/promises');
     try {
       await sleep(ms, undefined, { signal: deadline.signal });
     } catch (err) {

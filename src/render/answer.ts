@@ -4,10 +4,10 @@
  * exact) and server text escaped, the headers of `-i` too.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { STATUS_CODES } from 'node:http';
 import { parseJson } from '../json.js';
 import { escapeForTerminal, escapeKeepingLines } from '../text/escape.js';
 import { renderJson } from './pets.js';
+import { reasonPhrase } from '../http/reason.js';
 
 /** What is printed of an answer: its status, headers and body as received. */
 export interface Answer {
@@ -38,7 +38,7 @@ export function jsonArrayOf(body: Buffer): unknown[] | undefined {
  * (`terminal`) every character a server could drive it with is escaped.
  */
 export function renderHead(res: Answer, terminal: boolean): string {
-  const reason = STATUS_CODES[res.status] ?? '';
+  const reason = reasonPhrase(res.status);
   const lines = [`HTTP/1.1 ${res.status}${reason === '' ? '' : ` ${reason}`}`];
   for (const [name, value] of Object.entries(res.headers)) {
     if (value === undefined) continue;

@@ -10,8 +10,6 @@
  * ambiguous-width characters count 1, as on wcwidth-based terminals (xterm, tmux, VTE).
  * A hand-kept list of ranges drifted with every Unicode release; this does not.
  */
-import { createRequire } from 'node:module';
-
 /** string-width's default export. */
 type StringWidth = (s: string) => number;
 
@@ -37,6 +35,7 @@ function loadStringWidth(): StringWidth {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- a literal require, which esbuild bundles as a lazily initialised module
     return (require('string-width') as { default: StringWidth }).default;
   }
+  const { createRequire } = process.getBuiltinModule('node:module');
   return (createRequire(import.meta.url)('string-width') as { default: StringWidth }).default;
 }
 

@@ -6,7 +6,6 @@
  * stdout and exits 6, 4, 5 or 1 with the error on stderr (cli-contract.md "Errors and exit
  * codes").
  */
-import { STATUS_CODES } from 'node:http';
 import type { PetstoreClient } from '../../client/client.js';
 import { findNextLink } from '../../client/link.js';
 import { walkPages, type WalkedPage } from '../../client/pages.js';
@@ -25,6 +24,7 @@ import { jsonArrayOf } from '../../render/answer.js';
 import { answerPrinter, type AnswerPrinter } from '../../render/output.js';
 import { describeTarget } from '../../render/target.js';
 import { countOf } from '../../text/count.js';
+import { reasonPhrase } from '../../http/reason.js';
 
 /** Typed options of `api` (see `toApiOptions`). */
 export interface ApiOptions {
@@ -94,7 +94,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
   // A write names where it went, on a terminal only (cli-contract.md "Environments").
   if (options.method !== 'GET' && options.method !== 'HEAD') {
     ctx.io.summary(
-      `${options.method} ${req.url.pathname}: ${res.status} ${STATUS_CODES[res.status] ?? ''}`.trimEnd(),
+      `${options.method} ${req.url.pathname}: ${res.status} ${reasonPhrase(res.status)}`.trimEnd(),
       describeTarget(connection),
     );
   }
