@@ -11,8 +11,9 @@
  * (a FIFO planted in their place never stalls a run) and, where petstore alone writes,
  * without following a symbolic link. A leaf: node's modules only.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+// `promises` is read on use: Node loads its promise API (about 5 ms) on first use, and the
+// start-up path reads its files synchronously.
+import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fsp, readSync, statSync } from 'node:fs';
 import { formatCount } from './text/count.js';
 
 /** Group- and other-writable mode bits. */
@@ -135,7 +136,7 @@ export function openOwnedSync(path: string, how: OwnedOpen): number | undefined 
 export async function readOwnedFile(path: string, how: OwnedOpen & { maxBytes: number }): Promise<Buffer | undefined> {
   let handle;
   try {
-    handle = await open(path, flagsFor(how));
+    handle = await fsp.open(path, flagsFor(how));
   } catch (err) {
     openFailed(path, err);
     return undefined;

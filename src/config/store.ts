@@ -21,7 +21,7 @@
  * for all (`staging-eu.baseUrl`): `settingPath` maps one to its place in the file.
  *
  * Reading and writing take different roads on purpose:
- * - Reads (every command that needs a stored value) use trust.ts's `readOwnedFile` (ssh's
+ * - Reads (every command that needs a stored value) use trust.ts's `readOwnedFileSync` (ssh's
  *   rule, non-blocking, a byte cap) + `JSON.parse` + zod.
  *   conf costs ~190 ms to import (it loads ajv eagerly) and its constructor throws a bare
  *   `SyntaxError` without the file's path; a plain read is cheap, names the path and the
@@ -37,52 +37,57 @@
  *   between conf's temp file and its rename leaves `config.json.tmp-*` (mode 0600, keys in
  *   it): the next writer removes it under the lock (`removeStaleTemps`).
  */
-import { chmod, lstat, mkdir, readdir, realpath, stat, unlink } from 'node:fs/promises';
+// `promises` is read where a write needs it: Node loads its promise API (some twenty internal
+// modules, about 5 ms) on first use, and a command that only reads never does.
+import { promises as fsp, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type Conf from 'conf';
 import { z } from 'zod';
 import { ConfigError, describeFileError, InterruptedError } from '../errors.js';
-import { FileTooLargeError, readOwnedFile, UntrustedPathError } from '../trust.js';
+import { FileTooLargeError, readOwnedFileSync, UntrustedPathError } from '../trust.js';
 import type { EnvVars } from './env.js';
 import { BUILTIN_REMOTES, isConfigurableName, type RemoteEnvName } from './environments.js';
 import { configDir, configFile, isDefaultConfigDir } from './paths.js';
 import type { ConfigReader } from './settings.js';
 import { checkConfigDir, refusal } from './trusted.js';
 
-/** A stored key and the base URL it was stored for (the key is sent nowhere else). */
-const StoredKeySchema = z.object({
-  apiKey: z.string().min(1, 'must be a non-empty string'),
-  baseUrl: z.string(),
-});
-
-const EnvSettingsSchema = z.looseObject({
-  baseUrl: z.string().optional(),
-  apiKeyCommand: z.string().optional(),
-  // Written as a JSON boolean; a hand-written "true"/"false" is read as well.
-  confirmWrites: z.union([z.boolean(), z.enum(['true', 'false'])]).optional(),
-});
-
 /**
- * The shape of `config.json`; unknown keys are allowed and preserved. `environment` is
- * any string here: whether it names a known environment is the resolver's question, which
- * has the message for it.
+ * The shape of `config.json` (a zod schema); unknown keys are allowed and preserved.
+ * `environment` is any string here: whether it names a known environment is the resolver's
+ * question, which has the message for it. Built on first use, not at load: a run without a
+ * config file never needs it (about 2 ms of zod's).
  */
-const ConfigFileSchema = z.looseObject({
-  environment: z.string().optional(),
-  production: EnvSettingsSchema.optional(),
-  staging: EnvSettingsSchema.optional(),
-  environments: z.record(z.string(), EnvSettingsSchema).optional(),
-  auth: z
-    .looseObject({
-      production: StoredKeySchema.optional(),
-      staging: StoredKeySchema.optional(),
-    })
-    .catchall(StoredKeySchema)
-    .optional(),
-});
+function buildConfigFileSchema() {
+  /** A stored key and the base URL it was stored for (the key is sent nowhere else). */
+  const storedKey = z.object({
+    apiKey: z.string().min(1, 'must be a non-empty string'),
+    baseUrl: z.string(),
+  });
+  const envSettings = z.looseObject({
+    baseUrl: z.string().optional(),
+    apiKeyCommand: z.string().optional(),
+    // Written as a JSON boolean; a hand-written "true"/"false" is read as well.
+    confirmWrites: z.union([z.boolean(), z.enum(['true', 'false'])]).optional(),
+  });
+  return z.looseObject({
+    environment: z.string().optional(),
+    production: envSettings.optional(),
+    staging: envSettings.optional(),
+    environments: z.record(z.string(), envSettings).optional(),
+    auth: z
+      .looseObject({
+        production: storedKey.optional(),
+        staging: storedKey.optional(),
+      })
+      .catchall(storedKey)
+      .optional(),
+  });
+}
+
+let configFileSchema: ReturnType<typeof buildConfigFileSchema> | undefined;
 
 /** A validated config file. */
-type ConfigFile = z.infer<typeof ConfigFileSchema>;
+type ConfigFile = z.infer<ReturnType<typeof buildConfigFileSchema>>;
 
 /** The loaded store: the reader settings resolution uses, plus what the config commands show. */
 export interface ConfigStore extends ConfigReader {
@@ -107,17 +112,18 @@ const CONFIG_MAX_BYTES = 1024 * 1024;
  * they pass ssh's rule (`checkConfigDir`, trust.ts): the file may be a symbolic link
  * (dotfile managers) whose target passes; a FIFO or device in its place is refused without
  * waiting on it. Warns (through `warn`) when the file is open to other users' reading,
- * naming the `chmod 600 PATH` that fixes it. Never writes.
+ * naming the `chmod 600 PATH` that fixes it. Never writes. Synchronous: the file is small and
+ * local, and Node's promise file API would cost every run about 5 ms to load.
  * @throws ConfigError (exit 2) naming the path when the directory or file fails the rule,
  * when the file cannot be read, is larger than `CONFIG_MAX_BYTES`, is not JSON, or holds a
  * value of the wrong shape.
  */
-export async function loadConfigStore(env: EnvVars, warn: (message: string) => void): Promise<ConfigStore> {
+export function loadConfigStore(env: EnvVars, warn: (message: string) => void): ConfigStore {
   const path = configFile(env);
   if (!checkConfigDir(configDir(env))) return makeStore(path, false, {});
   let bytes: Buffer | undefined;
   try {
-    bytes = await readOwnedFile(path, { follow: true, maxBytes: CONFIG_MAX_BYTES });
+    bytes = readOwnedFileSync(path, { follow: true, maxBytes: CONFIG_MAX_BYTES });
   } catch (err) {
     if (err instanceof UntrustedPathError) throw refusal('the config file', err);
     if (err instanceof FileTooLargeError) {
@@ -133,7 +139,7 @@ export async function loadConfigStore(env: EnvVars, warn: (message: string) => v
   }
   if (bytes === undefined) return makeStore(path, false, {});
   const text = bytes.toString('utf8');
-  await warnIfShared(path, warn);
+  warnIfShared(path, warn);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -144,7 +150,8 @@ export async function loadConfigStore(env: EnvVars, warn: (message: string) => v
       `Fix or remove it by hand; \`petstore config path\` prints its location.`,
     );
   }
-  const parsed = ConfigFileSchema.safeParse(json);
+  configFileSchema ??= buildConfigFileSchema();
+  const parsed = configFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue === undefined || issue.path.length === 0 ? 'the top level' : issue.path.map(String).join('.');
@@ -208,10 +215,10 @@ function readSetting(data: ConfigFile, key: string): string | undefined {
   return typeof node === 'string' ? node : undefined;
 }
 
-async function warnIfShared(path: string, warn: (message: string) => void): Promise<void> {
+function warnIfShared(path: string, warn: (message: string) => void): void {
   if (process.platform === 'win32') return;
   try {
-    const mode = (await stat(path)).mode & 0o777;
+    const mode = statSync(path).mode & 0o777;
     if ((mode & SHARED_BITS) !== 0) {
       warn(
         `the config file ${path} can be read by other users (mode ${mode.toString(8).padStart(4, '0')}) and may hold API keys; fix it with: chmod 600 ${path}`,
@@ -331,7 +338,7 @@ async function openConfigWriter(
   warn: (message: string) => void,
   ConfClass: typeof Conf,
 ): Promise<ConfigWriter> {
-  const store = await loadConfigStore(env, warn);
+  const store = loadConfigStore(env, warn);
   await removeStaleTemps(store.path);
   let conf: Conf;
   try {
@@ -397,7 +404,7 @@ async function openConfigWriter(
 async function ensurePrivateDir(dir: string, isDefaultDir: boolean): Promise<void> {
   let created: string | undefined;
   try {
-    created = await mkdir(dir, { recursive: true, mode: 0o700 });
+    created = await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
   } catch (err) {
     throw new ConfigError(`cannot create the config directory ${dir}: ${describeFileError(err)}`);
   }
@@ -405,7 +412,7 @@ async function ensurePrivateDir(dir: string, isDefaultDir: boolean): Promise<voi
   if (process.platform === 'win32' || (created === undefined && !isDefaultDir)) return;
   try {
     // mkdir's mode is filtered by the umask, and an older folder may be 0755: fix both.
-    if (((await stat(dir)).mode & 0o777) !== 0o700) await chmod(dir, 0o700);
+    if (((await fsp.stat(dir)).mode & 0o777) !== 0o700) await fsp.chmod(dir, 0o700);
   } catch {
     // Not ours to change (another owner): the file itself is still written 0600.
   }
@@ -430,22 +437,22 @@ function isTempNameOf(name: string, of: string): boolean {
  * owns are removed; failures are ignored (the write goes ahead; the next writer tries again).
  */
 async function removeStaleTemps(file: string): Promise<void> {
-  const places = new Set([file, await realpath(file).catch(() => file)]);
+  const places = new Set([file, await fsp.realpath(file).catch(() => file)]);
   const euid = process.geteuid?.();
   for (const place of places) {
     const dir = dirname(place);
     const of = basename(place);
     let names: string[];
     try {
-      names = await readdir(dir);
+      names = await fsp.readdir(dir);
     } catch {
       continue;
     }
     for (const name of names.filter((n) => isTempNameOf(n, of))) {
       const path = join(dir, name);
       try {
-        const st = await lstat(path);
-        if (st.isFile() && (euid === undefined || st.uid === euid)) await unlink(path);
+        const st = await fsp.lstat(path);
+        if (st.isFile() && (euid === undefined || st.uid === euid)) await fsp.unlink(path);
       } catch {
         // Gone already, or not ours to remove.
       }

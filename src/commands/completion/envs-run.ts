@@ -14,7 +14,7 @@ import { ExitCode } from '../../errors.js';
 export async function runCompleteEnvs(ctx: Context): Promise<number> {
   let remotes: readonly string[] = BUILTIN_REMOTES;
   try {
-    remotes = (await loadConfigStore(ctx.env, () => undefined)).remoteNames();
+    remotes = loadConfigStore(ctx.env, () => undefined).remoteNames();
   } catch {
     // A broken or refused file: the names every install knows.
   }
