@@ -26,9 +26,12 @@ const zodEnglishOnly = {
 // Modules that libraries require at their top level but use only on rare paths, loaded on
 // first use instead: a `pets list` over http:// then loads none of them (docs/performance.md
 // "What loads when"). Each entry names the importing file (under node_modules), what it
-// requires, and how the lazy stand-in looks:
+// requires (a path ending in `/`: every file under that folder), and how the lazy stand-in
+// looks:
 // - 'function': the module's export is one function, called later (never read at load);
-// - 'object': an object whose properties are read only when used (never destructured at load).
+// - 'object': an object whose properties are read only when used (never destructured at load);
+// - 'assert': `node:assert` called only as `assert(value)`: a true value passes without loading
+//   it, anything else goes to the real one (which throws as it would have).
 // Another library version that reads them at load would load them there, no worse than before;
 // test/e2e/startup-modules.test.ts says which must stay unloaded.
 const LAZY_REQUIRES = [
@@ -37,12 +40,22 @@ const LAZY_REQUIRES = [
   { importer: 'undici/lib/dispatcher/client.js', request: './client-h2.js', shape: 'function' },
   // commander spawns a child only for executable subcommands, which petstore has none of.
   { importer: 'commander/lib/command.js', request: 'node:child_process', shape: 'object' },
+  // undici checks its own invariants with `assert(cond)` (and nothing else of node:assert) on
+  // every request; node:assert and its three internals cost about 2 ms to load, for checks
+  // that pass.
+  { importer: 'undici/lib/', request: 'node:assert', shape: 'assert' },
 ];
 
-/** The stand-in module's source for a LAZY_REQUIRES entry. */
-function lazyStandIn({ request, shape }) {
+/**
+ * The stand-in module's source (CommonJS) for a LAZY_REQUIRES entry `{ request, shape }`:
+ * it requires `request` on first use, as its `shape` says.
+ */
+export function lazyStandIn({ request, shape }) {
   const load = `let m;const load=()=>(m??=require(${JSON.stringify(request)}));`;
   if (shape === 'function') return `${load}module.exports=function(...a){return load().apply(this,a)};`;
+  if (shape === 'assert') {
+    return `${load}module.exports=function(v){if(!v||arguments.length===0)return load().apply(this,arguments)};`;
+  }
   return (
     `${load}module.exports=new Proxy({},{get:(_,k)=>load()[k],has:(_,k)=>k in load(),` +
     `ownKeys:()=>Reflect.ownKeys(load()),getOwnPropertyDescriptor:(_,k)=>` +
@@ -56,8 +69,10 @@ const lazyRequires = {
     for (const entry of LAZY_REQUIRES) {
       const filter = new RegExp(`^${entry.request.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
       const suffix = `/node_modules/${entry.importer}`;
+      const folder = entry.importer.endsWith('/');
+      const matches = (importer) => (folder ? importer.includes(suffix) : importer.endsWith(suffix));
       b.onResolve({ filter }, (args) =>
-        args.namespace === 'file' && args.importer.replaceAll('\\', '/').endsWith(suffix)
+        args.namespace === 'file' && matches(args.importer.replaceAll('\\', '/'))
           ? {
               path: `${entry.importer}:${entry.request}`,
               namespace: 'lazy-require',
@@ -109,6 +124,27 @@ export function productOptions(root, version) {
     plugins: [zodEnglishOnly, lazyRequires],
     metafile: true,
     logLevel: 'warning',
+  };
+}
+
+/** The CLI's bundle, by its name in dist/ (bin/petstore.js loads it; its hash is `${BUNDLE}.sha256`). */
+export const BUNDLE = 'petstore.cjs';
+
+/**
+ * The options of the CLI's bundle, dist/petstore.cjs (the caller adds `outdir`): the product
+ * options with the CLI's entry, its source map, and a footer that runs it when it is run by
+ * hand. scripts/build.mjs writes it; scripts/build-exe.mjs builds it again to check that
+ * dist/ holds what the sources make.
+ */
+export function cliBundleOptions(root, version) {
+  return {
+    ...productOptions(root, version),
+    entryPoints: { petstore: 'src/cli-entry.ts' },
+    outExtension: { '.js': '.cjs' },
+    sourcemap: 'linked',
+    // The shim loads the bundle and calls run(); `node dist/petstore.cjs ...` run by hand
+    // would otherwise load it, do nothing and exit 0.
+    footer: { js: 'if(require.main===module)module.exports.run(process.argv.slice(2));' },
   };
 }
 
