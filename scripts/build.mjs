@@ -18,7 +18,14 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { BESIDE_BUNDLE, jqWorkerOptions, mcpServerOptions, productOptions } from './build/bundle.mjs';
+import {
+  BESIDE_BUNDLE,
+  BUNDLE,
+  cliBundleOptions,
+  jqWorkerOptions,
+  mcpServerOptions,
+  productOptions,
+} from './build/bundle.mjs';
 import { checkBundle } from './build/checks.mjs';
 import { jqNotices, thirdPartyNotices } from './build/notices.mjs';
 import { restoreLeftovers } from './build/packed-manifest.mjs';
@@ -27,8 +34,6 @@ const root = join(import.meta.dirname, '..');
 // A pack cut short (the machine went down) may have left the package's package.json here.
 for (const file of restoreLeftovers(root)) console.error(`package.json restored from ${file} (a pack cut short)`);
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-/** The bundle's file name in dist/ (bin/petstore.js requires it). */
-const BUNDLE = 'petstore.cjs';
 // Build beside dist/ and swap it in, so a CLI run during a rebuild never sees half a tree.
 const dist = join(root, 'dist');
 const fresh = join(root, `dist.build-${process.pid}`);
@@ -44,18 +49,7 @@ async function step(what, fn) {
   }
 }
 
-const result = await step('bundling', () =>
-  build({
-    ...productOptions(root, pkg.version),
-    entryPoints: { petstore: 'src/cli-entry.ts' },
-    outdir: fresh,
-    outExtension: { '.js': '.cjs' },
-    sourcemap: 'linked',
-    // The shim loads the bundle and calls run(); `node dist/petstore.cjs ...` run by hand
-    // would otherwise load it, do nothing and exit 0.
-    footer: { js: 'if(require.main===module)module.exports.run(process.argv.slice(2));' },
-  }),
-);
+const result = await step('bundling', () => build({ ...cliBundleOptions(root, pkg.version), outdir: fresh }));
 const bundleFile = join(fresh, BUNDLE);
 await step('checking the bundle', () => {
   checkBundle(result.metafile, bundleFile);
