@@ -46,6 +46,7 @@ export default tseslint.config(
   },
   {
     files: ['**/*.cjs', 'bin/**/*.js'],
+    languageOptions: { globals: { module: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {

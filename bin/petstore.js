@@ -2,8 +2,8 @@
 // Shim: run the built CLI (dist/petstore.cjs, one CommonJS file, loaded with V8's code
 // cache: loadWithCodeCache), which exits with its code once stdout and stderr are flushed.
 // CommonJS (bin/package.json), because Node starts a CommonJS entry faster than an ES
-// module one. The standalone executable (scripts/build-exe.mjs) is this file with the
-// bundle inside it.
+// module one. The standalone executable (scripts/build-exe.mjs) runs this file as its main
+// script, with the bundle and its hash inside it as assets (executableBundle).
 //
 // Fast path: `--version`, `-V`, `--help` and `-h` alone print text captured from the full
 // path at build time (dist/static/, see scripts/build.mjs), so they cost little more than
@@ -22,8 +22,8 @@ const EMBEDDED = typeof __PETSTORE_STATIC__ === 'object' ? __PETSTORE_STATIC__ :
 const IN_EXECUTABLE = typeof __PETSTORE_SEA__ === 'boolean';
 
 /** The code cache file's format and its version (codeCacheHeader), and its header's length. */
-const CODE_CACHE_MAGIC = Buffer.from('PSV8CC02', 'latin1');
-const CODE_CACHE_HEADER = 80;
+const CODE_CACHE_MAGIC = Buffer.from('PSV8CC03', 'latin1');
+const CODE_CACHE_HEADER = 48;
 /** Far more than any cache petstore writes (about 1 MB): a larger file is replaced unread. */
 const CODE_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -69,10 +69,7 @@ if (text !== undefined) {
   let cli;
   let codeCacheNote;
   try {
-    // Inside the executable the CLI is bundled into this very script, and the executable
-    // carries its own code cache.
-    if (IN_EXECUTABLE) cli = require('../dist/petstore.cjs');
-    else ({ exports: cli, note: codeCacheNote } = loadWithCodeCache(join(__dirname, '..', 'dist', 'petstore.cjs')));
+    ({ exports: cli, note: codeCacheNote } = loadWithCodeCache(IN_EXECUTABLE ? executableBundle() : installedBundle()));
   } catch (err) {
     // A clone where `npm install` (which builds through `prepare`) has not run yet.
     if (err && err.code === 'ENOENT' && !require('node:fs').existsSync(join(__dirname, '..', 'dist'))) {
@@ -112,7 +109,48 @@ function printStatic(text) {
 }
 
 /**
- * Loads the bundle (one CommonJS file) the way Node's loader would, with V8's code cache:
+ * The bundle of an installed copy: dist/petstore.cjs beside this file's folder, its hash in
+ * dist/petstore.cjs.sha256 (written by the build), and a `require` of its own place (the
+ * loader's createRequire: the `node:module` built-in is the same class, and requiring it
+ * would load it and its source-map support for one function).
+ * @throws the read's error (ENOENT when petstore is not built).
+ */
+function installedBundle() {
+  const file = join(__dirname, '..', 'dist', 'petstore.cjs');
+  return {
+    file,
+    source: readFileSync(file, 'utf8'),
+    hashLine: () => readFileSync(`${file}.sha256`, 'latin1'),
+    hashName: `${file}.sha256`,
+    require: module.constructor.createRequire(file),
+    kind: '',
+  };
+}
+
+/**
+ * The bundle inside the standalone executable: the same dist/petstore.cjs and its hash, as
+ * SEA assets (scripts/build-exe.mjs), run as this script's own code would be (its `require`,
+ * the executable's path as `__filename`). Loaded through loadWithCodeCache as an installed
+ * copy is: the code cache V8 can make when the executable is built holds only what is
+ * compiled before anything runs, and the functions a run compiles cost more than that.
+ */
+function executableBundle() {
+  const { getAsset } = require('node:sea');
+  return {
+    file: process.execPath,
+    source: getAsset('petstore.cjs', 'utf8'),
+    hashLine: () => getAsset('petstore.cjs.sha256', 'utf8'),
+    hashName: "the executable's petstore.cjs.sha256",
+    require,
+    // Its own caches: a copy installed under the same Node, of another build, is not told to
+    // remove them (saveCodeCache removes older caches of its own kind and Node).
+    kind: 'exe-',
+  };
+}
+
+/**
+ * Loads the bundle (one CommonJS script: installedBundle, executableBundle) the way Node's
+ * loader would, with V8's code cache:
  * the compiled code of the functions a run used is kept in petstore's cache directory
  * (XDG Base Directory: $XDG_CACHE_HOME/petstore when that is an absolute path, else
  * ~/.cache/petstore) and handed to V8 on the next run, which then skips compiling them.
@@ -124,23 +162,31 @@ function printStatic(text) {
  * NODE_DISABLE_COMPILE_CACHE (Node's own switch) turns it off. Both variables are declared
  * in src/config/env-vars.ts (`readBy: 'shim'`): this file runs before the CLI, and reads
  * them itself.
+ * `bundle` is `{ file, source, hashLine, hashName, require, kind }`: the path that names it
+ * (its `__filename`, and in stack traces), its text, a function reading its hash file (the
+ * key of its cache) and that file's name for messages, the `require` it is given, and a
+ * word in its cache files' names.
  * Returns `{ exports, note }`: the bundle's exports, and why the cache was not used at all
  * (one line, for --verbose), or undefined.
  */
-function loadWithCodeCache(file) {
+function loadWithCodeCache(bundle) {
   const vm = require('node:vm');
-  const { createRequire } = require('node:module');
   const { dirname } = require('node:path');
-  const source = readFileSync(file, 'utf8');
+  const { file, source } = bundle;
   // A yes-or-no variable, read by the registry's rule (src/config/env-vars.ts): set and not
   // `0` or `false`.
   const off = /^(?!0$|false$)./i.test(process.env.NODE_DISABLE_COMPILE_CACHE ?? '');
-  const cache = off ? undefined : openCodeCache(file);
+  // V8 then writes a checksum (Adler-32) of its data into every cache it makes and checks it
+  // before using one: a damaged cache is rejected, where a release build would crash on it.
+  // The flag is part of V8's version tag (in the cache's name) and of the flags V8 checks,
+  // so a cache made without it is never read with it. Set before the tag is read.
+  if (!off) require('node:v8').setFlagsFromString('--verify-snapshot-checksum');
+  const cache = off ? undefined : openCodeCache(bundle);
   // Node's own module wrapper, on a line of its own so that line numbers stay the file's.
   const wrapper = `(function (exports, require, module, __filename, __dirname) {\n${source}\n})`;
   const script = new vm.Script(wrapper, { filename: file, lineOffset: -1, cachedData: cache?.data });
   const mod = { exports: {}, filename: file, id: file, loaded: false };
-  script.runInThisContext().call(mod.exports, mod.exports, createRequire(file), mod, file, dirname(file));
+  script.runInThisContext().call(mod.exports, mod.exports, bundle.require, mod, file, dirname(file));
   mod.loaded = true;
   if (cache?.writable && (cache.data === undefined || script.cachedDataRejected)) {
     process.once('exit', () => saveCodeCache(script, cache, source));
@@ -149,16 +195,17 @@ function loadWithCodeCache(file) {
 }
 
 /**
- * The code cache file: a header of CODE_CACHE_HEADER bytes, then V8's data. V8 itself checks
- * only its version, its flags and the source's length, and trusts the rest (a release build
- * does not verify its checksum), so the header lets nothing else through:
+ * The code cache file: a header of CODE_CACHE_HEADER bytes, then V8's data. V8 checks its
+ * version, its flags, the source's length and, with `--verify-snapshot-checksum`
+ * (loadWithCodeCache), an Adler-32 of its data; the header adds what V8 cannot know:
  *   0  8 bytes   CODE_CACHE_MAGIC (the format and its version)
  *   8  32 bytes  SHA-256 of the bundle it was made from (dist/petstore.cjs.sha256, by the build)
  *  40  4 bytes   v8.cachedDataVersionTag() of the V8 that made it
  *  44  4 bytes   the length of V8's data in bytes
- *  48  32 bytes  SHA-256 of V8's data
- * Numbers are little-endian. SHA-256 rather than a CRC: V8 crashes on data it cannot
- * decode, so no damaged cache may get through, not even the one in 2^32 a CRC-32 misses.
+ * Numbers are little-endian. The checksum is V8's own rather than a SHA-256 of the data:
+ * hashing needs `node:crypto`, whose loading cost every run about 5 ms (docs/performance.md
+ * "The code cache"); the file is written whole by this user alone (distrust, saveCodeCache),
+ * so what a checksum must catch is a disk's damage, which Adler-32 over a megabyte does.
  */
 function codeCacheHeader(key, data) {
   const header = Buffer.alloc(CODE_CACHE_HEADER);
@@ -166,31 +213,24 @@ function codeCacheHeader(key, data) {
   key.bundleHash.copy(header, 8);
   header.writeUInt32LE(key.tag, 40);
   header.writeUInt32LE(data.length, 44);
-  sha256(data).copy(header, 48);
   return header;
 }
 
 /**
  * V8's data in `bytes` (a whole cache file), or undefined unless the header
  * (codeCacheHeader) names this format, this bundle (`key.bundleHash`) and this V8
- * (`key.tag`), gives the length the file has, and its SHA-256 matches the data: a damaged,
- * cut short or foreign file is never handed to V8.
+ * (`key.tag`), and gives the length the file has: a cut short or foreign file is never
+ * handed to V8, and V8's checksum rejects a damaged one.
  */
 function verifiedCodeCache(bytes, key) {
-  if (bytes.length < CODE_CACHE_HEADER) return undefined;
+  if (bytes.length <= CODE_CACHE_HEADER) return undefined;
   const data = bytes.subarray(CODE_CACHE_HEADER);
   const ok =
     bytes.subarray(0, 8).equals(CODE_CACHE_MAGIC) &&
     bytes.subarray(8, 40).equals(key.bundleHash) &&
     bytes.readUInt32LE(40) === key.tag &&
-    bytes.readUInt32LE(44) === data.length &&
-    bytes.subarray(48, 80).equals(sha256(data));
+    bytes.readUInt32LE(44) === data.length;
   return ok ? data : undefined;
-}
-
-/** The SHA-256 digest of `bytes` (32 bytes). */
-function sha256(bytes) {
-  return require('node:crypto').createHash('sha256').update(bytes).digest();
 }
 
 /**
@@ -214,7 +254,7 @@ function distrust(stats, path, fix) {
 }
 
 /**
- * Finds the code cache of `file` (the bundle) for this Node and reads it, trusting nothing
+ * Finds the code cache of `bundle` (loadWithCodeCache) for this Node and reads it, trusting nothing
  * in the cache folder (the rule: distrust). Returns
  *   { dir, prefix, path, key: { bundleHash, tag }, writable: true, data }: `data` is V8's
  *     data when a cache passed (verifiedCodeCache), else undefined, and then the run
@@ -228,26 +268,26 @@ function distrust(stats, path, fix) {
  * have their own. Nothing in the folder is followed: the file is opened with O_NOFOLLOW
  * (and O_NONBLOCK, so that a FIFO does not block) and judged by fstat of what was opened.
  */
-function openCodeCache(file) {
+function openCodeCache(bundle) {
   const fs = require('node:fs');
   const { dirname } = require('node:path');
   const notUsed = (why) => ({ writable: false, note: `code cache not used: ${why}` });
   const yours = 'set XDG_CACHE_HOME to a folder of your own';
   let bundleHash;
   try {
-    const line = /^([0-9a-f]{64}) /.exec(fs.readFileSync(`${file}.sha256`, 'latin1'));
+    const line = /^([0-9a-f]{64}) /.exec(bundle.hashLine());
     if (line !== null) bundleHash = Buffer.from(line[1], 'hex');
   } catch {
     // Said below.
   }
-  if (bundleHash === undefined) return notUsed(`${file}.sha256 is missing or damaged: rebuild petstore`);
+  if (bundleHash === undefined) return notUsed(`${bundle.hashName} is missing or damaged: rebuild petstore`);
   const xdg = process.env.XDG_CACHE_HOME;
   const dir = join(
     xdg !== undefined && xdg.startsWith('/') ? xdg : join(require('node:os').homedir(), '.cache'),
     'petstore',
   );
   const key = { bundleHash, tag: require('node:v8').cachedDataVersionTag() };
-  const prefix = `code-${process.version}-${process.arch}-`;
+  const prefix = `code-${bundle.kind}${process.version}-${process.arch}-`;
   const name = `${prefix}${key.tag.toString(16).padStart(8, '0')}-${bundleHash.toString('hex', 0, 8)}.v8`;
   const cache = { dir, prefix, path: join(dir, name), key, writable: true, data: undefined, note: undefined };
   let folder;

@@ -1,18 +1,21 @@
 // Builds the standalone executable: `node scripts/build-exe.mjs [TARGET...]` (default
 // linux-x64; `npm run build:exe` builds dist/ first) writes dist-exe/petstore-TARGET, a Node
 // single executable application (SEA) holding Node.js NODE_VERSION (build/node-binary.mjs),
-// petstore's code as one CommonJS script (bin/petstore.js with the CLI bundled into it, the
-// fast path's texts inside), and --jq's two files (dist/jq-worker.cjs, dist/jq.wasm) and
-// `petstore mcp`'s (dist/mcp.cjs, dist/openapi.yaml) as SEA assets, which
+// the shim as its main script (bin/petstore.js, the fast path's texts inside), and as SEA
+// assets the CLI's bundle and its hash (dist/petstore.cjs and .sha256, which the shim loads
+// with its code cache as an installed copy does), --jq's two files (dist/jq-worker.cjs,
+// dist/jq.wasm) and `petstore mcp`'s (dist/mcp.cjs, dist/openapi.yaml), which
 // src/render/jq-assets.ts and src/commands/mcp/assets.ts read there.
 // Beside it: THIRD_PARTY_NOTICES (the bundled packages' licences and Node.js's own) and
 // SHA256SUMS.
 //
 // The target's own Node binary makes the preparation blob (the blob must come from the
-// binary's version); for the machine's own platform with V8's code cache, so the script is
-// not compiled again at every start (the cache is made for the platform it is built on,
-// hence none for a cross build). No startup snapshot: it cannot hold the HTTP stack
-// (undici, node:http), which is most of what a command loads. The blob goes into a copy of
+// binary's version); for the machine's own platform with V8's code cache of the shim (made
+// for the platform it is built on, hence none for a cross build). The CLI's bundle gets the
+// cache the shim keeps in the user's cache folder, which holds the code a run compiled: the
+// one a SEA can carry is made before anything runs, and a `pets list` with it alone was
+// measured 1.2x slower (docs/performance.md "The code cache"). No startup snapshot: it
+// cannot hold the HTTP stack (undici, node:http), which is most of what a command loads. The blob goes into a copy of
 // the binary with postject; a Windows binary's signature is removed first (osslsigncode),
 // and neither Windows nor macOS binaries are signed here (see docs/install.md).
 import { build } from 'esbuild';
@@ -30,7 +33,14 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { BESIDE_BUNDLE, jqWorkerOptions, mcpServerOptions, productOptions } from './build/bundle.mjs';
+import {
+  BESIDE_BUNDLE,
+  BUNDLE,
+  cliBundleOptions,
+  jqWorkerOptions,
+  mcpServerOptions,
+  productOptions,
+} from './build/bundle.mjs';
 import { checkBundle } from './build/checks.mjs';
 import { NODE_VERSION, TARGETS, nodeLicense, nodePackage } from './build/node-binary.mjs';
 import { jqNotices, thirdPartyNotices } from './build/notices.mjs';
@@ -51,7 +61,7 @@ const nodes = Object.fromEntries(targets.map((target) => [target, nodePackage(ta
 if (!existsSync(join(root, 'dist', 'static', 'help.txt')))
   throw new Error('dist/ is not built: run npm run build first');
 
-// The main script: the shim and the CLI in one file, from the sources, built as dist/ is.
+// The main script: the shim, with the fast path's texts.
 const staticTexts = Object.fromEntries(
   ['version.txt', 'help.txt'].map((f) => [f, readFileSync(join(root, 'dist', 'static', f), 'utf8')]),
 );
@@ -59,7 +69,7 @@ rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 const main = join(work, 'petstore-sea.cjs');
 const options = productOptions(root, pkg.version);
-const result = await build({
+await build({
   ...options,
   entryPoints: ['bin/petstore.js'],
   outfile: main,
@@ -68,18 +78,15 @@ const result = await build({
     __PETSTORE_SEA__: 'true',
     __PETSTORE_STATIC__: JSON.stringify(staticTexts),
   },
-  plugins: [
-    ...options.plugins,
-    {
-      // The shim's `require('../dist/petstore.cjs')` is the CLI itself, bundled from src/.
-      name: 'cli-from-sources',
-      setup(b) {
-        b.onResolve({ filter: /^\.\.\/dist\/petstore\.cjs$/ }, () => ({ path: join(root, 'src', 'cli-entry.ts') }));
-      },
-    },
-  ],
 });
-checkBundle(result.metafile, main);
+// The CLI's bundle is dist/'s own (checked by its build); built again here without writing,
+// for its inputs (the notices), and to make sure dist/ holds what the sources make.
+const cli = await build({ ...cliBundleOptions(root, pkg.version), write: false, outdir: work });
+const fresh = cli.outputFiles.find((f) => f.path.endsWith(`${BUNDLE}`))?.text;
+if (fresh !== readFileSync(join(root, 'dist', BUNDLE), 'utf8')) {
+  throw new Error(`dist/${BUNDLE} is not what the sources make: run npm run build first`);
+}
+checkBundle(cli.metafile, join(root, 'dist', BUNDLE));
 // The jq worker's inputs, for the notices (its bundle is dist/'s own, built just before).
 const worker = await build({ ...jqWorkerOptions(root), write: false, outfile: join(work, BESIDE_BUNDLE.jqWorker) });
 const mcp = await build({
@@ -88,11 +95,13 @@ const mcp = await build({
   outfile: join(work, BESIDE_BUNDLE.mcpServer),
 });
 const inputs = [
-  ...Object.keys(result.metafile.inputs),
+  ...Object.keys(cli.metafile.inputs),
   ...Object.keys(worker.metafile.inputs),
   ...Object.keys(mcp.metafile.inputs),
 ];
-const assets = Object.fromEntries(Object.values(BESIDE_BUNDLE).map((name) => [name, join(root, 'dist', name)]));
+const assets = Object.fromEntries(
+  [BUNDLE, `${BUNDLE}.sha256`, ...Object.values(BESIDE_BUNDLE)].map((name) => [name, join(root, 'dist', name)]),
+);
 
 /** Writes the SEA preparation blob for `target` with `node` (same version) and returns its path. */
 function prepareBlob(target, node) {

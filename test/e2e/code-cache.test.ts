@@ -2,10 +2,11 @@
  * The shim's code cache (bin/petstore.js `loadWithCodeCache`): V8's compiled code of what a
  * run used, kept in petstore's cache directory ($XDG_CACHE_HOME/petstore, else
  * ~/.cache/petstore) for the next run. A cache never changes what a run prints: not when
- * it is written, used, damaged, planted, out of reach or turned off. V8 checks only its own
- * version, its flags and the source's length, so the shim lets through only a cache that
- * passes ssh's rule (folder and file owned by the user or root, writable by no one else,
- * nothing followed) and whose header names this build and holds its data's SHA-256.
+ * it is written, used, damaged, planted, out of reach or turned off. V8 checks its own
+ * version, its flags, the source's length and (with the flag the shim sets) a checksum of
+ * its data; the shim lets through only a cache that passes ssh's rule (folder and file
+ * owned by the user or root, writable by no one else, nothing followed) and whose header
+ * names this build and the length of V8's data.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -34,7 +35,7 @@ afterAll(() => removeTempDirs());
 const ROOT = join(import.meta.dirname, '..', '..');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 /** The cache file's header length (bin/petstore.js codeCacheHeader). */
-const HEADER = 80;
+const HEADER = 48;
 
 /** `pets list --json` against the sandbox with the cache in `cacheHome`. */
 function list(config: string, cacheHome: string, extra: Record<string, string> = {}) {
@@ -51,18 +52,32 @@ const bundleHash = (pkg = ROOT): string =>
 
 /**
  * Whether `file` is a whole cache of the build whose hash is `hash`, read independently of
- * the shim: the format's magic, the bundle's hash, the length, and the data's SHA-256.
+ * the shim: the format's magic, the bundle's hash and the length in its header, and V8's
+ * data accepted by a V8 set as the shim sets it (its checksum verified) for that build's
+ * bundle, in a process of its own.
  */
-function isCacheOf(file: string, hash: string): boolean {
+function isCacheOf(file: string, hash: string, pkg = ROOT): boolean {
   const bytes = readFileSync(file);
   const data = bytes.subarray(HEADER);
-  return (
-    bytes.subarray(0, 8).toString('latin1') === 'PSV8CC02' &&
+  const header =
+    bytes.subarray(0, 8).toString('latin1') === 'PSV8CC03' &&
     bytes.subarray(8, 40).toString('hex') === hash &&
     bytes.readUInt32LE(44) === data.length &&
-    data.length > 0 &&
-    bytes.subarray(48, 80).equals(createHash('sha256').update(data).digest())
-  );
+    data.length > 0;
+  return header && v8Accepts(data, join(pkg, 'dist', 'petstore.cjs'));
+}
+
+/** Whether V8, with the shim's flags, takes `data` as the code cache of `bundle` (a path). */
+function v8Accepts(data: Buffer, bundle: string): boolean {
+  const check = `const v8 = require('node:v8'); const vm = require('node:vm'); const fs = require('node:fs');
+    v8.setFlagsFromString('--liftoff-only'); v8.setFlagsFromString('--verify-snapshot-checksum');
+    const file = process.argv[1];
+    const source = fs.readFileSync(file, 'utf8');
+    const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {\\n' + source + '\\n})',
+      { filename: file, lineOffset: -1, cachedData: fs.readFileSync(0) });
+    process.stdout.write(String(script.cachedDataRejected));`;
+  const r = spawnSync(process.execPath, ['-e', check, bundle], { input: data, encoding: 'utf8' });
+  return r.status === 0 && r.stdout === 'false';
 }
 
 let nameOnce: Promise<string> | undefined;
@@ -212,7 +227,7 @@ describe('the code cache', () => {
       stdout: `${other.version}\n`,
     });
     const [otherCache] = cacheFiles(cacheHome);
-    expect(isCacheOf(join(cacheHome, 'petstore', otherCache!), bundleHash(other.pkg))).toBe(true);
+    expect(isCacheOf(join(cacheHome, 'petstore', otherCache!), bundleHash(other.pkg), other.pkg)).toBe(true);
     // An upgrade of the same size and time (npm's tarballs all date from 1985) finds it.
     const r = await runShim(CLI, ['version'], env);
     expect(r).toMatchObject({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
@@ -423,7 +438,7 @@ describe.skipIf(!AS_ROOT || !HAS_SETPRIV)('another user’s cache (setpriv as ui
     ]);
     expect(r.status, r.stderr.toString()).toBe(0);
     expect(statSync(planted).uid).toBe(ATTACKER);
-    expect(isCacheOf(planted, bundleHash())).toBe(true);
+    expect(isCacheOf(planted, bundleHash(), other.pkg)).toBe(true);
     return planted;
   }
 

@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectSeedPets } from '../helpers/harness.js';
@@ -59,6 +59,34 @@ describe('the standalone executable', () => {
       tempDir('petstore-exe-home-'),
     );
     expect(r).toEqual({ code: 0, stdout: '9007199254740993\n9223372036854775807\n', stderr: '' });
+  });
+
+  it('keeps the code a run compiled in the user’s cache folder: written once, read after, replaced when damaged', () => {
+    const home = tempDir('petstore-exe-home-');
+    const cwd = tempDir('petstore-exe-cwd-');
+    const list = (): ReturnType<typeof alone> => alone(['--env', 'sandbox', 'pets', 'list', '--json'], cwd, home);
+    const first = list();
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    // HOME's ~/.cache/petstore, private, one file of the executable's own kind.
+    const folder = join(home, '.cache', 'petstore');
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    const files = readdirSync(folder);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^code-exe-v\d+\.\d+\.\d+-[a-z0-9]+-[0-9a-f]{8}-[0-9a-f]{16}\.v8$/);
+    const file = join(folder, files[0]!);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const written = statSync(file).mtimeMs;
+    // Read by the next run (accepted: not written again), which prints the same.
+    expect(list()).toEqual(first);
+    expect(statSync(file).mtimeMs).toBe(written);
+    // Bytes of V8's data flipped past its header: V8's checksum refuses them, and the run
+    // prints the same and writes a whole cache again.
+    const bytes = readFileSync(file);
+    for (let at = 200; at < bytes.length; at += Math.floor(bytes.length / 50)) bytes[at]! ^= 0xa5;
+    writeFileSync(file, bytes);
+    expect(list()).toEqual(first);
+    expect(readFileSync(file).equals(bytes)).toBe(false);
+    expect(list()).toEqual(first);
   });
 
   it('a usage error is exit 2 with the message on stderr', () => {
