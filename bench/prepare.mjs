@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { productOptions } from '../scripts/build/bundle.mjs';
 
 /**
  * Bundles bench/card-floor.mjs into `dir` with esbuild (`--bundle --platform=node
@@ -23,6 +24,18 @@ export async function bundleCardFloor(root, dir) {
     minifySyntax: true,
     logLevel: 'error',
   });
+  return outfile;
+}
+
+/**
+ * Bundles bench/libraries-floor.mjs into `dir` with petstore's own build options (the
+ * build's lazy stand-ins and zod's English locale included); returns the bundle's path,
+ * which bench/cached-script.cjs runs.
+ */
+export async function bundleLibrariesFloor(root, dir) {
+  const outfile = join(dir, 'libraries-floor.cjs');
+  const options = productOptions(root, '0.0.0');
+  await build({ ...options, entryPoints: ['bench/libraries-floor.mjs'], outfile, metafile: false, logLevel: 'error' });
   return outfile;
 }
 
