@@ -202,7 +202,7 @@ const commands = [
   {
     // undici's Agent and zod as petstore bundles and loads them (bench/libraries-floor.mjs):
     // what `pets list --json` costs before any of petstore's own code.
-    name: 'libraries floor (undici + zod, code cache)',
+    name: 'libraries floor (undici + zod with code cache)',
     argv: [node, join(root, 'bench', 'cached-script.cjs'), librariesFloor, `${baseUrl}/pets`],
     env: remoteEnv,
     floor: 'floor GET (node:http)',
@@ -451,7 +451,7 @@ for (const r of rows) {
   for (const extra of selected.find((c) => c.name === r.name)?.also ?? []) {
     const f = stats.get(extra.floor);
     if (f === undefined) continue;
-    const libraries = stats.get('libraries floor (undici + zod, code cache)');
+    const libraries = stats.get('libraries floor (undici + zod with code cache)');
     addTarget(`${r.name} <= ${extra.target}x ${extra.floor}`, stats.get(r.name).medianMs / f.medianMs, extra.target, {
       aim: extra.aim,
       // What undici + zod cost on their own, loaded as petstore loads them: below it only by
