@@ -14,8 +14,24 @@ describe('formatCount', () => {
     [10485760, '10,485,760'],
     [-1474, '-1,474'],
     [9007199254740993n, '9,007,199,254,740,993'],
+    [-12345678901234567890n, '-12,345,678,901,234,567,890'],
+    [1e21, '1,000,000,000,000,000,000,000'],
+    [1.5, '2'],
+    [2.5, '3'],
+    [-2.5, '-3'],
+    [1234.4, '1,234'],
   ] as const)('%s is %s', (n, text) => {
     expect(formatCount(n)).toBe(text);
+  });
+
+  it('writes what toLocaleString("en-US") writes, for counts of every size and sign', () => {
+    const samples: (number | bigint)[] = [];
+    for (let digits = 1; digits <= 21; digits++) {
+      const n = 10 ** (digits - 1) + 7 * digits;
+      samples.push(n, -n, n + 0.5, n - 0.49, BigInt(`${'9'.repeat(digits)}`), -BigInt(`${'3'.repeat(digits)}`));
+    }
+    for (const n of samples)
+      expect(formatCount(n), String(n)).toBe(n.toLocaleString('en-US', { maximumFractionDigits: 0 }));
   });
 });
 
