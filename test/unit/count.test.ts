@@ -28,7 +28,7 @@ describe('formatCount', () => {
     const samples: (number | bigint)[] = [];
     for (let digits = 1; digits <= 21; digits++) {
       const n = 10 ** (digits - 1) + 7 * digits;
-      samples.push(n, -n, n + 0.5, n - 0.49, BigInt(`${'9'.repeat(digits)}`), -BigInt(`${'3'.repeat(digits)}`));
+      samples.push(n, -n, n + 0.5, n - 0.49, BigInt('9'.repeat(digits)), -BigInt('3'.repeat(digits)));
     }
     for (const n of samples)
       expect(formatCount(n), String(n)).toBe(n.toLocaleString('en-US', { maximumFractionDigits: 0 }));
