@@ -6,22 +6,14 @@
 // optimising compile, as petstore's shim arranges). Usage: node card-floor.cjs URL (an
 // Authorization header from PETSTORE_API_KEY).
 import { request } from 'undici';
-import { z } from 'zod';
-
-const Int64 = z.union([z.int(), z.bigint()]);
-const Pet = z.looseObject({
-  id: Int64,
-  name: z.string(),
-  categoryId: Int64,
-  status: z.enum(['available', 'pending', 'sold']).optional(),
-});
+import { Pets } from './floor-schema.mjs';
 
 // A function, not top-level await: the bundle is CommonJS.
 async function main() {
   const { statusCode, body } = await request(process.argv[2], {
     headers: { authorization: `Bearer ${process.env.PETSTORE_API_KEY ?? ''}`, accept: 'application/json' },
   });
-  const pets = z.array(Pet).parse(await body.json());
+  const pets = Pets.parse(await body.json());
   if (statusCode !== 200) process.exitCode = 1;
   process.stdout.write(`${JSON.stringify(pets)}\n`);
 }

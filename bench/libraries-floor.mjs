@@ -8,15 +8,7 @@
 // PETSTORE_API_KEY).
 import Agent from 'undici/lib/dispatcher/agent.js';
 import apiRequest from 'undici/lib/api/api-request.js';
-import { z } from 'zod';
-
-const Int64 = z.union([z.int(), z.bigint()]);
-const Pet = z.looseObject({
-  id: Int64,
-  name: z.string(),
-  categoryId: Int64,
-  status: z.enum(['available', 'pending', 'sold']).optional(),
-});
+import { Pets } from './floor-schema.mjs';
 
 async function main() {
   const agent = new Agent();
@@ -27,7 +19,7 @@ async function main() {
     method: 'GET',
     headers: { authorization: `Bearer ${process.env.PETSTORE_API_KEY ?? ''}`, accept: 'application/json' },
   });
-  const pets = z.array(Pet).parse(await body.json());
+  const pets = Pets.parse(await body.json());
   if (statusCode !== 200) process.exitCode = 1;
   process.stdout.write(`${JSON.stringify(pets)}\n`);
   await agent.close();
