@@ -14,10 +14,11 @@
 // for the platform it is built on, hence none for a cross build). The CLI's bundle gets the
 // cache the shim keeps in the user's cache folder, which holds the code a run compiled: the
 // one a SEA can carry is made before anything runs, and a `pets list` with it alone was
-// measured 1.2x slower (docs/performance.md "The code cache"). No startup snapshot: it
-// cannot hold the HTTP stack (undici, node:http), which is most of what a command loads. The blob goes into a copy of
-// the binary with postject; a Windows binary's signature is removed first (osslsigncode),
-// and neither Windows nor macOS binaries are signed here (see docs/install.md).
+// measured 1.2x slower (docs/performance.md). No startup snapshot: it cannot hold the HTTP
+// stack (undici, node:http), which is most of what a command loads. The blob goes into a
+// copy of the binary with postject; a Windows binary's signature is removed first
+// (osslsigncode), and neither Windows nor macOS binaries are signed here (see
+// docs/install.md).
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -32,7 +33,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import {
   BESIDE_BUNDLE,
   BUNDLE,
@@ -41,7 +42,6 @@ import {
   mcpServerOptions,
   productOptions,
 } from './build/bundle.mjs';
-import { checkBundle } from './build/checks.mjs';
 import { NODE_VERSION, TARGETS, nodeLicense, nodePackage } from './build/node-binary.mjs';
 import { jqNotices, thirdPartyNotices } from './build/notices.mjs';
 
@@ -79,14 +79,13 @@ await build({
     __PETSTORE_STATIC__: JSON.stringify(staticTexts),
   },
 });
-// The CLI's bundle is dist/'s own (checked by its build); built again here without writing,
+// The CLI's bundle is dist/'s own, checked by its build; built again here without writing,
 // for its inputs (the notices), and to make sure dist/ holds what the sources make.
 const cli = await build({ ...cliBundleOptions(root, pkg.version), write: false, outdir: work });
-const fresh = cli.outputFiles.find((f) => f.path.endsWith(`${BUNDLE}`))?.text;
-if (fresh !== readFileSync(join(root, 'dist', BUNDLE), 'utf8')) {
+const made = cli.outputFiles.find((f) => basename(f.path) === BUNDLE)?.text;
+if (made !== readFileSync(join(root, 'dist', BUNDLE), 'utf8')) {
   throw new Error(`dist/${BUNDLE} is not what the sources make: run npm run build first`);
 }
-checkBundle(cli.metafile, join(root, 'dist', BUNDLE));
 // The jq worker's inputs, for the notices (its bundle is dist/'s own, built just before).
 const worker = await build({ ...jqWorkerOptions(root), write: false, outfile: join(work, BESIDE_BUNDLE.jqWorker) });
 const mcp = await build({
