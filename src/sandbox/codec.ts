@@ -12,10 +12,28 @@
  * The journal is NDJSON: a header line `{"generation":N}` naming the snapshot it belongs
  * to, then one created pet per line. Only lines ending in a newline count: a last line
  * without one is a write that never finished, and is ignored.
+ *
+ * A pet created with an `Idempotency-Key` (`idempotency.ts`) carries it on its own line, in
+ * either file, as one more member after the spec's fields:
+ * `"idempotency":{"key":"K","fingerprint":"<64 hex digits>","at":<epoch ms>}`. Readers that
+ * know only the spec's fields ignore it, and no answer shows it (pets are decoded to the
+ * spec's fields alone). A member that is not of that shape (a file edited by hand) is
+ * ignored: the pet stays, its key is forgotten.
  */
 import { INT64_MAX, INT64_MIN, PET_STATUSES } from '../client/constants.js';
 import type { Pet } from '../client/schemas.js';
 import { parseJson } from '../json.js';
+import { isValidKey } from './idempotency.js';
+
+/** The `idempotency` member of a pet line: the key it was created with, its fingerprint, when (epoch ms). */
+export interface IdempotencyRecord {
+  key: string;
+  fingerprint: string;
+  at: number;
+}
+
+/** The `idempotency` members of a run of pet lines, by the pet's index in that run (0-based). */
+export type KeyedLines = Map<number, IdempotencyRecord>;
 
 /** A decoded snapshot. */
 export interface Snapshot {
@@ -23,24 +41,41 @@ export interface Snapshot {
   generation: number;
   nextId: bigint;
   pets: Pet[];
+  /** The pets' `idempotency` members, by index in `pets`; absent when none has one. */
+  keys?: KeyedLines;
   /** Read by the general path: not in the layout `encodeSnapshot` writes. */
   foreign?: boolean;
 }
 
 /** The first line of the snapshot layout this module writes. */
 const SNAPSHOT_HEAD = /^\{"generation":(\d{1,15}),"nextId":(-?\d{1,20}),"pets":\[$/;
-/** An integer literal that may not survive `JSON.parse` exactly. */
-const LONG_DIGITS = /\d{16}/;
+/**
+ * A number literal of 16 digits or more, which may not survive `JSON.parse` exactly: a
+ * JSON number follows `:`, `,` or `[` (and white space) and holds only digits, `.`, `e`,
+ * `E`, `+` and `-`. Bare digit runs elsewhere (a fingerprint's hex, a key) are inside
+ * strings, which `JSON.parse` reads exactly, so they do not send a line to lossless-json;
+ * a string that happens to hold `:` and 16 digits does, which costs time, not exactness.
+ */
+const LONG_NUMBER = /[:,[]\s*-?[\d.eE+-]*\d{16}/;
+/** A fingerprint as `idempotency.ts` makes it: SHA-256 in lowercase hex. */
+const FINGERPRINT = /^[0-9a-f]{64}$/;
 
-/** One pet as a JSON object on one line, in the spec's field order (no newline). */
-export function encodePet(p: Pet): string {
+/**
+ * One pet as a JSON object on one line, in the spec's field order (no newline), with the
+ * `idempotency` member after them when the pet has a key.
+ */
+export function encodePet(p: Pet, key?: IdempotencyRecord): string {
   const status = p.status === undefined ? '' : `,"status":${JSON.stringify(p.status)}`;
-  return `{"id":${String(p.id)},"name":${JSON.stringify(p.name)},"categoryId":${String(p.categoryId)}${status}}`;
+  const idempotency =
+    key === undefined
+      ? ''
+      : `,"idempotency":{"key":${JSON.stringify(key.key)},"fingerprint":"${key.fingerprint}","at":${key.at}}`;
+  return `{"id":${String(p.id)},"name":${JSON.stringify(p.name)},"categoryId":${String(p.categoryId)}${status}${idempotency}}`;
 }
 
-/** The snapshot text: one header line, one pet per line, and a closing line. */
+/** The snapshot text: one header line, one pet per line (with its key, if any), and a closing line. */
 export function encodeSnapshot(s: Snapshot): string {
-  const body = s.pets.map(encodePet).join(',\n');
+  const body = s.pets.map((p, i) => encodePet(p, s.keys?.get(i))).join(',\n');
   return `{"generation":${s.generation},"nextId":${String(s.nextId)},"pets":[\n${body}${body === '' ? '' : '\n'}]}\n`;
 }
 
@@ -51,7 +86,7 @@ export function encodeJournalHeader(generation: number): string {
 
 /** Parses one line of JSON, exactly for long integers. @throws SyntaxError */
 function parseLine(line: string): unknown {
-  return LONG_DIGITS.test(line) ? parseJson(line) : JSON.parse(line);
+  return LONG_NUMBER.test(line) ? parseJson(line) : JSON.parse(line);
 }
 
 function isInt64(v: unknown): v is number | bigint {
@@ -66,6 +101,44 @@ function toPet(v: unknown): Pet | undefined {
   if (status === undefined) return { id, name, categoryId };
   const known = PET_STATUSES.find((s) => s === status);
   return known === undefined ? undefined : { id, name, categoryId, status: known };
+}
+
+/** The `idempotency` member of a decoded pet line, or undefined when it has none of that shape. */
+function toKey(v: unknown): IdempotencyRecord | undefined {
+  const member = (v as { idempotency?: unknown }).idempotency;
+  if (typeof member !== 'object' || member === null) return undefined;
+  const { key, fingerprint, at } = member as Record<string, unknown>;
+  if (!isValidKey(key) || typeof fingerprint !== 'string' || !FINGERPRINT.test(fingerprint)) return undefined;
+  return typeof at === 'number' && Number.isSafeInteger(at) && at >= 0 ? { key, fingerprint, at } : undefined;
+}
+
+/**
+ * Decodes one pet line into `pets` and its key into `keys`.
+ * @returns false when the line is not a pet (or not JSON).
+ */
+function addPetLine(line: string, pets: Pet[], keys: KeyedLines): boolean {
+  let value: unknown;
+  try {
+    value = parseLine(line);
+  } catch {
+    return false;
+  }
+  return addPet(value, pets, keys);
+}
+
+/** Adds the pet in `value` to `pets` and its key to `keys`; false when `value` is not a Pet. */
+function addPet(value: unknown, pets: Pet[], keys: KeyedLines): boolean {
+  const pet = toPet(value);
+  if (pet === undefined) return false;
+  const key = toKey(value);
+  if (key !== undefined) keys.set(pets.length, key);
+  pets.push(pet);
+  return true;
+}
+
+/** `snapshot` with `keys` when there are any (a snapshot without keys has no such member). */
+function withKeys(snapshot: Snapshot, keys: KeyedLines): Snapshot {
+  return keys.size === 0 ? snapshot : { ...snapshot, keys };
 }
 
 /**
@@ -83,6 +156,7 @@ function decodeOwnLayout(text: string): Snapshot | undefined {
   const head = SNAPSHOT_HEAD.exec(lines[0] ?? '');
   if (head === null || lines[lines.length - 1] !== ']}' || lines.length < 2) return undefined;
   const pets: Pet[] = [];
+  const keys: KeyedLines = new Map();
   const last = lines.length - 2;
   for (let i = 1; i <= last; i++) {
     let line = lines[i] ?? '';
@@ -90,16 +164,9 @@ function decodeOwnLayout(text: string): Snapshot | undefined {
       if (!line.endsWith(',')) return undefined;
       line = line.slice(0, -1);
     }
-    let pet: Pet | undefined;
-    try {
-      pet = toPet(parseLine(line));
-    } catch {
-      return undefined;
-    }
-    if (pet === undefined) return undefined;
-    pets.push(pet);
+    if (!addPetLine(line, pets, keys)) return undefined;
   }
-  return { generation: Number(head[1]), nextId: BigInt(head[2] ?? '0'), pets };
+  return withKeys({ generation: Number(head[1]), nextId: BigInt(head[2] ?? '0'), pets }, keys);
 }
 
 function decodeAnyJson(text: string): Snapshot | string {
@@ -117,13 +184,12 @@ function decodeAnyJson(text: string): Snapshot | string {
   if (!isInt64(nextId)) return 'nextId: not an int64';
   if (!Array.isArray(pets)) return 'pets: not an array';
   const out: Pet[] = [];
+  const keys: KeyedLines = new Map();
   for (const [i, item] of pets.entries()) {
-    const pet = toPet(item);
-    if (pet === undefined)
+    if (!addPet(item, out, keys))
       return `pets[${i}]: not a Pet (id and categoryId int64, name a string, status one of ${PET_STATUSES.join(', ')})`;
-    out.push(pet);
   }
-  return { generation: generation ?? 0, nextId: BigInt(nextId), pets: out, foreign: true };
+  return withKeys({ generation: generation ?? 0, nextId: BigInt(nextId), pets: out, foreign: true }, keys);
 }
 
 /** The journal's header: its generation and length in bytes, or a problem; undefined while its line is incomplete. */
@@ -140,6 +206,8 @@ export function decodeJournalHeader(
 export interface JournalChunk {
   /** The pets of the complete lines, up to the first bad one. */
   pets: Pet[];
+  /** Their `idempotency` members, by index in `pets`. */
+  keys: KeyedLines;
   /** Bytes of the complete lines decoded (where the next read starts). */
   consumed: number;
   /** A complete line that is not a pet: its number within the chunk (1-based). */
@@ -149,18 +217,11 @@ export interface JournalChunk {
 /** Decodes journal pet lines; a last line without its newline is left for later. */
 export function decodeJournalPets(bytes: Buffer): JournalChunk {
   const end = bytes.lastIndexOf(0x0a);
-  const chunk: JournalChunk = { pets: [], consumed: end + 1 };
+  const chunk: JournalChunk = { pets: [], keys: new Map(), consumed: end + 1 };
   if (end < 0) return chunk;
   const lines = bytes.toString('utf8', 0, end).split('\n');
   for (const [i, line] of lines.entries()) {
-    let pet: Pet | undefined;
-    try {
-      pet = toPet(parseLine(line));
-    } catch {
-      pet = undefined;
-    }
-    if (pet === undefined) return { ...chunk, badLine: i + 1 };
-    chunk.pets.push(pet);
+    if (!addPetLine(line, chunk.pets, chunk.keys)) return { ...chunk, badLine: i + 1 };
   }
   return chunk;
 }

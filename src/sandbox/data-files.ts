@@ -11,6 +11,10 @@
  * Methods that write must run under the lock. File-system problems become ConfigError
  * (exit 2) naming the path and the problem.
  *
+ * Idempotency keys (`idempotency.ts`) live on their pets' lines (`codec.ts`); this process
+ * keeps them by key as it reads the lines, and `append` decides create, replay or refusal
+ * against data refreshed under the lock, so processes sharing the files agree.
+ *
  * Trust (ssh's rule, src/trust.ts; docs/configuration.md "Who may own petstore's files"):
  * the folder (the config directory, which may be a link) must pass before either file is
  * read or written; each file is opened without following a link and non-blocking, and
@@ -39,7 +43,11 @@ import {
   encodeJournalHeader,
   encodePet,
   encodeSnapshot,
+  type IdempotencyRecord,
+  type JournalChunk,
+  type KeyedLines,
 } from './codec.js';
+import { IdempotencyKeyReusedError, isLive, type IdempotencyRequest } from './idempotency.js';
 import { SEED_NEXT_ID, SEED_PETS } from './seed.js';
 
 /** The data as the server sees it. */
@@ -47,6 +55,28 @@ export interface SandboxData {
   /** The id the next create takes (never one of `pets`' ids). */
   nextId: bigint;
   pets: readonly Pet[];
+}
+
+/** One create given to `append`: the NewPet, and its `Idempotency-Key` with the body's fingerprint, if sent. */
+export interface CreateItem {
+  pet: NewPet;
+  idempotency?: IdempotencyRequest;
+}
+
+/**
+ * What a create gave: the pet, and whether it was made earlier by a request with the same
+ * key and fingerprint (`replayed`: nothing was created now).
+ */
+export interface CreateResult {
+  pet: Pet;
+  replayed: boolean;
+}
+
+/** A key this process knows: the fingerprint it was used with, its pet, and when (epoch ms). */
+interface KeyEntry {
+  fingerprint: string;
+  pet: Pet;
+  at: number;
 }
 
 /** Seed data, fresh copy. */
@@ -96,6 +126,10 @@ interface State {
   heldAhead: ReadonlySet<bigint>;
   pets: Pet[];
   nextId: bigint;
+  /** The keys of the snapshot's own pets (live or not), by key. */
+  baseKeys: ReadonlyMap<string, KeyEntry>;
+  /** `baseKeys` and those of the journal's pets; of two lines with one key, the later. */
+  keys: Map<string, KeyEntry>;
   journal: JournalState | undefined;
 }
 
@@ -107,6 +141,29 @@ function idsAhead(pets: readonly Pet[], nextId: bigint): Set<bigint> {
     if (id >= nextId) ahead.add(id);
   }
   return ahead;
+}
+
+/** The keys of `keyed` (lines of `pets`, by index), by key; of two lines with one key, the later. */
+function keysOf(pets: readonly Pet[], keyed: KeyedLines | undefined): Map<string, KeyEntry> {
+  const keys = new Map<string, KeyEntry>();
+  for (const [i, { key, fingerprint, at }] of keyed ?? []) {
+    const pet = pets[i];
+    if (pet !== undefined) keys.set(key, { fingerprint, pet, at });
+  }
+  return keys;
+}
+
+/** The keys of `keys` still live at `now` (epoch ms), as the lines of `pets` they go on (a compaction's). */
+function liveLines(pets: readonly Pet[], keys: ReadonlyMap<string, KeyEntry>, now: number): KeyedLines {
+  const byPet = new Map<Pet, IdempotencyRecord>();
+  for (const [key, { fingerprint, pet, at }] of keys) if (isLive(at, now)) byPet.set(pet, { key, fingerprint, at });
+  const keyed: KeyedLines = new Map();
+  if (byPet.size === 0) return keyed;
+  for (const [i, pet] of pets.entries()) {
+    const record = byPet.get(pet);
+    if (record !== undefined) keyed.set(i, record);
+  }
+  return keyed;
 }
 
 /**
@@ -306,43 +363,80 @@ export class DataFiles {
   }
 
   /**
-   * Under the lock: assigns the next ids to `pets`, appends them to the journal in one
-   * write, and compacts when the journal has grown larger than the snapshot.
-   * @throws ConfigError when the journal cannot be written (nothing was added) or the ids ran out.
+   * Under the lock: settles `items` in order against the data refreshed now, each seeing
+   * the ones before it (IETF draft-ietf-httpapi-idempotency-key-header). An item whose key
+   * another create used within 24 hours (`isLive`) is not created: with the same
+   * fingerprint it is a replay of that create's pet, with another it is an
+   * IdempotencyKeyReusedError. Every other item is created: the next id, `available`
+   * without a status, its key (if any) kept on its line with the time. The created pets
+   * are appended to the journal in one write, then compacted when the journal has grown
+   * larger than the snapshot.
+   * @returns one outcome per item, in order.
+   * @throws ConfigError when the journal cannot be written (nothing was added, no key kept)
+   * or the ids ran out.
    */
-  append(pets: readonly NewPet[]): Pet[] {
+  append(items: readonly CreateItem[]): Array<CreateResult | IdempotencyKeyReusedError> {
     const state = this.refreshState() ?? this.writeAll(seedData(), 'seed');
-    const journal = this.prepareJournal(state);
+    const now = Date.now();
+    // This batch's keys: seen by its later items, kept in `state` once the write succeeded.
+    const batchKeys = new Map<string, KeyEntry>();
+    const created: Pet[] = [];
+    const lines: string[] = [];
     let next = state.nextId;
-    const created = pets.map((p): Pet => {
+    const outcomes = items.map(({ pet: p, idempotency: asked }): CreateResult | IdempotencyKeyReusedError => {
+      const seen = asked === undefined ? undefined : (batchKeys.get(asked.key) ?? state.keys.get(asked.key));
+      if (asked !== undefined && seen !== undefined && isLive(seen.at, now)) {
+        if (seen.fingerprint !== asked.fingerprint) return new IdempotencyKeyReusedError();
+        return { pet: seen.pet, replayed: true };
+      }
       while (state.heldAhead.has(next)) next += 1n;
       if (next > INT64_MAX)
         throw new ConfigError(`the sandbox ran out of ids (the last is ${String(INT64_MAX)})`, RESET_HINT);
       const pet: Pet = { id: toJsonInt(next), name: p.name, categoryId: p.categoryId, status: p.status ?? 'available' };
       next += 1n;
-      return pet;
+      const record = asked === undefined ? undefined : { key: asked.key, fingerprint: asked.fingerprint, at: now };
+      if (record !== undefined) batchKeys.set(record.key, { fingerprint: record.fingerprint, pet, at: now });
+      created.push(pet);
+      lines.push(encodePet(pet, record) + '\n');
+      return { pet, replayed: false };
     });
-    const bytes = Buffer.from(created.map((p) => encodePet(p) + '\n').join(''));
+    if (created.length > 0) this.commit(state, { created, lines, keys: batchKeys, nextId: next }, now);
+    return outcomes;
+  }
+
+  /**
+   * Under the lock: appends a batch's lines to the journal, then takes its pets and keys
+   * into `state`, then compacts when due (keeping the keys still live at `now`).
+   * @throws ConfigError when the journal cannot be written (`state` is left as it was).
+   */
+  private commit(
+    state: State,
+    batch: { created: Pet[]; lines: string[]; keys: ReadonlyMap<string, KeyEntry>; nextId: bigint },
+    now: number,
+  ): void {
+    const journal = this.prepareJournal(state);
+    const bytes = Buffer.from(batch.lines.join(''));
     this.appendBytes(bytes, journal.offset);
-    state.pets.push(...created);
-    state.nextId = next;
+    state.pets.push(...batch.created);
+    state.nextId = batch.nextId;
+    for (const [key, entry] of batch.keys) state.keys.set(key, entry);
     journal.offset += bytes.length;
     journal.size = journal.offset;
     const due = state.foreign || journal.offset > Math.max(COMPACT_MIN_BYTES, state.snapshotBytes);
     if (due && journal.offset > this.compactRetryAt) {
       try {
-        this.writeAll({ nextId: state.nextId, pets: state.pets }, 'compact');
+        this.writeAll({ nextId: state.nextId, pets: state.pets }, 'compact', liveLines(state.pets, state.keys, now));
       } catch {
         // The pets are in the journal already; compaction can wait for more room.
         this.compactRetryAt = journal.offset * 2;
       }
     }
-    return created;
   }
 
   /**
    * Under the lock: writes `data` as a snapshot of the next generation, then a fresh journal
-   * for it. Works whatever the old files hold (for seed and reset).
+   * for it. Works whatever the old files hold (for seed and reset). Every idempotency key
+   * is forgotten: `data` is the caller's, and a key must not replay a pet it did not create.
    * @throws ConfigError
    */
   replace(data: SandboxData): SandboxData {
@@ -426,15 +520,17 @@ export class DataFiles {
     }
   }
 
-  private writeAll(data: SandboxData, why: 'seed' | 'replace' | 'compact'): State {
+  /** Writes both files anew; `keyed`: the keys the snapshot's lines keep (by index in `data.pets`). */
+  private writeAll(data: SandboxData, why: 'seed' | 'replace' | 'compact', keyed?: KeyedLines): State {
     const generation =
       (why === 'compact' && this.state !== undefined ? this.state.generation : this.lastGeneration()) + 1;
     // Both files are checked before either is written: a link in the journal's place must
     // not leave a new snapshot beside it.
     this.checkWritable(this.journalFile, JOURNAL, 'write the sandbox journal');
     const pets = [...data.pets];
-    const text = encodeSnapshot({ generation, nextId: data.nextId, pets });
+    const text = encodeSnapshot({ generation, nextId: data.nextId, pets, keys: keyed });
     this.write(this.file, DATA_FILE, text, 'write the sandbox data file');
+    const baseKeys = keysOf(pets, keyed);
     const state: State = {
       snapshotKey: snapshotKey(this.statOf(this.file, 'read the sandbox data file')),
       snapshotBytes: Buffer.byteLength(text),
@@ -445,6 +541,8 @@ export class DataFiles {
       heldAhead: idsAhead(pets, data.nextId),
       pets,
       nextId: data.nextId,
+      baseKeys,
+      keys: new Map(baseKeys),
       journal: undefined,
     };
     this.state = state;
@@ -509,6 +607,7 @@ export class DataFiles {
       const snapshot = decodeSnapshot(readRestSync(fd, this.file, SANDBOX_MAX_BYTES).toString('utf8'));
       if (typeof snapshot === 'string')
         throw new ConfigError(`${this.file}: not sandbox data: ${snapshot}`, RESET_HINT);
+      const baseKeys = keysOf(snapshot.pets, snapshot.keys);
       return {
         snapshotKey: key,
         snapshotBytes: Number(st.size),
@@ -519,6 +618,8 @@ export class DataFiles {
         heldAhead: idsAhead(snapshot.pets, snapshot.nextId),
         pets: snapshot.pets,
         nextId: snapshot.nextId,
+        baseKeys,
+        keys: new Map(baseKeys),
         journal: undefined,
       };
     } catch (err) {
@@ -564,7 +665,7 @@ export class DataFiles {
         const chunk = decodeJournalPets(readAt(fd, j.offset, size - j.offset));
         if (chunk.badLine !== undefined)
           throw this.damaged(1 + state.pets.length - state.baseCount + chunk.badLine, 'not a Pet');
-        this.applyJournalPets(state, chunk.pets);
+        this.applyJournalPets(state, chunk);
         j.offset += chunk.consumed;
       }
       j.size = size;
@@ -582,8 +683,8 @@ export class DataFiles {
     return new ConfigError(`${this.journalFile}: line ${line} is ${why}; the sandbox data is damaged`, RESET_HINT);
   }
 
-  private applyJournalPets(state: State, pets: readonly Pet[]): void {
-    for (const pet of pets) {
+  private applyJournalPets(state: State, { pets, keys }: JournalChunk): void {
+    for (const [i, pet] of pets.entries()) {
       const id = BigInt(pet.id);
       if (id < state.nextId) {
         throw new ConfigError(
@@ -593,11 +694,14 @@ export class DataFiles {
       }
       state.pets.push(pet);
       state.nextId = id + 1n;
+      const record = keys.get(i);
+      if (record !== undefined) state.keys.set(record.key, { fingerprint: record.fingerprint, pet, at: record.at });
     }
   }
 
   private dropJournalPets(state: State): void {
     state.pets = state.pets.slice(0, state.baseCount);
     state.nextId = state.baseNextId;
+    state.keys = new Map(state.baseKeys);
   }
 }

@@ -7,8 +7,9 @@
  * - `createPet` without `status` stores `available` (a new animal in a store is for sale);
  *   a `name` that is empty or only white space is refused with 400.
  * - Error `code` values: `unauthorized` (401), `invalid_request` (400), `not_found` (404),
- *   `method_not_allowed` (405), `payload_too_large` (413), `internal_error` (500), `busy`
- *   (503, with `Retry-After: 1`: another process held the data's lock for the whole wait).
+ *   `method_not_allowed` (405), `idempotency_key_in_use` (409), `payload_too_large` (413),
+ *   `idempotency_key_reused` (422), `internal_error` (500), `busy` (503, with
+ *   `Retry-After: 1`: another process held the data's lock for the whole wait).
  *   Error messages are the sandbox's own: a 500 says what failed (e.g. which file could
  *   not be written), never a library's text.
  * - Pagination (spec §4.4 leaves it open): when more pets follow a page, the answer carries
@@ -20,6 +21,13 @@
  *   deprecation headers: `DELETE /v1/pets/1` is not a call of getPet.
  * - With `withoutGetPet` it plays the API after the removal: `getPet` answers
  *   `410 Gone` with an Error body, code `gone` (after the key check, like every operation).
+ * - `createPet` honours `Idempotency-Key` (IETF draft-ietf-httpapi-idempotency-key-header,
+ *   as Stripe's and Adyen's APIs do), checked after the key and the body: a key of 1 to
+ *   255 visible ASCII characters, kept 24 hours with the body's fingerprint. The same key
+ *   and body again answer the first create's 201 (same body and `Location`) with
+ *   `Idempotent-Replayed: true` (Stripe's header) and create nothing; another body answers
+ *   422 `idempotency_key_reused`; a key whose first request is still being answered, 409
+ *   `idempotency_key_in_use`. Failed requests keep no key (`idempotency.ts`, `store.ts`).
  */
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -37,6 +45,7 @@ import { NewPetSchema, type NewPet, type Pet } from '../client/schemas.js';
 import { ConfigError } from '../errors.js';
 import { LockBusyError } from '../file-lock.js';
 import { parseJson, stringifyJson } from '../json.js';
+import { IdempotencyKeyReusedError, keyProblem, requestFingerprint } from './idempotency.js';
 import { newSandboxKey } from './key-file.js';
 import { deprecationHeaders, RouteTable, type RouteDescription } from './routes.js';
 import type { SandboxStore } from './store.js';
@@ -91,6 +100,8 @@ export async function startSandbox(opts: SandboxOptions & { host?: string; port?
   // Handlers still running, so close() can let a store write that began finish (and
   // release its lock) before the process exits, e.g. after Ctrl-C aborted the client.
   const inFlight = new Set<Promise<void>>();
+  // The Idempotency-Keys whose first request this server is still answering (the 409).
+  const keysInFlight = new Set<string>();
   const server = createServer((req, res) => {
     const started = Date.now();
     res.on('finish', () => opts.onRequest?.(`${req.method} ${req.url} ${res.statusCode} ${Date.now() - started}ms`));
@@ -99,7 +110,7 @@ export async function startSandbox(opts: SandboxOptions & { host?: string; port?
     res.on('close', () => {
       if (!res.writableFinished) gone.abort();
     });
-    const done: Promise<void> = handle(req, res, opts, apiKey, gone.signal)
+    const done: Promise<void> = handle(req, res, { opts, apiKey, keysInFlight }, gone.signal)
       .catch((err: unknown) => {
         if (gone.signal.aborted) return;
         opts.onError?.(err);
@@ -158,6 +169,15 @@ interface OperationCall {
   params: Record<string, string>;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
+  /** The `Idempotency-Key`s whose first request this server is still answering. */
+  keysInFlight: Set<string>;
+}
+
+/** What every request of one server shares. */
+interface ServerShared {
+  opts: SandboxOptions;
+  apiKey: string;
+  keysInFlight: Set<string>;
 }
 
 /** Runs one operation; throws HttpProblem (or LockBusyError) for an error answer. */
@@ -201,8 +221,7 @@ export function sandboxOperations(): RouteDescription[] {
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
-  opts: SandboxOptions,
-  apiKey: string,
+  { opts, apiKey, keysInFlight }: ServerShared,
   signal: AbortSignal,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://sandbox');
@@ -225,7 +244,7 @@ async function handle(
       res.setHeader('Sunset', headers.sunset);
     }
     checkAuth(req, apiKey);
-    await route.operation.handle({ req, res, url, opts, params, signal });
+    await route.operation.handle({ req, res, url, opts, params, signal, keysInFlight });
   } catch (err) {
     if (err instanceof LockBusyError) {
       sendError(res, busy(err));
@@ -313,11 +332,62 @@ function busy(err: LockBusyError): HttpProblem {
   );
 }
 
-/** `createPet`: `POST /pets` with a NewPet (spec §4.2). */
-async function createPet({ req, res, opts: { store }, signal }: OperationCall): Promise<void> {
-  const { name, categoryId, status } = await readNewPet(req);
-  const pet = await store.create({ name, categoryId, status: status ?? 'available' }, { signal });
+/**
+ * `createPet`: `POST /pets` with a NewPet (spec §4.2), and an optional `Idempotency-Key`
+ * (IETF draft-ietf-httpapi-idempotency-key-header), judged after the body.
+ * @throws HttpProblem 400 `invalid_request` for a key that is not 1 to 255 visible ASCII
+ * characters; 409 `idempotency_key_in_use` while this server still answers the key's
+ * first request (the draft; RFC 9110 §15.5.10); 422 `idempotency_key_reused` for a key used
+ * with another body within 24 hours (the draft; RFC 9110 §15.5.21). Neither creates a pet.
+ */
+async function createPet({ req, res, opts: { store }, signal, keysInFlight }: OperationCall): Promise<void> {
+  const received = await readNewPet(req);
+  const pet: NewPet = { name: received.name, categoryId: received.categoryId, status: received.status ?? 'available' };
+  const key = idempotencyKeyOf(req);
+  if (key === undefined) {
+    sendCreated(res, await store.create(pet, { signal }));
+    return;
+  }
+  // Only this process's requests: another process's are settled by the store, under its lock.
+  if (keysInFlight.has(key)) {
+    throw new HttpProblem(
+      409,
+      'idempotency_key_in_use',
+      'the first request with this Idempotency-Key is still being answered; the pet was not created',
+    );
+  }
+  keysInFlight.add(key);
+  try {
+    // Fingerprinted as received: without the status filled in.
+    const idempotency = { key, fingerprint: requestFingerprint(received) };
+    sendCreated(res, await store.create(pet, { signal, idempotency }));
+  } catch (err) {
+    if (err instanceof IdempotencyKeyReusedError) throw new HttpProblem(422, 'idempotency_key_reused', err.message);
+    throw err;
+  } finally {
+    keysInFlight.delete(key);
+  }
+}
+
+/**
+ * The request's `Idempotency-Key`, undefined when it has none. Several such headers arrive
+ * joined by `, ` (node:http), which no key may hold.
+ * @throws HttpProblem 400 `invalid_request` naming the rule (never the value) when it is
+ * not 1 to 255 visible ASCII characters.
+ */
+function idempotencyKeyOf(req: IncomingMessage): string | undefined {
+  const header = req.headers['idempotency-key'];
+  if (header === undefined) return undefined;
+  const key = Array.isArray(header) ? header.join(', ') : header;
+  const problem = keyProblem(key);
+  if (problem !== undefined) throw new HttpProblem(400, 'invalid_request', problem);
+  return key;
+}
+
+/** The 201 of a create: `Location` and the pet; a replay says so (`Idempotent-Replayed`, Stripe's header). */
+function sendCreated(res: ServerResponse, { pet, replayed }: { pet: Pet; replayed: boolean }): void {
   res.setHeader('Location', `/v1/pets/${pet.id}`);
+  if (replayed) res.setHeader('Idempotent-Replayed', 'true');
   sendJson(res, 201, publicPet(pet));
 }
 

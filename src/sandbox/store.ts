@@ -17,12 +17,16 @@
  * - **Crashes.** Whole-file writes are atomic; an append cut short leaves a last line
  *   without its newline, which readers ignore and the next writer cuts off. A journal
  *   append is not fsynced (a power cut may lose the last creates, never the store).
+ * - **Idempotency keys** (`idempotency.ts`) are kept on their pets' lines for 24 hours and
+ *   checked under the lock against data read under it, so two processes sending one key
+ *   create one pet. Compaction keeps the live ones; `reset` (and any `update`) forgets them.
  *
  * Writers wait for the lock up to a deadline (`waitMs`), then fail with LockBusyError.
  */
-import type { NewPet, Pet } from '../client/schemas.js';
+import type { NewPet } from '../client/schemas.js';
 import { TimeoutError } from '../errors.js';
-import { DataFiles, fileError, seedData, type SandboxData } from './data-files.js';
+import { DataFiles, fileError, seedData, type CreateItem, type CreateResult, type SandboxData } from './data-files.js';
+import { IdempotencyKeyReusedError, type IdempotencyRequest } from './idempotency.js';
 import { FileLock, LockBusyError, LockFileError, type WaitOptions } from '../file-lock.js';
 
 /** Options of a store. */
@@ -44,6 +48,11 @@ export interface CreateOptions {
   signal?: AbortSignal;
   /** How long to wait for the lock (ms); the store's `waitMs` by default. */
   waitMs?: number;
+  /**
+   * The request's `Idempotency-Key` and the fingerprint of its body (`idempotency.ts`
+   * `requestFingerprint`); without it, a create always creates.
+   */
+  idempotency?: IdempotencyRequest;
 }
 
 const DEFAULT_WAIT_MS = 10_000;
@@ -60,12 +69,12 @@ export function asCliError(err: unknown): unknown {
   );
 }
 
-interface PendingCreate {
-  pet: NewPet;
+/** A create waiting for the next batch: what `DataFiles.append` settles, and its caller's bounds. */
+interface PendingCreate extends CreateItem {
   started: number;
   deadline: number;
   signal: AbortSignal | undefined;
-  resolve: (pet: Pet) => void;
+  resolve: (result: CreateResult) => void;
   reject: (err: unknown) => void;
 }
 
@@ -110,19 +119,28 @@ export class SandboxStore {
   }
 
   /**
-   * Creates a pet: assigns the next id and appends it to the journal under the lock.
-   * @throws ConfigError when the files cannot be written (or the ids ran out);
-   * LockBusyError when the lock was not had in time; the signal's reason when aborted.
+   * Creates a pet: assigns the next id and appends it to the journal under the lock. With
+   * `opts.idempotency` (IETF draft-ietf-httpapi-idempotency-key-header), a key another
+   * create used within 24 hours with the same fingerprint (by any process, or earlier in
+   * the same batch) creates nothing and resolves with that create's pet and `replayed:
+   * true`; otherwise the key is kept with the new pet.
+   * @returns `{ pet, replayed }`: the pet as stored (status filled in), and whether it is an
+   * earlier create's.
+   * @throws IdempotencyKeyReusedError when the key was used within 24 hours with another
+   * fingerprint (nothing created); ConfigError when the files cannot be written (or the ids
+   * ran out); LockBusyError when the lock was not had in time; the signal's reason when
+   * aborted. A create that fails keeps no key.
    */
-  create(pet: NewPet, opts: CreateOptions = {}): Promise<Pet> {
-    return new Promise<Pet>((resolve, reject) => {
+  create(pet: NewPet, opts: CreateOptions = {}): Promise<CreateResult> {
+    return new Promise<CreateResult>((resolve, reject) => {
       if (opts.signal?.aborted === true) {
         reject(opts.signal.reason as Error);
         return;
       }
       const started = Date.now();
       const deadline = started + (opts.waitMs ?? this.waitMs);
-      this.pending.push({ pet, started, deadline, signal: opts.signal, resolve, reject });
+      const { idempotency } = opts;
+      this.pending.push({ pet, idempotency, started, deadline, signal: opts.signal, resolve, reject });
       if (this.flushing) return;
       this.flushing = true;
       // On the next turn of the event loop: creates whose requests arrived together (a bulk
@@ -132,9 +150,9 @@ export class SandboxStore {
   }
 
   /**
-   * Replaces the data with `change(current)` under the lock (both files rewritten).
-   * With `replace`, the current data is not read (so a damaged file is replaced too) and
-   * `change` gets the seed.
+   * Replaces the data with `change(current)` under the lock (both files rewritten), which
+   * forgets every idempotency key. With `replace`, the current data is not read (so a
+   * damaged file is replaced too) and `change` gets the seed.
    * @throws ConfigError, LockBusyError as `read`.
    */
   async update(
@@ -148,7 +166,10 @@ export class SandboxStore {
     });
   }
 
-  /** Restores the seed data (under the lock), whatever the files held, even if unreadable. */
+  /**
+   * Restores the seed data (under the lock), whatever the files held, even if unreadable;
+   * every idempotency key is forgotten.
+   */
   async reset(opts: { waitMs?: number } = {}): Promise<SandboxData> {
     return this.update((seed) => seed, { replace: true, ...opts });
   }
@@ -198,12 +219,16 @@ export class SandboxStore {
           deadline,
           () => {
             batch = stillWanted() ? this.pending.splice(0) : [];
-            return batch.length === 0 ? [] : this.files.append(batch.map((p) => p.pet));
+            return batch.length === 0 ? [] : this.files.append(batch);
           },
           // Each create has its own signal (its client), checked by stillWanted.
           { stillWanted, signal: undefined },
         );
-        batch.forEach((p, i) => p.resolve(created[i] as Pet));
+        batch.forEach((p, i) => {
+          const outcome = created[i] as CreateResult | IdempotencyKeyReusedError;
+          if (outcome instanceof IdempotencyKeyReusedError) p.reject(outcome);
+          else p.resolve(outcome);
+        });
       } catch (err) {
         // A wait that ran out or was given up fails those still waiting; anything else
         // (a file that cannot be written) fails this batch and every create waiting.

@@ -38,7 +38,7 @@ describe.concurrent('two stores on one file', () => {
     const b = open(file);
     expect((await b.read()).pets).toHaveLength(10);
     for (let i = 0; i < 5; i++) {
-      const pet = await (i % 2 === 0 ? a : b).create({ name: `N${i}`, categoryId: 1 });
+      const { pet } = await (i % 2 === 0 ? a : b).create({ name: `N${i}`, categoryId: 1 });
       expect(pet.id).toBe(10 + i);
       for (const s of [a, b]) expect((await s.read()).pets.map((p) => p.name)).toContain(`N${i}`);
     }
@@ -57,7 +57,7 @@ describe.concurrent('two stores on one file', () => {
     );
     expect(generationOf(file)).toBeGreaterThan(gen0);
     expect(statSync(`${file}.journal`).size).toBeLessThan(COMPACT_MIN_BYTES);
-    const ids = made.map((p) => Number(p.id)).sort((x, y) => x - y);
+    const ids = made.map(({ pet }) => Number(pet.id)).sort((x, y) => x - y);
     expect(ids).toEqual(Array.from({ length: n }, (_, i) => 10 + i));
     for (const s of [a, b, open(file)]) {
       const data = await s.read();
@@ -75,7 +75,7 @@ describe.concurrent('two stores on one file', () => {
     expect((await b.read()).pets).toHaveLength(11);
     await a.reset();
     expect((await b.read()).pets).toHaveLength(10);
-    expect((await b.create({ name: 'Again', categoryId: 1 })).id).toBe(10);
+    expect((await b.create({ name: 'Again', categoryId: 1 })).pet.id).toBe(10);
   });
 });
 
@@ -84,8 +84,8 @@ describe.concurrent('ids and files', () => {
     const file = join(tempDir(), 'sandbox.json');
     const a = open(file);
     await a.update((seed) => ({ ...seed, nextId: 9007199254740992n }));
-    const first = await a.create({ name: 'Big1', categoryId: 9223372036854775807n });
-    const second = await a.create({ name: 'Big2', categoryId: 1 });
+    const { pet: first } = await a.create({ name: 'Big1', categoryId: 9223372036854775807n });
+    const { pet: second } = await a.create({ name: 'Big2', categoryId: 1 });
     expect(first).toEqual({
       id: 9007199254740992n,
       name: 'Big1',
@@ -106,7 +106,7 @@ describe.concurrent('ids and files', () => {
     const file = join(tempDir(), 'sandbox.json');
     const a = open(file);
     await a.update((seed) => ({ ...seed, nextId: 9223372036854775807n }));
-    expect((await a.create({ name: 'Last', categoryId: 1 })).id).toBe(9223372036854775807n);
+    expect((await a.create({ name: 'Last', categoryId: 1 })).pet.id).toBe(9223372036854775807n);
     await expect(a.create({ name: 'Over', categoryId: 1 })).rejects.toThrow(ConfigError);
     expect((await open(file).read()).pets.map((p) => p.name)).not.toContain('Over');
   });
