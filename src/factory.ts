@@ -207,8 +207,12 @@ async function resolveConnection(ctx: Context): Promise<Resolved> {
   const environment = requireEnvironment(settings);
   if (environment.value === 'sandbox') {
     const { baseUrl, apiKey, failure } = await startEmbeddedSandbox(ctx);
-    // The sandbox is petstore's own play store: nothing there is worth a question.
-    return { connection: { environment, baseUrl, apiKey, confirmWrites: false }, sandboxFailure: failure };
+    // The sandbox is petstore's own play store: nothing there is worth a question; and it
+    // honours Idempotency-Key (docs/sandbox.md).
+    return {
+      connection: { environment, baseUrl, apiKey, confirmWrites: false, idempotencyKeys: true },
+      sandboxFailure: failure,
+    };
   }
   // The API's paths start after the version segment (spec §9); without it every call
   // would likely answer 404, which reads like "no such pet". Said before any key error,
@@ -317,7 +321,7 @@ function clientHints(ctx: Pick<SettingsContext, 'suggest'>, connection: Connecti
  */
 async function startEmbeddedSandbox(
   ctx: Pick<Context, 'globals' | 'env' | 'note' | 'signal' | 'defer'>,
-): Promise<Omit<Connection, 'environment' | 'confirmWrites'> & { failure: () => Error | undefined }> {
+): Promise<Pick<Connection, 'baseUrl' | 'apiKey'> & { failure: () => Error | undefined }> {
   if (ctx.globals.baseUrl !== undefined) {
     throw new UsageError('--base-url cannot be used with the sandbox environment: the sandbox runs inside petstore');
   }

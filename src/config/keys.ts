@@ -1,7 +1,8 @@
 /**
  * The settings `petstore config get|set|unset` know (cli-contract.md "Commands":
  * `environment`, `<env>.baseUrl`, `<env>.apiKeyCommand`, for production, staging and any
- * environment the user adds; "Environments": `<env>.confirmWrites`), with their checks.
+ * environment the user adds; "Environments": `<env>.confirmWrites`; "Bulk create":
+ * `<env>.idempotencyKeys`), with their checks.
  * API keys are deliberately not settings: they are stored by `auth login` only (read from a
  * prompt or stdin, never from argv, where every local user could see them), or printed by
  * an `apiKeyCommand` each run and never stored.
@@ -75,11 +76,11 @@ function keyCommandSetting(env: RemoteEnvName): SettingDef {
 /** The values of a yes-or-no setting, as `config set` takes them and `config get` prints them. */
 const BOOLEAN_VALUES = ['true', 'false'] as const;
 
-function confirmWritesSetting(env: RemoteEnvName): SettingDef {
-  const key = `${env}.confirmWrites`;
+/** A yes-or-no setting of `env`, off by default: `true` or `false`, any case, spaces trimmed. */
+function booleanSetting(key: string, description: string): SettingDef {
   return {
     key,
-    description: `true: every write to ${env} asks on a terminal, and is refused off one unless --yes`,
+    description,
     default: 'false',
     choices: BOOLEAN_VALUES,
     type: 'boolean',
@@ -89,6 +90,25 @@ function confirmWritesSetting(env: RemoteEnvName): SettingDef {
       throw new UsageError(`invalid ${key} ${quote(raw)}: must be true or false`);
     },
   };
+}
+
+function confirmWritesSetting(env: RemoteEnvName): SettingDef {
+  return booleanSetting(
+    `${env}.confirmWrites`,
+    `true: every write to ${env} asks on a terminal, and is refused off one unless --yes`,
+  );
+}
+
+/**
+ * `NAME.idempotencyKeys`: the environment's server honours the `Idempotency-Key` header
+ * (draft-ietf-httpapi-idempotency-key-header), so `pets create --from-file --resend-unknown`
+ * may send a record whose outcome is unknown again with its key.
+ */
+function idempotencyKeysSetting(env: RemoteEnvName): SettingDef {
+  return booleanSetting(
+    `${env}.idempotencyKeys`,
+    `true: the ${env} server honours Idempotency-Key (a repeated key creates nothing), so --resend-unknown may send unknown records again`,
+  );
 }
 
 /** Every known setting, in the order `config list` shows them. */
@@ -107,6 +127,8 @@ export const SETTINGS: readonly SettingDef[] = [
   keyCommandSetting('staging'),
   confirmWritesSetting('production'),
   confirmWritesSetting('staging'),
+  idempotencyKeysSetting('production'),
+  idempotencyKeysSetting('staging'),
 ];
 
 /** The settings every environment may have, by the last word of their key. */
@@ -114,6 +136,7 @@ const PER_ENVIRONMENT: Record<string, (env: RemoteEnvName) => SettingDef> = {
   baseUrl: baseUrlSetting,
   apiKeyCommand: keyCommandSetting,
   confirmWrites: confirmWritesSetting,
+  idempotencyKeys: idempotencyKeysSetting,
 };
 
 /**

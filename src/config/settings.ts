@@ -114,6 +114,11 @@ export interface RemoteSettings {
    * cannot be read (a run that needs nothing else of it works, as the contract says).
    */
   confirmWrites: boolean;
+  /**
+   * The environment's `idempotencyKeys`: its server honours `Idempotency-Key`
+   * (cli-contract.md "Bulk create"); false when unset or the file cannot be read.
+   */
+  idempotencyKeys: boolean;
 }
 
 /** The outcome of resolution. */
@@ -150,6 +155,8 @@ export interface Connection {
   apiKey: Resolved<string>;
   /** Whether every write asks first (`RemoteSettings.confirmWrites`; false for the sandbox). */
   confirmWrites: boolean;
+  /** Whether the server honours `Idempotency-Key` (`RemoteSettings.idempotencyKeys`; true for the sandbox). */
+  idempotencyKeys: boolean;
 }
 
 /**
@@ -306,6 +313,7 @@ export async function resolveSettings(input: ResolveInput, { scope, keys = true 
       stored: config?.getKey(name),
       command: config?.getSetting(`${name}.apiKeyCommand`),
       confirmWrites: !(current instanceof ConfigError) && current.getSetting(`${name}.confirmWrites`) === 'true',
+      idempotencyKeys: !(current instanceof ConfigError) && current.getSetting(`${name}.idempotencyKeys`) === 'true',
     });
   }
   return { environment, remotes, configPath: read instanceof ConfigError ? undefined : read?.path };
@@ -581,5 +589,11 @@ export function requireRemote(settings: Settings, onBaseUrl?: (baseUrl: Resolved
   onBaseUrl?.(baseUrl);
   if (remote.key === undefined) throw new Error('requireRemote needs settings resolved with keys');
   if (!remote.key.ok) throw remote.key.error;
-  return { environment, baseUrl, apiKey: remote.key, confirmWrites: remote.confirmWrites };
+  return {
+    environment,
+    baseUrl,
+    apiKey: remote.key,
+    confirmWrites: remote.confirmWrites,
+    idempotencyKeys: remote.idempotencyKeys,
+  };
 }

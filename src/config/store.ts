@@ -68,6 +68,7 @@ function buildConfigFileSchema() {
     apiKeyCommand: z.string().optional(),
     // Written as a JSON boolean; a hand-written "true"/"false" is read as well.
     confirmWrites: z.union([z.boolean(), z.enum(['true', 'false'])]).optional(),
+    idempotencyKeys: z.union([z.boolean(), z.enum(['true', 'false'])]).optional(),
   });
   return z.looseObject({
     environment: z.string().optional(),

@@ -13,18 +13,21 @@ describe('findSetting', () => {
       'staging.apiKeyCommand',
       'production.confirmWrites',
       'staging.confirmWrites',
+      'production.idempotencyKeys',
+      'staging.idempotencyKeys',
     ]);
   });
 
-  it('confirmWrites takes true or false (in any case), off by default, completed from its choices', () => {
-    const def = findSetting('production.confirmWrites', 'set');
-    expect(def).toMatchObject({ default: 'false', choices: ['true', 'false'], type: 'boolean' });
-    expect(def.parse('TRUE', () => undefined)).toBe('true');
-    expect(def.parse(' false ', () => undefined)).toBe('false');
-    expect(() => def.parse('yes', () => undefined)).toThrow(
-      /invalid production\.confirmWrites "yes": must be true or false/,
-    );
-  });
+  it.each(['production.confirmWrites', 'staging-eu.idempotencyKeys'])(
+    '%s takes true or false (in any case), off by default, completed from its choices',
+    (key) => {
+      const def = findSetting(key, 'set');
+      expect(def).toMatchObject({ default: 'false', choices: ['true', 'false'], type: 'boolean' });
+      expect(def.parse('TRUE', () => undefined)).toBe('true');
+      expect(def.parse(' false ', () => undefined)).toBe('false');
+      expect(() => def.parse('yes', () => undefined)).toThrow(`invalid ${key} "yes": must be true or false`);
+    },
+  );
 
   it('refuses an unknown key, listing the known ones', () => {
     expect(() => findSetting('production.timeout', 'set')).toThrow(UsageError);

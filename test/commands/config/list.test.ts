@@ -33,6 +33,8 @@ describe.concurrent('config list', () => {
         'staging.apiKeyCommand\t\t',
         'production.confirmWrites\tfalse\tdefault',
         'staging.confirmWrites\tfalse\tdefault',
+        'production.idempotencyKeys\tfalse\tdefault',
+        'staging.idempotencyKeys\tfalse\tdefault',
         'production.key\t\t',
         'staging.key\t\t',
         '',
@@ -56,6 +58,8 @@ describe.concurrent('config list', () => {
       { key: 'staging.apiKeyCommand', value: null, source: 'none', from: null },
       { key: 'production.confirmWrites', value: 'false', source: 'default', from: 'default' },
       { key: 'staging.confirmWrites', value: 'false', source: 'default', from: 'default' },
+      { key: 'production.idempotencyKeys', value: 'false', source: 'default', from: 'default' },
+      { key: 'staging.idempotencyKeys', value: 'false', source: 'default', from: 'default' },
       { key: 'production.key', value: null, source: 'none', from: null },
       { key: 'staging.key', value: '****9876', source: 'env', from: 'PETSTORE_API_KEY' },
     ]);

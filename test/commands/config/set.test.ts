@@ -45,7 +45,7 @@ describe.concurrent('what is refused and what is kept', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(unwrapped(r.stderr)).toContain(
-      'unknown config key "timeout": the known keys are environment and, for each environment NAME, NAME.baseUrl, NAME.apiKeyCommand, NAME.confirmWrites',
+      'unknown config key "timeout": the known keys are environment and, for each environment NAME, NAME.baseUrl, NAME.apiKeyCommand, NAME.confirmWrites, NAME.idempotencyKeys',
     );
     expect(existsSync(file)).toBe(false);
   });

@@ -62,15 +62,17 @@ async function collectSettings(ctx: Pick<SettingsContext, 'loadConfig' | 'settin
         : { key, value: r.command, source: 'file', from: key },
     );
   }
-  for (const r of settings.remotes) {
-    const key = `${r.name}.confirmWrites`;
-    const inFile = store.getSetting(key) !== undefined;
-    rows.push({
-      key,
-      value: String(r.confirmWrites),
-      source: inFile ? 'file' : 'default',
-      from: inFile ? key : 'default',
-    });
+  for (const field of ['confirmWrites', 'idempotencyKeys'] as const) {
+    for (const r of settings.remotes) {
+      const key = `${r.name}.${field}`;
+      const inFile = store.getSetting(key) !== undefined;
+      rows.push({
+        key,
+        value: String(r[field]),
+        source: inFile ? 'file' : 'default',
+        from: inFile ? key : 'default',
+      });
+    }
   }
   for (const r of settings.remotes) rows.push(keyRow(r));
   return rows;
