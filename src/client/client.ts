@@ -52,9 +52,18 @@ export function joinUrl(baseUrl: string, path: string): URL {
   return new URL(baseUrl.replace(/\/+$/, '') + '/' + path.replace(/^\/+/, ''));
 }
 
-/** `createPet`'s request (spec §4.2): `POST /pets` with the NewPet as JSON (int64 exact). */
-function createPetRequest(baseUrl: string, pet: NewPet): HttpRequest {
-  return { method: 'POST', url: joinUrl(baseUrl, 'pets'), body: stringifyJson(pet) };
+/**
+ * `createPet`'s request (spec §4.2): `POST /pets` with the NewPet as JSON (int64 exact) and
+ * its `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header; cli-contract.md "Bulk
+ * create": every create carries one). A server that does not know the header ignores it.
+ */
+function createPetRequest(baseUrl: string, pet: NewPet, idempotencyKey: string): HttpRequest {
+  return {
+    method: 'POST',
+    url: joinUrl(baseUrl, 'pets'),
+    body: stringifyJson(pet),
+    headers: { 'idempotency-key': idempotencyKey },
+  };
 }
 
 /** Client of one base URL over one transport. */
@@ -97,15 +106,17 @@ export class PetstoreClient {
   }
 
   /**
-   * `createPet`: `POST /pets` with a NewPet body (spec §4.2). Sent once; never retried
-   * once it may have reached the server. `opts.timeoutMs`: a deadline shorter than the
-   * transport's for this request (with a per-request deadline).
+   * `createPet`: `POST /pets` with a NewPet body (spec §4.2) and the `Idempotency-Key`
+   * `opts.idempotencyKey` (a server that honours it creates one pet per key). Sent once;
+   * never retried once it may have reached the server (a 429 is sent again by the transport,
+   * with the same key). `opts.timeoutMs`: a deadline shorter than the transport's for this
+   * request (with a per-request deadline).
    * @throws ApiError (400 → exit 6, 401 → exit 4, a 429 with its headers when the caller
    * handles refusals), InvalidResponseError, NetworkError, TimeoutError.
    */
-  async createPet(pet: NewPet, opts: { timeoutMs?: number } = {}): Promise<ApiResult<Pet>> {
+  async createPet(pet: NewPet, opts: { idempotencyKey: string; timeoutMs?: number }): Promise<ApiResult<Pet>> {
     const res = await this.transport.send({
-      ...createPetRequest(this.baseUrl, pet),
+      ...createPetRequest(this.baseUrl, pet, opts.idempotencyKey),
       timeoutMs: opts.timeoutMs,
       scope: this.scope,
     });
@@ -113,11 +124,11 @@ export class PetstoreClient {
   }
 
   /**
-   * What `createPet(pet)` would send, as the server would receive it (a dry run): see
-   * `outgoing`.
+   * What `createPet(pet, { idempotencyKey })` would send, as the server would receive it
+   * (a dry run): see `outgoing`.
    */
-  createPetOutgoing(pet: NewPet, keyAs: string): OutgoingRequest {
-    return this.outgoing(createPetRequest(this.baseUrl, pet), keyAs);
+  createPetOutgoing(pet: NewPet, idempotencyKey: string, keyAs: string): OutgoingRequest {
+    return this.outgoing(createPetRequest(this.baseUrl, pet, idempotencyKey), keyAs);
   }
 
   /**

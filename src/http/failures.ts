@@ -257,8 +257,19 @@ export function describeFailure(err: unknown, ctx: FailureContext): Error {
  * for an answer, which says what happened. A write that may have been received must not
  * be sent again unseen (cli-contract.md "Network behaviour").
  */
-export function mayHaveReachedServer(err: unknown): boolean {
+function mayHaveReachedServer(err: unknown): boolean {
   if (err instanceof TimeoutError) return true;
   if (!(err instanceof NetworkError)) return false;
   return findErrorCode(err.cause, NOT_SENT_CODES) === undefined;
+}
+
+/**
+ * Whether a failed create (a POST) may have created what it asked for: its request may
+ * have reached the server unanswered (`mayHaveReachedServer`), or the server answered below
+ * 400 with something that breaks the API (InvalidResponseError: a 201 whose body is not a
+ * Pet, spec §4.2 — the pet exists, but the answer cannot say which). cli-contract.md "Bulk
+ * create": such a create is exit 1 `invalid_response` saying the pet may have been created.
+ */
+export function mayHaveCreated(err: unknown): boolean {
+  return mayHaveReachedServer(err) || (err instanceof InvalidResponseError && err.status < 400);
 }

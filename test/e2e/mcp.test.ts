@@ -218,6 +218,19 @@ describe('petstore mcp: failures are results', () => {
     expect(srv.requests.map((q) => q.method)).toEqual(['POST', 'POST']);
   });
 
+  it('a create answered 201 with a body that breaks the API: an error result saying it may have been created, with its key', async () => {
+    const srv = await pool.start(answer({ status: 201, raw: '{"name":"Rex","categoryId":1}' }));
+    const served = await remote(srv, ['--allow-writes']);
+    const r = await served.client.callTool({ name: 'create_pet', arguments: { name: 'Rex', categoryId: 1 } });
+    expect(r.isError).toBe(true);
+    const key = String(srv.requests[0]?.headers['idempotency-key']);
+    expect(key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(structured(r).error).toMatchObject({ code: 'invalid_response', status: 201, idempotencyKey: key });
+    expect(structured(r).error?.message).toContain(`the pet may have been created (Idempotency-Key ${key})`);
+    expect(structured(r).error?.hint).toContain('list_pets');
+    expect(srv.requests.filter((q) => q.method === 'POST')).toHaveLength(1);
+  });
+
   it('a timeout bounds each call; a create that timed out may have been created, and is not sent again', async () => {
     const srv = await pool.start(slowHeaders(60_000));
     const served = await remote(srv, ['--allow-writes'], undefined);

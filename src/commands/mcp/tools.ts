@@ -5,6 +5,7 @@
  * (`ToolHost.run`: `--timeout` counted from the call's start, aborted when the client
  * cancels it), and answers with a result, a failure included (`results.ts`).
  */
+import { randomUUID } from 'node:crypto';
 import { LIMIT_MAX, MAX_PAGES_DEFAULT, type PetStatus } from '../../client/constants.js';
 import { walkPetPages } from '../../client/pages.js';
 import type { NewPet } from '../../client/schemas.js';
@@ -12,7 +13,7 @@ import type { Connection } from '../../config/settings.js';
 import { writeConsent } from '../../confirm-writes.js';
 import type { Api } from '../../context.js';
 import { CliError, ExitCode, InterruptedError } from '../../errors.js';
-import { mayHaveReachedServer } from '../../http/failures.js';
+import { mayHaveCreated } from '../../http/failures.js';
 import { stringifyJson } from '../../json.js';
 import { findPet, type LookupContext } from '../../pet-lookup.js';
 import { escapeForTerminal } from '../../text/escape.js';
@@ -229,12 +230,14 @@ async function createPet(host: ToolHost, call: McpCall, pet: NewPet): Promise<Mc
   if (refusal !== undefined) return failure(refusal);
   const environment = host.connection.environment.value;
   const hostName = new URL(host.connection.baseUrl.value).host;
+  // One key per call, as `pets create` (a 429 is sent again with it by the transport).
+  const idempotencyKey = randomUUID();
   return host.run(call, async (api, signal) => {
     let created: PetOut;
     try {
-      created = petOut((await api.client.createPet(pet)).data);
+      created = petOut((await api.client.createPet(pet, { idempotencyKey })).data);
     } catch (err) {
-      throw mayHaveBeenCreated(err, signal, pet.name);
+      throw mayHaveBeenCreated(err, signal, pet.name, idempotencyKey);
     }
     return success({ pet: created, environment, host: hostName }, [
       `created pet ${petLine(created)} in ${environment} (${hostName}); do not create it again`,
@@ -279,17 +282,19 @@ async function consent(host: ToolHost, call: McpCall, pet: NewPet): Promise<CliE
 
 /**
  * A failure after which the pet may exist (the connection reset once the request was sent,
- * the deadline passed waiting for the answer: `mayHaveReachedServer`; the call cancelled
- * while its request was under way) says so, and how to check before creating it again.
+ * the deadline passed waiting for the answer, a 201 whose body breaks the API:
+ * `mayHaveCreated`; the call cancelled while its request was under way) says so, with the
+ * request's `Idempotency-Key`, and how to check before creating it again.
  */
-function mayHaveBeenCreated(err: unknown, signal: AbortSignal, name: string): unknown {
+function mayHaveBeenCreated(err: unknown, signal: AbortSignal, name: string, idempotencyKey: string): unknown {
   const cancelled = signal.aborted && err instanceof InterruptedError;
-  if (!(err instanceof CliError) || !(cancelled || mayHaveReachedServer(err))) return err;
-  return new CliError(`${err.message}; the pet may have been created`, {
+  if (!(err instanceof CliError) || !(cancelled || mayHaveCreated(err))) return err;
+  return new CliError(`${err.message}; the pet may have been created (Idempotency-Key ${idempotencyKey})`, {
     exitCode: err.exitCode,
     code: err.code,
     status: err.status,
     hint: `Check with list_pets (all: true) for a pet named ${JSON.stringify(name)} before creating it again: a second create would make a second pet.`,
     cause: err,
+    details: { idempotencyKey },
   });
 }
