@@ -17,7 +17,7 @@
  *   link in its place is replaced, never written through.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fsync, fsyncSync, openSync, renameSync, rmSync, write, writeSync } from 'node:fs';
+import { closeSync, constants, fsync, openSync, write } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from './errors.js';
@@ -115,22 +115,18 @@ export class StateFolder {
     }
   }
 
-  /** `write`, synchronously (the process is about to end). */
-  writeSync(name: string, text: string): void {
-    const { temp, fd } = this.createTemp(name);
-    let open = true;
-    try {
-      const bytes = Buffer.from(text);
-      for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, done);
-      fsyncSync(fd);
-      open = false;
-      closeSync(fd);
-      renameSync(temp, join(this.path, name));
-    } catch (err) {
-      if (open) closeSync(fd);
-      rmSync(temp, { force: true });
-      throw err;
-    }
+  /**
+   * Removes the file `name` of the folder, if it is there (a link in its place is removed,
+   * never followed).
+   * @throws the file system's error other than ENOENT.
+   */
+  async remove(name: string): Promise<void> {
+    await rm(join(this.path, name), { force: true });
+  }
+
+  /** The path of the file `name` of the folder. */
+  pathOf(name: string): string {
+    return join(this.path, name);
   }
 
   /**
@@ -155,8 +151,8 @@ export class StateFolder {
 
 /**
  * A file of the state folder with its lock (`file-lock.ts`: `<name>.lock`), owned by one
- * run from `hold` to `close`, or to `closeSync`, which writes it last: while it holds the
- * lock, no other process takes the file (one left by a dead holder is taken over).
+ * run from `hold` to `close` or `releaseSync`: while it holds the lock, no other process
+ * takes the file (one left by a dead holder is taken over).
  */
 export class HeldFile {
   private lock: FileLock | undefined;
@@ -170,20 +166,26 @@ export class HeldFile {
   /**
    * Makes the folder when it is missing (`StateFolder.ensure`), then takes the lock without
    * waiting for it (one left by a dead holder is taken over).
-   * @returns whether it holds the lock now: false when another process holds it.
+   * @returns true when it holds the lock now; else the holder as its owner file names it
+   * (`pid 123 on host`), or undefined when that cannot be read.
    * @throws ConfigError as `ensure`; LockFileError or the file system's error otherwise.
    */
-  async hold(): Promise<boolean> {
+  async hold(): Promise<true | { holder: string | undefined }> {
     await this.folder.ensure();
     this.lock = new FileLock(join(this.folder.path, this.name));
     try {
       await this.lock.hold({ deadline: Date.now() });
     } catch (err) {
-      if (err instanceof LockBusyError) return false;
+      if (err instanceof LockBusyError) return { holder: err.holder };
       throw err;
     }
     this.holding = true;
     return true;
+  }
+
+  /** Whether this process holds the lock. */
+  get held(): boolean {
+    return this.holding;
   }
 
   /** Lets go of the lock, if held. */
@@ -192,17 +194,9 @@ export class HeldFile {
     this.holding = false;
   }
 
-  /**
-   * Writes `text` synchronously (`StateFolder.writeSync`), then lets go of the lock at once
-   * (the process is about to end).
-   * @throws the write's error, the lock let go all the same.
-   */
-  closeSync(text: string): void {
-    try {
-      this.folder.writeSync(this.name, text);
-    } finally {
-      if (this.holding) this.lock?.releaseSync();
-      this.holding = false;
-    }
+  /** Lets go of the lock at once, if held (the process is about to end). */
+  releaseSync(): void {
+    if (this.holding) this.lock?.releaseSync();
+    this.holding = false;
   }
 }

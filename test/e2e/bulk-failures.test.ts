@@ -109,14 +109,24 @@ describe('a closed stdout (`| head -1`)', () => {
     expect(stderr).toMatch(/^error: stopped after record \d+ of 50: stdout was closed by its reader\n/);
     expect(stderr).toMatch(/\ncreated \d+: lines 1-\d+\n/);
     expect(stderr).toContain('not sent ');
+    // The pets created whose lines stdout did not take: their ids are in the account, the
+    // last of the records created, each with the id the server gave it.
+    const created = srv.requests.length;
+    const idOf = new Map(srv.requests.map((r, i) => [(JSON.parse(r.body) as { name: string }).name, 1000 + i]));
+    const shown = /ids not printed on stdout (\d+): (.*?) the \d+ records not created/.exec(unwrapped(stderr));
+    expect(shown, stderr).not.toBeNull();
+    const count = Number(shown?.[1]);
+    const listed = [...(shown?.[2] ?? '').matchAll(/line (\d+): (\d+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
+    const lastLines = Array.from({ length: count }, (_, i) => created - count + 1 + i);
+    expect(listed.map(([line]) => line)).toEqual(lastLines.slice(0, 10));
+    for (const [line, id] of listed) expect(id).toBe(idOf.get(`P${line}`));
     // The command to paste starts a line, broken only between its words (` \\` continuations).
     expect(stderr).toContain('\n  petstore pets create --from-file');
     expect(unwrapped(stderr)).toContain(`run: petstore pets create --from-file ${file}.remaining.ndjson\n`);
     // A few lines, each within 80 columns but for a word longer than that.
     const lines = stderr.trimEnd().split('\n');
-    expect(lines.length).toBeLessThanOrEqual(8);
+    expect(lines.length).toBeLessThanOrEqual(10);
     expect(lines.filter((l) => l.length > 80 && l.trim().includes(' '))).toEqual([]);
-    const created = srv.requests.length;
     expect(names(`${file}.remaining.ndjson`)).toEqual(range(created + 1, 50));
   });
 });

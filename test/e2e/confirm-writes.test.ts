@@ -9,7 +9,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { remoteEnv } from '../helpers/harness.js';
+import { lastJson, remoteEnv } from '../helpers/harness.js';
+import { runCli, unwrapped } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type TestServer } from '../helpers/test-server.js';
 import { startTmux, type TmuxSession } from '../helpers/tmux.js';
@@ -35,11 +36,19 @@ function shop(): Promise<TestServer> {
   );
 }
 
-/** A terminal (200 columns: the question on one line) whose runs go to `server`, production asking before writes. */
-async function terminal(server: TestServer): Promise<TmuxSession> {
-  const dir = tempDir();
+/**
+ * A terminal (200 columns: the question on one line) whose runs go to `server`, production
+ * asking before writes; `env` is added to its runs' environment (a config folder of the
+ * test's own in `PETSTORE_CONFIG_DIR`).
+ */
+async function terminal(server: TestServer, env: Record<string, string> = {}): Promise<TmuxSession> {
+  const dir = env.PETSTORE_CONFIG_DIR ?? tempDir();
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ production: { confirmWrites: true } }), { mode: 0o600 });
-  const t = startTmux({ width: 200, height: 40, env: remoteEnv(server.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }) });
+  const t = startTmux({
+    width: 200,
+    height: 40,
+    env: remoteEnv(server.baseUrl, KEY, { ...env, PETSTORE_CONFIG_DIR: dir }),
+  });
   sessions.push(t);
   await t.waitFor(/^[$#] $/m, { timeoutMs: SCREEN_MS });
   return t;
@@ -159,3 +168,105 @@ describe.concurrent('confirmWrites on a terminal', () => {
     expect(server.requests.map((r) => r.method)).toEqual(['GET']);
   }, 240_000);
 });
+
+/**
+ * The question race (cli-contract.md "Bulk create": "a run takes the record's lock first,
+ * then judges what was sent, then asks the `confirmWrites` question, then sends"): a bulk
+ * create asks holding its run's lock, so no other run of the same file sends between its
+ * judgement and its answer, and a run that finds another sending, or one stopped partway,
+ * is refused before it asks.
+ */
+describe('a bulk create asks holding its lock', () => {
+  /** 30 records in a file of a folder that is also the runs' config and state folder. */
+  function setUp(): { dir: string; file: string; env: Record<string, string> } {
+    const dir = tempDir();
+    const file = join(dir, 'race.ndjson');
+    writeFileSync(file, Array.from({ length: 30 }, (_, i) => `{"name":"R${i + 1}","categoryId":1}\n`).join(''));
+    return { dir, file, env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_STATE_DIR: join(dir, 'state') } };
+  }
+
+  const posted = (server: TestServer): string[] =>
+    server.requests.filter((r) => r.method === 'POST').map((r) => (JSON.parse(r.body) as { name: string }).name);
+  const everyRecordOnce = Array.from({ length: 30 }, (_, i) => `R${i + 1}`);
+
+  it('while it waits at the question, another run of the file is refused at once; yes then sends each record once', async () => {
+    const server = await shop();
+    const { file, env } = setUp();
+    const t = await terminal(server, env);
+    t.sendLine(`petstore pets create --from-file ${file}; echo "rc=$?"`);
+    await t.waitFor(/Send to production.*\(y\/N\)/, { timeoutMs: SCREEN_MS });
+    // A script sends the same file meanwhile, as one that would complete, then as one that
+    // would stop partway (the server refusing its third record).
+    for (const reply of ['created', 'refused'] as const) {
+      if (reply === 'refused')
+        server.handle(() => ({ status: 400, body: { code: 'bad', message: 'no', status: 400 } }));
+      const other = await runCli(['--yes', 'pets', 'create', '--from-file', file, '-o', 'ndjson'], {
+        env: remoteEnv(server.baseUrl, KEY, env),
+      });
+      expect(other.code, other.stderr).toBe(2);
+      expect(lastJson(other.stderr)).toMatchObject({ code: 'already_sent' });
+      expect(lastJson(other.stderr).message).toContain('is being sent to production now, by another petstore');
+    }
+    expect(posted(server)).toEqual([]);
+    server.handle((req) => ({ status: 201, raw: JSON.stringify({ id: 42, ...(JSON.parse(req.body) as object) }) }));
+    t.send('y', 'Enter');
+    const screen = await t.waitFor(/^rc=\d+\s*$/m, { timeoutMs: SCREEN_MS });
+    expect(screen).toMatch(/^rc=0\s*$/m);
+    expect(posted(server)).toEqual(everyRecordOnce);
+  }, 240_000);
+
+  it('a run of the file that is sending, or that stopped partway, is refused before the question', async () => {
+    const server = await shop();
+    const { file, env } = setUp();
+    // The script's run sends, its requests held by the server until the terminal's run is refused.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    server.handle(async (req) => {
+      await held;
+      return { status: 201, raw: JSON.stringify({ id: 42, ...(JSON.parse(req.body) as object) }) };
+    });
+    const sending = runCli(['--yes', 'pets', 'create', '--from-file', file], {
+      env: remoteEnv(server.baseUrl, KEY, env),
+    });
+    const t = await terminal(server, env);
+    await until(() => server.requests.length > 0);
+    t.sendLine(`petstore pets create --from-file ${file}; echo "rc=$?"`);
+    let screen = await t.waitFor(/^rc=\d+\s*$/m, { timeoutMs: SCREEN_MS });
+    expect(screen).toMatch(/^rc=2\s*$/m);
+    expect(unwrapped(screen)).toContain('is being sent to production now, by another petstore');
+    expect(screen).not.toContain('(y/N)');
+    release();
+    expect((await sending).code).toBe(0);
+    expect(posted(server)).toEqual(everyRecordOnce);
+    // Then a run of a second file that stopped partway: the third record refused.
+    const second = setUp();
+    server.requests.length = 0;
+    server.handle((req) =>
+      (JSON.parse(req.body) as { name: string }).name === 'R3'
+        ? { status: 400, body: { code: 'bad', message: 'no', status: 400 } }
+        : { status: 201, raw: JSON.stringify({ id: 42, ...(JSON.parse(req.body) as object) }) },
+    );
+    const stopped = await runCli(['--yes', 'pets', 'create', '--from-file', second.file, '--concurrency', '1'], {
+      env: remoteEnv(server.baseUrl, KEY, second.env),
+    });
+    expect(stopped.code).toBe(6);
+    t.sendLine('clear');
+    t.sendLine(
+      `PETSTORE_STATE_DIR=${second.env.PETSTORE_STATE_DIR ?? ''} petstore pets create --from-file ${second.file}; echo "rc=$?"`,
+    );
+    screen = await t.waitFor(/^rc=\d+\s*$/m, { timeoutMs: SCREEN_MS });
+    expect(screen).toMatch(/^rc=2\s*$/m);
+    expect(unwrapped(screen)).toContain('and that run stopped partway');
+    expect(screen).not.toContain('(y/N)');
+    expect(posted(server)).toEqual(['R1', 'R2', 'R3']);
+  }, 240_000);
+});
+
+/** Resolves once `cond` holds (checked every 10 ms); a limit for a hang only. */
+async function until(cond: () => boolean): Promise<void> {
+  const limit = Date.now() + SCREEN_MS;
+  while (!cond()) {
+    if (Date.now() > limit) throw new Error('not seen in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -103,14 +103,17 @@ describe('checkInput and checkedRecords', () => {
 
 describe('BulkAccount', () => {
   const place = (index: number, line = index + 1) => ({ index, line });
+  /** When the requests are sent (epoch ms), and the id the server gives record `index`. */
+  const T0 = Date.UTC(2026, 10, 28, 12);
+  const idOf = (index: number): string => String(1000 + index);
 
   it('keeps created lines as ranges, failed and unknown as lists, and the lines to rebuild the rest from', () => {
     const a = new BulkAccount(10, 12);
     for (const i of [0, 1, 2]) {
-      a.dispatch(place(i));
-      a.settleCreated(place(i));
+      a.dispatch(place(i), T0);
+      a.settleCreated(place(i), idOf(i));
     }
-    a.dispatch(place(3, 5));
+    a.dispatch(place(3, 5), T0);
     a.settleNotCreated(place(3, 5), 'failed', new ApiError({ code: 'bad', message: 'no', status: 400 }, 400));
     expect(a.createdRanges()).toEqual([[1, 3]]);
     expect(a.notSent).toBe(6);
@@ -128,9 +131,9 @@ describe('BulkAccount', () => {
 
   it('ended by force: the request under way becomes unknown, the rest not saved', () => {
     const a = new BulkAccount(3, 3);
-    a.dispatch(place(0));
-    a.settleCreated(place(0));
-    a.dispatch(place(1));
+    a.dispatch(place(0), T0);
+    a.settleCreated(place(0), idOf(0));
+    a.dispatch(place(1), T0);
     a.endedByForce(new InterruptedError('SIGHUP'));
     expect(a.unknownLines()).toEqual([2]);
     expect(a.saved).toEqual({ error: 'the run was ended before they could be written' });
@@ -142,8 +145,8 @@ describe('BulkAccount', () => {
 
   it('answers in any order: created ranges merge wherever they land; a taken-back record is not sent until sent again', () => {
     const a = new BulkAccount(8, 8);
-    for (const i of [0, 1, 2, 3, 4, 5]) a.dispatch(place(i));
-    for (const i of [2, 0, 5, 1]) a.settleCreated(place(i));
+    for (const i of [0, 1, 2, 3, 4, 5]) a.dispatch(place(i), T0);
+    for (const i of [2, 0, 5, 1]) a.settleCreated(place(i), idOf(i));
     expect(a.createdRanges()).toEqual([
       [1, 3],
       [6, 6],
@@ -153,15 +156,14 @@ describe('BulkAccount', () => {
     expect(a.inFlightCount).toBe(1);
     expect(a.notSent).toBe(3);
     expect(a.isRemaining(3)).toBe(true);
-    expect(a.mayBeCreatedLines()).toEqual([5]);
     expect(a.remainingRanges()).toEqual([
       [4, 4],
       [7, 8],
     ]);
     // Sent again and created: the ranges join up.
-    a.dispatch(place(3));
-    a.settleCreated(place(3));
-    a.settleCreated(place(4));
+    a.dispatch(place(3), T0);
+    a.settleCreated(place(3), idOf(3));
+    a.settleCreated(place(4), idOf(4));
     expect(a.createdRanges()).toEqual([[1, 6]]);
     expect(a.notSent).toBe(2);
     expect(a.createdTotal).toBe(6);
@@ -169,14 +171,14 @@ describe('BulkAccount', () => {
 
   it('several failed and unknown at one stop: listed in input order, consecutive lines joined', () => {
     const a = new BulkAccount(10, 10);
-    for (const i of [0, 1, 2, 3, 4, 5]) a.dispatch(place(i));
+    for (const i of [0, 1, 2, 3, 4, 5]) a.dispatch(place(i), T0);
     const bad = new ApiError({ code: 'bad', message: 'no', status: 400 }, 400);
     a.settleNotCreated(place(4), 'failed', bad);
     a.settleNotCreated(place(2), 'failed', bad);
     a.settleNotCreated(place(3), 'failed', bad);
     a.settleNotCreated(place(1), 'unknown', new Error('reset'));
-    a.settleCreated(place(0));
-    a.settleCreated(place(5));
+    a.settleCreated(place(0), idOf(0));
+    a.settleCreated(place(5), idOf(5));
     const lines = a.lines((w) => `petstore ${w}`, 'stdin');
     expect(lines).toContain('failed 3: lines 3-5, not created');
     expect(lines.some((l) => l.startsWith('unknown 1: line 2: '))).toBe(true);
@@ -193,10 +195,10 @@ describe('BulkAccount', () => {
   it('counts of a thousand and more read as the progress line writes them (2,566); line numbers stay plain', () => {
     const a = new BulkAccount(5000, 5000);
     for (let i = 0; i < 2566; i++) {
-      a.dispatch(place(i));
-      a.settleCreated(place(i));
+      a.dispatch(place(i), T0);
+      a.settleCreated(place(i), idOf(i));
     }
-    a.dispatch(place(2566));
+    a.dispatch(place(2566), T0);
     a.settleNotCreated(place(2566), 'failed', new ApiError({ code: 'bad', message: 'no', status: 400 }, 400));
     const lines = a.lines((w) => `petstore ${w}`, 'pets.ndjson');
     expect(lines[0]).toBe('created 2,566: lines 1-2566');

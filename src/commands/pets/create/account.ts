@@ -50,6 +50,51 @@ const ENDED_BEFORE_SAVED = 'the run was ended before they could be written';
 
 /** Most ranges listed in the human form; the rest are counted. */
 const RANGES_SHOWN = 5;
+/** Most ids not printed listed in the human form; the rest are counted (JSON lists them all). */
+const IDS_SHOWN = 10;
+
+/**
+ * What the account tells its run's write-ahead journal (journal.ts `RunJournal`), in the
+ * run's own positions, before each change shows.
+ */
+export interface AccountLog {
+  /**
+   * `records` are about to be sent (their requests leave after this returns), at `at` (epoch ms).
+   * @throws an Error (journal.ts `JournalError`) when the line cannot be written: nothing may be sent then.
+   */
+  intend(records: readonly Place[], at: number): void;
+  /** `record` was created as the pet `id`. */
+  created(record: Place, id: string): void;
+  /** `record` failed (not created) or is unknown (may have been created). */
+  settled(record: Place, kind: 'failed' | 'unknown', error: RecordError): void;
+  /** `record` was taken back (a 429): not created, not sent until it is sent again. */
+  back(record: Place): void;
+  /** Every created record before position `position` has been written to stdout. */
+  printed(position: number): void;
+}
+
+/** A record that may have been created, and when its request was first about to leave. */
+export type UnknownRecord = Place & RecordError & { sentAt: number | undefined };
+
+/** A created pet whose line on stdout may not have been written. */
+export interface UnprintedPet extends Place {
+  id: string;
+}
+
+/** How an account counts (`BulkAccount`'s options). */
+export interface AccountOptions {
+  /**
+   * The run's write-ahead journal (journal.ts), told of every change before it shows: the
+   * intents of requests about to leave, then their outcomes.
+   */
+  log?: AccountLog | undefined;
+  /**
+   * A resumption (`--resend-unknown`): its records are those an earlier run left unknown,
+   * so a record it does not send stays unknown, and only the records it sends that the
+   * server refuses are not created (the remaining file).
+   */
+  resend?: boolean;
+}
 
 /** The account of one bulk create of `records` records, the last on line `lastLine`. */
 export class BulkAccount {
@@ -57,7 +102,11 @@ export class BulkAccount {
   private readonly created: { first: Place; last: Place }[] = [];
   private createdCount = 0;
   private readonly failedRecords: (Place & RecordError)[] = [];
-  private readonly unknownRecords: (Place & RecordError)[] = [];
+  private readonly unknownRecords: UnknownRecord[] = [];
+  /** When each record under way, or sent again, was first about to leave (epoch ms), by index. */
+  private readonly sentAt = new Map<number, number>();
+  /** Created pets not yet written to stdout, by index (the reorder window at most). */
+  private readonly unprinted = new Map<number, UnprintedPet>();
   /** Requests under way, by index. */
   private readonly inFlight = new Map<number, Place>();
   /** Records sent before and taken back (refused, waiting to be sent again; stopped at a proxy): not sent. */
@@ -72,21 +121,39 @@ export class BulkAccount {
   /** Where the records not created were saved, or why they could not be. */
   saved: Saved | undefined;
 
+  private readonly log: AccountLog | undefined;
+  /** See `AccountOptions.resend`. */
+  readonly resend: boolean;
+
   constructor(
     readonly records: number,
     readonly lastLine: number,
-  ) {}
+    options: AccountOptions = {},
+  ) {
+    this.log = options.log;
+    this.resend = options.resend === true;
+  }
 
   /**
-   * Records that the request for `record` is about to be sent: a new record (records are
-   * first sent in input order; the ones after the highest sent are not sent yet), or one
-   * taken back that is sent again.
+   * Records that the requests for `records` are about to be sent together, at `at` (epoch
+   * ms): their intent goes to the journal first, then each is under way — a new record
+   * (records are first sent in input order; the ones after the highest sent are not sent
+   * yet), or one taken back that is sent again.
+   * @throws JournalError when the intent cannot be written: none of them may be sent.
    */
-  dispatch(record: Place): void {
+  dispatchAll(records: readonly Place[], at: number): void {
+    if (records.length === 0) return;
+    this.log?.intend(records, at);
+    for (const record of records) this.dispatch(record, at);
+  }
+
+  /** `dispatchAll` of one record, without the journal (a journal read back, `replayAccount`). */
+  dispatch(record: Place, at: number): void {
     if (record.index >= this.dispatchedCount) {
       this.dispatchedCount = record.index + 1;
       this.lastDispatchedLine = record.line;
     }
+    if (!this.sentAt.has(record.index)) this.sentAt.set(record.index, at);
     this.takenBack.delete(record.index);
     this.inFlight.set(record.index, record);
   }
@@ -128,6 +195,7 @@ export class BulkAccount {
    * not sent, and it is in the remaining file if the run stops now.
    */
   unsend(record: Place): void {
+    this.log?.back(record);
     this.inFlight.delete(record.index);
     this.takenBack.set(record.index, record);
   }
@@ -137,9 +205,15 @@ export class BulkAccount {
     if (record.index >= this.dispatchedCount) this.firstNotSentLine ??= record.line;
   }
 
-  /** Settles `record` as created (in any order: answers come as they come). */
-  settleCreated(record: Place): void {
+  /**
+   * Settles `record` as created, as the pet `id` (int64 as a decimal string), in any order
+   * (answers come as they come); its id counts as not printed until `printed` says it is.
+   */
+  settleCreated(record: Place, id: string): void {
+    this.log?.created(record, id);
     this.inFlight.delete(record.index);
+    this.sentAt.delete(record.index);
+    this.unprinted.set(record.index, { ...record, id });
     this.createdCount++;
     // Answers come nearly in input order: the place is found from the end.
     let at = this.created.length;
@@ -158,10 +232,42 @@ export class BulkAccount {
 
   /** Settles `record` as failed (not created) or unknown (may have been), with `error`. */
   settleNotCreated(record: Place, kind: 'failed' | 'unknown', error: unknown): void {
+    const why = recordError(error);
+    this.log?.settled(record, kind, why);
     this.inFlight.delete(record.index);
     this.takenBack.delete(record.index);
-    if (kind === 'failed') this.failedIndexes.add(record.index);
-    (kind === 'failed' ? this.failedRecords : this.unknownRecords).push({ ...record, ...recordError(error) });
+    const sentAt = this.sentAt.get(record.index);
+    this.sentAt.delete(record.index);
+    if (kind === 'failed') {
+      this.failedIndexes.add(record.index);
+      this.failedRecords.push({ ...record, ...why });
+    } else this.unknownRecords.push({ ...record, ...why, sentAt });
+  }
+
+  /**
+   * The created pet of `record` was written to stdout (pets are written in input order, so
+   * every created one before it was too).
+   */
+  printed(record: Place): void {
+    this.unprinted.delete(record.index);
+    this.log?.printed(record.index + 1);
+  }
+
+  /** The positions of the records created or failed (settled for good), in no order. */
+  settledPositions(): number[] {
+    const out: number[] = [...this.failedIndexes];
+    for (const r of this.created) for (let i = r.first.index; i <= r.last.index; i++) out.push(i);
+    return out;
+  }
+
+  /** Created pets whose line on stdout may not have been written, in input order. */
+  unprintedPets(): UnprintedPet[] {
+    return byLine([...this.unprinted.values()]);
+  }
+
+  /** The records that may have been created, in input order, with when they were first about to leave. */
+  unknownDetails(): UnknownRecord[] {
+    return byLine(this.unknownRecords);
   }
 
   /** How many were created. */
@@ -174,9 +280,12 @@ export class BulkAccount {
     return this.records - this.dispatchedCount + this.takenBack.size;
   }
 
-  /** Records surely not created (failed or not sent): what the remaining file holds. */
+  /**
+   * Records surely not created (failed or not sent): what the remaining file holds. In a
+   * resumption, a record not sent again is still unknown: only the failed ones.
+   */
   get notCreated(): number {
-    return this.failedRecords.length + this.notSent;
+    return this.failedRecords.length + (this.resend ? 0 : this.notSent);
   }
 
   /** The lines of the created records, as ranges. */
@@ -189,15 +298,6 @@ export class BulkAccount {
     return byLine(this.unknownRecords).map((r) => r.line);
   }
 
-  /**
-   * The lines of the records that may have been created should the process die now: the
-   * unknown ones and those whose requests are under way (what a run's record says while it
-   * runs).
-   */
-  mayBeCreatedLines(): number[] {
-    return [...this.unknownLines(), ...[...this.inFlight.values()].map((r) => r.line)].sort((a, b) => a - b);
-  }
-
   /** The number (1-based) of the last record sent and not taken back; 0 when none was. */
   private lastSent(): number {
     let n = this.dispatchedCount;
@@ -207,13 +307,17 @@ export class BulkAccount {
 
   /** Whether the record at `index` is one the remaining file holds. */
   isRemaining(index: number): boolean {
+    if (this.resend) return this.failedIndexes.has(index);
     return index >= this.dispatchedCount || this.takenBack.has(index) || this.failedIndexes.has(index);
   }
 
   /** The lines of the records not created, as ranges (to rebuild them when they could not be saved). */
   remainingRanges(): LineRange[] {
-    const ranges: LineRange[] = [...this.failedRecords, ...this.takenBack.values()].map((r) => [r.line, r.line]);
-    if (this.records > this.dispatchedCount) {
+    const ranges: LineRange[] = [...this.failedRecords, ...(this.resend ? [] : this.takenBack.values())].map((r) => [
+      r.line,
+      r.line,
+    ]);
+    if (!this.resend && this.records > this.dispatchedCount) {
       ranges.push([this.firstNotSentLine ?? this.lastDispatchedLine + 1, this.lastLine]);
     }
     ranges.sort((a, b) => a[0] - b[0]);
@@ -250,7 +354,15 @@ export class BulkAccount {
         `unknown ${formatCount(this.unknownRecords.length)}: ${describeLines(unknown)}: the request may have reached the server, so it may have been created; it is not retried and not in the remaining file (check with \`${suggest('pets list')}\`)`,
       );
     }
-    if (this.notSent > 0) out.push(`not sent ${formatCount(this.notSent)}`);
+    if (this.notSent > 0) {
+      out.push(
+        this.resend
+          ? `not sent again ${formatCount(this.notSent)}: still unknown`
+          : `not sent ${formatCount(this.notSent)}`,
+      );
+    }
+    const unprinted = this.unprintedPets();
+    if (unprinted.length > 0) out.push(describeUnprinted(unprinted));
     const count = this.notCreated;
     const records = `${formatCount(count)} record${count === 1 ? '' : 's'} not created`;
     if (this.saved !== undefined && 'file' in this.saved) {
@@ -283,6 +395,7 @@ export class BulkAccount {
       remaining: this.notCreated,
       remainingFile: this.saved !== undefined && 'file' in this.saved ? this.saved.file : null,
       remainingRanges: lines(this.remainingRanges()),
+      idsNotPrinted: this.unprintedPets().map((p) => ({ line: p.line, id: p.id })),
     };
   }
 
@@ -348,8 +461,19 @@ export function nothingSent(interruption: InterruptedError): CliError {
   });
 }
 
+/**
+ * The line naming created pets whose ids may not have reached stdout (a second signal cut
+ * it short, or it closed): `ids not printed: line 67: 1067, line 68: 1068` (the first
+ * IDS_SHOWN, then how many more).
+ */
+export function describeUnprinted(pets: readonly UnprintedPet[]): string {
+  const shown = pets.slice(0, IDS_SHOWN).map((p) => `line ${p.line}: ${p.id}`);
+  const more = pets.length - shown.length;
+  return `ids not printed on stdout ${formatCount(pets.length)}: ${shown.join(', ')}${more > 0 ? `, and ${formatCount(more)} more` : ''}`;
+}
+
 /** Lines in order as ranges, consecutive lines joined (`3, 4, 5, 9` → `3-5, 9`). */
-function joinLines(lines: number[]): LineRange[] {
+export function joinLines(lines: number[]): LineRange[] {
   const ranges: LineRange[] = [];
   for (const line of lines) {
     const last = ranges[ranges.length - 1];
@@ -357,6 +481,13 @@ function joinLines(lines: number[]): LineRange[] {
     else ranges.push([line, line]);
   }
   return ranges;
+}
+
+/** Whether `v` is a plain `RecordError` (a journal's), not an Error. */
+function isRecordError(v: unknown): v is RecordError {
+  if (typeof v !== 'object' || v === null || v instanceof Error) return false;
+  const { code, message, status } = v as Record<string, unknown>;
+  return typeof code === 'string' && typeof message === 'string' && typeof status === 'number';
 }
 
 /** `records` in input order (answers come in any order). */
@@ -379,8 +510,12 @@ function describeCause(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** A failure as a record's error: the server's Error, petstore's own code, or `internal`. */
+/**
+ * A failure as a record's error: the server's Error, petstore's own code, one read back from
+ * a journal as it is, or `internal`.
+ */
 function recordError(err: unknown): RecordError {
+  if (isRecordError(err)) return { code: err.code, message: err.message, status: err.status };
   if (err instanceof ApiError) return { code: err.body.code, message: err.body.message, status: err.status };
   if (err instanceof CliError) return { code: err.code, message: err.message, status: err.status };
   return { code: 'internal', message: err instanceof Error ? err.message : String(err), status: 0 };

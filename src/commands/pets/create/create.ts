@@ -23,7 +23,10 @@ import { canPrompt, missingPetFlagsError } from '../shared/missing-flags.js';
 /** Typed options of `pets create`: one pet from flags, or a file of records. */
 export type CreateOptions =
   | { draft: PetDraft; dryRun: DryRunForm | undefined; fromFile?: undefined }
-  | { fromFile: { file: string; dryRun: boolean; force: boolean; concurrency: number }; draft?: undefined };
+  | {
+      fromFile: { file: string; dryRun: boolean; force: boolean; resendUnknown: boolean; concurrency: number };
+      draft?: undefined;
+    };
 
 /** Declares `pets create`. */
 export function newCreateCommand(f: Runner) {
@@ -59,6 +62,10 @@ export function newCreateCommand(f: Runner) {
       '--force',
       'with --from-file: send an input whose earlier run stopped partway (its created records are created again)',
     )
+    .option(
+      '--resend-unknown',
+      "with --from-file: send again the records an earlier run left unknown (may have been created), with their Idempotency-Keys, within 24 hours; only where the environment's idempotencyKeys is true",
+    )
     .addHelpText(
       'after',
       `
@@ -67,7 +74,7 @@ Examples:
   $ petstore pets create --name Kiwi --category-id 4 --status pending --json
   $ petstore pets create --from-file new-pets.ndjson --concurrency 16 --output ndjson
 
-With --from-file, every record is checked before the first is sent; several requests are in flight at once (--concurrency), each on a new connection, and the created pets are printed in input order. A 429 answer is a refusal: that record is sent again after Retry-After, and fewer requests are kept in flight for a while. On a failure the records not created are saved for a re-run to FILE.remaining.ndjson beside the file (else, and for stdin, in the current directory; never over an existing file); a record that may have been created is reported, not saved. Sending again a file whose run stopped partway is refused: send its remaining file, or add --force.
+With --from-file, every record is checked before the first is sent; several requests are in flight at once (--concurrency), each on a new connection, and the created pets are printed in input order. A 429 answer is a refusal: that record is sent again after Retry-After, and fewer requests are kept in flight for a while. On a failure the records not created are saved for a re-run to FILE.remaining.ndjson beside the file (else, and for stdin, in the current directory; never over an existing file); a record that may have been created is reported, not saved. Sending again a file whose run stopped partway, or was killed, is refused: send its remaining file, or add --force. Every create carries an Idempotency-Key; where the server honours it (idempotencyKeys), --resend-unknown sends the records that may have been created again with their keys, so each is created at most once.
 
 --dry-run sends nothing and asks nothing; it needs the environment's key, as the real run does, but never prints it. The curl command of --dry-run=curl (curl 7.55 or later) is for a shell where PETSTORE_API_KEY holds the key; printf, a shell builtin, hands the key to curl on stdin, out of every process's arguments. With --env sandbox it is refused: the embedded sandbox stops when petstore does (run \`petstore sandbox serve\` instead).`,
     )
@@ -96,8 +103,9 @@ type CreateFlags = ReturnType<ReturnType<typeof newCreateCommand>['opts']>;
  * Turns the parsed flags into a pet draft, or a `--from-file` source (commander has already
  * refused `--from-file` together with the other flags). Missing required values are left
  * for the caller (`missingFlags`): asked for on a terminal, refused all at once otherwise.
- * @throws UsageError when `--from-file` is empty or comes with `--dry-run=curl`, or
- * `--force`/`--concurrency` come without it.
+ * @throws UsageError when `--from-file` is empty or comes with `--dry-run=curl`, when
+ * `--force` and `--resend-unknown` come together, or `--force`/`--resend-unknown`/
+ * `--concurrency` come without `--from-file`.
  */
 function toCreateOptions(flags: CreateFlags): CreateOptions {
   const dryRun = dryRunForm(flags.dryRun);
@@ -109,15 +117,28 @@ function toCreateOptions(flags: CreateFlags): CreateOptions {
         '--dry-run with --from-file checks every record and prints what would be sent.',
       );
     }
+    if (flags.force === true && flags.resendUnknown === true) {
+      throw new UsageError(
+        '--force and --resend-unknown cannot be used together: --force sends every record again with new Idempotency-Keys, --resend-unknown only the unknown ones with their own',
+      );
+    }
     const fromFile = {
       file: flags.fromFile,
       dryRun: dryRun !== undefined,
       force: flags.force === true,
+      resendUnknown: flags.resendUnknown === true,
       concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
     };
     return { fromFile };
   }
-  const alone = flags.force === true ? '--force' : flags.concurrency !== undefined ? '--concurrency' : undefined;
+  const alone =
+    flags.force === true
+      ? '--force'
+      : flags.resendUnknown === true
+        ? '--resend-unknown'
+        : flags.concurrency !== undefined
+          ? '--concurrency'
+          : undefined;
   if (alone !== undefined) {
     throw new UsageError(
       `${alone} works with --from-file only`,

@@ -43,6 +43,8 @@ export interface FromFileOptions {
   dryRun: boolean;
   /** `--force`: send an input whose earlier run stopped partway. */
   force: boolean;
+  /** `--resend-unknown`: send again, with their keys, the records an earlier run left unknown. */
+  resendUnknown: boolean;
   /** `--concurrency`: requests in flight at once (1-32). */
   concurrency: number;
 }
@@ -97,6 +99,7 @@ export async function runCreateFromFile(ctx: Context, options: FromFileOptions):
     return await sendChecked(ctx, input, places, terminal, {
       concurrency: options.concurrency,
       force: options.force,
+      resendUnknown: options.resendUnknown,
       timeoutMs: ctx.globals.timeoutMs,
       connectionReuse: ctx.env.get('PETSTORE_BULK_CONNECTIONS') ?? 'fresh',
       settling: settling.signal,

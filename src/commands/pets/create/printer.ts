@@ -48,7 +48,11 @@ function isFilterFailure(err: unknown): err is CliError {
 export function recordPrinter(
   out: RecordOutput,
   opts: PrintOptions,
-): (records: AsyncIterable<Pet | NewPet>, filterFailed?: FilterFailed) => Promise<void> {
+): (
+  records: AsyncIterable<Pet | NewPet>,
+  filterFailed?: FilterFailed,
+  printed?: (record: Pet) => void,
+) => Promise<void> {
   // --jq runs once per record, whatever the format (cli-contract.md "Output").
   const stream = new RecordStream(out, { jqPerRecord: true });
   // Not waited for past a signal: a reader that stopped reading would hold the run.
@@ -58,19 +62,27 @@ export function recordPrinter(
       if (!(err instanceof InterruptedError && opts.signal.aborted)) throw err;
       written.catch(() => undefined);
     });
-  return async (records, filterFailed) => {
+  // A table is written whole at the end: its records reach stdout only then.
+  const holds = out.mode === 'table' && out.jq === undefined;
+  return async (records, filterFailed, printed) => {
     let failure: unknown;
     let filterFailure: CliError | undefined;
+    const held: Pet[] = [];
+    // Told once the write is done, whenever that is (after a signal too): in input order.
+    const written = (record: Pet) => (): void => {
+      if (holds) held.push(record);
+      else printed?.(record);
+    };
     try {
       for await (const record of records) {
         opts.beforeWrite();
         try {
-          await settle(stream.push([record as Pet]));
+          await settle(stream.push([record as Pet]).then(written(record as Pet)));
         } catch (err) {
           if (filterFailed === undefined || !isFilterFailure(err)) throw err;
           // The pet was created: its id must reach stdout, filtered or not.
           if (filterFailure === undefined) filterFailed((filterFailure = err));
-          await settle(writeRecordLine(out.io, record));
+          await settle(writeRecordLine(out.io, record).then(written(record as Pet)));
         }
       }
     } catch (err) {
@@ -79,7 +91,10 @@ export function recordPrinter(
     } finally {
       if (!(failure instanceof OutputError)) {
         opts.beforeWrite();
-        await settleOrAbort(stream.end(), opts.signal).catch(() => undefined);
+        const ended = stream.end().then(() => {
+          for (const record of held) printed?.(record);
+        });
+        await settleOrAbort(ended, opts.signal).catch(() => undefined);
       }
     }
     // Whatever else happened, the run does not end as if the filter had worked.

@@ -17,7 +17,7 @@ import { copyFile, link, open, unlink, type FileHandle } from 'node:fs/promises'
 import { dirname, join } from 'node:path';
 import { describeFileError } from '../../../errors.js';
 import type { Shutdown } from '../../../shutdown.js';
-import type { BulkAccount } from './account.js';
+import type { Saved } from './account.js';
 import type { IndexedText } from './records.js';
 
 /** Where a remaining file may go, in order, and the name it starts with. */
@@ -50,8 +50,9 @@ export function remainingPlace(regularPath: string | undefined, stem: string, cw
 }
 
 /**
- * Saves the records that `account` did not create to a remaining file in `place`, and
- * records in the account where they went, or why they could not be saved. `texts` reads
+ * Saves the records that `account` did not create (`isRemaining`, by the input index of
+ * each of `texts`) to a remaining file in `place`, and records in the account (`saved`)
+ * where they went, or why they could not be saved. `texts` reads
  * the input's records once more (each time it is called), which must go on after Ctrl-C:
  * the account must be saved. `written`, when given, is called with the records written so
  * far after each batch of about 64 KiB (a progress line). Never rejects.
@@ -59,7 +60,7 @@ export function remainingPlace(regularPath: string | undefined, stem: string, cw
  */
 export async function saveRemaining(
   texts: () => AsyncIterable<IndexedText>,
-  account: BulkAccount,
+  account: { isRemaining(index: number): boolean; saved: Saved | undefined },
   place: RemainingPlace,
   shutdown: Shutdown,
   written?: (records: number) => void,

@@ -33,6 +33,9 @@ import { findErrorCode, NOT_SENT_CODES, REFUSAL_STATUS } from '../../../http/ret
 import type { BulkAccount } from './account.js';
 import { GAP, InFlightLimit, ReorderBuffer } from './flight.js';
 
+/** RFC 9110 §15.5.10 409 Conflict. */
+const CONFLICT_STATUS = 409;
+
 /**
  * What happened to one record whose `createPet` failed: refused or never made
  * (`not_created`), stopped at the proxy so nothing reached the API (`not_sent`), or unknown.
@@ -43,12 +46,16 @@ export type FailureKind = 'not_created' | 'not_sent' | 'unknown';
  * Decides whether a failed `createPet` surely did not create the pet. The server answering
  * with an error status means it did not; a connection that was never made (NOT_SENT_CODES)
  * or a TLS handshake that failed means nothing was sent. A timeout, a reset connection, an
- * interruption, or a success status with a broken body leave it unknown: the POST may have
- * reached the server (cli-contract.md "Network behaviour").
+ * interruption, a success status with a broken body, or a 409 (its key's first request is
+ * still being answered) leave it unknown: the POST may have reached the server
+ * (cli-contract.md "Network behaviour").
  */
 export function classifyCreateFailure(err: unknown): FailureKind {
   // The http layer raises a ProxyError only while the tunnel is opened: the API saw nothing.
   if (err instanceof ProxyError) return 'not_sent';
+  // A 409 to a create with an Idempotency-Key: the first request with that key is still
+  // being answered (draft-ietf-httpapi-idempotency-key-header), and may yet create the pet.
+  if (err instanceof ApiError && err.status === CONFLICT_STATUS) return 'unknown';
   // A ConfigError comes from the embedded sandbox's own store: it refused the write.
   if (err instanceof ApiError || err instanceof AuthError || err instanceof TlsError || err instanceof ConfigError)
     return 'not_created';
@@ -101,8 +108,6 @@ export interface SenderDeps {
   afterRefusal(headers: IncomingHttpHeaders | undefined, refusals: number, remainingMs: number): RetryDecision;
   /** Told after each answer (the progress line). */
   answered?: (flight: FlightState) => void;
-  /** Awaited between rounds of sending (the run's record, written at most every second). */
-  checkpoint?: () => Promise<void>;
   /** A monotonic clock in ms (`performance.now` by default; tests pass their own). */
   clock?: () => number;
 }
@@ -128,6 +133,8 @@ const WINDOW_MIN = 64;
 export class BulkSender {
   private readonly limit: InFlightLimit;
   private readonly buffer = new ReorderBuffer<Pet>();
+  /** The record of each pet handed on, until it is printed. */
+  private readonly handedOn = new WeakMap<Pet, IndexedRecord>();
   private readonly waiting: Waiting[] = [];
   private readonly window: number;
   private readonly clock: () => number;
@@ -155,6 +162,15 @@ export class BulkSender {
       deprecation.observeAndFlush(headers, 'createPet (POST /pets)');
       return data;
     };
+  }
+
+  /**
+   * The created pet `pet`, handed on by `send`, was written to stdout: the account (and so
+   * the journal) knows its id reached it.
+   */
+  printed(pet: Pet): void {
+    const record = this.handedOn.get(pet);
+    if (record !== undefined) this.deps.account.printed(record);
   }
 
   /** What the progress line shows. */
@@ -189,7 +205,6 @@ export class BulkSender {
         inputDone = await this.fill(input, inputDone);
         yield* this.buffer.take();
         if (this.inFlight === 0 && (this.stopping || (inputDone && this.waiting.length === 0))) break;
-        await this.deps.checkpoint?.();
         await this.nextEvent();
       }
       // Stopped: records refused and waiting stay not sent; what was created is handed on.
@@ -205,17 +220,20 @@ export class BulkSender {
 
   /**
    * Sends records while fewer than the limit are in flight: refused records whose wait is
-   * over first, then new ones from `input`, within the reorder window. Returns whether
-   * `input` is done.
+   * over first, then new ones from `input`, within the reorder window. The records that
+   * leave together are one batch, whose intent the account writes ahead (`dispatchAll`)
+   * before any of them is sent. Returns whether `input` is done.
    */
   private async fill(input: AsyncIterator<IndexedRecord>, inputDone: boolean): Promise<boolean> {
-    while (!this.stopping && this.inFlight < this.limit.allowed) {
+    const batch: { record: IndexedRecord; attempts: Attempts }[] = [];
+    let done = inputDone;
+    while (!this.stopping && this.inFlight + batch.length < this.limit.allowed) {
       const retry = this.readyRetry();
       if (retry !== undefined) {
-        this.launch(retry.record, retry);
+        batch.push({ record: retry.record, attempts: retry });
         continue;
       }
-      if (inputDone || this.nextIndex - this.buffer.next >= this.window) break;
+      if (done || this.nextIndex - this.buffer.next >= this.window) break;
       let next: IteratorResult<IndexedRecord>;
       try {
         next = await input.next();
@@ -223,20 +241,47 @@ export class BulkSender {
         this.stop(err);
         break;
       }
-      if (next.done === true) return true;
+      if (next.done === true) {
+        done = true;
+        break;
+      }
       this.nextIndex = next.value.index + 1;
-      // A signal while the record was read: it is the first not sent.
-      if (this.hasStopped()) this.deps.account.notSentFrom(next.value);
-      else this.launch(next.value, { firstSentAt: this.clock(), refusals: 0 });
+      batch.push({ record: next.value, attempts: { firstSentAt: this.clock(), refusals: 0 } });
     }
-    return inputDone;
+    this.launchAll(batch);
+    return done;
+  }
+
+  /**
+   * Sends a batch: its intent is written ahead, then each request leaves. A stop while the
+   * batch was read (a signal, the input) or an intent that cannot be written sends none of
+   * it: its new records are the first not sent, its refused ones stay taken back.
+   */
+  private launchAll(batch: { record: IndexedRecord; attempts: Attempts }[]): void {
+    if (batch.length === 0) return;
+    const { account } = this.deps;
+    if (!this.hasStopped()) {
+      try {
+        account.dispatchAll(
+          batch.map((b) => b.record),
+          this.deps.now().getTime(),
+        );
+      } catch (err) {
+        this.stop(err);
+      }
+    }
+    if (this.hasStopped()) {
+      const first = batch.find((b) => b.attempts.refusals === 0);
+      if (first !== undefined) account.notSentFrom(first.record);
+      return;
+    }
+    for (const { record, attempts } of batch) this.launch(record, attempts);
   }
 
   /** Sends `record` (its first attempt, or again after a refusal), and settles its outcome when it comes. */
   private launch(record: IndexedRecord, attempts: Attempts): void {
     const sentAt = this.clock();
     const timeoutMs = Math.max(1, this.deps.timeoutMs - (sentAt - attempts.firstSentAt));
-    this.deps.account.dispatch(record);
     this.inFlight++;
     void attempt(record, (r) => this.create(r, timeoutMs)).then((outcome) => {
       this.inFlight--;
@@ -254,7 +299,8 @@ export class BulkSender {
   private settle(record: IndexedRecord, outcome: Outcome, attempts: Attempts, sentAt: number): void {
     const { account } = this.deps;
     if (outcome.kind === 'created') {
-      account.settleCreated(record);
+      account.settleCreated(record, String(outcome.pet.id));
+      this.handedOn.set(outcome.pet, record);
       this.limit.succeeded();
       this.buffer.put(record.index, outcome.pet);
       return;

@@ -52,6 +52,8 @@ export function newServeCommand(f: Runner) {
       `
 The key is the sandbox data's own (sandbox.json.key beside it), the same after a restart or a sandbox reset; PETSTORE_SANDBOX_KEY sets another (no flag takes a key).
 
+A create with an Idempotency-Key creates one pet per key: the same key and body again answer the first 201 (Idempotent-Replayed: true), another body 422, a key whose first request is still being answered 409; keys are kept 24 hours in the sandbox data, and sandbox reset forgets them.
+
 Examples:
   $ petstore sandbox serve --port 8080
   $ curl -H "Authorization: Bearer $PETSTORE_API_KEY" http://127.0.0.1:8080/v1/pets`,
