@@ -49,6 +49,7 @@ export const ERROR_CODES = [
   'interrupted',
   'input_changed',
   'already_sent',
+  'state',
   'max_pages',
   'not_in_list',
   'not_in_first_page',

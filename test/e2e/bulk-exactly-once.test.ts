@@ -22,7 +22,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyOf } from '../../src/commands/pets/create/run-record.js';
 import { lastJson, remoteEnv } from '../helpers/harness.js';
 import { holdLock, ownerFile, type LockHolder } from '../helpers/lock-holder.js';
-import { runCli, type CliResult } from '../helpers/run-cli.js';
+import { CLI_ARGV, runCli, type CliResult } from '../helpers/run-cli.js';
+import { canMountSmallDisks, onSmallDisks } from '../helpers/small-disk.js';
 import { spawnCli, type Steered } from '../helpers/spawn-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -39,6 +40,10 @@ const HANG_MS = 300_000;
 interface CountingServer extends TestServer {
   /** POSTs received of the pet named `name`. */
   posts(name: string): number;
+  /** The `Idempotency-Key` of each POST of the pet named `name`, in order. */
+  keys(name: string): string[];
+  /** The id given to the pet named `name` at its last POST. */
+  idOf(name: string): number | undefined;
   /** Calls `then` once the POSTs of names starting with `prefix` reach `n` (at that very POST). */
   onPost(prefix: string, n: number, then: () => void): void;
   /** Each answer is held this long (ms) after the POST was counted. */
@@ -47,6 +52,8 @@ interface CountingServer extends TestServer {
 
 async function countingServer(): Promise<CountingServer> {
   const counts = new Map<string, number>();
+  const keys = new Map<string, string[]>();
+  const ids = new Map<string, number>();
   const byPrefix = new Map<string, number>();
   const triggers: { prefix: string; n: number; then: () => void }[] = [];
   let next = 1000;
@@ -55,6 +62,8 @@ async function countingServer(): Promise<CountingServer> {
     ...srv,
     holdMs: 0,
     posts: (name) => counts.get(name) ?? 0,
+    keys: (name) => keys.get(name) ?? [],
+    idOf: (name) => ids.get(name),
     onPost: (prefix, n, then) => triggers.push({ prefix, n, then }),
   };
   srv.handle(async (req) => {
@@ -63,11 +72,13 @@ async function countingServer(): Promise<CountingServer> {
     if (req.method !== 'POST') return { status: 200, body: [] };
     const pet = JSON.parse(req.body) as { name: string; categoryId: number };
     counts.set(pet.name, (counts.get(pet.name) ?? 0) + 1);
+    keys.set(pet.name, [...(keys.get(pet.name) ?? []), String(req.headers['idempotency-key'])]);
     const prefix = pet.name.slice(0, pet.name.lastIndexOf('-') + 1);
     const seen = (byPrefix.get(prefix) ?? 0) + 1;
     byPrefix.set(prefix, seen);
     for (const t of triggers.filter((x) => x.prefix === prefix && x.n === seen)) t.then();
     const id = next++;
+    ids.set(pet.name, id);
     if (counting.holdMs > 0) await new Promise((r) => setTimeout(r, counting.holdMs));
     return { status: 201, raw: `{"id":${id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}}` };
   });
@@ -84,8 +95,9 @@ afterAll(async () => {
 });
 
 /** NDJSON of `n` records named `<prefix><line>`. */
-function records(prefix: string, n: number): string {
-  return Array.from({ length: n }, (_, i) => `{"name":"${prefix}${i + 1}","categoryId":${i + 1}}\n`).join('');
+function records(prefix: string, n: number, pad = 0): string {
+  const tail = 'x'.repeat(pad);
+  return Array.from({ length: n }, (_, i) => `{"name":"${prefix}${i + 1}${tail}","categoryId":${i + 1}}\n`).join('');
 }
 
 /** Resolves when an entry whose name matches `pattern` appears in `dir` (inotify: at once). */
@@ -204,10 +216,19 @@ async function resume(round: Round, concurrency: number): Promise<Set<number>> {
   expect(unknown.size, 'unknown after one kill').toBeLessThanOrEqual(concurrency);
   if (refusal.remainingRanges.length > 0) {
     expect(refusal.remainingFile, again.stderr).toEqual(expect.any(String));
-    const rest = await runCli(['pets', 'create', '--from-file', String(refusal.remainingFile), '-o', 'ndjson'], {
-      env: round.env,
-      timeoutMs: HANG_MS,
-    });
+    const rest = await runCli(
+      [
+        'pets',
+        'create',
+        '--from-file',
+        String(refusal.remainingFile),
+        '--concurrency',
+        String(concurrency),
+        '-o',
+        'ndjson',
+      ],
+      { env: round.env, timeoutMs: HANG_MS },
+    );
     expect(rest.code, rest.stderr).toBe(0);
   }
   return unknown;
@@ -225,27 +246,158 @@ function expectExactlyOnce(round: Round, unknown: Set<number>, where: string): v
 }
 
 describe('a bulk create killed with -9 at any instant, then the documented next commands', () => {
+  // A server that holds its answers leaves the processors idle: three rounds go at once.
   it.each([
-    { name: 'the default --concurrency 4', concurrency: 4, holdMs: 0 },
-    { name: '--concurrency 16', concurrency: 16, holdMs: 0 },
-    { name: 'a server that holds each answer 20 ms (--concurrency 16)', concurrency: 16, holdMs: 20 },
+    { name: 'the default --concurrency 4', concurrency: 4, holdMs: 0, together: 1 },
+    { name: '--concurrency 16', concurrency: 16, holdMs: 0, together: 1 },
+    { name: 'a server that holds each answer 20 ms (--concurrency 16)', concurrency: 16, holdMs: 20, together: 3 },
   ])(
     '$name: every record POSTed exactly once, or reported unknown and POSTed at most once',
-    async ({ concurrency, holdMs }) => {
+    async ({ concurrency, holdMs, together }) => {
       srv.holdMs = holdMs;
       const points = killPoints();
-      for (const [i, point] of points.entries()) {
+      const round = async (i: number): Promise<void> => {
+        const point = points[i] as KillPoint;
         // Every sixth kill lands on a stopped process.
         const stop = i % 6 === 3;
-        const round = setUp(`c${concurrency}h${holdMs}p${i}`, concurrency);
-        await killedAt(round, point, stop);
-        const unknown = await resume(round, concurrency);
-        expectExactlyOnce(round, unknown, `kill point ${i} (${JSON.stringify(point)}${stop ? ', stopped first' : ''})`);
+        const setup = setUp(`c${concurrency}h${holdMs}p${i}`, concurrency);
+        await killedAt(setup, point, stop);
+        const unknown = await resume(setup, concurrency);
+        expectExactlyOnce(setup, unknown, `kill point ${i} (${JSON.stringify(point)}${stop ? ', stopped first' : ''})`);
+      };
+      for (let i = 0; i < points.length; i += together) {
+        await Promise.all(Array.from({ length: Math.min(together, points.length - i) }, (_, k) => round(i + k)));
       }
     },
     3 * HANG_MS,
   );
 });
+
+describe('after a kill', () => {
+  it(
+    '--force sends every record again with new Idempotency-Keys',
+    async () => {
+      srv.holdMs = 0;
+      const round = setUp('forced', 4);
+      await killedAt(round, { at: 'post', n: 100 }, false);
+      const forced = await runCli([...round.args, '--force'], { env: round.env, timeoutMs: HANG_MS });
+      expect(forced.code, forced.stderr).toBe(0);
+      expect(lastJson(forced.stderr).message).toMatch(
+        /and that run ended before it saved its account \(killed, or its disk full\): .*--force sends every record again/,
+      );
+      for (let line = 1; line <= RECORDS; line++) {
+        const keys = srv.keys(`${round.prefix}${line}`);
+        expect(new Set(keys).size, `line ${line}: ${keys.join(' ')}`).toBe(keys.length);
+      }
+      // The killed run's keys were its own run's: the record index after its run's identity.
+      expect(srv.keys(`${round.prefix}1`)[0]).toMatch(/^[0-9a-f]{32}-0$/);
+    },
+    HANG_MS,
+  );
+
+  it(
+    'ended by a second Ctrl-C while stdout is not read: every created id is on stdout or in the account, and the next run names them',
+    async () => {
+      srv.holdMs = 0;
+      const round = setUp('forcedend', 4);
+      // Long names: a few lines fill the pipe, so the pets created after them wait to be printed.
+      const text = records(round.prefix, 300, 2000);
+      writeFileSync(round.file, text);
+      const sha = createHash('sha256').update(text).digest('hex');
+      const record = `${keyOf({ environment: 'production', where: srv.baseUrl }, sha)}.json`;
+      const victim = spawnCli(round.args, { env: round.env, timeoutMs: HANG_MS, stallStdoutAfterLines: 2 });
+      await victim.until(() => srv.posts(`${round.prefix}60${'x'.repeat(2000)}`) === 1, HANG_MS);
+      // Ctrl-C twice: the second ends the run at once, whatever the first still waits for. Two
+      // signals pending at once are one to the kernel: the second is sent once the first is taken.
+      victim.child.kill('SIGINT');
+      await victim.until(() => !sigintPending(victim.child.pid ?? 0), HANG_MS);
+      victim.child.kill('SIGINT');
+      const { code } = await victim.exited;
+      expect(code).toBe(130);
+      // What reached stdout, read now; and what the account says was not printed.
+      victim.child.stdout?.resume();
+      const printed = new Set(
+        victim
+          .stdout()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => (JSON.parse(l) as { id: number }).id),
+      );
+      const account = lastJson(victim.stderr()) as ReturnType<typeof lastJson> & { idsNotPrinted: { id: string }[] };
+      const listed = new Set(account.idsNotPrinted.map((p) => Number(p.id)));
+      expect(listed.size, victim.stderr()).toBeGreaterThan(0);
+      const created: number[] = [];
+      for (let line = 1; line <= 300; line++) {
+        const id = srv.idOf(`${round.prefix}${line}${'x'.repeat(2000)}`);
+        if (id !== undefined) created.push(id);
+      }
+      expect(created.filter((id) => !printed.has(id) && !listed.has(id))).toEqual([]);
+      // The next run folds what the ended run left and names the same ids.
+      expect(existsSync(join(round.state, record.replace(/\.json$/, '.journal')))).toBe(true);
+      const next = await runCli(round.args, { env: round.env, timeoutMs: HANG_MS });
+      expect(next.code).toBe(2);
+      const refusal = lastJson(next.stderr) as ReturnType<typeof lastJson> & { idsNotPrinted: { id: string }[] };
+      expect(refusal.message).toContain('was ended by force (a second signal) before it finished');
+      expect(new Set(refusal.idsNotPrinted.map((p) => Number(p.id)))).toEqual(listed);
+    },
+    HANG_MS,
+  );
+});
+
+describe('a state folder on a disk that fills while records are sent', () => {
+  it.skipIf(!canMountSmallDisks())(
+    'sending stops before a request it cannot write ahead, exit 1 code state; freed, the next commands send each record once',
+    async () => {
+      srv.holdMs = 0;
+      const round = setUp('fulldisk', 4);
+      const dir = join(round.state, '..');
+      const run = (args: string, out: string): string =>
+        `${CLI_ARGV.map((a) => `'${a}'`).join(' ')} ${args} -o ndjson > '${dir}/${out}.out' 2> '${dir}/${out}.err'; echo "${out}=$?"`;
+      // 512 KiB, of which a filler takes all but 16: the journal fills after a few hundred records.
+      const script = [
+        // A fresh tmpfs is mode 1777, which no state folder may be.
+        `chmod 700 '${round.state}'`,
+        `head -c 507904 /dev/zero > '${round.state}/filler'`,
+        run(`pets create --from-file '${round.file}'`, 'first'),
+        run(`pets create --from-file '${round.file}'`, 'full'),
+        `rm '${round.state}/filler'`,
+        run(`pets create --from-file '${round.file}'`, 'freed'),
+        // The remaining file the refusal names.
+        `rest=$(sed -n 's/.*"remainingFile":"\\([^"]*\\)".*/\\1/p' '${dir}/freed.err')`,
+        run(`pets create --from-file "$rest"`, 'rest'),
+      ].join('\n');
+      const r = await onSmallDisks([{ path: round.state, kib: 512 }], script, round.env, HANG_MS);
+      const errs = ['first', 'full', 'freed', 'rest']
+        .map((n) => readFileSync(join(dir, `${n}.err`), 'utf8'))
+        .join('\n');
+      expect(r.stdout, errs).toBe('first=1\nfull=2\nfreed=2\nrest=0\n');
+      const err = (name: string) => lastJson(readFileSync(join(dir, `${name}.err`), 'utf8'));
+      const first = err('first') as ReturnType<typeof lastJson> & { unknown: unknown[]; remainingFile: string | null };
+      expect(first.code).toBe('state');
+      expect(first.message).toContain('cannot write the journal of this run');
+      expect(first.message).toContain('no space left');
+      // Nothing could be written there while it was full: nothing sent.
+      expect(err('full').code).toBe('config');
+      // The journal folded once there was room: the account of the run that stopped.
+      const freed = err('freed') as ReturnType<typeof lastJson> & { unknown: { line: number }[] };
+      expect(freed.code).toBe('already_sent');
+      const unknown = new Set(freed.unknown.map((u) => u.line));
+      expect(unknown.size).toBeLessThanOrEqual(4);
+      expectExactlyOnce(round, unknown, 'after the disk filled');
+    },
+    HANG_MS,
+  );
+});
+
+/** Whether process `pid` has a SIGINT pending, not yet taken by its handler (Linux: /proc/PID/status). */
+function sigintPending(pid: number): boolean {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const pending = ['SigPnd', 'ShdPnd'].map((f) =>
+    BigInt(`0x${new RegExp(`^${f}:\\s*([0-9a-f]+)`, 'm').exec(status)?.[1] ?? '0'}`),
+  );
+  // SIGINT is signal 2: bit 1 of the masks.
+  return pending.some((mask) => (mask & 2n) !== 0n);
+}
 
 /** Stalls each takeover of a dead run's lock until all the re-runs have judged it (test/helpers/takeover-delay.cjs). */
 const TAKEOVER_HOOK = fileURLToPath(new URL('../helpers/takeover-delay.cjs', import.meta.url));
@@ -316,7 +468,9 @@ describe(`${RERUNS} re-runs at once after a run killed with -9, all taking its l
         `round ${round}`,
       ).toEqual(Array.from({ length: RERUNS }, () => 2));
       expect(refusals.filter((r) => r.error.code !== 'already_sent')).toEqual([]);
-      const folded = refusals.filter((r) => /and that run was killed before it finished/.test(r.error.message));
+      const folded = refusals.filter((r) =>
+        /and that run ended before it saved its account \(killed, or its disk full\)/.test(r.error.message),
+      );
       expect(folded.length, `round ${round}`).toBeGreaterThanOrEqual(1);
       // Folded once: one remaining file, and the lock let go.
       const left = readdirSync(dir).filter((n) => n.startsWith(`round-${round}.ndjson.remaining`));

@@ -35,6 +35,7 @@
  * ```
  */
 import { closeSync, constants, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { CliError, describeFileError, ExitCode } from '../../../errors.js';
 import type { AccountLog, Place, RecordError } from './account.js';
 import type { WrittenFile } from './remaining.js';
 
@@ -64,13 +65,25 @@ export type JournalEvent =
   | { kind: 'remaining'; file: WrittenFile }
   | { kind: 'ended'; signal: string };
 
-/** The journal could not be written: the run stops before another request leaves. */
-export class JournalError extends Error {
+/**
+ * The journal could not be written (a full disk): the run stops before another request
+ * leaves, so that a later run still knows what this one sent. Exit 1, code `state`
+ * (docs/errors.md): requests may have been sent before it.
+ */
+export class JournalError extends CliError {
   constructor(
     readonly path: string,
     cause: unknown,
   ) {
-    super(`cannot write ${path}`, { cause });
+    super(
+      `cannot write the journal of this run, ${path}: ${describeFileError(cause)}; sending stopped, so that a later run knows what this one sent`,
+      {
+        exitCode: ExitCode.failure,
+        code: 'state',
+        hint: 'Free some space on that disk, or set PETSTORE_STATE_DIR to a folder on another one, then send the remaining file.',
+        cause,
+      },
+    );
     this.name = 'JournalError';
   }
 }
@@ -138,9 +151,14 @@ export class RunJournal implements AccountLog {
     this.printedMark = position;
   }
 
-  /** The remaining file of the records not created was written: a later run uses it, not a second one. */
-  remaining(file: WrittenFile): void {
+  /**
+   * The remaining file of the records not created was written: a later run uses it, not a
+   * second one.
+   * @returns whether the journal says so (false: it cannot be written).
+   */
+  remaining(file: WrittenFile): boolean {
     this.quietly(`{"r":${JSON.stringify(file)}}`);
+    return this.broken === undefined;
   }
 
   /** The run is ended by force (`signal`): said for the run that folds the journal. */
@@ -203,6 +221,23 @@ export class RunJournal implements AccountLog {
 }
 
 /**
+ * Appends to the journal a dead run left at `path` that its remaining file was written
+ * (by the run that folds it, holding its lock): a run that dies before the fold is
+ * recorded uses that file instead of writing a second one.
+ * @throws the file system's error (a full disk).
+ */
+export function appendRemaining(path: string, file: WrittenFile): void {
+  const { O_WRONLY, O_APPEND, O_NOFOLLOW } = constants;
+  const fd = openSync(path, O_WRONLY | O_APPEND | O_NOFOLLOW);
+  try {
+    const bytes = Buffer.from(`{"r":${JSON.stringify(file)}}\n`);
+    if (writeSync(fd, bytes) !== bytes.length) throw Object.assign(new Error('short write'), { code: 'ENOSPC' });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * The events of a journal's `bytes`: its header, then each whole line as an event, in order.
  * A last line without its newline (a write cut short) is ignored; so is a line that is not
  * an event (never written by petstore). Positions are the input's indexes.
@@ -248,7 +283,7 @@ function asHeader(v: unknown): JournalHeader | undefined {
   const { run, generation, records, resend, at } = v as Record<string, unknown>;
   if (typeof run !== 'string' || typeof generation !== 'string' || !isIndex(records) || !isIndex(at)) return undefined;
   if (resend !== null && !(Array.isArray(resend) && resend.every(isIndex))) return undefined;
-  return { run, generation, records, resend: resend as number[] | null, at };
+  return { run, generation, records, resend, at };
 }
 
 /** The place in `[index, line, ...]`, when it is one. */

@@ -52,7 +52,7 @@ import {
   type UnknownRecord,
   type UnprintedPet,
 } from './account.js';
-import { replayJournal, RunJournal, type JournalEvent, type JournalHeader } from './journal.js';
+import { appendRemaining, replayJournal, RunJournal, type JournalEvent, type JournalHeader } from './journal.js';
 import { formatCount } from '../../../text/count.js';
 import { removeIfWritten, type WrittenFile } from './remaining.js';
 
@@ -191,8 +191,8 @@ export class RunHistory {
   /** The account of a dead run this one folded (`recover`). */
   private recovered: { account: BulkAccount; ended: 'killed' | 'forced' } | undefined;
   private journal: RunJournal | undefined;
-  /** The generation of this run's keys: new, or a resumed run's. */
-  private generation = randomBytes(16).toString('hex');
+  /** The generation of this run's keys: a dead run's while it is folded, then new or a resumed run's (`judge`). */
+  private generation = '';
   /** A resumption's records, by input index in order; null for a run over the whole input. */
   private resend: number[] | null = null;
   /** `resend` by input index (`positionOf`). */
@@ -300,15 +300,19 @@ export class RunHistory {
     this.positions = undefined;
     const { account, written: saved, ended } = this.replay(left);
     let written = saved;
-    if (written === undefined && save !== undefined && account.notCreated > 0) {
-      written = await save(account, (i) => account.isRemaining(this.positionOf(i)));
-    }
+    const mine = written === undefined && save !== undefined && account.notCreated > 0;
+    if (mine) written = await save(account, (i) => account.isRemaining(this.positionOf(i)));
     // Named by the dead run's token: a run that dies before removing the journal leaves a
     // journal its record has folded already.
     const record = { ...this.fold(account, written, false), ended, run: left.header.run };
     try {
+      // Said in the journal first: a run that dies before the record is written uses this
+      // file rather than write a second one.
+      if (mine && written !== undefined) appendRemaining(this.folder.pathOf(`${this.key}.journal`), written);
       await this.folder.write(`${this.key}.json`, JSON.stringify(record));
     } catch (err) {
+      // Nothing changed: the file just written goes again, and the journal stays to be folded.
+      if (mine && written !== undefined) await removeIfWritten(written);
       throw this.cannotKeep(err);
     }
     if (written !== undefined) await this.noteRemaining(written, account.notCreated);
@@ -387,7 +391,10 @@ export class RunHistory {
    */
   async judge(mode: { force: boolean; resend: boolean }, suggest: (words: string) => string): Promise<RunPlan> {
     const prev = this.previous;
+    this.runId = undefined;
     if (mode.resend) return this.judgeResend(prev, suggest);
+    // A new run of the input: new keys, whatever a dead run it folded used.
+    this.generation = randomBytes(16).toString('hex');
     const when = prev === undefined ? '' : describeWhen(prev.updatedAt);
     if (prev === undefined || prev.state === 'unsent') return { mode: 'all' };
     if (prev.state === 'complete') {
@@ -510,9 +517,13 @@ export class RunHistory {
     return this.journal;
   }
 
-  /** The remaining file of this run was written: a run that folds its journal uses it, not a second one. */
-  remainingWritten(file: WrittenFile): void {
-    this.journal?.remaining(file);
+  /**
+   * The remaining file of this run was written: a run that folds its journal uses it, not a
+   * second one.
+   * @returns whether the journal says so (false when it cannot be written: a full disk).
+   */
+  remainingWritten(file: WrittenFile): boolean {
+    return this.journal?.remaining(file) ?? false;
   }
 
   /**
@@ -781,7 +792,7 @@ function describeWhen(iso: string): string {
 
 /** How the run of `record` ended, in words that follow "that run". */
 function endedWords(record: RunRecord): string {
-  if (record.ended === 'killed') return 'was killed before it finished';
+  if (record.ended === 'killed') return 'ended before it saved its account (killed, or its disk full)';
   if (record.ended === 'forced') return 'was ended by force (a second signal) before it finished';
   return 'stopped partway';
 }

@@ -17,7 +17,7 @@ import type { CheckedSource } from './check.js';
 import type { recordPrinter } from './printer.js';
 import { formatCount } from '../../../text/count.js';
 import { savingProgress, sendingProgress, sendingSummary, type Progress } from './progress.js';
-import { remainingPlace, saveRemaining, type RemainingPlace } from './remaining.js';
+import { remainingPlace, removeIfWritten, saveRemaining, type RemainingPlace, type WrittenFile } from './remaining.js';
 import { RunHistory, runTarget, type RunPlan } from './run-record.js';
 import { BulkSender } from './sender.js';
 import { describeTarget } from '../../../render/target.js';
@@ -182,8 +182,8 @@ async function sendAccounted(
     account.toError({ signal, suggest: ctx.suggest, label: input.source.label, output: ctx.output, target });
   choices.sending(() => {
     const interruption = InterruptedError.from(signal);
-    history.finishNow(interruption.signal);
     account.endedByForce(interruption);
+    history.finishNow(interruption.signal);
     return report();
   });
   const letGo = ctx.shutdown.add({ holds: () => true });
@@ -254,17 +254,12 @@ async function sendAndSave(
     )
     .finally(unregister);
   progress.clear();
-  const written =
-    account.notCreated > 0
-      ? await saveRemaining(
-          texts,
-          adapt(account, (i) => account.isRemaining(history.positionOf(i))),
-          place,
-          ctx.shutdown,
-          showProgress ? savingProgress(progress, account.notCreated) : undefined,
-        )
-      : undefined;
-  if (written !== undefined) history.remainingWritten(written);
+  const written = await saveWhatRemains(
+    ctx,
+    { source, texts },
+    { progress, showProgress },
+    { history, account, place },
+  );
   progress.clear();
   const notes = await history.finish(account, written);
   if (failure !== undefined) throw report();
@@ -281,6 +276,33 @@ async function sendAndSave(
   summary(sendingSummary(account.createdTotal, performance.now() - started), describeTarget(api.connection));
   for (const note of notes) ctx.note(note, { always: true });
   return ExitCode.ok;
+}
+
+/**
+ * Saves the records `account` did not create to a remaining file (`saveRemaining`), said in
+ * the run's journal so that a run folding it uses that file. One the journal cannot name
+ * (its disk is full) is removed again: tied to no record, a second run would write another;
+ * the run that folds the journal writes it instead, and the account says so.
+ * @returns the file as written and named, if it was.
+ */
+async function saveWhatRemains(
+  ctx: Pick<SendContext, 'shutdown'>,
+  { source, texts }: Pick<CheckedSource, 'source' | 'texts'>,
+  { progress, showProgress }: Pick<BulkTerminal, 'progress' | 'showProgress'>,
+  { history, account, place }: Pick<Sending, 'history' | 'account' | 'place'>,
+): Promise<WrittenFile | undefined> {
+  if (account.notCreated === 0) return undefined;
+  const written = await saveRemaining(
+    texts,
+    adapt(account, (i) => account.isRemaining(history.positionOf(i))),
+    place,
+    ctx.shutdown,
+    showProgress ? savingProgress(progress, account.notCreated) : undefined,
+  );
+  if (written === undefined || history.remainingWritten(written)) return written;
+  await removeIfWritten(written);
+  account.saved = { error: `this run's journal is full, so the next run of ${source.label} saves them` };
+  return undefined;
 }
 
 /**

@@ -50,9 +50,7 @@ export function newServeCommand(f: Runner) {
     .addHelpText(
       'after',
       `
-The key is the sandbox data's own (sandbox.json.key beside it), the same after a restart or a sandbox reset; PETSTORE_SANDBOX_KEY sets another (no flag takes a key).
-
-A create with an Idempotency-Key creates one pet per key: the same key and body again answer the first 201 (Idempotent-Replayed: true), another body 422, a key whose first request is still being answered 409; keys are kept 24 hours in the sandbox data, and sandbox reset forgets them.
+The key is the sandbox data's own (sandbox.json.key beside it), the same after a restart or a sandbox reset; PETSTORE_SANDBOX_KEY sets another (no flag takes a key). Creates honour Idempotency-Key (kept 24 h).
 
 Examples:
   $ petstore sandbox serve --port 8080
