@@ -10,7 +10,9 @@
 //   connection per request (the default) and with kept-alive connections
 //   (PETSTORE_BULK_CONNECTIONS=keep-alive), against bench/server.mjs answering each POST
 //   after 10-30 ms (so answers come back out of order), in alternating rounds; the ratios
-//   to --concurrency 1;
+//   to --concurrency 1. Given `before` (another build's shim), that build runs at
+//   --concurrency 1 and 16 in both modes too, each run next to the current build's of
+//   the same level and mode, so both builds' ratios 16/1 come from the same rounds;
 // - into the embedded sandbox: the default --concurrency against 1, in the same rounds;
 // - memory: a 1,000,000-record NDJSON file checked (--dry-run, every record printed) and
 //   200,000 records sent at --concurrency 16 to the server answering at once, each with its
@@ -141,11 +143,13 @@ const recordLine = (prefix) => (i) => `{"name":"${prefix} ${i}","categoryId":${(
 /**
  * Bulk create at scale (see the top of this file). `seconds`: about how long each rate run
  * lasts (its records are scaled to the concurrency, at the server's 20 ms average);
- * `runs`: rounds of the rate runs; `dryRunRecords`, `sendRecords`: the memory runs' sizes.
+ * `runs`: rounds of the rate runs; `dryRunRecords`, `sendRecords`: the memory runs' sizes;
+ * `before`: another build's shim, measured beside `cli` in the rate runs (`before` in the
+ * result), or undefined.
  * @param {{cli: string, env: NodeJS.ProcessEnv, runs: number, seconds: number, dryRunRecords: number,
- *   sendRecords: number, sandboxRecords: number, log: (line: string) => void}} opts
+ *   sendRecords: number, sandboxRecords: number, before?: string, log: (line: string) => void}} opts
  */
-export async function benchScale({ cli, env, runs, seconds, dryRunRecords, sendRecords, sandboxRecords, log }) {
+export async function benchScale({ cli, env, runs, seconds, dryRunRecords, sendRecords, sandboxRecords, before, log }) {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-bench-scale-'));
   const probe = join(root, 'bench', 'rss-probe.cjs');
   const slow = await startServer(['--delay-ms', '10-30']);
@@ -162,6 +166,8 @@ export async function benchScale({ cli, env, runs, seconds, dryRunRecords, sendR
   });
   try {
     const levels = [1, 4, 16];
+    // The before build runs only where the figure to keep is: the ratio of 16 to 1.
+    const beforeLevels = [1, 16];
     const modes = ['fresh', 'keep-alive'];
     const files = new Map();
     for (const level of levels) {
@@ -178,14 +184,29 @@ export async function benchScale({ cli, env, runs, seconds, dryRunRecords, sendR
       for (const mode of modes) {
         for (const level of levels) {
           const { file, count } = files.get(level);
-          log(`bulk at scale: ${count} records, --concurrency ${level}, ${mode}, round ${r + 1} of ${runs}`);
-          const argv = [process.execPath, cli, 'pets', 'create', '--from-file', file, '--concurrency', String(level)];
-          const res = await runProcess([...argv, '-o', 'ndjson'], runEnv(slow, { PETSTORE_BULK_CONNECTIONS: mode }), {
-            quiet: true,
-          });
-          if (res.code !== 0) throw new Error(`--concurrency ${level} (${mode}): exit ${res.code}: ${res.err}`);
-          sample(`${mode} ${level}`, count / (res.ms / 1000));
-          sample(`in flight ${mode} ${level}`, await slow.maxInFlight());
+          // The before build next to the current one, on the same file and server: a shared
+          // machine's drift falls on both alike; which goes first alternates round by round,
+          // so neither always has the warmer machine.
+          const builds = [
+            { shim: cli, key: '', what: '' },
+            ...(before !== undefined && beforeLevels.includes(level)
+              ? [{ shim: before, key: 'before ', what: ', --before build' }]
+              : []),
+          ];
+          if (r % 2 === 1) builds.reverse();
+          for (const { shim, key, what } of builds) {
+            log(`bulk at scale: ${count} records, --concurrency ${level}, ${mode}${what}, round ${r + 1} of ${runs}`);
+            const argv = [process.execPath, shim, 'pets', 'create', '--from-file', file];
+            const flags = ['--concurrency', String(level), '-o', 'ndjson'];
+            const res = await runProcess([...argv, ...flags], runEnv(slow, { PETSTORE_BULK_CONNECTIONS: mode }), {
+              quiet: true,
+            });
+            if (res.code !== 0)
+              throw new Error(`--concurrency ${level} (${mode}${what}): exit ${res.code}: ${res.err}`);
+            sample(`${key}${mode} ${level}`, count / (res.ms / 1000));
+            // Read after every run, the before build's too: it also resets the server's count.
+            sample(`${key}in flight ${mode} ${level}`, await slow.maxInFlight());
+          }
         }
       }
       for (const level of [1, undefined]) {
@@ -229,6 +250,27 @@ export async function benchScale({ cli, env, runs, seconds, dryRunRecords, sendR
         ),
       ]),
     );
+    const beforeRates =
+      before === undefined
+        ? undefined
+        : Object.fromEntries(
+            modes.map((mode) => [
+              mode,
+              Object.fromEntries(
+                beforeLevels.map((level) => [
+                  level,
+                  {
+                    records: files.get(level).count,
+                    recordsPerSecond: rate(`before ${mode} ${level}`),
+                    ratioTo1: rate(`before ${mode} ${level}`) / rate(`before ${mode} 1`),
+                    maxInFlight: Math.max(...samples.get(`before in flight ${mode} ${level}`)),
+                    // The current build's records/s over this build's (> 1: faster now).
+                    currentToBefore: rate(`${mode} ${level}`) / rate(`before ${mode} ${level}`),
+                  },
+                ]),
+              ),
+            ]),
+          );
     const sandbox = {
       records: sandboxRecords,
       oneInFlight: rate('sandbox 1'),
@@ -244,7 +286,24 @@ export async function benchScale({ cli, env, runs, seconds, dryRunRecords, sendR
       sendRecords,
       log,
     });
-    return { runs, serverDelayMs: '10-30', rates, sandbox, memory };
+    return {
+      runs,
+      serverDelayMs: '10-30',
+      rates,
+      before:
+        beforeRates === undefined
+          ? undefined
+          : {
+              cli: before,
+              rates: beforeRates,
+              // Per mode, the current build's ratio 16/1 over the before build's.
+              ratioTo1CurrentToBefore: Object.fromEntries(
+                modes.map((mode) => [mode, rates[mode][16].ratioTo1 / beforeRates[mode][16].ratioTo1]),
+              ),
+            },
+      sandbox,
+      memory,
+    };
   } finally {
     slow.stop();
     fast.stop();

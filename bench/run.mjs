@@ -46,6 +46,20 @@
 // calls (200) each; the difference is what the server adds per call. `--no-mcp` skips it;
 // with `--only`, it runs when the list names `mcp list_pets`.
 //
+// --before PATH compares with another build: PATH is its bin/petstore.js, the build before
+// a change copied aside with its bin/ and dist/. Each part runs that build where it runs the
+// current one, interleaved so a shared machine's drift hits both alike: `pets list --json`
+// gets a row of its own in the start-up rounds (its ratio is to the current build's); the
+// sandbox bulk create runs it beside each of the current build's --store-runs runs (current
+// then before, then before then current, ...; each in a fresh config dir); bulk at scale
+// runs it at --concurrency 1 and 16, both connection modes, next to the current build's run
+// of the same level in each round, which goes first alternating (its sandbox and memory
+// runs stay the current build's).
+// Printed beside the current figures with the ratio current / before, in --json under
+// `sandboxStore.bulk.before` and `bulkAtScale.before`, with targets: the sandbox bulk
+// create's records/s, and each mode's ratio of --concurrency 16 to 1, at least 0.9x the
+// before build's.
+//
 // Wall time: process.hrtime around spawn -> exit, measured in this process.
 // Peak RSS: GNU time (`/usr/bin/time -f %M`, Debian package `time`) wraps each run when it
 // is installed, so RSS comes from the kernel's rusage of the very run that was timed (the
@@ -111,6 +125,11 @@ if (
 }
 if (!existsSync(join(root, 'dist', 'petstore.cjs'))) {
   console.error('dist/ is missing: run `npm run build` first (or `npm run bench`).');
+  process.exit(2);
+}
+if (opt('--before', undefined) !== undefined && !existsSync(opt('--before', undefined))) {
+  // Found out now, not minutes later when a bulk part (under --bulk-only, the first run) reaches it.
+  console.error(`--before ${opt('--before', undefined)}: no such file (the bin/petstore.js of another build).`);
   process.exit(2);
 }
 
@@ -180,7 +199,8 @@ const librariesFloor = await bundleLibrariesFloor(root, configDir);
 const defaultExe = join(root, 'dist-exe', `petstore-${process.platform}-${process.arch}`);
 const exe = flag('--no-exe') ? undefined : opt('--exe', existsSync(defaultExe) ? defaultExe : undefined);
 // --before PATH adds the same `pets list --json` run by another build's shim (an A/B in
-// alternating rounds: the build before a change, copied aside with its bin/ and dist/).
+// alternating rounds: the build before a change, copied aside with its bin/ and dist/), and
+// that build's bulk figures beside the current ones (see the top of this file).
 const before = opt('--before', undefined);
 
 // --- the commands ------------------------------------------------------------------------
@@ -496,6 +516,7 @@ if (STORE && !BULK_ONLY) {
     records: BULK_RECORDS,
     runs: STORE_RUNS,
     lockRuns: Math.max(5, STORE_RUNS),
+    before,
     log: progress,
   });
   progress('');
@@ -506,6 +527,14 @@ if (STORE && !BULK_ONLY) {
     met: store.bulk.recordsPerSecond >= 500,
     unit: 'records/s',
   });
+  if (store.bulk.before !== undefined)
+    targets.push({
+      target: 'sandbox bulk create records/s within 10% of the --before build (current / before >= 0.9)',
+      value: round3(store.bulk.before.currentToBefore),
+      limit: 0.9,
+      met: store.bulk.before.currentToBefore >= 0.9,
+      higherIsBetter: true,
+    });
   targets.push({
     target: 'stale lock after kill -9 taken over in < 2000 ms (slowest run)',
     value: round3(store.staleLock.takeoverMaxMs),
@@ -555,16 +584,28 @@ if (SCALE) {
     dryRunRecords: DRY_RUN_RECORDS,
     sendRecords: SEND_RECORDS,
     sandboxRecords: SANDBOX_RECORDS,
+    before,
     log: progress,
   });
   progress('');
+  const modeWords = (mode) => (mode === 'fresh' ? 'a fresh connection per request' : 'kept-alive connections');
   for (const mode of ['fresh', 'keep-alive']) {
     const r16 = scale.rates[mode][16];
     targets.push({
-      target: `--concurrency 16 >= 10x the records/s of --concurrency 1 (${mode === 'fresh' ? 'a fresh connection per request' : 'kept-alive connections'}, server 10-30 ms)`,
+      target: `--concurrency 16 >= 10x the records/s of --concurrency 1 (${modeWords(mode)}, server 10-30 ms)`,
       value: round3(r16.ratioTo1),
       limit: 10,
       met: r16.ratioTo1 >= 10,
+      higherIsBetter: true,
+    });
+  }
+  for (const mode of scale.before === undefined ? [] : ['fresh', 'keep-alive']) {
+    const kept = scale.before.ratioTo1CurrentToBefore[mode];
+    targets.push({
+      target: `--concurrency 16 vs 1 ratio within 10% of the --before build (${modeWords(mode)}; current ratio / before ratio >= 0.9)`,
+      value: round3(kept),
+      limit: 0.9,
+      met: kept >= 0.9,
       higherIsBetter: true,
     });
   }
@@ -611,6 +652,7 @@ const doc = {
   environment: CLEAN ? 'clean (PATH, LANG, HOME only)' : 'inherited, minus PETSTORE_*, colour and proxy variables',
   nodeVariables: nodeVars,
   petstore: opt('--cli', undefined) === undefined ? 'installed from the packed tarball' : cli,
+  before,
   executable: exe,
   rss: rssMethod,
   commands: rows,
@@ -673,6 +715,13 @@ if (JSON_OUT) {
     console.log(
       `  bulk create of ${bulk.records} records (--from-file, one process): ${bulk.recordsPerSecond.toFixed(0)} records/s (median of ${bulk.runs} runs: ${secs} s)`,
     );
+    if (bulk.before !== undefined) {
+      const b = bulk.before;
+      const beforeSecs = b.wallMs.map((ms) => (ms / 1000).toFixed(2)).join(', ');
+      console.log(
+        `  before: ${b.recordsPerSecond.toFixed(0)} records/s (the --before build, run by run beside the current one, which goes first alternating: ${beforeSecs} s); current / before ${b.currentToBefore.toFixed(2)}x`,
+      );
+    }
     console.log(
       `  stale lock after kill -9: taken over in ${staleLock.takeoverMedianMs.toFixed(1)} ms median, ${staleLock.takeoverMaxMs.toFixed(1)} ms slowest (${staleLock.runs} runs)`,
     );
@@ -699,7 +748,7 @@ cleanup();
 process.exit(0);
 
 /** Prints bulk create at scale: the rates side by side, the ratios, the sandbox, the memory runs. */
-function printScale({ runs, rates, sandbox, memory }) {
+function printScale({ runs, rates, before: b, sandbox, memory }) {
   const f0 = (x) => Math.round(x).toLocaleString('en-US');
   console.log(
     `\nbulk create at scale (pets create --from-file; server answering each POST in 10-30 ms; median of ${runs} rounds):`,
@@ -724,6 +773,7 @@ function printScale({ runs, rates, sandbox, memory }) {
   console.log(
     `  kept alive / fresh at 16: ${(rates['keep-alive'][16].recordsPerSecond / rates.fresh[16].recordsPerSecond).toFixed(2)}x`,
   );
+  if (b !== undefined) printScaleBefore(rates, b);
   console.log(
     `  sandbox, ${sandbox.records} records: --concurrency 1 ${f0(sandbox.oneInFlight)} records/s, the default ${f0(sandbox.default)} records/s (${sandbox.ratio.toFixed(2)}x)`,
   );
@@ -734,4 +784,37 @@ function printScale({ runs, rates, sandbox, memory }) {
   console.log(
     `  ${memory.sent.records.toLocaleString('en-US')} records sent at --concurrency 16 (server answering at once): ${(memory.sent.wallMs / 1000).toFixed(1)} s, peak RSS ${mem(memory.sent)}`,
   );
+}
+
+/** Prints the --before build's rates at scale beside the current build's, and the ratios current / before. */
+function printScaleBefore(rates, b) {
+  const f0 = (x) => Math.round(x).toLocaleString('en-US');
+  console.log(
+    `  --before build, each run next to the current one's of the same level and mode (which goes first alternates):`,
+  );
+  const head = ['--concurrency', 'fresh connections', 'current / before', 'kept alive', 'current / before'];
+  const table = [head];
+  for (const level of [1, 16]) {
+    const a = b.rates.fresh[level];
+    const k = b.rates['keep-alive'][level];
+    table.push([
+      String(level),
+      `${f0(a.recordsPerSecond)} records/s`,
+      `${a.currentToBefore.toFixed(2)}x`,
+      `${f0(k.recordsPerSecond)} records/s`,
+      `${k.currentToBefore.toFixed(2)}x`,
+    ]);
+  }
+  // The figure a change to bulk create must keep: each build's ratio of 16 to 1.
+  const ratio = (mode) => `${b.rates[mode][16].ratioTo1.toFixed(1)}x (current ${rates[mode][16].ratioTo1.toFixed(1)}x)`;
+  table.push([
+    '16 / 1',
+    ratio('fresh'),
+    `${b.ratioTo1CurrentToBefore.fresh.toFixed(2)}x`,
+    ratio('keep-alive'),
+    `${b.ratioTo1CurrentToBefore['keep-alive'].toFixed(2)}x`,
+  ]);
+  const widths = head.map((_, i) => Math.max(...table.map((row) => row[i].length)));
+  for (const row of table)
+    console.log(`    ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')}`);
 }

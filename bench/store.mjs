@@ -1,6 +1,10 @@
 // The sandbox data store's figures, for bench/run.mjs:
 // - bulk create: `petstore --env sandbox pets create --from-file F` of N records (5,000 by
 //   default) into a fresh store, as a whole process; records per second of wall time.
+//   Given `before` (another build's shim), that build runs the same create beside each run
+//   of `cli` (current then before, then before then current, ...), each in a fresh config and state
+//   directory of its own: the two medians come from the same stretch of machine time, so
+//   their ratio holds on a busy machine where two separate runs' figures would not.
 // - stale lock: a process takes the store's lock with petstore's own lock code
 //   (src/file-lock.ts, bundled here with esbuild) and is killed with SIGKILL while it
 //   holds it. Measured: how long the next taker needs to get the lock (in a process of its
@@ -73,10 +77,11 @@ async function killHard(child) {
 }
 
 /**
- * Measures the store. `cli` is the shim to run, `env` the base environment.
- * Returns { bulk, staleLock } with raw samples and medians.
+ * Measures the store. `cli` is the shim to run, `env` the base environment; `before`, if
+ * given, another build's shim whose bulk create runs alternately with `cli`'s.
+ * Returns { bulk, staleLock } with raw samples and medians; `bulk.before` with `before`.
  */
-export async function benchStore({ cli, env, records = 5000, runs = 3, lockRuns = 5, log = () => {} }) {
+export async function benchStore({ cli, env, records = 5000, runs = 3, lockRuns = 5, before, log = () => {} }) {
   const work = mkdtempSync(join(tmpdir(), 'petstore-bench-store-'));
   try {
     const input = join(work, 'bulk.ndjson');
@@ -87,15 +92,36 @@ export async function benchStore({ cli, env, records = 5000, runs = 3, lockRuns 
         JSON.stringify({ name: `Bulk ${i}`, categoryId: (i % 9) + 1, status: statuses[i % 3] }),
       ).join('\n') + '\n',
     );
+    // Only `pets create --from-file F --timeout -o ndjson` and the directory variables,
+    // which a build from before the change knows too. A state directory of the run's own:
+    // the two builds must not read each other's records of earlier runs of the same file.
+    const bulkCreate = async (shim, what) => {
+      const dir = mkdtempSync(join(work, 'bulk-'));
+      const argv = [process.execPath, shim, '--env', 'sandbox', 'pets', 'create', '--from-file', input];
+      const r = await run([...argv, '--timeout', '3600', '-o', 'ndjson'], {
+        ...env,
+        PETSTORE_CONFIG_DIR: dir,
+        PETSTORE_STATE_DIR: join(dir, 'state'),
+      });
+      const lines = r.out.split('\n').filter((l) => l !== '').length;
+      if (r.code !== 0 || lines !== records)
+        throw new Error(`bulk create${what}: exit ${r.code}, ${lines} records\n${r.err}`);
+      rmSync(dir, { recursive: true, force: true });
+      return r.ms;
+    };
     const bulkMs = [];
+    const beforeMs = [];
     for (let i = 0; i < runs; i++) {
       log(`bulk create ${i + 1}/${runs}`);
-      const dir = mkdtempSync(join(work, 'bulk-'));
-      const argv = [process.execPath, cli, '--env', 'sandbox', 'pets', 'create', '--from-file', input];
-      const r = await run([...argv, '--timeout', '3600', '-o', 'ndjson'], { ...env, PETSTORE_CONFIG_DIR: dir });
-      const lines = r.out.split('\n').filter((l) => l !== '').length;
-      if (r.code !== 0 || lines !== records) throw new Error(`bulk create: exit ${r.code}, ${lines} records\n${r.err}`);
-      bulkMs.push(r.ms);
+      // Which build goes first alternates run by run, so neither always has the warmer machine.
+      if (before !== undefined && i % 2 === 1) {
+        log(`bulk create ${i + 1}/${runs}, --before build`);
+        beforeMs.push(await bulkCreate(before, ' (--before build)'));
+      }
+      bulkMs.push(await bulkCreate(cli, ''));
+      if (before === undefined || i % 2 === 1) continue;
+      log(`bulk create ${i + 1}/${runs}, --before build`);
+      beforeMs.push(await bulkCreate(before, ' (--before build)'));
     }
 
     const tool = await bundleLockTool(work);
@@ -124,6 +150,7 @@ export async function benchStore({ cli, env, records = 5000, runs = 3, lockRuns 
       plainMs.push(plain.ms);
     }
     const bulkMedian = median(bulkMs);
+    const beforeMedian = before === undefined ? undefined : median(beforeMs);
     return {
       bulk: {
         records,
@@ -131,6 +158,17 @@ export async function benchStore({ cli, env, records = 5000, runs = 3, lockRuns 
         wallMs: bulkMs,
         medianMs: bulkMedian,
         recordsPerSecond: records / (bulkMedian / 1000),
+        before:
+          before === undefined
+            ? undefined
+            : {
+                cli: before,
+                wallMs: beforeMs,
+                medianMs: beforeMedian,
+                recordsPerSecond: records / (beforeMedian / 1000),
+                // Records/s of the current build over the before build's (> 1: faster now).
+                currentToBefore: beforeMedian / bulkMedian,
+              },
       },
       staleLock: {
         runs: lockRuns,
