@@ -260,6 +260,15 @@ export class BulkAccount {
     return out;
   }
 
+  /**
+   * The created pets at the positions `written` says were written to stdout were (a journal
+   * read back, whose marks say so). The pets waiting to be printed are at most the reorder
+   * window, but with a table written at the end.
+   */
+  printedBefore(written: (position: number) => boolean): void {
+    for (const index of this.unprinted.keys()) if (written(index)) this.unprinted.delete(index);
+  }
+
   /** Created pets whose line on stdout may not have been written, in input order. */
   unprintedPets(): UnprintedPet[] {
     return byLine([...this.unprinted.values()]);

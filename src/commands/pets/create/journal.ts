@@ -237,18 +237,48 @@ export function appendRemaining(path: string, file: WrittenFile): void {
   }
 }
 
+/** A journal read back: its header, and its bytes, whose events `replayEvents` hands on. */
+export interface ReadJournal {
+  header: JournalHeader;
+  bytes: Buffer;
+  /** Where the first event starts (after the header's line). */
+  start: number;
+  /** Whether any request's intent is in it: nothing was sent from a journal without one. */
+  sentAny: boolean;
+}
+
 /**
- * The events of a journal's `bytes`: its header, then each whole line as an event, in order.
- * A last line without its newline (a write cut short) is ignored; so is a line that is not
- * an event (never written by petstore). Positions are the input's indexes.
- * @returns undefined when the header is missing or not one.
+ * The journal in `bytes`: its header (the first line), undefined when that is missing or
+ * not one (a journal cut short as it was made: nothing was sent from it).
  */
-export function replayJournal(
-  bytes: Buffer,
-): { header: JournalHeader; events: JournalEvent[]; printed: number } | undefined {
-  let at = 0;
+export function readJournal(bytes: Buffer): ReadJournal | undefined {
+  const end = bytes.indexOf(0x0a);
+  if (end < 0) return undefined;
   let header: JournalHeader | undefined;
-  const events: JournalEvent[] = [];
+  try {
+    header = asHeader(JSON.parse(bytes.toString('utf8', 0, end)));
+  } catch {
+    header = undefined;
+  }
+  if (header === undefined) return undefined;
+  // An intent line starts `{"s":`: enough to know without parsing every line.
+  return { header, bytes, start: end + 1, sentAny: bytes.includes('\n{"s":', end) };
+}
+
+/**
+ * Hands on the events of `journal` in order (indexes are the input's), and each rise of the
+ * mark of what reached stdout (`p`: every created record below it was written there) as it
+ * comes, so that nothing but the account grows with the journal. A last line without its
+ * newline (a write cut short) is ignored; so is a line that is not an event (never written
+ * by petstore).
+ */
+export function replayEvents(
+  journal: ReadJournal,
+  onEvent: (event: JournalEvent) => void,
+  onPrinted: (below: number) => void,
+): void {
+  const { bytes } = journal;
+  let at = journal.start;
   let printed = 0;
   for (;;) {
     const end = bytes.indexOf(0x0a, at);
@@ -261,17 +291,11 @@ export function replayJournal(
     } catch {
       continue;
     }
-    if (header === undefined) {
-      header = asHeader(value);
-      if (header === undefined) return undefined;
-      continue;
-    }
-    const p = (value as { p?: unknown }).p;
-    if (typeof p === 'number' && Number.isSafeInteger(p)) printed = Math.max(printed, p);
     const event = asEvent(value);
-    if (event !== undefined) events.push(event);
+    if (event !== undefined) onEvent(event);
+    const p = (value as { p?: unknown } | null)?.p;
+    if (typeof p === 'number' && Number.isSafeInteger(p) && p > printed) onPrinted((printed = p));
   }
-  return header === undefined ? undefined : { header, events, printed };
 }
 
 function isIndex(v: unknown): v is number {

@@ -52,7 +52,15 @@ import {
   type UnknownRecord,
   type UnprintedPet,
 } from './account.js';
-import { appendRemaining, replayJournal, RunJournal, type JournalEvent, type JournalHeader } from './journal.js';
+import {
+  appendRemaining,
+  readJournal,
+  replayEvents,
+  RunJournal,
+  type JournalEvent,
+  type JournalHeader,
+  type ReadJournal,
+} from './journal.js';
 import { formatCount } from '../../../text/count.js';
 import { removeIfWritten, type WrittenFile } from './remaining.js';
 
@@ -172,9 +180,6 @@ export type SaveRemaining = (
   isRemaining: (inputIndex: number) => boolean,
 ) => Promise<WrittenFile | undefined>;
 
-/** A journal a dead run left, read back. */
-type Leftover = NonNullable<ReturnType<typeof replayJournal>>;
-
 /**
  * The records of one input sent to one target, held by one run from `hold` to `finish`
  * (see the module comment for the order of a run).
@@ -187,7 +192,7 @@ export class RunHistory {
   private readonly token = randomBytes(8).toString('hex');
   private previous: RunRecord | undefined;
   private origin: Origin | undefined;
-  private leftover: Leftover | undefined;
+  private leftover: ReadJournal | undefined;
   /** The account of a dead run this one folded (`recover`). */
   private recovered: { account: BulkAccount; ended: 'killed' | 'forced' } | undefined;
   private journal: RunJournal | undefined;
@@ -259,7 +264,7 @@ export class RunHistory {
       if (err instanceof ConfigError) throw err;
       throw this.cannotKeep(err);
     });
-    this.leftover = bytes === undefined ? undefined : replayJournal(bytes);
+    this.leftover = bytes === undefined ? undefined : readJournal(bytes);
     // A journal with no header (cut short as it was made): nothing was sent from it.
     if (bytes !== undefined && this.leftover === undefined) await this.removeJournal();
   }
@@ -291,7 +296,7 @@ export class RunHistory {
     if (left === undefined) return undefined;
     // Folded already (the run died between writing its record and removing its journal),
     // or nothing was ever sent from it.
-    if (left.header.run === this.previous?.run || !left.events.some((e) => e.kind === 'intent')) {
+    if (left.header.run === this.previous?.run || !left.sentAny) {
       await this.removeJournal();
       return undefined;
     }
@@ -328,12 +333,12 @@ export class RunHistory {
    * The account of the dead run `left`, replayed from its events: the records under way
    * when it died are unknown; with the remaining file it wrote, if any.
    */
-  private replay(left: Leftover): {
+  private replay(left: ReadJournal): {
     account: BulkAccount;
     written: WrittenFile | undefined;
     ended: 'killed' | 'forced';
   } {
-    const { header, events } = left;
+    const { header } = left;
     const resend = header.resend !== null;
     const account = new BulkAccount(resend ? (header.resend?.length ?? 0) : this.input.records, this.input.lastLine, {
       resend,
@@ -341,14 +346,15 @@ export class RunHistory {
     const place = (p: Place): Place => ({ index: this.positionOf(p.index), line: p.line });
     let written: WrittenFile | undefined;
     let ended: 'killed' | 'forced' = 'killed';
-    for (const event of events) {
-      written = applyEvent(account, event, place) ?? written;
-      if (event.kind === 'ended') ended = 'forced';
-    }
-    // The pets before the last mark were written to stdout.
-    for (const pet of account.unprintedPets()) {
-      if (this.inputIndexOf(pet.index) < left.printed) account.printed(pet);
-    }
+    replayEvents(
+      left,
+      (event) => {
+        written = applyEvent(account, event, place) ?? written;
+        if (event.kind === 'ended') ended = 'forced';
+      },
+      // The pets below the mark were written to stdout.
+      (below) => account.printedBefore((i) => this.inputIndexOf(i) < below),
+    );
     account.endedByForce(
       new CliError('the run was killed while the request was under way', {
         exitCode: ExitCode.failure,
