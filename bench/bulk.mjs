@@ -234,43 +234,30 @@ export async function benchScale({ cli, env, runs, seconds, dryRunRecords, sendR
       }
     }
     const rate = (key) => median(samples.get(key));
-    const rates = Object.fromEntries(
-      modes.map((mode) => [
-        mode,
-        Object.fromEntries(
-          levels.map((level) => [
-            level,
-            {
-              records: files.get(level).count,
-              recordsPerSecond: rate(`${mode} ${level}`),
-              ratioTo1: rate(`${mode} ${level}`) / rate(`${mode} 1`),
-              maxInFlight: Math.max(...samples.get(`in flight ${mode} ${level}`)),
-            },
-          ]),
-        ),
-      ]),
-    );
-    const beforeRates =
-      before === undefined
-        ? undefined
-        : Object.fromEntries(
-            modes.map((mode) => [
-              mode,
-              Object.fromEntries(
-                beforeLevels.map((level) => [
-                  level,
-                  {
-                    records: files.get(level).count,
-                    recordsPerSecond: rate(`before ${mode} ${level}`),
-                    ratioTo1: rate(`before ${mode} ${level}`) / rate(`before ${mode} 1`),
-                    maxInFlight: Math.max(...samples.get(`before in flight ${mode} ${level}`)),
-                    // The current build's records/s over this build's (> 1: faster now).
-                    currentToBefore: rate(`${mode} ${level}`) / rate(`before ${mode} ${level}`),
-                  },
-                ]),
-              ),
+    // One build's rates by mode and level (`build`: '' for the current one, 'before ').
+    const ratesOf = (build, atLevels) =>
+      Object.fromEntries(
+        modes.map((mode) => [
+          mode,
+          Object.fromEntries(
+            atLevels.map((level) => [
+              level,
+              {
+                records: files.get(level).count,
+                recordsPerSecond: rate(`${build}${mode} ${level}`),
+                ratioTo1: rate(`${build}${mode} ${level}`) / rate(`${build}${mode} 1`),
+                maxInFlight: Math.max(...samples.get(`${build}in flight ${mode} ${level}`)),
+                // The current build's records/s over this build's (> 1: faster now).
+                ...(build === ''
+                  ? {}
+                  : { currentToBefore: rate(`${mode} ${level}`) / rate(`${build}${mode} ${level}`) }),
+              },
             ]),
-          );
+          ),
+        ]),
+      );
+    const rates = ratesOf('', levels);
+    const beforeRates = before === undefined ? undefined : ratesOf('before ', beforeLevels);
     const sandbox = {
       records: sandboxRecords,
       oneInFlight: rate('sandbox 1'),

@@ -131,6 +131,24 @@ function age(path: string, key: string, hoursAgo: number): void {
   renameSync(`${path}.tmp`, path);
 }
 
+/**
+ * A fresh data file with two stores on it (as two processes have), both having read it,
+ * and its lock held by the test: their creates wait for it together.
+ */
+async function twoStoresLocked(): Promise<{
+  file: string;
+  a: SandboxStore;
+  b: SandboxStore;
+  lock: Awaited<ReturnType<typeof holdLock>>;
+}> {
+  const file = dataFile();
+  const a = open(file);
+  const b = open(file);
+  await a.read();
+  await b.read();
+  return { file, a, b, lock: await holdLock(file) };
+}
+
 /** Holds the data's lock from the test until `release`; `waited` resolves once a create waits for it. */
 async function holdLock(file: string): Promise<{ waited: () => Promise<void>; release: () => Promise<void> }> {
   const lock = new FileLock(file);
@@ -438,12 +456,7 @@ describe('several stores on one file, as several processes', () => {
   });
 
   it('two stores whose creates wait for the lock together: the key is decided under it, one pet', async () => {
-    const file = dataFile();
-    const a = open(file);
-    const b = open(file);
-    await a.read();
-    await b.read();
-    const lock = await holdLock(file);
+    const { file, a, b, lock } = await twoStoresLocked();
     const idempotency = { key: 'both', fingerprint: requestFingerprint(REX) };
     const waiting = [a.create(REX, { idempotency }), b.create(REX, { idempotency })];
     try {
@@ -458,12 +471,7 @@ describe('several stores on one file, as several processes', () => {
   });
 
   it('one batch holding a key twice, and another store: one pet, replays, and a 422 for another body', async () => {
-    const file = dataFile();
-    const a = open(file);
-    const b = open(file);
-    await a.read();
-    await b.read();
-    const lock = await holdLock(file);
+    const { file, a, b, lock } = await twoStoresLocked();
     const same = { key: 'batch', fingerprint: requestFingerprint(REX) };
     const other = { name: 'Not Rex', categoryId: 1 };
     // Called in one turn of the event loop: the first store appends its three in one batch.

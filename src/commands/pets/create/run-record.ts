@@ -193,8 +193,8 @@ export class RunHistory {
   private previous: RunRecord | undefined;
   private origin: Origin | undefined;
   private leftover: ReadJournal | undefined;
-  /** The account of a dead run this one folded (`recover`). */
-  private recovered: { account: BulkAccount; ended: 'killed' | 'forced' } | undefined;
+  /** Whether this run folded a dead run's journal (`recover`). */
+  private recovered = false;
   private journal: RunJournal | undefined;
   /** The generation of this run's keys: a dead run's while it is folded, then new or a resumed run's (`judge`). */
   private generation = '';
@@ -286,19 +286,18 @@ export class RunHistory {
    * its account is rebuilt from the journal (a record with an intent and no outcome is
    * unknown), the records it did not create are saved with `save` (unless it saved them
    * itself, or `save` is undefined: `--force` sends everything again), and the account
-   * becomes the record, as for a run that stopped partway.
-   * @returns that run's account, or undefined when there was nothing to fold.
+   * becomes the record, as for a run that stopped partway (`judge` then refuses it).
    * @throws ConfigError (exit 2, nothing sent) when the record cannot be written.
    */
-  async recover(save: SaveRemaining | undefined): Promise<BulkAccount | undefined> {
+  async recover(save: SaveRemaining | undefined): Promise<void> {
     const left = this.leftover;
     this.leftover = undefined;
-    if (left === undefined) return undefined;
+    if (left === undefined) return;
     // Folded already (the run died between writing its record and removing its journal),
     // or nothing was ever sent from it.
     if (left.header.run === this.previous?.run || !left.sentAny) {
       await this.removeJournal();
-      return undefined;
+      return;
     }
     this.generation = left.header.generation;
     this.resend = left.header.resend;
@@ -323,10 +322,9 @@ export class RunHistory {
     if (written !== undefined) await this.noteRemaining(written, account.notCreated);
     await this.removeJournal();
     this.previous = record;
-    this.recovered = { account, ended };
+    this.recovered = true;
     this.resend = null;
     this.positions = undefined;
-    return account;
   }
 
   /**
@@ -410,7 +408,7 @@ export class RunHistory {
       return { mode: 'all' };
     }
     if (mode.force) {
-      if (this.recovered !== undefined) {
+      if (this.recovered) {
         this.opts.warn(
           `${this.input.label} was sent to ${prev.environment} before (${when}), and that run ${endedWords(prev)}: ${summary(prev)}; --force sends every record again`,
         );
