@@ -15,7 +15,8 @@
  *
  * A pet created with an `Idempotency-Key` (`idempotency.ts`) carries it on its own line, in
  * either file, as one more member after the spec's fields:
- * `"idempotency":{"key":"K","fingerprint":"<64 hex digits>","at":<epoch ms>}`. Readers that
+ * `"idempotency":{"key":"K","fingerprint":"s","at":<epoch ms>}` (`s` or `-`, see
+ * `idempotency.ts` `requestFingerprint`). Readers that
  * know only the spec's fields ignore it, and no answer shows it (pets are decoded to the
  * spec's fields alone). A member that is not of that shape (a file edited by hand) is
  * ignored: the pet stays, its key is forgotten.
@@ -52,13 +53,13 @@ const SNAPSHOT_HEAD = /^\{"generation":(\d{1,15}),"nextId":(-?\d{1,20}),"pets":\
 /**
  * A number literal of 16 digits or more, which may not survive `JSON.parse` exactly: a
  * JSON number follows `:`, `,` or `[` (and white space) and holds only digits, `.`, `e`,
- * `E`, `+` and `-`. Bare digit runs elsewhere (a fingerprint's hex, a key) are inside
+ * `E`, `+` and `-`. Bare digit runs elsewhere (a key) are inside
  * strings, which `JSON.parse` reads exactly, so they do not send a line to lossless-json;
  * a string that happens to hold `:` and 16 digits does, which costs time, not exactness.
  */
 const LONG_NUMBER = /[:,[]\s*-?[\d.eE+-]*\d{16}/;
-/** A fingerprint as `idempotency.ts` makes it: SHA-256 in lowercase hex. */
-const FINGERPRINT = /^[0-9a-f]{64}$/;
+/** A fingerprint as `idempotency.ts` makes it: `s` or `-`. */
+const FINGERPRINT = /^[s-]$/;
 
 /**
  * One pet as a JSON object on one line, in the spec's field order (no newline), with the

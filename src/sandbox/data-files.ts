@@ -47,7 +47,7 @@ import {
   type JournalChunk,
   type KeyedLines,
 } from './codec.js';
-import { IdempotencyKeyReusedError, isLive, type IdempotencyRequest } from './idempotency.js';
+import { IdempotencyKeyReusedError, isLive, sameRequest, type IdempotencyRequest } from './idempotency.js';
 import { SEED_NEXT_ID, SEED_PETS } from './seed.js';
 
 /** The data as the server sees it. */
@@ -365,9 +365,9 @@ export class DataFiles {
   /**
    * Under the lock: settles `items` in order against the data refreshed now, each seeing
    * the ones before it (IETF draft-ietf-httpapi-idempotency-key-header). An item whose key
-   * another create used within 24 hours (`isLive`) is not created: with the same
-   * fingerprint it is a replay of that create's pet, with another it is an
-   * IdempotencyKeyReusedError. Every other item is created: the next id, `available`
+   * another create used within 24 hours (`isLive`) is not created: the same request (the
+   * fingerprint and the pet it asks for, `sameRequest`) is a replay of that create's pet,
+   * another is an IdempotencyKeyReusedError. Every other item is created: the next id, `available`
    * without a status, its key (if any) kept on its line with the time. The created pets
    * are appended to the journal in one write, then compacted when the journal has grown
    * larger than the snapshot.
@@ -386,8 +386,11 @@ export class DataFiles {
     const outcomes = items.map(({ pet: p, idempotency: asked }): CreateResult | IdempotencyKeyReusedError => {
       const seen = asked === undefined ? undefined : (batchKeys.get(asked.key) ?? state.keys.get(asked.key));
       if (asked !== undefined && seen !== undefined && isLive(seen.at, now)) {
-        if (seen.fingerprint !== asked.fingerprint) return new IdempotencyKeyReusedError();
-        return { pet: seen.pet, replayed: true };
+        const same = sameRequest(seen, {
+          pet: { ...p, status: p.status ?? 'available' },
+          fingerprint: asked.fingerprint,
+        });
+        return same ? { pet: seen.pet, replayed: true } : new IdempotencyKeyReusedError();
       }
       while (state.heldAhead.has(next)) next += 1n;
       if (next > INT64_MAX)

@@ -23,7 +23,7 @@
  *   `410 Gone` with an Error body, code `gone` (after the key check, like every operation).
  * - `createPet` honours `Idempotency-Key` (IETF draft-ietf-httpapi-idempotency-key-header,
  *   as Stripe's and Adyen's APIs do), checked after the key and the body: a key of 1 to
- *   255 visible ASCII characters, kept 24 hours with the body's fingerprint. The same key
+ *   255 visible ASCII characters, kept 24 hours with its pet. The same key
  *   and body again answer the first create's 201 (same body and `Location`) with
  *   `Idempotent-Replayed: true` (Stripe's header) and create nothing; another body answers
  *   422 `idempotency_key_reused`; a key whose first request is still being answered, 409

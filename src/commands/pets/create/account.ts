@@ -213,7 +213,7 @@ export class BulkAccount {
     this.log?.created(record, id);
     this.inFlight.delete(record.index);
     this.sentAt.delete(record.index);
-    this.unprinted.set(record.index, { ...record, id });
+    this.unprinted.set(record.index, { index: record.index, line: record.line, id });
     this.createdCount++;
     // Answers come nearly in input order: the place is found from the end.
     let at = this.created.length;

@@ -11,8 +11,11 @@
  *   is unknown, so at most `--concurrency` records are.
  * - **Outcome after the answer**: created (with the pet's id), failed (the server's Error,
  *   not created), unknown (the request may have reached the server), or taken back (a 429:
- *   not created, waiting to be sent again). An outcome line is written before the created
- *   pet is handed on to stdout, so every created id is on stdout or in the journal.
+ *   not created, waiting to be sent again). An outcome goes with the next intent, in the
+ *   same write (the answer freed the place that intent takes), or on the next turn of the
+ *   event loop when none comes: a record whose outcome is not written yet counts as in
+ *   flight, so there are still at most `--concurrency` of them; and a created pet's id is
+ *   on stdout, in the journal, or both.
  * - **What reached stdout**: lines carry `p`, the index below which every created pet was
  *   written to stdout (they are written in input order), so the next run names the ids that
  *   may not have reached it.
@@ -98,6 +101,14 @@ export class RunJournal implements AccountLog {
   private size = 0;
   /** One past the highest position whose created pets are all on stdout (not yet written). */
   private printedMark: number | undefined;
+  /**
+   * Outcome lines not yet written: they go with the next intent, in the same `write(2)`, or
+   * on the next turn of the event loop when none comes first. A record is in flight or
+   * pending until then, and one leaves only when another takes its place: records with an
+   * intent and no outcome written stay at most `--concurrency`.
+   */
+  private pending = '';
+  private flushing: NodeJS.Immediate | undefined;
   /** The first write that failed: every intent after it is refused with it. */
   private broken: JournalError | undefined;
 
@@ -120,7 +131,7 @@ export class RunJournal implements AccountLog {
     const resend = header.resend;
     const journal = new RunJournal(path, fd, resend === null ? (p) => p : (p) => resend[p] ?? p);
     try {
-      journal.append(JSON.stringify(header));
+      journal.append(`${JSON.stringify(header)}\n`);
     } catch (err) {
       journal.close();
       throw err;
@@ -130,21 +141,22 @@ export class RunJournal implements AccountLog {
 
   intend(records: readonly Place[], at: number): void {
     if (this.broken !== undefined) throw this.broken;
-    const pairs = records.flatMap((r) => [this.inputIndex(r.index), r.line]);
-    this.append(`{"s":${JSON.stringify(pairs)},"at":${at}${this.mark()}}`);
+    let pairs = '';
+    for (const r of records) pairs += `${pairs === '' ? '' : ','}${this.inputIndex(r.index)},${r.line}`;
+    this.append(`${this.takePending()}{"s":[${pairs}],"at":${at}${this.mark()}}\n`);
   }
 
   created(record: Place, id: string): void {
-    this.quietly(`{"c":${JSON.stringify([this.inputIndex(record.index), record.line, id])}${this.mark()}}`);
+    this.later(`{"c":[${this.inputIndex(record.index)},${record.line},${JSON.stringify(id)}]}\n`);
   }
 
   settled(record: Place, kind: 'failed' | 'unknown', error: RecordError): void {
     const fields = [this.inputIndex(record.index), record.line, error.status, error.code, error.message];
-    this.quietly(`{"${kind === 'failed' ? 'f' : 'u'}":${JSON.stringify(fields)}}`);
+    this.later(`{"${kind === 'failed' ? 'f' : 'u'}":${JSON.stringify(fields)}}\n`);
   }
 
   back(record: Place): void {
-    this.quietly(`{"b":${JSON.stringify([this.inputIndex(record.index), record.line])}}`);
+    this.later(`{"b":[${this.inputIndex(record.index)},${record.line}]}\n`);
   }
 
   printed(position: number): void {
@@ -157,18 +169,19 @@ export class RunJournal implements AccountLog {
    * @returns whether the journal says so (false: it cannot be written).
    */
   remaining(file: WrittenFile): boolean {
-    this.quietly(`{"r":${JSON.stringify(file)}}`);
+    this.now(`{"r":${JSON.stringify(file)}}\n`);
     return this.broken === undefined;
   }
 
   /** The run is ended by force (`signal`): said for the run that folds the journal. */
   endedByForce(signal: string): void {
-    this.quietly(`{"e":${JSON.stringify(signal)}}`);
+    this.now(`{"e":${JSON.stringify(signal)}}\n`);
   }
 
-  /** Closes the file (the journal stays for the record to fold). */
+  /** Writes what is pending and closes the file (the journal stays for the record to fold). */
   close(): void {
     if (this.fd === undefined) return;
+    this.now('');
     try {
       closeSync(this.fd);
     } catch {
@@ -185,26 +198,46 @@ export class RunJournal implements AccountLog {
     return `,"p":${this.inputIndex(p - 1) + 1}`;
   }
 
-  /** Appends an outcome; a failure is kept for the next intent, which then stops the run. */
-  private quietly(line: string): void {
+  /** The outcome lines pending, taken to be written now. */
+  private takePending(): string {
+    const lines = this.pending;
+    this.pending = '';
+    if (this.flushing !== undefined) clearImmediate(this.flushing);
+    this.flushing = undefined;
+    return lines;
+  }
+
+  /** Keeps an outcome line for the next write, written on the next turn at the latest. */
+  private later(line: string): void {
     if (this.broken !== undefined) return;
+    this.pending += line;
+    this.flushing ??= setImmediate(() => {
+      this.flushing = undefined;
+      this.now('');
+    });
+  }
+
+  /** Writes what is pending and `lines`; a failure is kept for the next intent, which then stops the run. */
+  private now(lines: string): void {
+    const text = this.takePending() + lines;
+    if (this.broken !== undefined || text === '' || this.fd === undefined) return;
     try {
-      this.append(line);
+      this.append(text);
     } catch {
       // Kept in `broken` by `append`.
     }
   }
 
   /**
-   * Writes `line` and its newline in one `write(2)`; a short write (a full disk) is cut off
+   * Writes `text` (whole lines) in one `write(2)`; a short write (a full disk) is cut off
    * again, so the journal keeps ending with a whole line.
    * @throws JournalError
    */
-  private append(line: string): void {
+  private append(text: string): void {
     if (this.broken !== undefined) throw this.broken;
     const fd = this.fd;
     if (fd === undefined) throw (this.broken = new JournalError(this.path, new Error('the journal is closed')));
-    const bytes = Buffer.from(`${line}\n`);
+    const bytes = Buffer.from(text);
     try {
       const written = writeSync(fd, bytes);
       if (written !== bytes.length) throw Object.assign(new Error('short write'), { code: 'ENOSPC' });
@@ -213,7 +246,7 @@ export class RunJournal implements AccountLog {
       try {
         ftruncateSync(fd, this.size);
       } catch {
-        // A last line without its newline is ignored by `replayJournal`.
+        // A last line without its newline is ignored by `replayEvents`.
       }
       throw (this.broken = new JournalError(this.path, err));
     }

@@ -426,7 +426,7 @@ export class RunHistory {
     // A file saved and since removed was not "never saved": say where it went missing.
     const instead =
       rest !== undefined
-        ? `Send the records not created instead: \`${suggest(`pets create --from-file ${shellQuote(rest)}`)}\`.`
+        ? `Send the records not created (${describeLines(prev.remainingRanges)}) instead: \`${suggest(`pets create --from-file ${shellQuote(rest)}`)}\`.`
         : prev.remainingFile != null
           ? `${lines} were saved to ${prev.remainingFile.path}, which is gone: send those lines.`
           : prev.remainingRanges.length > 0

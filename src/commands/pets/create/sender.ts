@@ -225,12 +225,14 @@ export class BulkSender {
    * before any of them is sent. Returns whether `input` is done.
    */
   private async fill(input: AsyncIterator<IndexedRecord>, inputDone: boolean): Promise<boolean> {
-    const batch: { record: IndexedRecord; attempts: Attempts }[] = [];
+    const records: IndexedRecord[] = [];
+    const attempts: Attempts[] = [];
     let done = inputDone;
-    while (!this.stopping && this.inFlight + batch.length < this.limit.allowed) {
+    while (!this.stopping && this.inFlight + records.length < this.limit.allowed) {
       const retry = this.readyRetry();
       if (retry !== undefined) {
-        batch.push({ record: retry.record, attempts: retry });
+        records.push(retry.record);
+        attempts.push(retry);
         continue;
       }
       if (done || this.nextIndex - this.buffer.next >= this.window) break;
@@ -246,36 +248,35 @@ export class BulkSender {
         break;
       }
       this.nextIndex = next.value.index + 1;
-      batch.push({ record: next.value, attempts: { firstSentAt: this.clock(), refusals: 0 } });
+      records.push(next.value);
+      attempts.push({ firstSentAt: this.clock(), refusals: 0 });
     }
-    this.launchAll(batch);
+    this.launchAll(records, attempts);
     return done;
   }
 
   /**
-   * Sends a batch: its intent is written ahead, then each request leaves. A stop while the
-   * batch was read (a signal, the input) or an intent that cannot be written sends none of
-   * it: its new records are the first not sent, its refused ones stay taken back.
+   * Sends a batch (`records`, each with its `attempts`): its intent is written ahead, then
+   * each request leaves. A stop while the batch was read (a signal, the input) or an intent
+   * that cannot be written sends none of it: its new records are the first not sent, its
+   * refused ones stay taken back.
    */
-  private launchAll(batch: { record: IndexedRecord; attempts: Attempts }[]): void {
-    if (batch.length === 0) return;
+  private launchAll(records: IndexedRecord[], attempts: Attempts[]): void {
+    if (records.length === 0) return;
     const { account } = this.deps;
     if (!this.hasStopped()) {
       try {
-        account.dispatchAll(
-          batch.map((b) => b.record),
-          this.deps.now().getTime(),
-        );
+        account.dispatchAll(records, this.deps.now().getTime());
       } catch (err) {
         this.stop(err);
       }
     }
     if (this.hasStopped()) {
-      const first = batch.find((b) => b.attempts.refusals === 0);
-      if (first !== undefined) account.notSentFrom(first.record);
+      const first = records.find((_, i) => attempts[i]?.refusals === 0);
+      if (first !== undefined) account.notSentFrom(first);
       return;
     }
-    for (const { record, attempts } of batch) this.launch(record, attempts);
+    records.forEach((record, i) => this.launch(record, attempts[i] as Attempts));
   }
 
   /** Sends `record` (its first attempt, or again after a refusal), and settles its outcome when it comes. */
@@ -387,12 +388,16 @@ export class BulkSender {
 
   /**
    * Resolves at the next answer, at a stop, or when the first refused record's wait is over
-   * (at once if one of them happened since the last call).
+   * (soon if one of them happened since the last call). Not at once, but on the event loop's
+   * next check phase: the answers that arrived together (one poll of the sockets) are all
+   * settled by then, so the places they free are filled together — one intent written ahead
+   * for all of them, their requests leaving together (a server that batches its writes, as
+   * the sandbox does, then takes them in one).
    */
   private nextEvent(): Promise<void> {
     if (this.woken) {
       this.woken = false;
-      return Promise.resolve();
+      return new Promise((resolve) => setImmediate(resolve));
     }
     return new Promise((resolve) => {
       const soonest = this.stopping ? undefined : Math.min(...this.waiting.map((w) => w.readyAt));
@@ -405,7 +410,7 @@ export class BulkSender {
         clearTimeout(timer);
         this.wake = undefined;
         this.woken = false;
-        resolve();
+        setImmediate(resolve);
       };
     });
   }
