@@ -24,7 +24,7 @@
 //
 // After the start-up rounds, the sandbox data store is measured (bench/store.mjs): the rate
 // of a bulk create of --bulk-records records (5,000) into a fresh sandbox, median of
-// --store-runs runs (3), and the time to take over the lock of a process killed with -9
+// --store-runs runs (3; 12 with --before), and the time to take over the lock of a process killed with -9
 // while holding it. `--no-store` skips it; with `--only`, it runs when the list names
 // `sandbox store`.
 //
@@ -88,7 +88,9 @@ const RUNS = Number(opt('--runs', process.env.BENCH_RUNS ?? 30));
 const WARMUP = Number(opt('--warmup', process.env.BENCH_WARMUP ?? 3));
 const JSON_OUT = flag('--json');
 const ONLY = opt('--only', undefined)?.split(',');
-const STORE_RUNS = Number(opt('--store-runs', 3));
+// With --before, the sandbox bulk create is an A/B within 10%: three runs of a shared
+// machine's 3-4 s each drift by more than that (0.81x one run, 0.95x over twelve), so more.
+const STORE_RUNS = Number(opt('--store-runs', process.argv.includes('--before') ? 12 : 3));
 const BULK_RECORDS = Number(opt('--bulk-records', 5000));
 const STORE = !flag('--no-store') && (ONLY === undefined || ONLY.includes('sandbox store'));
 const BULK_RUNS = Number(opt('--bulk-runs', 3));
