@@ -300,13 +300,17 @@ describe('after a kill', () => {
     async () => {
       srv.holdMs = 0;
       const round = setUp('forcedend', 4);
-      // Long names: a few lines fill the pipe, so the pets created after them wait to be printed.
-      const text = records(round.prefix, 300, 2000);
+      // Long names, 2 KB a line: the pipe and what the test's stream reads ahead take some
+      // tens of them, and the pets created after those wait to be printed (how many depends on
+      // those buffers: test/commands/pets/create.test.ts names them for a reader that reads
+      // nothing, in-process).
+      const pad = 'x'.repeat(2000);
+      const text = records(round.prefix, 300, pad.length);
       writeFileSync(round.file, text);
       const sha = createHash('sha256').update(text).digest('hex');
       const record = `${keyOf({ environment: 'production', where: srv.baseUrl }, sha)}.json`;
       const victim = spawnCli(round.args, { env: round.env, timeoutMs: HANG_MS, stallStdoutAfterLines: 2 });
-      await victim.until(() => srv.posts(`${round.prefix}60${'x'.repeat(2000)}`) === 1, HANG_MS);
+      await victim.until(() => srv.posts(`${round.prefix}60${pad}`) === 1, HANG_MS);
       // Ctrl-C twice: the second ends the run at once, whatever the first still waits for. Two
       // signals pending at once are one to the kernel: the second is sent once the first is taken.
       victim.child.kill('SIGINT');
@@ -323,13 +327,19 @@ describe('after a kill', () => {
           .filter((l) => l.startsWith('{'))
           .map((l) => (JSON.parse(l) as { id: number }).id),
       );
-      const account = lastJson(victim.stderr()) as ReturnType<typeof lastJson> & { idsNotPrinted: { id: string }[] };
+      const account = lastJson(victim.stderr()) as ReturnType<typeof lastJson> & {
+        idsNotPrinted: { id: string }[];
+        unknown: { line: number }[];
+      };
       const listed = new Set(account.idsNotPrinted.map((p) => Number(p.id)));
-      expect(listed.size, victim.stderr()).toBeGreaterThan(0);
+      // Every pet the server made for a record whose answer the run had: a request still out
+      // at the second signal is unknown (the server may have made it; its id never came).
+      const unknown = new Set(account.unknown.map((u) => u.line));
+      expect(unknown.size).toBeLessThanOrEqual(4);
       const created: number[] = [];
       for (let line = 1; line <= 300; line++) {
-        const id = srv.idOf(`${round.prefix}${line}${'x'.repeat(2000)}`);
-        if (id !== undefined) created.push(id);
+        const id = srv.idOf(`${round.prefix}${line}${pad}`);
+        if (id !== undefined && !unknown.has(line)) created.push(id);
       }
       expect(created.filter((id) => !printed.has(id) && !listed.has(id))).toEqual([]);
       // The next run folds what the ended run left and names the same ids.

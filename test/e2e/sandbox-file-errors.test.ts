@@ -137,8 +137,11 @@ describe('a full disk', () => {
       node "$2" --env sandbox pets list -o ndjson | wc -l | sed 's/^/count /'
       tail -c 1 "$1/sandbox.json.journal" | od -An -c | tr -d ' ' | sed 's/^/last /'
     `;
+    // The line carries the create's Idempotency-Key (a UUID), whether it sent a status (`-`)
+    // and when (13 digits of epoch ms), as docs/sandbox.md says.
+    const keyed = `,"idempotency":{"key":"${'0'.repeat(36)}","fingerprint":"-","at":${'0'.repeat(13)}}`;
     const name = 'x'.repeat(
-      4096 - '{"generation":1}\n'.length - '{"id":10,"name":"","categoryId":1,"status":"available"}\n'.length,
+      4096 - '{"generation":1}\n'.length - `{"id":10,"name":"","categoryId":1,"status":"available"${keyed}}\n`.length,
     );
     const r = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', dir, CLI, name], {
       encoding: 'utf8',

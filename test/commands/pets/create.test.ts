@@ -736,8 +736,10 @@ describe('a stop with several requests in flight', () => {
     setTimeout(() => reading.open(), 1500);
     const r = await run;
     expect(r.code).toBe(130);
-    const account = lastJson(r.stderr);
+    const account = lastJson(r.stderr) as ReturnType<typeof lastJson> & { idsNotPrinted: { line: number }[] };
     expect(account).toMatchObject({ code: 'interrupted', created: srv.created().length });
+    // Not one line was read when the account was made: it names every pet created, with its id.
+    expect(account.idsNotPrinted.map((p) => p.line)).toEqual(srv.created().map(lineOf));
     expect(printedNames(r.stdout)).toEqual(srv.created());
     expect(srv.created()).toEqual(petNames(1, srv.created().length));
   });

@@ -217,9 +217,13 @@ export class RunJournal implements AccountLog {
     });
   }
 
-  /** Writes what is pending and `lines`; a failure is kept for the next intent, which then stops the run. */
+  /**
+   * Writes what is pending, `lines`, and how far stdout got when that moved since (a line of
+   * its own); a failure is kept for the next intent, which then stops the run.
+   */
   private now(lines: string): void {
-    const text = this.takePending() + lines;
+    const mark = this.mark();
+    const text = this.takePending() + lines + (mark === '' ? '' : `{${mark.slice(1)}}\n`);
     if (this.broken !== undefined || text === '' || this.fd === undefined) return;
     try {
       this.append(text);
