@@ -17,9 +17,9 @@
 import { closeSync, openSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { main as cliMain, stalledMessage, type MainDeps } from './cli.js';
-import { ExitCode } from './errors.js';
-import { flushed, writeLastWords } from './io.js';
-import { ENDING_SIGNALS, ShutdownRegistry, type EndingSignal, type ForcedEnd } from './shutdown.js';
+import { ExitCode } from './base/errors.js';
+import { flushed, writeLastWords } from './io/io.js';
+import { ENDING_SIGNALS, ShutdownRegistry, type EndingSignal, type ForcedEnd } from './base/shutdown.js';
 
 /** How often a held process looks again whether it was let go, in ms. */
 const HOLD_POLL_MS = 100;

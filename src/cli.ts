@@ -12,15 +12,15 @@ import {
   UsageError,
   errorFields,
   exitCodeFor,
-} from './errors.js';
+} from './base/errors.js';
 import { EnvVars } from './config/env.js';
 import { createContext, sayCodeCacheNote, type RunState } from './factory.js';
 import { prescan, toGlobalOptions, valueFlags } from './global-options.js';
-import { parseFields } from './flag-values.js';
-import { processIo, type ErrorMessage, type Io } from './io.js';
+import { parseFields } from './base/flag-values.js';
+import { processIo, type ErrorMessage, type Io } from './io/io.js';
 import { buildProgram } from './program.js';
 import { describeApiError, escapeForTerminal } from './text/escape.js';
-import type { ForcedEnd, Shutdown } from './shutdown.js';
+import type { ForcedEnd, Shutdown } from './base/shutdown.js';
 
 /** Inputs of one run; tests pass their own. */
 export interface MainDeps {

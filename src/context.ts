@@ -10,10 +10,10 @@ import type { Connection, LoadConfig, Settings } from './config/settings.js';
 import type { GlobalOptions } from './global-options.js';
 import type { RetryPolicy } from './http/retry.js';
 import type { HttpTransport } from './http/transport.js';
-import type { Io } from './io.js';
+import type { Io } from './io/io.js';
 import type { RecordOutput } from './render/output.js';
 import type { RenderMode } from './render/pets.js';
-import type { Shutdown } from './shutdown.js';
+import type { Shutdown } from './base/shutdown.js';
 
 /** What `connect()` gives a command. */
 export interface Api {

@@ -25,13 +25,13 @@ import {
   type LoadConfig,
   type RunKeyCommand,
 } from './config/settings.js';
-import { UsageError } from './errors.js';
+import { UsageError } from './base/errors.js';
 import type { GlobalOptions } from './global-options.js';
 import type { HttpTransport } from './http/transport.js';
 import type { JqFilter } from './render/jq.js';
 import type { RecordOutput } from './render/output.js';
 import { describeTarget } from './render/target.js';
-import { suggestCommand } from './suggest.js';
+import { suggestCommand } from './base/suggest.js';
 import { formatCount } from './text/count.js';
 
 /**

@@ -7,12 +7,12 @@
  */
 import { Option, type Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { PET_FIELDS, type PetField } from './client/constants.js';
-import { commandTree } from './command-path.js';
-import { RECORD_FLAGS, type RecordFlag } from './command-traits.js';
+import { commandTree } from './commands/path.js';
+import { RECORD_FLAGS, type RecordFlag } from './commands/traits.js';
 import type { EnvVars } from './config/env.js';
 import { checkEnvName, type EnvName } from './config/environments.js';
 import { checkBaseUrl } from './config/settings.js';
-import { UsageError } from './errors.js';
+import { UsageError } from './base/errors.js';
 import {
   FLAG_VALUES,
   OUTPUT_FORMATS,
@@ -23,7 +23,7 @@ import {
   parseRetries,
   parseTimeoutSeconds,
   type OutputFormat,
-} from './flag-values.js';
+} from './base/flag-values.js';
 
 /** Default `--timeout`, in seconds (cli-contract.md "Network behaviour"). */
 const DEFAULT_TIMEOUT_SECONDS = FLAG_VALUES['--timeout'].default;

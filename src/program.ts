@@ -18,11 +18,11 @@ import { newVersionCommand } from './commands/version/version.js';
 import type { Runner } from './commands/runner.js';
 import { newSandboxCommand } from './commands/sandbox/sandbox.js';
 import type { Context } from './context.js';
-import { UsageError } from './errors.js';
-import { commandTree, commandWords } from './command-path.js';
-import { takesGlobalFlag, traitsOf, type RecordFlag } from './command-traits.js';
+import { UsageError } from './base/errors.js';
+import { commandTree, commandWords } from './commands/path.js';
+import { takesGlobalFlag, traitsOf, type RecordFlag } from './commands/traits.js';
 import { addGlobalOptions, globalFlagSummary, recordOnlyFlags, type GlobalFlags } from './global-options.js';
-import type { Io } from './io.js';
+import type { Io } from './io/io.js';
 import { wrapHelpText } from './text/wrap.js';
 
 declare const __PETSTORE_VERSION__: string | undefined;

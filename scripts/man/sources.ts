@@ -2,7 +2,7 @@
  * What the man page is made of, each taken from where the CLI itself takes it, so the page
  * cannot disagree with the program: the command tree (commander's own, as `--help` prints
  * it), the environment variables (the registry in src/config/env-vars.ts), and the exit
- * codes (`ExitCode` in src/errors.ts, with the meanings docs/errors.md gives them). Used by the generator (generate.ts, at build time)
+ * codes (`ExitCode` in src/base/errors.ts, with the meanings docs/errors.md gives them). Used by the generator (generate.ts, at build time)
  * and by the test that reads the rendered page (test/e2e/man-page.test.ts).
  */
 import { readFileSync } from 'node:fs';
@@ -12,8 +12,8 @@ import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { EnvVars } from '../../src/config/env.js';
 import { ENV_VARS, type EnvVarName, type EnvVarType } from '../../src/config/env-vars.js';
 import { READ_BY, describeEnvVarType } from '../../src/config/env-vars-docs.js';
-import { ExitCode } from '../../src/errors.js';
-import { createIo } from '../../src/io.js';
+import { ExitCode } from '../../src/base/errors.js';
+import { createIo } from '../../src/io/io.js';
 import { buildProgram } from '../../src/program.js';
 
 /** One flag: its term as help shows it (`-L, --limit <n>`) and its description. */
@@ -161,7 +161,7 @@ export function environmentVariables(): ManVariable[] {
 }
 
 /**
- * Every exit code of `ExitCode` (src/errors.ts) with its meaning from docs/errors.md's
+ * Every exit code of `ExitCode` (src/base/errors.ts) with its meaning from docs/errors.md's
  * table ("Exit codes").
  * @throws Error naming a code the table does not explain.
  */

@@ -3,7 +3,7 @@
  * spec §4.1), sent through the normal client, so it honours `--timeout`, `--retries`,
  * `--verbose` (key redacted) and the redirect policy.
  */
-import { ApiError, CliError, ExitCode, InterruptedError } from '../errors.js';
+import { ApiError, CliError, ExitCode, InterruptedError } from '../base/errors.js';
 import type { PetstoreClient } from './client.js';
 
 /** Outcome of a key check. */

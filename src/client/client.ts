@@ -3,9 +3,9 @@
  * data validated against the spec's schemas. It never prints.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError, InvalidResponseError, type CliError } from '../errors.js';
+import { ApiError, InvalidResponseError, type CliError } from '../base/errors.js';
 import type { HttpRequest, HttpTransport, JsonResponse, OutgoingRequest, RawResponse } from '../http/transport.js';
-import { parseJson, stringifyJson } from '../json.js';
+import { parseJson, stringifyJson } from '../base/json.js';
 import type { PetStatus } from './constants.js';
 import { baseScope, resolveApiPath, type BaseScope } from './paths.js';
 import { ErrorSchema, PetSchema, PetsSchema, describeIssue, type NewPet, type Pet } from './schemas.js';

@@ -40,7 +40,7 @@ export const GET_PET_REMOVAL_DATE = '2030-12-05';
 /**
  * The API's operations by operation id (spec §4): method, path under the base URL (an
  * RFC 6570 template), and for a deprecated one its removal date (spec §9). What commands
- * declare they call (`command-traits.ts`) and what their help says.
+ * declare they call (`commands/traits.ts`) and what their help says.
  */
 const OPERATIONS = {
   listPets: { method: 'GET', path: '/pets' },

@@ -5,7 +5,7 @@
  */
 import LinkHeader from 'http-link-header';
 import type { IncomingHttpHeaders } from 'node:http';
-import { InvalidResponseError } from '../errors.js';
+import { InvalidResponseError } from '../base/errors.js';
 import { basePathOf, isWithinBase } from './paths.js';
 
 /**

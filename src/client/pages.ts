@@ -6,7 +6,7 @@
  * URL only (`PageTrail`), and at most `--max-pages` of them.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { CliError, ExitCode } from '../errors.js';
+import { CliError, ExitCode } from '../base/errors.js';
 import type { ApiResult, ListPetsQuery, PetstoreClient } from './client.js';
 import { PageTrail } from './link.js';
 import type { Pet } from './schemas.js';

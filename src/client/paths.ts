@@ -8,7 +8,7 @@
  * `baseScope` to the transport); a `Link` target (`PageTrail`). Light on purpose (no zod,
  * no JSON library): the declaration of `api` checks paths before anything is loaded.
  */
-import { UsageError } from '../errors.js';
+import { UsageError } from '../base/errors.js';
 
 /** A scheme followed by `//` (`https://…`), or a scheme of the web with or without it (`http:…`). */
 const ABSOLUTE_URL = /^(?:[A-Za-z][A-Za-z0-9+.-]*:[/\\]{2}|(?:https?|wss?|ftp|file|data|javascript):)/i;

@@ -1,7 +1,7 @@
 /**
  * The API spec in code (../shared/spec/petstore-api.md §2): zod schemas of PetStatus,
  * NewPet, Pet, Pets and Error. int64 fields accept a safe-integer `number` or, above
- * 2^53, a `bigint` (see `src/json.ts`), so ids are exact end to end.
+ * 2^53, a `bigint` (see `src/base/json.ts`), so ids are exact end to end.
  *
  * Objects are loose: a field the spec does not name is kept, not refused, so a server
  * that adds a field does not break scripts (the required fields are still enforced).

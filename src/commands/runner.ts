@@ -6,7 +6,7 @@
 import type { Context } from '../context.js';
 
 // The commands that read the whole tree (`help`, `completion`) find its root here.
-export { rootOf } from '../command-path.js';
+export { rootOf } from './path.js';
 
 /** Runs command bodies. */
 export interface Runner {

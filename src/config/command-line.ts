@@ -5,8 +5,8 @@
  * `config set` can check a command without loading `child_process`.
  */
 import { split } from 'shlex';
-import { UsageError } from '../errors.js';
-import { quote } from '../flag-values.js';
+import { UsageError } from '../base/errors.js';
+import { quote } from '../base/flag-values.js';
 
 /**
  * Splits `command` into argv: words are separated by white space; `'…'` keeps everything

@@ -5,8 +5,8 @@
  * empty). Commands get it as `ctx.env`; nothing outside `config/` touches `process.env`
  * or a raw environment object (test/unit/architecture.test.ts).
  */
-import { UsageError } from '../errors.js';
-import { quote } from '../flag-values.js';
+import { UsageError } from '../base/errors.js';
+import { quote } from '../base/flag-values.js';
 import { ENV_VARS, type EnvVarValue, type ReadEnvVarName } from './env-vars.js';
 
 /** A raw environment: `process.env`, or the object a test passes to `main`. */

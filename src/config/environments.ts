@@ -5,8 +5,8 @@
  * resolver.
  */
 import leven from 'leven';
-import { UsageError } from '../errors.js';
-import { quote } from '../flag-values.js';
+import { UsageError } from '../base/errors.js';
+import { quote } from '../base/flag-values.js';
 
 /** The environments every install knows, configured or not. */
 export const BUILTIN_ENVIRONMENTS = ['production', 'staging', 'sandbox'] as const;

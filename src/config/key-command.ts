@@ -18,9 +18,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { CliError, ExitCode, InterruptedError, UsageError } from '../errors.js';
+import { CliError, ExitCode, InterruptedError, UsageError } from '../base/errors.js';
 import { splitCommandLine } from './command-line.js';
-import { isSendableKey } from '../mask.js';
+import { isSendableKey } from '../base/mask.js';
 import { formatCount } from '../text/count.js';
 
 /** How long the command may run, in ms, before it and its processes are killed. */

@@ -7,9 +7,9 @@
  * prompt or stdin, never from argv, where every local user could see them), or printed by
  * an `apiKeyCommand` each run and never stored.
  */
-import { UsageError } from '../errors.js';
-import { quote } from '../flag-values.js';
-import { suggestCommand } from '../suggest.js';
+import { UsageError } from '../base/errors.js';
+import { quote } from '../base/flag-values.js';
+import { suggestCommand } from '../base/suggest.js';
 import { shellSyntaxWords, splitCommandLine } from './command-line.js';
 import {
   BUILTIN_ENVIRONMENTS,

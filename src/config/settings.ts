@@ -18,11 +18,11 @@
  * only for the environment's `confirmWrites`, and a broken file does not stop them (the
  * setting then counts as off); a key command runs only when its key is the one that counts.
  */
-import { AuthError, ConfigError, InterruptedError, UsageError, CliError } from '../errors.js';
-import { quote } from '../flag-values.js';
-import { isSendableKey, maskUrl } from '../mask.js';
-import { isLoopbackHost } from '../loopback.js';
-import { suggestCommand } from '../suggest.js';
+import { AuthError, ConfigError, InterruptedError, UsageError, CliError } from '../base/errors.js';
+import { quote } from '../base/flag-values.js';
+import { isSendableKey, maskUrl } from '../base/mask.js';
+import { isLoopbackHost } from '../base/loopback.js';
+import { suggestCommand } from '../base/suggest.js';
 import type { EnvVars } from './env.js';
 import {
   BUILTIN_REMOTES,

@@ -43,8 +43,8 @@ import { promises as fsp, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type Conf from 'conf';
 import { z } from 'zod';
-import { ConfigError, describeFileError, InterruptedError } from '../errors.js';
-import { FileTooLargeError, readOwnedFileSync, UntrustedPathError } from '../trust.js';
+import { ConfigError, describeFileError, InterruptedError } from '../base/errors.js';
+import { FileTooLargeError, readOwnedFileSync, UntrustedPathError } from '../fs/trust.js';
 import type { EnvVars } from './env.js';
 import { BUILTIN_REMOTES, isConfigurableName, type RemoteEnvName } from './environments.js';
 import { configDir, configFile, isDefaultConfigDir } from './paths.js';
@@ -290,7 +290,7 @@ export async function withConfigWriter<T>(
   const file = configFile(env);
   // conf takes ~190 ms to load: not while others wait for the lock.
   const conf = import('conf');
-  const { FileLock, LockBusyError, LockFileError } = await import('../file-lock.js');
+  const { FileLock, LockBusyError, LockFileError } = await import('../fs/file-lock.js');
   const lock = new FileLock(file);
   try {
     return await lock.run(

@@ -1,11 +1,11 @@
 /**
- * The config directory and config.json under ssh's rule (src/trust.ts; docs/configuration.md
+ * The config directory and config.json under ssh's rule (src/fs/trust.ts; docs/configuration.md
  * "Who may own petstore's files"): what trust.ts refuses, as the ConfigError a command fails
  * with (exit 2, code `config`) naming the path, its owner or mode, and the fix. (The
  * sandbox's files, in the same directory, make their own errors: sandbox/ imports no config/.)
  */
-import { ConfigError, describeFileError } from '../errors.js';
-import { checkFolder, refusalText, UntrustedPathError } from '../trust.js';
+import { ConfigError, describeFileError } from '../base/errors.js';
+import { checkFolder, refusalText, UntrustedPathError } from '../fs/trust.js';
 
 /**
  * The ConfigError of a folder or file trust.ts refused (`refusalText`'s words).

@@ -3,7 +3,7 @@
  * petstore never asks for one, and the checks that make a body the API's JSON
  * (cli-contract.md "Errors and exit codes": off-contract answers are `invalid_response`).
  */
-import { BodyTooLargeError, InvalidResponseError } from '../errors.js';
+import { BodyTooLargeError, InvalidResponseError } from '../base/errors.js';
 import { headerValue, type HeaderMap } from './headers.js';
 import { formatCount } from '../text/count.js';
 

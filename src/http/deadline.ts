@@ -4,7 +4,7 @@
  * signal bounds every phase (connect, headers, body, the waits between retries), so
  * undici's own 300 s defaults never fire first.
  */
-import { raceAbort } from '../abort.js';
+import { raceAbort } from '../base/abort.js';
 
 /** A deadline `timeoutMs` from when it is made, combined with the run's Ctrl-C signal. */
 export class Deadline {

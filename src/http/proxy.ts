@@ -21,9 +21,9 @@
  *   to it (nodejs/undici#3897, fixed in undici 8, which needs Node 22); this error does not,
  *   so the request fails at once and the retry policy decides.
  */
-import { UsageError } from '../errors.js';
-import { isLoopbackHost } from '../loopback.js';
-import { maskUrl } from '../mask.js';
+import { UsageError } from '../base/errors.js';
+import { isLoopbackHost } from '../base/loopback.js';
+import { maskUrl } from '../base/mask.js';
 import type { Dispatcher, ProxyClasses } from './undici.js';
 
 /** A proxy variable as the environment spells it (`https_proxy` or `HTTPS_PROXY`) and its value. */

@@ -6,7 +6,7 @@
  * never reaches a path outside the API (`/admin` beside `/v1`); a redirect of any other
  * method is not followed either (its body and its effect would have to be judged again).
  */
-import { InvalidResponseError } from '../errors.js';
+import { InvalidResponseError } from '../base/errors.js';
 import { headerValue, type HeaderMap } from './headers.js';
 
 /**

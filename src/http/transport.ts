@@ -11,9 +11,9 @@
  * and it never lets the key (or a proxy's password) reach that log.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { ConfigError, InvalidResponseError, NetworkError } from '../errors.js';
-import { parseJson } from '../json.js';
-import { isSendableKey } from '../mask.js';
+import { ConfigError, InvalidResponseError, NetworkError } from '../base/errors.js';
+import { parseJson } from '../base/json.js';
+import { isSendableKey } from '../base/mask.js';
 import { decodeContent, jsonText, readBody } from './body.js';
 import { Deadline } from './deadline.js';
 import { describeFailure, findErrorCode } from './failures.js';

@@ -7,8 +7,8 @@
  * (libraries-and-pitfalls.md §7). Lines are returned as text; the caller escapes what a
  * server sent before it reaches a terminal.
  */
-import { parseJson, stringifyJson } from '../json.js';
-import { maskKey } from '../mask.js';
+import { parseJson, stringifyJson } from '../base/json.js';
+import { maskKey } from '../base/mask.js';
 import { headerPairs, type HeaderMap } from './headers.js';
 import { formatCount } from '../text/count.js';
 

@@ -9,7 +9,7 @@
  * signal, or a forced end, ends the pager too.
  */
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import type { Shutdown } from '../shutdown.js';
+import type { Shutdown } from '../base/shutdown.js';
 
 /** A pager: a shell command line and the environment to run it with. */
 export interface PagerChoice {

@@ -4,7 +4,7 @@
  * exact) and server text escaped, the headers of `-i` too.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { parseJson } from '../json.js';
+import { parseJson } from '../base/json.js';
 import { escapeForTerminal, escapeKeepingLines } from '../text/escape.js';
 import { renderJson } from './pets.js';
 import { reasonPhrase } from '../http/reason.js';

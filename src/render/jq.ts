@@ -14,7 +14,7 @@
  * This module is loaded only when `--jq` is given; the worker and the WebAssembly only then.
  */
 import { Worker } from 'node:worker_threads';
-import { CliError, ExitCode, InterruptedError, UsageError } from '../errors.js';
+import { CliError, ExitCode, InterruptedError, UsageError } from '../base/errors.js';
 import { jqWorkerScript, readJqWasm } from './jq-assets.js';
 
 /** What one run of the filter produced, in order, even when it stopped with an error. */

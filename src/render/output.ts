@@ -8,9 +8,9 @@
  */
 import { PET_FIELDS, type PetField } from '../client/constants.js';
 import type { Pet } from '../client/schemas.js';
-import { CliError, ExitCode } from '../errors.js';
-import type { Io } from '../io.js';
-import { stringifyJson } from '../json.js';
+import { CliError, ExitCode } from '../base/errors.js';
+import type { Io } from '../io/io.js';
+import { stringifyJson } from '../base/json.js';
 import { escapeForTerminal, escapeJsonText, escapeRawForTerminal } from '../text/escape.js';
 import { arrayInner, parseBody, renderBody, renderHead, type Answer } from './answer.js';
 import type { JqFilter, JqOutcome } from './jq.js';

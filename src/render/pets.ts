@@ -5,7 +5,7 @@
  */
 import { PET_FIELDS, type PetField } from '../client/constants.js';
 import type { Pet } from '../client/schemas.js';
-import { stringifyJson } from '../json.js';
+import { stringifyJson } from '../base/json.js';
 import { csvRow } from './csv.js';
 import { escapeForTerminal, escapeJsonText, escapeTsvField } from '../text/escape.js';
 

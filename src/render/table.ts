@@ -7,7 +7,7 @@
  */
 import { PET_FIELDS, type PetField } from '../client/constants.js';
 import type { Pet } from '../client/schemas.js';
-import type { Colors } from '../io.js';
+import type { Colors } from '../io/io.js';
 import { escapeForTerminal } from '../text/escape.js';
 import { fieldText } from './pets.js';
 import { displayWidth, padToWidth, truncateToWidth } from '../text/width.js';

@@ -23,7 +23,7 @@
  */
 import { INT64_MAX, INT64_MIN, PET_STATUSES } from '../client/constants.js';
 import type { Pet } from '../client/schemas.js';
-import { parseJson } from '../json.js';
+import { parseJson } from '../base/json.js';
 import { isValidKey } from './idempotency.js';
 
 /** The `idempotency` member of a pet line: the key it was created with, its fingerprint, when (epoch ms). */

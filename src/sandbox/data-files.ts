@@ -15,7 +15,7 @@
  * keeps them by key as it reads the lines, and `append` decides create, replay or refusal
  * against data refreshed under the lock, so processes sharing the files agree.
  *
- * Trust (ssh's rule, src/trust.ts; docs/configuration.md "Who may own petstore's files"):
+ * Trust (ssh's rule, src/fs/trust.ts; docs/configuration.md "Who may own petstore's files"):
  * the folder (the config directory, which may be a link) must pass before either file is
  * read or written; each file is opened without following a link and non-blocking, and
  * judged on its descriptor; a file about to be replaced or written is checked by `lstat`
@@ -26,7 +26,7 @@ import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import { INT64_MAX, toJsonInt } from '../client/constants.js';
 import type { NewPet, Pet } from '../client/schemas.js';
-import { ConfigError, describeFileError } from '../errors.js';
+import { ConfigError, describeFileError } from '../base/errors.js';
 import {
   checkFile,
   checkFolder,
@@ -35,7 +35,7 @@ import {
   readRestSync,
   refusalText,
   UntrustedPathError,
-} from '../trust.js';
+} from '../fs/trust.js';
 import {
   decodeJournalHeader,
   decodeJournalPets,

@@ -9,13 +9,13 @@
  * another process got there first; that process's key is then read. So every process
  * sharing a data file agrees on its key, and a reader never sees a half-written one.
  *
- * Trust (src/trust.ts): the folder has passed ssh's rule before (the store's read); the
+ * Trust (src/fs/trust.ts): the folder has passed ssh's rule before (the store's read); the
  * file is read without following a link and judged on its descriptor.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { ConfigError, UsageError, describeFileError } from '../errors.js';
-import { FileTooLargeError, readOwnedFileSync, refusalText, UntrustedPathError } from '../trust.js';
+import { ConfigError, UsageError, describeFileError } from '../base/errors.js';
+import { FileTooLargeError, readOwnedFileSync, refusalText, UntrustedPathError } from '../fs/trust.js';
 
 /** What a key may hold: visible ASCII only, so an `Authorization` header can carry it. */
 const KEY_SHAPE = /^[\x21-\x7e]{1,1024}$/;

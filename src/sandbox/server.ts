@@ -42,9 +42,9 @@ import {
   PET_STATUSES,
 } from '../client/constants.js';
 import { NewPetSchema, type NewPet, type Pet } from '../client/schemas.js';
-import { ConfigError } from '../errors.js';
-import { LockBusyError } from '../file-lock.js';
-import { parseJson, stringifyJson } from '../json.js';
+import { ConfigError } from '../base/errors.js';
+import { LockBusyError } from '../fs/file-lock.js';
+import { parseJson, stringifyJson } from '../base/json.js';
 import { IdempotencyKeyReusedError, keyProblem, requestFingerprint } from './idempotency.js';
 import { newSandboxKey } from './key-file.js';
 import { deprecationHeaders, RouteTable, type RouteDescription } from './routes.js';

@@ -24,10 +24,10 @@
  * Writers wait for the lock up to a deadline (`waitMs`), then fail with LockBusyError.
  */
 import type { NewPet } from '../client/schemas.js';
-import { TimeoutError } from '../errors.js';
+import { TimeoutError } from '../base/errors.js';
 import { DataFiles, fileError, seedData, type CreateItem, type CreateResult, type SandboxData } from './data-files.js';
 import { IdempotencyKeyReusedError, type IdempotencyRequest } from './idempotency.js';
-import { FileLock, LockBusyError, LockFileError, type WaitOptions } from '../file-lock.js';
+import { FileLock, LockBusyError, LockFileError, type WaitOptions } from '../fs/file-lock.js';
 
 /** Options of a store. */
 export interface SandboxStoreOptions {

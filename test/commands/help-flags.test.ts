@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { takesGlobalFlag } from '../../src/command-traits.js';
+import { takesGlobalFlag } from '../../src/commands/traits.js';
 import { commandTree, rootFlags } from '../helpers/command-tree.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';

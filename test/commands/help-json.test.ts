@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderManPage } from '../../scripts/man/roff.js';
 import { environmentVariables, exitCodes, manTree, programTree } from '../../scripts/man/sources.js';
 import { ENV_VARS } from '../../src/config/env-vars.js';
-import { FLAG_VALUES, isFieldList } from '../../src/flag-values.js';
+import { FLAG_VALUES, isFieldList } from '../../src/base/flag-values.js';
 import { commandTree, rootFlags, type TreeCommand } from '../helpers/command-tree.js';
 import { runCli } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';

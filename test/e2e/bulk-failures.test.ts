@@ -18,7 +18,7 @@ import { spawnCli } from '../helpers/spawn-cli.js';
 import { tempDir } from '../helpers/temp-config.js';
 import { hasTmux, startTmux } from '../helpers/tmux.js';
 import { errorReply } from '../helpers/test-server.js';
-import { ShutdownRegistry } from '../../src/shutdown.js';
+import { ShutdownRegistry } from '../../src/base/shutdown.js';
 import { CLI } from '../helpers/run-cli.js';
 
 const KEY = 'pk_test_bulkfail_0123456789';

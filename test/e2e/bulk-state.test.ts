@@ -1,6 +1,6 @@
 /**
  * A bulk create's records of its runs (src/commands/pets/create/run-record.ts) and the
- * state folder they live in (src/state-folder.ts), against real processes (the runs killed
+ * state folder they live in (src/fs/state-folder.ts), against real processes (the runs killed
  * with -9 are test/e2e/bulk-exactly-once.test.ts's):
  *
  * - What petstore trusts (cli-contract.md "What petstore trusts"): a state folder of

@@ -55,7 +55,7 @@ function unstaleable(lockPath: string): void {
   utimesSync(lockPath, ahead, ahead);
 }
 
-/** Waits until a writer waits for the lock: waiters mark the holder's owner file, `owner-<token>` (mtime 0, src/file-lock.ts). */
+/** Waits until a writer waits for the lock: waiters mark the holder's owner file, `owner-<token>` (mtime 0, src/fs/file-lock.ts). */
 async function writerWaits(lockPath: string): Promise<void> {
   const limit = Date.now() + WRITER_TIMEOUT_MS;
   for (;;) {

@@ -1,5 +1,5 @@
 /**
- * petstore's file lock (src/file-lock.ts) between processes: a holder killed with -9 at any
+ * petstore's file lock (src/fs/file-lock.ts) between processes: a holder killed with -9 at any
  * moment of its life leaves nothing that keeps the next taker out, and a live holder is
  * never robbed, however long ago it last refreshed the lock. The holders are processes of
  * their own (lock-holder.ts); the taker runs here.
@@ -17,7 +17,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FileLock, LockBusyError } from '../../src/file-lock.js';
+import { FileLock, LockBusyError } from '../../src/fs/file-lock.js';
 import { holdLock, ownerFile, takeAndLog, type HolderMode, type LockHolder } from '../helpers/lock-holder.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 

@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { environmentVariables, programTree } from '../../scripts/man/sources.js';
-import { ExitCode } from '../../src/errors.js';
-import { ENDING_SIGNALS } from '../../src/shutdown.js';
+import { ExitCode } from '../../src/base/errors.js';
+import { ENDING_SIGNALS } from '../../src/base/shutdown.js';
 
 const PAGE = fileURLToPath(new URL('../../dist/man/petstore.1', import.meta.url));
 

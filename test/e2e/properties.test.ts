@@ -4,13 +4,13 @@
  * crashes, exits 0 exactly when the contract allows the value and 2 otherwise, names the
  * flag when it refuses, and sends nothing when it refuses. The CLI runs in-process
  * (runMain), which affords many runs; two spawned runs check the built CLI as a process.
- * The parse functions of src/flag-values.ts are also checked directly with more runs still.
+ * The parse functions of src/base/flag-values.ts are also checked directly with more runs still.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INT64_MAX, INT64_MIN, PET_STATUSES } from '../../src/client/constants.js';
-import { UsageError } from '../../src/errors.js';
-import { parseInt64, parseLimit, parseStatus } from '../../src/flag-values.js';
+import { UsageError } from '../../src/base/errors.js';
+import { parseInt64, parseLimit, parseStatus } from '../../src/base/flag-values.js';
 import { remoteEnv } from '../helpers/harness.js';
 import { runCli, type CliResult } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
@@ -143,7 +143,7 @@ const anyValue = fc
   // argv cannot carry NUL.
   .filter((s) => !s.includes('\0'));
 
-// ---- the contract's rules, written independently of src/flag-values.ts --------------------
+// ---- the contract's rules, written independently of src/base/flag-values.ts --------------------
 
 function limitOk(v: string): boolean {
   return /^[0-9]+$/.test(v) && BigInt(v) >= 1n && BigInt(v) <= 100n;
@@ -271,7 +271,7 @@ function outcome<T>(fn: () => T): T | UsageError {
   }
 }
 
-describe('src/flag-values.ts parsers agree with the contract on many inputs', () => {
+describe('src/base/flag-values.ts parsers agree with the contract on many inputs', () => {
   const runs = { numRuns: 5000 };
   it('parseLimit', () => {
     fc.assert(

@@ -1,6 +1,6 @@
 /**
  * The files and streams `petstore api` reads (`--input FILE`, `-F key=@FILE`, `--input -`,
- * `@-`), and the FIFO of `pets create --from-file` (src/read-input.ts), whatever they are: a regular file, a FIFO, /dev/zero, a pipe that never ends
+ * `@-`), and the FIFO of `pets create --from-file` (src/fs/read-input.ts), whatever they are: a regular file, a FIFO, /dev/zero, a pipe that never ends
  * (cli-contract.md "Network behaviour": the byte cap counted while reading, under the
  * command's deadline and abort signal; a FIFO never blocks an exit). Spawned CLIs where the
  * process is the point (FIFOs, signals, memory), against a recording server on 127.0.0.1.

@@ -11,7 +11,7 @@
 import { mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { FileLock } from '../../src/file-lock.js';
+import { FileLock } from '../../src/fs/file-lock.js';
 import {
   decodeJournalPets,
   decodeSnapshot,

@@ -28,7 +28,7 @@ import { fileServers, lastJson, remoteEnv } from '../helpers/harness.js';
 import { CLI_ARGV, baseEnv } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { tempDir } from '../helpers/temp-config.js';
-import { ShutdownRegistry } from '../../src/shutdown.js';
+import { ShutdownRegistry } from '../../src/base/shutdown.js';
 import { type TestServer } from '../helpers/test-server.js';
 import { hasTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
 

@@ -5,9 +5,9 @@
  */
 import { PassThrough } from 'node:stream';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import { traitsOf, type CommandTraits } from '../../src/command-traits.js';
+import { traitsOf, type CommandTraits } from '../../src/commands/traits.js';
 import { EnvVars } from '../../src/config/env.js';
-import { createIo } from '../../src/io.js';
+import { createIo } from '../../src/io/io.js';
 import { buildProgram } from '../../src/program.js';
 
 /** One command of the tree. */
@@ -16,7 +16,7 @@ export interface TreeCommand {
   words: string[];
   /** The names of its subcommands, in the order help lists them; empty for a command that runs. */
   subcommands: string[];
-  /** What it declared (`command-traits.ts`). */
+  /** What it declared (`commands/traits.ts`). */
   traits: CommandTraits;
   /** The long names of its own flags that help lists, without `--help` (`['--limit', ...]`). */
   flags: string[];

@@ -1,6 +1,6 @@
 /**
  * A separate process that takes a file's lock with petstore's own lock code
- * (src/file-lock.ts, bundled once per test process with esbuild): for tests of a busy store
+ * (src/fs/file-lock.ts, bundled once per test process with esbuild): for tests of a busy store
  * and of a holder killed with -9 at any moment of its life.
  *
  * Modes:
@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './temp-config.js';
 
-const LOCK_TS = fileURLToPath(new URL('../../src/file-lock.ts', import.meta.url));
+const LOCK_TS = fileURLToPath(new URL('../../src/fs/file-lock.ts', import.meta.url));
 
 let bundled: Promise<string> | undefined;
 
@@ -152,7 +152,7 @@ export async function holdLock(file: string, mode: HolderMode = 'hold'): Promise
 }
 
 /**
- * The path of the owner file (`owner-<token>`, src/file-lock.ts) in the lock directory
+ * The path of the owner file (`owner-<token>`, src/fs/file-lock.ts) in the lock directory
  * `lockPath`, or undefined when there is none (no lock, or an empty one: a free lock).
  */
 export function ownerFile(lockPath: string): string | undefined {

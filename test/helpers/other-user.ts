@@ -1,5 +1,5 @@
 /**
- * Other local users, for the tests of what petstore trusts (src/trust.ts): uids with no
+ * Other local users, for the tests of what petstore trusts (src/fs/trust.ts): uids with no
  * account, played with util-linux's `setpriv --reuid/--regid --clear-groups`, which only
  * root may do. Where that is impossible the tests that need it are skipped with the reason
  * printed (`otherUsersUnavailable`).

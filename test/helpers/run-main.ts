@@ -9,8 +9,8 @@ import { PassThrough, Readable } from 'node:stream';
 import { main } from '../../src/cli.js';
 import { EnvVars } from '../../src/config/env.js';
 import { prescan } from '../../src/global-options.js';
-import { createIo } from '../../src/io.js';
-import type { Shutdown } from '../../src/shutdown.js';
+import { createIo } from '../../src/io/io.js';
+import type { Shutdown } from '../../src/base/shutdown.js';
 import { baseEnv, expectNoSecret, registeredSecrets, type CliResult } from './run-cli.js';
 import { tempDir } from './temp-config.js';
 
@@ -40,7 +40,7 @@ export interface MainOptions {
    */
   now?: () => Date;
   /**
-   * The shutdown registry the run's parts register with (`src/shutdown.ts`); a test that
+   * The shutdown registry the run's parts register with (`src/base/shutdown.ts`); a test that
    * passes a `ShutdownRegistry` can play `cli-entry.ts` and end the run by force.
    */
   shutdown?: Shutdown;

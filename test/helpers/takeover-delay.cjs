@@ -1,6 +1,6 @@
 // Preloaded into a process that takes petstore's file lock (`node --require <this file>`,
 // or NODE_OPTIONS="--require <this file>" for a CLI run) by the tests of the takeover of a
-// dead holder's lock (src/file-lock.ts, "The takeover is atomic"): each takeover stalls
+// dead holder's lock (src/fs/file-lock.ts, "The takeover is atomic"): each takeover stalls
 // between judging the stale lock and removing it, so that other takers judge the same lock,
 // take it over and hold it meanwhile: the window in which a removal by a fixed name would
 // rob them. petstore publishes on the channel only for this; nothing else subscribes to it.

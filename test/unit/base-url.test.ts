@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { joinUrl } from '../../src/client/client.js';
 import { EnvVars } from '../../src/config/env.js';
 import { checkBaseUrl, lacksVersionSegment } from '../../src/config/settings.js';
-import { isLoopbackHost } from '../../src/loopback.js';
-import { UsageError } from '../../src/errors.js';
-import { wantsColor } from '../../src/io.js';
+import { isLoopbackHost } from '../../src/base/loopback.js';
+import { UsageError } from '../../src/base/errors.js';
+import { wantsColor } from '../../src/io/io.js';
 import { thrown } from '../helpers/harness.js';
 
 describe('checkBaseUrl', () => {

@@ -19,8 +19,8 @@ import {
   sendingSummary,
 } from '../../src/commands/pets/create/progress.js';
 import { remainingPlace, saveRemaining, writeRemaining } from '../../src/commands/pets/create/remaining.js';
-import { ApiError, InterruptedError, UsageError } from '../../src/errors.js';
-import { ShutdownRegistry } from '../../src/shutdown.js';
+import { ApiError, InterruptedError, UsageError } from '../../src/base/errors.js';
+import { ShutdownRegistry } from '../../src/base/shutdown.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 afterAll(() => removeTempDirs());

@@ -1,7 +1,7 @@
 /** The settings `config get|set|unset` know, and their checks. */
 import { describe, expect, it } from 'vitest';
 import { findSetting, SETTINGS } from '../../src/config/keys.js';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/base/errors.js';
 
 describe('findSetting', () => {
   it('knows the contract keys', () => {

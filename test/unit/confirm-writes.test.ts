@@ -4,7 +4,7 @@
  * `--yes` and whether a question can be asked.
  */
 import { describe, expect, it } from 'vitest';
-import { writeConsent, type ConsentFacts, type WriteConsent } from '../../src/confirm-writes.js';
+import { writeConsent, type ConsentFacts, type WriteConsent } from '../../src/operations/confirm-writes.js';
 
 describe('writeConsent', () => {
   it.each<[ConsentFacts, WriteConsent]>([

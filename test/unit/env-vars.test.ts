@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { EnvVars } from '../../src/config/env.js';
 import { ENV_VARS, type EnvVarName } from '../../src/config/env-vars.js';
 import { envVarsMarkdownTable } from '../../src/config/env-vars-docs.js';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/base/errors.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const NAMES = Object.keys(ENV_VARS) as EnvVarName[];

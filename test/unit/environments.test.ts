@@ -5,7 +5,7 @@ import {
   closestEnvironment,
   RESERVED_ENV_NAMES,
 } from '../../src/config/environments.js';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/base/errors.js';
 import { commandTree } from '../helpers/command-tree.js';
 
 describe('environment names (cli-contract.md "Environments")', () => {

@@ -15,7 +15,7 @@ import {
   ERROR_CODES,
   exitCodeFor,
   exitCodeForStatus,
-} from '../../src/errors.js';
+} from '../../src/base/errors.js';
 
 describe('exitCodeForStatus', () => {
   it.each([

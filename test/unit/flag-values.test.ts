@@ -1,8 +1,8 @@
-/** Flag values by the rules of cli-contract.md "Input rules" (src/flag-values.ts): --limit, --status, int64 ids; and the argv pre-scan. */
+/** Flag values by the rules of cli-contract.md "Input rules" (src/base/flag-values.ts): --limit, --status, int64 ids; and the argv pre-scan. */
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/base/errors.js';
 import { prescan } from '../../src/global-options.js';
-import { parseFields, parseInt64, parseLimit, parseSort, parseStatus } from '../../src/flag-values.js';
+import { parseFields, parseInt64, parseLimit, parseSort, parseStatus } from '../../src/base/flag-values.js';
 
 /** Runs `fn` and returns the UsageError it throws (fails the test if it does not). */
 function usageErrorOf(fn: () => unknown): UsageError {

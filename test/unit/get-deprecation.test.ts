@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { toGetOptions } from '../../src/commands/pets/get/get.js';
 import { describeGetDeprecation, WARNING_COLUMNS } from '../../src/commands/pets/get/run.js';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/base/errors.js';
 import { wrapWords } from '../../src/text/wrap.js';
 import { specOperation } from '../fixtures/api-spec.js';
 

@@ -4,7 +4,7 @@ import { findErrorCode } from '../../src/http/failures.js';
 import { headerPairs, headerValue } from '../../src/http/headers.js';
 import { NOT_SENT_CODES, RETRY_ERROR_CODES } from '../../src/http/retry.js';
 import { isCredentialHeader, redactJson, REDACTED, WireLog } from '../../src/http/verbose.js';
-import { maskKey } from '../../src/mask.js';
+import { maskKey } from '../../src/base/mask.js';
 
 describe('maskKey', () => {
   it('shows at most the last 4 characters, fewer for short keys', () => {

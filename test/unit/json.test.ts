@@ -1,6 +1,6 @@
 /** Exact int64 JSON (cli-contract.md "Output": ids printed exactly, even above 2^53). */
 import { describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../src/json.js';
+import { parseJson, stringifyJson } from '../../src/base/json.js';
 
 describe('parseJson / stringifyJson', () => {
   it.each(['9223372036854775807', '-9223372036854775808', '9007199254740993', '-9007199254740993'])(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assertWithinBase, findNextLink } from '../../src/client/link.js';
-import { InvalidResponseError } from '../../src/errors.js';
+import { InvalidResponseError } from '../../src/base/errors.js';
 
 const REQ = new URL('https://api.example.com/v1/pets?limit=100');
 

@@ -77,7 +77,7 @@ describe('npm run lint', () => {
     'fails on an unused export, exported type, file and dependency, and on nothing else',
     async () => {
       const copy = projectCopy();
-      appendFileSync(join(copy, 'src', 'json.ts'), '\nexport const deadValue = 1;\nexport type DeadType = string;\n');
+      appendFileSync(join(copy, 'src', 'base', 'json.ts'), '\nexport const deadValue = 1;\nexport type DeadType = string;\n');
       writeFileSync(join(copy, 'src', 'dead-file.ts'), 'export const nobodyImportsThis = 1;\n');
       // Used by a test only: tests are entries, so this is not dead.
       writeFileSync(join(copy, 'src', 'tested.ts'), 'export const usedByATest = 1;\n');
@@ -93,9 +93,9 @@ describe('npm run lint', () => {
       const r = await runKnip(copy);
       expect(findings(r.issues), r.stderr).toEqual([
         'devDependencies package.json left-pad',
-        'exports src/json.ts deadValue',
+        'exports src/base/json.ts deadValue',
         'files src/dead-file.ts src/dead-file.ts',
-        'types src/json.ts DeadType',
+        'types src/base/json.ts DeadType',
       ]);
       expect(r.code).toBe(1);
     },

@@ -4,7 +4,7 @@
  * and proxy URLs read as curl and Go read them.
  */
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/base/errors.js';
 import { noProxyCovers, parseProxyUrl, routeFor, type ProxySettings } from '../../src/http/proxy.js';
 import { thrown } from '../helpers/harness.js';
 

@@ -10,7 +10,7 @@ import {
 } from '../../src/commands/pets/create/records.js';
 import { classifyCreateFailure } from '../../src/commands/pets/create/sender.js';
 import { toListOptions } from '../../src/commands/pets/list/list.js';
-import { parseMaxPages } from '../../src/flag-values.js';
+import { parseMaxPages } from '../../src/base/flag-values.js';
 import {
   ApiError,
   InterruptedError,
@@ -19,7 +19,7 @@ import {
   ProxyError,
   TimeoutError,
   UsageError,
-} from '../../src/errors.js';
+} from '../../src/base/errors.js';
 
 /** Feeds `input` to a splitter in the given chunks and returns what it made. */
 function split(chunks: string[]): { format: string | undefined; records: RecordText[]; problems: unknown[] } {

@@ -1,7 +1,7 @@
 /** Renderers of cli-contract.md "Output": machine form, json, ndjson, the TTY table, colour. */
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../src/client/schemas.js';
-import { loadColors, noColors } from '../../src/io.js';
+import { loadColors, noColors } from '../../src/io/io.js';
 import { escapeForTerminal, escapeJsonText, escapeKeepingLines, escapeTsvField } from '../../src/text/escape.js';
 import { csvField } from '../../src/render/csv.js';
 import {

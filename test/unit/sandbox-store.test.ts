@@ -7,11 +7,11 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/base/errors.js';
 import { COMPACT_MIN_BYTES, seedData } from '../../src/sandbox/data-files.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
 import { decodeSnapshot, encodeSnapshot } from '../../src/sandbox/codec.js';
-import { FileLock } from '../../src/file-lock.js';
+import { FileLock } from '../../src/fs/file-lock.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
 afterAll(() => removeTempDirs());

@@ -1,7 +1,7 @@
 /** The spec's schemas (spec §2) as zod code, and describeIssue's one-line messages. */
 import { describe, expect, it } from 'vitest';
 import { ErrorSchema, NewPetSchema, PetSchema, PetsSchema, describeIssue } from '../../src/client/schemas.js';
-import { parseJson } from '../../src/json.js';
+import { parseJson } from '../../src/base/json.js';
 
 describe('PetSchema', () => {
   const accepted: [string, unknown][] = [

@@ -18,7 +18,7 @@ import {
 } from '../../src/config/settings.js';
 import type { EnvName, RemoteEnvName } from '../../src/config/environments.js';
 import { EnvVars } from '../../src/config/env.js';
-import { AuthError, CliError, ConfigError, UsageError } from '../../src/errors.js';
+import { AuthError, CliError, ConfigError, UsageError } from '../../src/base/errors.js';
 
 function reader(
   settings: Record<string, string>,

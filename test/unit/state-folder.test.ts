@@ -1,5 +1,5 @@
 /**
- * src/state-folder.ts: the state folder is used only when it passes ssh's rule and is no
+ * src/fs/state-folder.ts: the state folder is used only when it passes ssh's rule and is no
  * link; each file read there is judged on its descriptor and never blocks; each file written
  * there replaces what is in its place, a link included, never writing through it. Real
  * files in a temp dir; other owners made with chown, which needs root (skipped with the
@@ -22,8 +22,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
-import { StateFolder } from '../../src/state-folder.js';
+import { ConfigError } from '../../src/base/errors.js';
+import { StateFolder } from '../../src/fs/state-folder.js';
 import { OTHER, otherUsersUnavailable } from '../helpers/other-user.js';
 
 let dir: string;

@@ -1,5 +1,5 @@
 /**
- * src/trust.ts: ssh's rule for petstore's own folders and files, judged on real files in a
+ * src/fs/trust.ts: ssh's rule for petstore's own folders and files, judged on real files in a
  * temp dir (other owners made with chown, which needs root: skipped with the reason printed).
  */
 import { execFileSync } from 'node:child_process';
@@ -18,7 +18,7 @@ import {
   refusalText,
   untrustedBecause,
   UntrustedPathError,
-} from '../../src/trust.js';
+} from '../../src/fs/trust.js';
 import { OTHER, otherUsersUnavailable } from '../helpers/other-user.js';
 
 describe('untrustedBecause', () => {

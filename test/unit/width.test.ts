@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../src/client/schemas.js';
-import { noColors } from '../../src/io.js';
+import { noColors } from '../../src/io/io.js';
 import { escapeForTerminal } from '../../src/text/escape.js';
 import { renderPetTable } from '../../src/render/table.js';
 import { wrapMessage } from '../../src/text/wrap.js';

@@ -5,11 +5,11 @@
  */
 import { Command, Option } from '@commander-js/extra-typings';
 import { MAX_PAGES_DEFAULT } from '../../client/constants.js';
-import { withTraits } from '../../command-traits.js';
+import { withTraits } from '../traits.js';
 import { checkApiPath } from '../../client/paths.js';
-import { UsageError } from '../../errors.js';
-import { parseMaxPages } from '../../flag-values.js';
-import { dryRunForm, parseDryRun, type DryRunForm } from '../../dry-run.js';
+import { UsageError } from '../../base/errors.js';
+import { parseMaxPages } from '../../base/flag-values.js';
+import { dryRunForm, parseDryRun, type DryRunForm } from '../../operations/dry-run.js';
 import type { Runner } from '../runner.js';
 import { parseHeader, parseMethod, parseRawField, parseTypedField, type ApiField } from './request.js';
 import type { ApiOptions } from './run.js';

@@ -5,8 +5,8 @@
  * declaration uses it.
  */
 import { INT64_MAX, INT64_MIN, toJsonInt } from '../../client/constants.js';
-import { UsageError } from '../../errors.js';
-import { quote } from '../../flag-values.js';
+import { UsageError } from '../../base/errors.js';
+import { quote } from '../../base/flag-values.js';
 
 /** An RFC 9110 token (§5.6.2): what a method or a header name may be made of. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

@@ -3,7 +3,7 @@ import { BUILTIN_REMOTES } from '../../config/environments.js';
 import { knownEnvironments } from '../../config/settings.js';
 import { loadConfigStore } from '../../config/store.js';
 import type { Context } from '../../context.js';
-import { ExitCode } from '../../errors.js';
+import { ExitCode } from '../../base/errors.js';
 
 /**
  * Prints the environment names a command may select, one a line; the built-in ones alone

@@ -13,12 +13,12 @@
  * gives nothing (petstore not on PATH), the built-in names.
  */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import { traitsOf } from '../../command-traits.js';
+import { traitsOf } from '../traits.js';
 import { BUILTIN_ENVIRONMENTS } from '../../config/environments.js';
 import { settingChoices } from '../../config/keys.js';
 import { COMPLETE_ENVS } from './envs.js';
 import type { Context } from '../../context.js';
-import { ExitCode } from '../../errors.js';
+import { ExitCode } from '../../base/errors.js';
 
 /** The values of an environment name: asked of petstore at Tab time. */
 const ENVIRONMENTS = 'environments';

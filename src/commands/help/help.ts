@@ -4,7 +4,7 @@
  * loaded only then).
  */
 import { Argument, Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { withTraits } from '../../command-traits.js';
+import { withTraits } from '../traits.js';
 import { rootOf, type Runner } from '../runner.js';
 
 /**

@@ -8,11 +8,11 @@
  */
 import type { Argument, CommandUnknownOpts, Option } from '@commander-js/extra-typings';
 import { PET_FIELDS, operationOf } from '../../client/constants.js';
-import { commandWords } from '../../command-path.js';
-import { takesGlobalFlag, traitsOf, type CommandTraits } from '../../command-traits.js';
+import { commandWords } from '../path.js';
+import { takesGlobalFlag, traitsOf, type CommandTraits } from '../traits.js';
 import { envVarOfFlag } from '../../config/env-vars.js';
-import { ERROR_CODES, ExitCode } from '../../errors.js';
-import { FLAG_VALUES, OUTPUT_FORMATS, type FlagRange, type FlagValue, type OutputFormat } from '../../flag-values.js';
+import { ERROR_CODES, ExitCode } from '../../base/errors.js';
+import { FLAG_VALUES, OUTPUT_FORMATS, type FlagRange, type FlagValue, type OutputFormat } from '../../base/flag-values.js';
 
 /** The document's version: raised only when a key goes or changes meaning, never for an addition. */
 const HELP_SCHEMA_VERSION = 1;

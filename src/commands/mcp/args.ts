@@ -13,8 +13,8 @@
 import { z } from 'zod';
 import { LIMIT_MAX, LIMIT_MIN, PET_STATUSES, toJsonInt, type PetStatus } from '../../client/constants.js';
 import { PetStatusSchema, type NewPet } from '../../client/schemas.js';
-import { UsageError } from '../../errors.js';
-import { FLAG_VALUES, parseInt64, parseLimit, parseStatus, quote } from '../../flag-values.js';
+import { UsageError } from '../../base/errors.js';
+import { FLAG_VALUES, parseInt64, parseLimit, parseStatus, quote } from '../../base/flag-values.js';
 import type { JsonObject } from './spec.js';
 
 /** An int64 argument as a client may send it: a string of digits, or a safe integer. */

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { getAsset, isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { compileFunction } from 'node:vm';
-import { CliError, ExitCode } from '../../errors.js';
+import { CliError, ExitCode } from '../../base/errors.js';
 import type { McpModule } from './spec.js';
 
 /** Set by scripts/build.mjs (esbuild `define`); absent when the sources run directly. */

@@ -4,9 +4,9 @@
  * `run.ts`, loaded only when it runs; the SDK in `dist/mcp.cjs`, loaded only by the run.
  */
 import { Command, Option } from '@commander-js/extra-typings';
-import { withTraits } from '../../command-traits.js';
-import { UsageError } from '../../errors.js';
-import { quote } from '../../flag-values.js';
+import { withTraits } from '../traits.js';
+import { UsageError } from '../../base/errors.js';
+import { quote } from '../../base/flag-values.js';
 import type { Runner } from '../runner.js';
 
 /** The cap on one result unless told otherwise: 256 KiB. */

@@ -7,7 +7,7 @@
  * (`--max-result-bytes`).
  */
 import type { Pet } from '../../client/schemas.js';
-import { errorFields } from '../../errors.js';
+import { errorFields } from '../../base/errors.js';
 import { escapeForTerminal } from '../../text/escape.js';
 import type { JsonObject, McpToolResult } from './spec.js';
 

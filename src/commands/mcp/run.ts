@@ -14,9 +14,9 @@
 import { PassThrough, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { raceAbort } from '../../abort.js';
+import { raceAbort } from '../../base/abort.js';
 import type { Context } from '../../context.js';
-import { CliError, ExitCode, InterruptedError } from '../../errors.js';
+import { CliError, ExitCode, InterruptedError } from '../../base/errors.js';
 import { loadMcpModule, openApiText } from './assets.js';
 import { failure } from './results.js';
 import type { McpCall, McpResourceSpec, McpToolResult, McpToolSpec } from './spec.js';

@@ -10,12 +10,12 @@ import { LIMIT_MAX, MAX_PAGES_DEFAULT, type PetStatus } from '../../client/const
 import { walkPetPages } from '../../client/pages.js';
 import type { NewPet } from '../../client/schemas.js';
 import type { Connection } from '../../config/settings.js';
-import { writeConsent } from '../../confirm-writes.js';
+import { writeConsent } from '../../operations/confirm-writes.js';
 import type { Api } from '../../context.js';
-import { CliError, ExitCode, InterruptedError } from '../../errors.js';
+import { CliError, ExitCode, InterruptedError } from '../../base/errors.js';
 import { mayHaveCreated } from '../../http/failures.js';
-import { stringifyJson } from '../../json.js';
-import { findPet, type LookupContext } from '../../pet-lookup.js';
+import { stringifyJson } from '../../base/json.js';
+import { findPet, type LookupContext } from '../../operations/pet-lookup.js';
 import { escapeForTerminal } from '../../text/escape.js';
 import {
   CreateArgsSchema,

@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ShutdownRegistry } from '../../../src/shutdown.js';
+import { ShutdownRegistry } from '../../../src/base/shutdown.js';
 import {
   daysUntil,
   inSandbox,

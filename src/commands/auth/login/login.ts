@@ -3,7 +3,7 @@
  * `run.ts`.
  */
 import { Command, Option } from '@commander-js/extra-typings';
-import { withTraits } from '../../../command-traits.js';
+import { withTraits } from '../../traits.js';
 import type { Runner } from '../../runner.js';
 
 /** Declares `auth login`. */

@@ -12,9 +12,9 @@ import { PetstoreClient } from '../../../client/client.js';
 import { requireBaseUrl, requireEnvironment } from '../../../config/settings.js';
 import { withConfigWriter } from '../../../config/store.js';
 import type { Context } from '../../../context.js';
-import { AuthError, CliError, ExitCode, InterruptedError, UsageError } from '../../../errors.js';
-import { abortable } from '../../../abort.js';
-import { isSendableKey, maskKey } from '../../../mask.js';
+import { AuthError, CliError, ExitCode, InterruptedError, UsageError } from '../../../base/errors.js';
+import { abortable } from '../../../base/abort.js';
+import { isSendableKey, maskKey } from '../../../base/mask.js';
 import { escapeForTerminal } from '../../../text/escape.js';
 import { formatCount } from '../../../text/count.js';
 

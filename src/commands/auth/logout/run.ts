@@ -4,8 +4,8 @@
  * and it does not create a config file just to remove nothing.
  */
 import type { Context } from '../../../context.js';
-import { ExitCode, UsageError } from '../../../errors.js';
-import { maskKey } from '../../../mask.js';
+import { ExitCode, UsageError } from '../../../base/errors.js';
+import { maskKey } from '../../../base/mask.js';
 import { requireEnvironment } from '../../../config/settings.js';
 import { withConfigWriter } from '../../../config/store.js';
 

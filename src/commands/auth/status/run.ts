@@ -21,9 +21,9 @@ import {
   type Settings,
 } from '../../../config/settings.js';
 import type { ApiContext, Context } from '../../../context.js';
-import { ExitCode, UsageError } from '../../../errors.js';
-import type { Colors } from '../../../io.js';
-import { maskKey } from '../../../mask.js';
+import { ExitCode, UsageError } from '../../../base/errors.js';
+import type { Colors } from '../../../io/io.js';
+import { maskKey } from '../../../base/mask.js';
 import { escapeForTerminal } from '../../../text/escape.js';
 import { renderJson, renderNdjson } from '../../../render/pets.js';
 import { wrapWords } from '../../../text/wrap.js';

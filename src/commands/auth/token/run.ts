@@ -5,7 +5,7 @@
  */
 import { requireEnvironment } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
-import { ExitCode, UsageError } from '../../../errors.js';
+import { ExitCode, UsageError } from '../../../base/errors.js';
 
 /**
  * Prints the key a command would send: `PETSTORE_API_KEY`, else the output of the

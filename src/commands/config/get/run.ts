@@ -6,7 +6,7 @@
  * place is `config list`'s job.
  */
 import type { Context } from '../../../context.js';
-import { CliError, ExitCode } from '../../../errors.js';
+import { CliError, ExitCode } from '../../../base/errors.js';
 import { findSetting } from '../../../config/keys.js';
 
 /**

@@ -11,8 +11,8 @@
  * `{key, value, source, from}` (`value` null when unset); `ndjson` one such object a line.
  */
 import type { Context, SettingsContext } from '../../../context.js';
-import { ExitCode, UsageError } from '../../../errors.js';
-import { maskKey } from '../../../mask.js';
+import { ExitCode, UsageError } from '../../../base/errors.js';
+import { maskKey } from '../../../base/mask.js';
 import { isUsable, requireEnvironment, type RemoteSettings, type Source } from '../../../config/settings.js';
 import { escapeForTerminal, escapeTsvField } from '../../../text/escape.js';
 import { renderColumns } from '../../../text/columns.js';

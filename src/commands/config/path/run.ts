@@ -3,7 +3,7 @@
  * works when the file is missing or corrupt (that is when people need it).
  */
 import type { Context } from '../../../context.js';
-import { ExitCode } from '../../../errors.js';
+import { ExitCode } from '../../../base/errors.js';
 import { configFile } from '../../../config/paths.js';
 
 /** Prints the path (`{"path": …}` with `--output json`). */

@@ -6,7 +6,7 @@
  * segment is stored with a warning. API keys are refused here: `auth login` stores them.
  */
 import type { Context } from '../../../context.js';
-import { ExitCode } from '../../../errors.js';
+import { ExitCode } from '../../../base/errors.js';
 import { findSetting } from '../../../config/keys.js';
 import { isBuiltinEnvironment } from '../../../config/environments.js';
 import { knownEnvironments, loginCommand, unknownEnvironment } from '../../../config/settings.js';

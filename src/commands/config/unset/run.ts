@@ -4,7 +4,7 @@
  * what is not set succeeds and writes nothing.
  */
 import type { Context } from '../../../context.js';
-import { ExitCode } from '../../../errors.js';
+import { ExitCode } from '../../../base/errors.js';
 import { findSetting } from '../../../config/keys.js';
 import { withConfigWriter } from '../../../config/store.js';
 

@@ -14,8 +14,8 @@
  * `name<TAB>baseUrl<TAB>key<TAB>current`; `-o json` an array of `EnvRow`; `ndjson` one a line.
  */
 import type { Context } from '../../../context.js';
-import { ExitCode, UsageError } from '../../../errors.js';
-import { maskKey } from '../../../mask.js';
+import { ExitCode, UsageError } from '../../../base/errors.js';
+import { maskKey } from '../../../base/mask.js';
 import { requireEnvironment, type RemoteSettings } from '../../../config/settings.js';
 import { SANDBOX } from '../../../config/environments.js';
 import { escapeForTerminal, escapeTsvField } from '../../../text/escape.js';

@@ -9,9 +9,9 @@
  * interrupted (Ctrl-C, exit 130), nothing is removed.
  */
 import type { Context } from '../../../context.js';
-import { askYesNo, canAskOnTerminal } from '../../../confirm-writes.js';
-import { ExitCode, UsageError } from '../../../errors.js';
-import { maskKey } from '../../../mask.js';
+import { askYesNo, canAskOnTerminal } from '../../../operations/confirm-writes.js';
+import { ExitCode, UsageError } from '../../../base/errors.js';
+import { maskKey } from '../../../base/mask.js';
 import { BUILTIN_REMOTES, checkEnvName, SANDBOX } from '../../../config/environments.js';
 import { knownEnvironments, unknownEnvironment } from '../../../config/settings.js';
 import { withConfigWriter } from '../../../config/store.js';

@@ -5,7 +5,7 @@
  * configured is exit 2 naming the closest, and nothing is written.
  */
 import type { Context } from '../../../context.js';
-import { ExitCode } from '../../../errors.js';
+import { ExitCode } from '../../../base/errors.js';
 import { checkEnvName, isBuiltinEnvironment } from '../../../config/environments.js';
 import { knownEnvironments, unknownEnvironment } from '../../../config/settings.js';
 import { withConfigWriter } from '../../../config/store.js';

@@ -10,10 +10,10 @@
  * included), several records can fail or be unknown at one stop, and records after a
  * failed one can be created.
  */
-import { ApiError, CliError, ExitCode, InterruptedError } from '../../../errors.js';
+import { ApiError, CliError, ExitCode, InterruptedError } from '../../../base/errors.js';
 import { describeApiError } from '../../../text/escape.js';
 import type { RenderMode } from '../../../render/pets.js';
-import { shellQuote } from '../../../suggest.js';
+import { shellQuote } from '../../../base/suggest.js';
 import { formatCount } from '../../../text/count.js';
 
 /** Why a record was not created, or may have been: the server's Error, or petstore's own. */

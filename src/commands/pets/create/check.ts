@@ -21,7 +21,7 @@ import {
   type RecordProblem,
   type RecordText,
 } from './records.js';
-import { UsageError } from '../../../errors.js';
+import { UsageError } from '../../../base/errors.js';
 import { formatCount } from '../../../text/count.js';
 import { InputChangedError, type BulkSource } from './source.js';
 

@@ -5,10 +5,10 @@
  */
 import { Command, Option } from '@commander-js/extra-typings';
 import { operationLabel } from '../../../client/constants.js';
-import { RECORD_FLAGS, withTraits } from '../../../command-traits.js';
-import { UsageError } from '../../../errors.js';
-import { CONCURRENCY_MAX, DEFAULT_CONCURRENCY, parseConcurrency } from '../../../flag-values.js';
-import { dryRunForm, parseDryRun, type DryRunForm } from '../../../dry-run.js';
+import { RECORD_FLAGS, withTraits } from '../../traits.js';
+import { UsageError } from '../../../base/errors.js';
+import { CONCURRENCY_MAX, DEFAULT_CONCURRENCY, parseConcurrency } from '../../../base/flag-values.js';
+import { dryRunForm, parseDryRun, type DryRunForm } from '../../../operations/dry-run.js';
 import type { Runner } from '../../runner.js';
 import {
   categoryIdOption,

@@ -38,7 +38,7 @@
  * ```
  */
 import { closeSync, constants, ftruncateSync, openSync, writeSync } from 'node:fs';
-import { CliError, describeFileError, ExitCode } from '../../../errors.js';
+import { CliError, describeFileError, ExitCode } from '../../../base/errors.js';
 import type { AccountLog, Place, RecordError } from './account.js';
 import type { WrittenFile } from './remaining.js';
 

@@ -5,8 +5,8 @@
  * create": checks everything, prints what would be sent, sends nothing).
  */
 import type { NewPet, Pet } from '../../../client/schemas.js';
-import { CliError, InterruptedError, OutputError } from '../../../errors.js';
-import { settleOrAbort } from '../../../abort.js';
+import { CliError, InterruptedError, OutputError } from '../../../base/errors.js';
+import { settleOrAbort } from '../../../base/abort.js';
 import { RecordStream, writeRecordLine, type RecordOutput } from '../../../render/output.js';
 
 /** How records are printed. */

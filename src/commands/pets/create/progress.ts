@@ -4,7 +4,7 @@
  * the line (`Io.progress`: on stderr's terminal only, redrawn in place, erased before any
  * other line); this part says what it shows.
  */
-import type { Progress } from '../../../io.js';
+import type { Progress } from '../../../io/io.js';
 import { countOf, formatCount } from '../../../text/count.js';
 
 export type { Progress };

@@ -15,8 +15,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, constants, fdatasync, fstatSync, openSync, rmSync, write } from 'node:fs';
 import { copyFile, link, open, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { describeFileError } from '../../../errors.js';
-import type { Shutdown } from '../../../shutdown.js';
+import { describeFileError } from '../../../base/errors.js';
+import type { Shutdown } from '../../../base/shutdown.js';
 import type { Saved } from './account.js';
 import type { IndexedText } from './records.js';
 

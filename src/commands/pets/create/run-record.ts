@@ -39,9 +39,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import type { Connection } from '../../../config/settings.js';
-import { CliError, ConfigError, describeFileError, ExitCode, UsageError } from '../../../errors.js';
-import { StateFolder, type HeldFile } from '../../../state-folder.js';
-import { shellQuote } from '../../../suggest.js';
+import { CliError, ConfigError, describeFileError, ExitCode, UsageError } from '../../../base/errors.js';
+import { StateFolder, type HeldFile } from '../../../fs/state-folder.js';
+import { shellQuote } from '../../../base/suggest.js';
 import {
   BulkAccount,
   describeLines,

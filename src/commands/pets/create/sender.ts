@@ -27,7 +27,7 @@ import {
   NetworkError,
   ProxyError,
   TlsError,
-} from '../../../errors.js';
+} from '../../../base/errors.js';
 import type { RetryDecision } from '../../../http/retry.js';
 import { findErrorCode, NOT_SENT_CODES, REFUSAL_STATUS } from '../../../http/retry.js';
 import type { BulkAccount } from './account.js';

@@ -11,9 +11,9 @@ import {
   operationLabel,
   PET_STATUSES,
 } from '../../../client/constants.js';
-import { RECORD_FLAGS, withTraits } from '../../../command-traits.js';
-import { UsageError } from '../../../errors.js';
-import { parseInt64, parseMaxPages, statusParser } from '../../../flag-values.js';
+import { RECORD_FLAGS, withTraits } from '../../traits.js';
+import { UsageError } from '../../../base/errors.js';
+import { parseInt64, parseMaxPages, statusParser } from '../../../base/flag-values.js';
 import type { Runner } from '../../runner.js';
 import type { GetOptions } from './run.js';
 

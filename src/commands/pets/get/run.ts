@@ -6,11 +6,11 @@
  */
 import type { PetStatus } from '../../../client/constants.js';
 import type { Context } from '../../../context.js';
-import { ExitCode } from '../../../errors.js';
-import { findPet } from '../../../pet-lookup.js';
+import { ExitCode } from '../../../base/errors.js';
+import { findPet } from '../../../operations/pet-lookup.js';
 import { writePet } from '../../../render/output.js';
 
-export { describeGetDeprecation, WARNING_COLUMNS } from '../../../pet-lookup.js';
+export { describeGetDeprecation, WARNING_COLUMNS } from '../../../operations/pet-lookup.js';
 
 /** Typed options of `pets get`. */
 export interface GetOptions {

@@ -4,9 +4,9 @@
  */
 import { Command, Option } from '@commander-js/extra-typings';
 import { LIMIT_MAX, MAX_PAGES_DEFAULT, operationLabel, PET_FIELDS, PET_STATUSES } from '../../../client/constants.js';
-import { RECORD_FLAGS, withTraits } from '../../../command-traits.js';
-import { UsageError } from '../../../errors.js';
-import { parseLimit, parseMaxPages, parseSort, statusParser } from '../../../flag-values.js';
+import { RECORD_FLAGS, withTraits } from '../../traits.js';
+import { UsageError } from '../../../base/errors.js';
+import { parseLimit, parseMaxPages, parseSort, statusParser } from '../../../base/flag-values.js';
 import type { EnvVars } from '../../../config/env.js';
 import type { Runner } from '../../runner.js';
 import type { ListOptions } from './run.js';

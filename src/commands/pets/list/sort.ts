@@ -9,7 +9,7 @@
  */
 import type { Pet } from '../../../client/schemas.js';
 import type { EnvVars } from '../../../config/env.js';
-import type { PetSort } from '../../../flag-values.js';
+import type { PetSort } from '../../../base/flag-values.js';
 
 /** The BCP 47 tag of the locale names are collated by, from the environment; undefined for C/POSIX. */
 export function collationLocale(env: EnvVars): string | undefined {

@@ -6,7 +6,7 @@
 import { Option } from '@commander-js/extra-typings';
 import { PET_STATUSES, toJsonInt, type PetStatus } from '../../../client/constants.js';
 import type { NewPet } from '../../../client/schemas.js';
-import { parseInt64, statusParser } from '../../../flag-values.js';
+import { parseInt64, statusParser } from '../../../base/flag-values.js';
 
 /**
  * A pet as the flags give it: `name` and `categoryId` are required by the API, but may be

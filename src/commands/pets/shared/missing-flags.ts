@@ -4,7 +4,7 @@
  * instead"): whether asking is possible, and the one error that names them all otherwise.
  */
 import type { Context } from '../../../context.js';
-import { UsageError } from '../../../errors.js';
+import { UsageError } from '../../../base/errors.js';
 
 /**
  * Whether missing values may be asked for: stdin and stderr (where prompts are drawn) are

@@ -5,8 +5,8 @@
 import { PET_STATUSES, toJsonInt, type PetStatus } from '../../../client/constants.js';
 import type { NewPet } from '../../../client/schemas.js';
 import type { Context } from '../../../context.js';
-import { CliError, InterruptedError } from '../../../errors.js';
-import { parseInt64 } from '../../../flag-values.js';
+import { CliError, InterruptedError } from '../../../base/errors.js';
+import { parseInt64 } from '../../../base/flag-values.js';
 import { toNewPet, type PetDraft } from './draft.js';
 
 /** The `status` choice that leaves the field out of the request. */

@@ -6,7 +6,7 @@
  */
 import type { Pet } from '../../../client/schemas.js';
 import type { Context } from '../../../context.js';
-import { CliError, ExitCode, OutputError } from '../../../errors.js';
+import { CliError, ExitCode, OutputError } from '../../../base/errors.js';
 import { writePet } from '../../../render/output.js';
 
 /** What the operation did to the pet, in the past tense (`created`), and what not to do again. */

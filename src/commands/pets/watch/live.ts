@@ -10,8 +10,8 @@
  */
 import type { PetField } from '../../../client/constants.js';
 import type { Pet } from '../../../client/schemas.js';
-import type { Colors, Io } from '../../../io.js';
-import type { Shutdown } from '../../../shutdown.js';
+import type { Colors, Io } from '../../../io/io.js';
+import type { Shutdown } from '../../../base/shutdown.js';
 import { truncateToWidth } from '../../../text/width.js';
 import { petKey } from './view.js';
 

@@ -19,7 +19,7 @@ import {
   NetworkError,
   TimeoutError,
   UsageError,
-} from '../../../errors.js';
+} from '../../../base/errors.js';
 import { parseRetryAfter } from '../../../http/retry.js';
 import { writeRecords, type RecordOutput } from '../../../render/output.js';
 import { pickFields } from '../../../render/pets.js';

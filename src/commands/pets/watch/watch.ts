@@ -5,8 +5,8 @@
  */
 import { Command, Option } from '@commander-js/extra-typings';
 import { LIMIT_MAX, MAX_PAGES_DEFAULT, operationLabel, PET_STATUSES } from '../../../client/constants.js';
-import { withTraits } from '../../../command-traits.js';
-import { FLAG_VALUES, parseInterval, parseMaxPages, parseStatus } from '../../../flag-values.js';
+import { withTraits } from '../../traits.js';
+import { FLAG_VALUES, parseInterval, parseMaxPages, parseStatus } from '../../../base/flag-values.js';
 import type { Runner } from '../../runner.js';
 import type { WatchOptions } from './run.js';
 

@@ -1,6 +1,6 @@
 /** `petstore sandbox reset`: the declaration; the run is in `run.ts`. */
 import { Command } from '@commander-js/extra-typings';
-import { withTraits } from '../../../command-traits.js';
+import { withTraits } from '../../traits.js';
 import type { Runner } from '../../runner.js';
 
 /** Declares `sandbox reset`. */

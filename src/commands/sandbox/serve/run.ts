@@ -4,8 +4,8 @@
  * assignments (or one JSON object with `--json`); the request log goes to stderr.
  */
 import type { Context } from '../../../context.js';
-import { CliError, ExitCode, InterruptedError, UsageError } from '../../../errors.js';
-import { isLoopbackHost } from '../../../loopback.js';
+import { CliError, ExitCode, InterruptedError, UsageError } from '../../../base/errors.js';
+import { isLoopbackHost } from '../../../base/loopback.js';
 import { sandboxDataFile } from '../../../config/paths.js';
 import { renderJson } from '../../../render/pets.js';
 import { startSandbox } from '../../../sandbox/server.js';

@@ -3,9 +3,9 @@
  * run is in `run.ts`.
  */
 import { Command, Option } from '@commander-js/extra-typings';
-import { withTraits } from '../../../command-traits.js';
-import { UsageError } from '../../../errors.js';
-import { FLAG_VALUES, quote } from '../../../flag-values.js';
+import { withTraits } from '../../traits.js';
+import { UsageError } from '../../../base/errors.js';
+import { FLAG_VALUES, quote } from '../../../base/flag-values.js';
 import type { Runner } from '../../runner.js';
 
 /**

@@ -20,10 +20,10 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fsync, openSync, write } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../base/errors.js';
 import { FileLock, LockBusyError } from './file-lock.js';
 import { checkFolder, FileTooLargeError, readOwnedFile, UntrustedPathError } from './trust.js';
-import { formatCount } from './text/count.js';
+import { formatCount } from '../text/count.js';
 
 /** What the state folder is for, in the words of a refusal. */
 const PURPOSE = 'the records of bulk creates, which keep a re-run from creating pets twice';

@@ -5,12 +5,12 @@
  * the one the server would receive, field for field; the key is never printed: the
  * Authorization header names `$PETSTORE_API_KEY` instead.
  */
-import type { Connection } from './config/settings.js';
-import { UsageError } from './errors.js';
-import type { OutgoingRequest } from './http/transport.js';
-import { quote } from './flag-values.js';
-import { shellQuote } from './suggest.js';
-import { formatCount } from './text/count.js';
+import type { Connection } from '../config/settings.js';
+import { UsageError } from '../base/errors.js';
+import type { OutgoingRequest } from '../http/transport.js';
+import { quote } from '../base/flag-values.js';
+import { shellQuote } from '../base/suggest.js';
+import { formatCount } from '../text/count.js';
 
 /** How a dry run prints the request: JSON (`--dry-run`) or a curl command (`--dry-run=curl`). */
 export type DryRunForm = 'json' | 'curl';

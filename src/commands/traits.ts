@@ -8,8 +8,8 @@
  * command without a list of names.
  */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import { operationOf, type OperationId } from './client/constants.js';
-import type { OutputFormat } from './flag-values.js';
+import { operationOf, type OperationId } from '../client/constants.js';
+import type { OutputFormat } from '../base/flag-values.js';
 
 /** The global flags that shape pet records, as a user writes them (cli-contract.md "Output"). */
 export const RECORD_FLAGS = ['--fields', '--json FIELDS', '--jq', '--output csv'] as const;

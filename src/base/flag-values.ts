@@ -16,7 +16,7 @@ import {
   PET_STATUSES,
   type PetField,
   type PetStatus,
-} from './client/constants.js';
+} from '../client/constants.js';
 import { UsageError } from './errors.js';
 
 const DIGITS = /^[0-9]+$/;

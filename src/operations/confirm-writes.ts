@@ -7,10 +7,10 @@
  * (`confirmWrite`); a server that asks its client another way reuses the rule with its own
  * `canAsk`.
  */
-import type { Connection } from './config/settings.js';
-import type { Context } from './context.js';
-import { CliError, ExitCode, InterruptedError } from './errors.js';
-import { escapeForTerminal } from './text/escape.js';
+import type { Connection } from '../config/settings.js';
+import type { Context } from '../context.js';
+import { CliError, ExitCode, InterruptedError } from '../base/errors.js';
+import { escapeForTerminal } from '../text/escape.js';
 
 /** What to do with a write: send it, ask first, or refuse it (nothing sent). */
 export type WriteConsent = 'send' | 'ask' | 'refuse';

@@ -14,7 +14,7 @@
 // `promises` is read on use: Node loads its promise API (about 5 ms) on first use, and the
 // start-up path reads its files synchronously.
 import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fsp, readSync, statSync } from 'node:fs';
-import { formatCount } from './text/count.js';
+import { formatCount } from '../text/count.js';
 
 /** Group- and other-writable mode bits. */
 const SHARED_WRITE = 0o022;

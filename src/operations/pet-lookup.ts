@@ -9,15 +9,15 @@
  * `Sunset` date in the past. It prints nothing but warnings (through `warn`) and the
  * progress line; the caller shows the pet.
  */
-import { GET_PET_REMOVAL_DATE, LIMIT_MAX, type PetStatus } from './client/constants.js';
-import { walkPetPages, type PetPage } from './client/pages.js';
-import type { Pet } from './client/schemas.js';
-import type { PetstoreClient } from './client/client.js';
-import type { ApiContext, SettingsContext, TerminalContext } from './context.js';
-import { DeprecationReporter, isoDay, relativeDays, type DeprecationInfo } from './http/deprecation.js';
-import { ApiError, CliError, ExitCode } from './errors.js';
-import { describeListProgress } from './render/progress.js';
-import { countOf } from './text/count.js';
+import { GET_PET_REMOVAL_DATE, LIMIT_MAX, type PetStatus } from '../client/constants.js';
+import { walkPetPages, type PetPage } from '../client/pages.js';
+import type { Pet } from '../client/schemas.js';
+import type { PetstoreClient } from '../client/client.js';
+import type { ApiContext, SettingsContext, TerminalContext } from '../context.js';
+import { DeprecationReporter, isoDay, relativeDays, type DeprecationInfo } from '../http/deprecation.js';
+import { ApiError, CliError, ExitCode } from '../base/errors.js';
+import { describeListProgress } from '../render/progress.js';
+import { countOf } from '../text/count.js';
 
 /** What to find and how. */
 export interface PetLookup {

@@ -18,9 +18,9 @@ import { open, stat } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { on } from 'node:events';
 import type { Readable } from 'node:stream';
-import { InterruptedError, UsageError, describeFileError } from './errors.js';
-import { quote } from './flag-values.js';
-import { formatCount } from './text/count.js';
+import { InterruptedError, UsageError, describeFileError } from '../base/errors.js';
+import { quote } from '../base/flag-values.js';
+import { formatCount } from '../text/count.js';
 
 /** Bytes read per chunk from a file or device. */
 const CHUNK_BYTES = 64 * 1024;

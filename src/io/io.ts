@@ -12,8 +12,8 @@
 import { accessSync, constants as fsConstants } from 'node:fs';
 import { isatty } from 'node:tty';
 import type { Readable, Writable } from 'node:stream';
-import type { EnvVars } from './config/env.js';
-import { OutputError } from './errors.js';
+import type { EnvVars } from '../config/env.js';
+import { OutputError } from '../base/errors.js';
 import {
   kindOf,
   messageForm,
@@ -23,13 +23,13 @@ import {
   type Message,
   type MessagePolicy,
   type TextStyle,
-} from './io/messages.js';
-import type { PagerChoice, RunningPager } from './io/pager.js';
-import { ProgressLine, type Progress } from './io/progress.js';
-import { ShutdownRegistry, type Shutdown } from './shutdown.js';
+} from './messages.js';
+import type { PagerChoice, RunningPager } from './pager.js';
+import { ProgressLine, type Progress } from './progress.js';
+import { ShutdownRegistry, type Shutdown } from '../base/shutdown.js';
 
-export type { ErrorMessage } from './io/messages.js';
-export type { Progress } from './io/progress.js';
+export type { ErrorMessage } from './messages.js';
+export type { Progress } from './progress.js';
 
 /** Colour functions; identity functions when colour is off. */
 export interface Colors {
@@ -427,7 +427,7 @@ class StreamIo implements Io {
     if (this.pager !== undefined) return !this.pager.done;
     const choice = this.pagerChoice?.choice;
     if (choice === undefined) return false;
-    const { RunningPager } = await import('./io/pager.js');
+    const { RunningPager } = await import('./pager.js');
     // The pager draws on the terminal itself when stdout is the process's; else (tests)
     // what it prints is copied to stdout.
     const direct = this.stdout.fd === 1;
