@@ -6,7 +6,7 @@
 //   directory of its own: the two medians come from the same stretch of machine time, so
 //   their ratio holds on a busy machine where two separate runs' figures would not.
 // - stale lock: a process takes the store's lock with petstore's own lock code
-//   (src/file-lock.ts, bundled here with esbuild) and is killed with SIGKILL while it
+//   (src/fs/file-lock.ts, bundled here with esbuild) and is killed with SIGKILL while it
 //   holds it. Measured: how long the next taker needs to get the lock (in a process of its
 //   own, from its first attempt), and a whole `--env sandbox pets create` run right after
 //   the kill, against the same run with no stale lock.
@@ -26,7 +26,7 @@ async function bundleLockTool(dir) {
   await build({
     stdin: {
       contents: `
-        import { FileLock } from ${JSON.stringify(join(root, 'src', 'file-lock.ts'))};
+        import { FileLock } from ${JSON.stringify(join(root, 'src', 'fs', 'file-lock.ts'))};
         const [mode, file] = process.argv.slice(2);
         (async () => {
           await import('proper-lockfile'); // Loaded before the clock starts: not part of the wait.

@@ -58,7 +58,7 @@ if (text !== undefined) {
   // TurboFan on background threads, and process exit waits for those: about 100 ms and
   // 35 MiB per run, for a parser that reads a few kilobytes. Liftoff code is plenty.
   require('node:v8').setFlagsFromString('--liftoff-only');
-  // petstore lets NO_COLOR win over FORCE_COLOR (no-color.org; see src/io.ts). Node >= 22
+  // petstore lets NO_COLOR win over FORCE_COLOR (no-color.org; see src/io/io.ts). Node >= 22
   // warns, when both are set, that it ignores NO_COLOR for its own colours, which would
   // tell the user the opposite of what petstore does; that one warning is dropped.
   const emitWarning = process.emitWarning;
