@@ -65,6 +65,73 @@ export const ERROR_CODES = [
 /** A machine-readable code of petstore's own. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** What a code means and the exit codes it comes with, the usual one first. */
+export interface ErrorCodeInfo {
+  readonly exit: readonly number[];
+  /** One short sentence (docs/errors.md "Error codes" says more). */
+  readonly meaning: string;
+}
+
+/** The signals' exit codes, SIGINT's first. */
+const SIGNAL_EXITS = [ExitCode.interrupted, ExitCode.terminated, ExitCode.hungUp, ExitCode.quit];
+
+/**
+ * Each of ERROR_CODES with its exit codes and meaning, for `help --json`; docs/errors.md's
+ * table gives the same exit codes (test/unit/errors.test.ts compares them).
+ */
+export const ERROR_CODE_INFO: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
+  usage: { exit: [ExitCode.usage], meaning: 'A bad command, flag or value; nothing was sent.' },
+  config: {
+    exit: [ExitCode.usage],
+    meaning: 'No base URL, or a config, sandbox or state file or folder that cannot be used; nothing was sent.',
+  },
+  auth: { exit: [ExitCode.auth], meaning: 'No API key for the environment.' },
+  key_command: { exit: [ExitCode.auth], meaning: "The environment's apiKeyCommand gave no key." },
+  network: { exit: [ExitCode.network], meaning: 'Connection refused or reset, DNS failure, an answer cut off.' },
+  timeout: { exit: [ExitCode.network], meaning: 'The --timeout deadline passed.' },
+  tls: { exit: [ExitCode.network], meaning: 'The server could not be reached securely (TLS).' },
+  proxy: { exit: [ExitCode.network], meaning: 'The proxy refused or failed the tunnel; nothing reached the API.' },
+  invalid_response: {
+    exit: [ExitCode.failure, ExitCode.rejected, ExitCode.auth, ExitCode.notFound],
+    meaning: 'An answer that breaks the API contract (exit 6, 4, 5 for a 400, 401, 404).',
+  },
+  output: { exit: [ExitCode.failure], meaning: 'stdout cannot be written.' },
+  interrupted: { exit: SIGNAL_EXITS, meaning: 'Stopped by SIGINT, SIGTERM, SIGHUP or SIGQUIT.' },
+  input_changed: {
+    exit: [ExitCode.failure],
+    meaning: 'pets create --from-file: the input changed after it was checked.',
+  },
+  already_sent: {
+    exit: [ExitCode.usage],
+    meaning: 'pets create --from-file: an earlier run of the same input stopped partway or is under way.',
+  },
+  state: { exit: [ExitCode.failure], meaning: "pets create --from-file: the run's journal could not be written." },
+  max_pages: { exit: [ExitCode.failure], meaning: 'Stopped at --max-pages while the server links to more.' },
+  not_in_list: { exit: [ExitCode.notFound], meaning: 'pets get through the list: the pet is on no page.' },
+  not_in_first_page: {
+    exit: [ExitCode.notFound],
+    meaning: 'pets get through the list: not on the one full page the server offers.',
+  },
+  not_set: { exit: [ExitCode.failure], meaning: 'config get of a key that has no value and no default.' },
+  not_confirmed: {
+    exit: [ExitCode.usage],
+    meaning: 'A write to an environment with confirmWrites was not confirmed; nothing was sent.',
+  },
+  listen: { exit: [ExitCode.failure], meaning: 'sandbox serve cannot listen on the address.' },
+  jq: { exit: [ExitCode.failure], meaning: 'The --jq filter stopped at run time.' },
+  jq_input_too_large: { exit: [ExitCode.failure], meaning: 'Too much JSON for one --jq run over the whole list.' },
+  jq_timeout: { exit: [ExitCode.failure], meaning: 'The --jq filter was still running when --timeout ran out.' },
+  internal: { exit: [ExitCode.failure], meaning: 'A bug in petstore.' },
+};
+
+/**
+ * Codes a bulk create's account gives one record (its `unknown` list, docs/commands.md
+ * "pets create") beside those of ERROR_CODES: never the code of a run's error.
+ */
+export const RECORD_CODES = {
+  unknown: 'A record an earlier run sent whose answer it never recorded: it may have been created.',
+} as const;
+
 /** A server's own Error `code` (spec §7 leaves its values open), kept apart from `ErrorCode`. */
 export type ServerErrorCode = string & { readonly __server: true };
 

@@ -35,11 +35,23 @@ export interface FlagRange {
  * (a flag means the same on every command that has it).
  */
 export interface FlagValue {
-  /** `integer`: whole numbers; `number`: decimals too; `int64`: a signed 64-bit integer (spec §2). */
-  readonly type: 'integer' | 'number' | 'int64' | 'list';
+  /**
+   * `integer`: whole numbers; `number`: decimals too; `int64`: a signed 64-bit integer
+   * (spec §2); `list`: comma-separated items of `values`; `enum`: one of `values`.
+   */
+  readonly type: 'integer' | 'number' | 'int64' | 'list' | 'enum';
   readonly range?: FlagRange;
   /** What applies when the flag is not given. */
   readonly default?: number;
+  /** The values (`enum`) or items (`list`) allowed, for a flag whose declaration names no choices. */
+  readonly values?: readonly string[];
+  /**
+   * For a flag whose value may be left out, every way of writing it that the parser takes,
+   * a placeholder in capitals standing for `values` (`--json FIELDS`). Without it, such a
+   * flag (commander's `[value]`) takes its value only after `=` (`prescan`), and its forms
+   * are the bare flag and `--flag=VALUE` for each of `values`.
+   */
+  readonly forms?: readonly string[];
 }
 
 /** Most requests a bulk create keeps in flight (`--concurrency`). */
@@ -47,7 +59,13 @@ export const CONCURRENCY_MAX = 32;
 /** Requests a bulk create keeps in flight unless told otherwise. */
 export const DEFAULT_CONCURRENCY = 4;
 
-/** The flags whose values are numbers or lists (cli-contract.md "Input rules", "Network behaviour"). */
+/** The one value `--dry-run` takes, after `=` (docs/commands.md "Dry runs"). */
+const DRY_RUN_VALUES = ['curl'] as const;
+
+/**
+ * The flags whose values are numbers, lists or optional (cli-contract.md "Input rules",
+ * "Network behaviour", "Agents").
+ */
 export const FLAG_VALUES = {
   '--limit': { type: 'integer', range: { min: LIMIT_MIN, max: LIMIT_MAX }, default: LIMIT_DEFAULT },
   '--max-pages': { type: 'integer', range: { min: 1, max: MAX_PAGES_LIMIT }, default: MAX_PAGES_DEFAULT },
@@ -63,6 +81,13 @@ export const FLAG_VALUES = {
   '--category-id': { type: 'int64' },
   // Comma-separated items of the option's choices.
   '--fields': { type: 'list' },
+  // `--json FIELDS` is gh's shorthand for `--output json --fields FIELDS`: the word after a
+  // bare `--json` is its value only when every item is a field (`prescan`).
+  '--json': { type: 'list', values: PET_FIELDS, forms: ['--json', '--json FIELDS', '--json=FIELDS'] },
+  // Only after `=`: `api --dry-run pets` requests pets (`prescan`).
+  '--dry-run': { type: 'enum', values: DRY_RUN_VALUES },
+  // `mcp`: the most bytes of one tool result, 1 KiB to 64 MiB; 256 KiB unless told otherwise.
+  '--max-result-bytes': { type: 'integer', range: { min: 1024, max: 64 * 1024 * 1024 }, default: 262_144 },
 } as const satisfies Record<string, FlagValue>;
 
 /** Quotes a user value for a message, showing control characters and emptiness plainly. */
@@ -156,11 +181,11 @@ export function parseInt64(raw: string, what: string): bigint {
  * Parses `--max-pages` (`pets list --all`, `pets get --via-list`): a whole number 1..10000.
  * @throws UsageError otherwise.
  */
-export function parseMaxPages(raw: string): number {
+export function parseMaxPages(raw: string, flag = '--max-pages'): number {
   const { min, max } = FLAG_VALUES['--max-pages'].range;
   const pages = wholeNumberIn(raw, min, max);
   if (pages === undefined) {
-    throw new UsageError(`invalid --max-pages ${quote(raw)}: must be a whole number from ${min} to ${max}`);
+    throw new UsageError(`invalid ${flag} ${quote(raw)}: must be a whole number from ${min} to ${max}`);
   }
   return pages;
 }

@@ -55,6 +55,12 @@ export interface CommandTraits {
    * terminal and `ndjson`, a stream of events); `help --json` lists them. Undefined: all.
    */
   readonly outputs?: readonly OutputFormat[];
+  /**
+   * Groups of its flags (long names) that go together: given one of a group, the others are
+   * needed too (off a terminal a missing one is refused, exit 2; `pets create` asks for it
+   * on a terminal). `help --json` lists them as `requiredTogether`.
+   */
+  readonly together?: readonly (readonly string[])[];
 }
 
 /** The traits of a command that declares none: a group, `version`, `config set`. */
@@ -72,6 +78,15 @@ const declared = new WeakMap<object, CommandTraits>();
 /** Declares `cmd`'s traits (those left out are NO_TRAITS's); returns `cmd`, for chaining. */
 export function withTraits<C extends CommandUnknownOpts>(cmd: C, traits: Partial<CommandTraits>): C {
   declared.set(cmd, { ...NO_TRAITS, ...traits });
+  return cmd;
+}
+
+/**
+ * Adds `traits` to those `cmd` declared (they win over them); returns `cmd`, for chaining.
+ * For a trait set where a command is put in the tree, beside its own declaration.
+ */
+export function addTraits<C extends CommandUnknownOpts>(cmd: C, traits: Partial<CommandTraits>): C {
+  declared.set(cmd, { ...traitsOf(cmd), ...traits });
   return cmd;
 }
 

@@ -38,7 +38,32 @@ export interface EnvVarSpec {
   readBy?: 'node' | 'shim';
   /** The flag (long name) that does the same and wins over it, for `help --json`'s flags. */
   flag?: string;
+  /**
+   * Which commands read it, for `help --json`: each item a command's words (`sandbox
+   * serve`), or a flag standing for the commands it acts on (a global flag's as
+   * `takesGlobalFlag` says: `--env` those that use an environment, `--timeout` those that
+   * send requests, `--no-pager` those that page, `--yes` those that ask; another flag's,
+   * the commands that have it). Omitted: `flag`'s commands, else every command.
+   */
+  readWith?: readonly string[];
 }
+
+/** The commands that read the config folder: those of an environment, and those of the config file itself. */
+const CONFIG_READERS = [
+  '--env',
+  'config get',
+  'config set',
+  'config unset',
+  'config path',
+  'env use',
+  'env remove',
+  'sandbox serve',
+  'sandbox reset',
+] as const;
+/** The commands that may start a pager: those that page a table, and `help` (any `--help` too). */
+const PAGER_READERS = ['--no-pager', 'help'] as const;
+/** The commands that send requests (`--timeout` acts on them). */
+const REQUESTS = ['--timeout'] as const;
 
 /** Every environment variable petstore reads (or, `readBy: 'node'`, that Node reads for it). */
 export const ENV_VARS = {
@@ -55,17 +80,20 @@ export const ENV_VARS = {
     meaning: "The selected environment's base URL, when `--base-url` is not given.",
   },
   PETSTORE_API_KEY: {
+    readWith: ['--env'],
     type: 'string',
     default: "the environment's `apiKeyCommand`, else its stored key",
     meaning: "The selected environment's API key; wins over `apiKeyCommand` and a stored key.",
     secret: true,
   },
   PETSTORE_CONFIG_DIR: {
+    readWith: CONFIG_READERS,
     type: 'path',
     default: '`$XDG_CONFIG_HOME/petstore`',
     meaning: "The folder of the config file and the sandbox's data.",
   },
   PETSTORE_STATE_DIR: {
+    readWith: ['--from-file'],
     type: 'path',
     default: '`$XDG_STATE_HOME/petstore`',
     meaning: 'The folder where petstore keeps the records of bulk creates, so that re-runs do not duplicate.',
@@ -77,34 +105,40 @@ export const ENV_VARS = {
     meaning: 'Never call deprecated operations, as `--fail-on-deprecated`.',
   },
   PETSTORE_DEBUG: {
+    readWith: ['--verbose'],
     type: 'string',
     default: 'off',
     meaning:
       '`api`: `--verbose` and the bodies, credentials redacted; any other value but `0` or `false`: `--verbose`.',
   },
   PETSTORE_NO_PROMPT: {
+    readWith: ['--yes'],
     type: 'boolean',
     default: 'off',
     meaning: 'Nothing is asked, even on a terminal: missing `pets create` values, `confirmWrites` questions.',
   },
   PETSTORE_BULK_CONNECTIONS: {
+    readWith: ['--from-file'],
     type: ['fresh', 'keep-alive'],
     default: '`fresh`: a new connection per request',
     meaning:
       '`keep-alive`: a bulk create reuses connections (faster; a server closing one can leave a record unknown).',
   },
   PETSTORE_SANDBOX_KEY: {
+    readWith: ['--env', 'sandbox serve'],
     type: 'string',
     default: 'the key kept beside the sandbox data file (`sandbox.json.key`), made on first use',
     meaning: 'The key the sandbox accepts, for `sandbox serve` and the embedded sandbox; never stored.',
     secret: true,
   },
   PETSTORE_SANDBOX_WITHOUT_GET_PET: {
+    readWith: REQUESTS,
     type: 'boolean',
     default: 'off',
     meaning: "The embedded sandbox plays the API after getPet's removal (`410 Gone`).",
   },
   PETSTORE_PAGER: {
+    readWith: PAGER_READERS,
     type: 'string',
     default: '`PAGER`',
     meaning: 'The pager for a table or help longer than the screen; `cat` turns paging off (as `--no-pager` does).',
@@ -115,16 +149,19 @@ export const ENV_VARS = {
     meaning: 'The form of every message on stderr: `json` (one object a line) or `text`.',
   },
   PAGER: {
+    readWith: PAGER_READERS,
     type: 'string',
     default: '`less -FRX`, when `less` is on `PATH`',
     meaning: 'The pager when `PETSTORE_PAGER` is unset; `cat` turns paging off.',
   },
   LESS: {
+    readWith: PAGER_READERS,
     type: 'string',
     default: '`FRX` for a pager named by `PETSTORE_PAGER` or `PAGER`',
     meaning: 'The options of `less`, passed on to the pager.',
   },
   PATH: {
+    readWith: [...PAGER_READERS, '--env'],
     type: 'string',
     meaning: 'Where `less` and the program of an `apiKeyCommand` are looked for.',
   },
@@ -150,54 +187,65 @@ export const ENV_VARS = {
     meaning: '`dumb`: no colour.',
   },
   HTTPS_PROXY: {
+    readWith: REQUESTS,
     type: 'string',
     lowercase: true,
     meaning:
       'The proxy for `https://` base URLs (read as `http://` without a scheme); loopback hosts are never proxied.',
   },
   HTTP_PROXY: {
+    readWith: REQUESTS,
     type: 'string',
     lowercase: true,
     meaning: 'The proxy for `http://` URLs only; the only plain-http base URLs allowed are loopback, never proxied.',
   },
   NO_PROXY: {
+    readWith: REQUESTS,
     type: 'string',
     lowercase: true,
     meaning: 'Hosts reached without a proxy (comma-separated; `example.com` covers its hosts too; `*` for all).',
   },
   LC_ALL: {
+    readWith: ['--sort'],
     type: 'string',
     meaning: 'The locale whose collation `pets list --sort name` orders names by (`C`, `POSIX`: code point order).',
   },
   LC_COLLATE: {
+    readWith: ['--sort'],
     type: 'string',
     meaning: 'The collation of `pets list --sort name` when `LC_ALL` is unset.',
   },
   LANG: {
+    readWith: ['--sort'],
     type: 'string',
     meaning: 'The collation of `pets list --sort name` when `LC_ALL` and `LC_COLLATE` are unset.',
   },
   TMPDIR: {
+    readWith: ['--from-file'],
     type: 'absolute-path',
     default: "the system's temporary folder",
     meaning: 'Where input of `--from-file` that can be read only once (stdin, a pipe) is spooled.',
   },
   XDG_CONFIG_HOME: {
+    readWith: CONFIG_READERS,
     type: 'absolute-path',
     default: '`$HOME/.config`',
     meaning: 'The base of the config folder when `PETSTORE_CONFIG_DIR` is unset.',
   },
   XDG_STATE_HOME: {
+    readWith: ['--from-file'],
     type: 'absolute-path',
     default: '`$HOME/.local/state`',
     meaning: 'The base of the state folder when `PETSTORE_STATE_DIR` is unset.',
   },
   HOME: {
+    readWith: CONFIG_READERS,
     type: 'path',
     default: "the account's home folder",
     meaning: 'The home folder, under which `~/.config` and `~/.local/state` lie.',
   },
   NODE_EXTRA_CA_CERTS: {
+    readWith: REQUESTS,
     type: 'path',
     readBy: 'node',
     meaning: 'A PEM file of extra CA certificates, for an API behind a private CA.',

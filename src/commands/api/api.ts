@@ -20,7 +20,13 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
 /** Declares `api`. */
 export function newApiCommand(f: Runner) {
   return (
-    withTraits(new Command('api'), { recordFlags: ['--jq'], writes: 'by-method', environment: 'request' })
+    withTraits(new Command('api'), {
+      recordFlags: ['--jq'],
+      writes: 'by-method',
+      environment: 'request',
+      // The server's body as it is; `runApi` refuses any other `--output`.
+      outputs: ['json'],
+    })
       .description("send any request to the API with the environment's key, and print the answer as it is")
       .usage('[flags] [METHOD] PATH')
       // One variadic argument: commander cannot take an optional METHOD before a required

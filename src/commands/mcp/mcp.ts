@@ -6,20 +6,18 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { withTraits } from '../traits.js';
 import { UsageError } from '../../base/errors.js';
-import { quote } from '../../base/flag-values.js';
+import { FLAG_VALUES, quote } from '../../base/flag-values.js';
 import type { Runner } from '../runner.js';
 
-/** The cap on one result unless told otherwise: 256 KiB. */
-const MAX_RESULT_BYTES_DEFAULT = 262_144;
-/** The range of `--max-result-bytes`: 1 KiB to 64 MiB. */
-const MAX_RESULT_BYTES_RANGE = { min: 1024, max: 64 * 1024 * 1024 };
+/** The cap on one result unless told otherwise: 256 KiB (FLAG_VALUES, which help --json reads). */
+const MAX_RESULT_BYTES_DEFAULT = FLAG_VALUES['--max-result-bytes'].default;
 
 /**
  * Parses `--max-result-bytes`: a whole number of bytes from 1024 to 67108864.
  * @throws UsageError otherwise.
  */
 function parseMaxResultBytes(raw: string): number {
-  const { min, max } = MAX_RESULT_BYTES_RANGE;
+  const { min, max } = FLAG_VALUES['--max-result-bytes'].range;
   const value = /^[0-9]{1,9}$/.test(raw) ? Number(raw) : NaN;
   if (!(value >= min && value <= max)) {
     throw new UsageError(
@@ -41,7 +39,7 @@ export function newMcpCommand(f: Runner) {
     .addOption(
       new Option(
         '--max-result-bytes <n>',
-        `the most bytes of one tool result, 1024-67108864 (default: ${MAX_RESULT_BYTES_DEFAULT}); a longer list is cut and says so`,
+        `the most bytes of one tool result, ${FLAG_VALUES['--max-result-bytes'].range.min}-${FLAG_VALUES['--max-result-bytes'].range.max} (default: ${MAX_RESULT_BYTES_DEFAULT}); a longer list is cut and says so`,
       ).argParser((v) => parseMaxResultBytes(v)),
     )
     .addHelpText(
