@@ -81,15 +81,6 @@ export function withTraits<C extends CommandUnknownOpts>(cmd: C, traits: Partial
   return cmd;
 }
 
-/**
- * Adds `traits` to those `cmd` declared (they win over them); returns `cmd`, for chaining.
- * For a trait set where a command is put in the tree, beside its own declaration.
- */
-export function addTraits<C extends CommandUnknownOpts>(cmd: C, traits: Partial<CommandTraits>): C {
-  declared.set(cmd, { ...traitsOf(cmd), ...traits });
-  return cmd;
-}
-
 /** The traits `cmd` declared, or NO_TRAITS. */
 export function traitsOf(cmd: CommandUnknownOpts): CommandTraits {
   return declared.get(cmd) ?? NO_TRAITS;

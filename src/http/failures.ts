@@ -5,7 +5,14 @@
  * cause chain for every question asked of a failure (undici's Errors.md: check `code`, not
  * `instanceof`; a multi-address connect gives an AggregateError, so `errors` too).
  */
-import { InterruptedError, InvalidResponseError, NetworkError, ProxyError, TimeoutError, TlsError } from '../base/errors.js';
+import {
+  InterruptedError,
+  InvalidResponseError,
+  NetworkError,
+  ProxyError,
+  TimeoutError,
+  TlsError,
+} from '../base/errors.js';
 import { maskUrl } from '../base/mask.js';
 import { ProxyFailure } from './proxy.js';
 import { reasonPhrase } from './reason.js';

@@ -90,7 +90,14 @@ describe('imports', () => {
     // The file system's rules (locks, ssh's ownership rule, the state folder, what the user names).
     'fs/': ['base/', 'text/count.ts'],
     'config/': ['base/', 'fs/file-lock.ts', 'fs/trust.ts', 'text/count.ts'],
-    'sandbox/': ['client/schemas.ts', 'client/constants.ts', 'base/', 'fs/file-lock.ts', 'fs/trust.ts', 'text/count.ts'],
+    'sandbox/': [
+      'client/schemas.ts',
+      'client/constants.ts',
+      'base/',
+      'fs/file-lock.ts',
+      'fs/trust.ts',
+      'text/count.ts',
+    ],
   };
   /** Whether `dep` is one of `may`: a file by its path, a folder (ending in `/`) by its prefix. */
   const mayImport = (may: string[], dep: string): boolean =>
@@ -142,7 +149,7 @@ describe('imports', () => {
 
   it('nothing below commands imports the command layer, the factory or the program', () => {
     const top = ['cli.ts', 'cli-entry.ts', 'program.ts', 'factory.ts'];
-    // The files at the top of commands/ (the runner, the traits, the tree's walks) are read by the glue.
+    // The files at the top of commands/ (the runner, the traits, the tree's walks, the flags of inputs) serve every command.
     const shared = (dep: string): boolean => posix.dirname(dep) === 'commands';
     const bad: string[] = [];
     for (const [file, deps] of Object.entries(graph)) {
@@ -247,6 +254,7 @@ describe('code shape', () => {
     expect(bad).toEqual([]);
     // Only what every command uses sits at the top of commands/: every command has a folder of its own.
     expect(files.filter((f) => posix.dirname(f) === 'commands').sort()).toEqual([
+      'commands/options.ts',
       'commands/path.ts',
       'commands/runner.ts',
       'commands/traits.ts',

@@ -77,7 +77,10 @@ describe('npm run lint', () => {
     'fails on an unused export, exported type, file and dependency, and on nothing else',
     async () => {
       const copy = projectCopy();
-      appendFileSync(join(copy, 'src', 'base', 'json.ts'), '\nexport const deadValue = 1;\nexport type DeadType = string;\n');
+      appendFileSync(
+        join(copy, 'src', 'base', 'json.ts'),
+        '\nexport const deadValue = 1;\nexport type DeadType = string;\n',
+      );
       writeFileSync(join(copy, 'src', 'dead-file.ts'), 'export const nobodyImportsThis = 1;\n');
       // Used by a test only: tests are entries, so this is not dead.
       writeFileSync(join(copy, 'src', 'tested.ts'), 'export const usedByATest = 1;\n');

@@ -1,33 +1,26 @@
 /**
- * The three tools of `petstore mcp` (cli-contract.md "Agents"): `list_pets` and `get_pet`,
- * which only read, and `create_pet`, offered only with `--allow-writes`. Each checks its
- * arguments before anything is sent (`args.ts`), runs as one call with a client of its own
+ * The tools of `petstore mcp` (cli-contract.md "Agents"), drawn from the operations'
+ * declarations (`operations/pets.ts`): `list_pets` and `get_pet`, which only read, and
+ * `create_pet`, offered only with `--allow-writes`. Each checks its arguments by the
+ * declared inputs' own parsers before anything is sent (`checkArguments`), runs as one call with a client of its own
  * (`ToolHost.run`: `--timeout` counted from the call's start, aborted when the client
  * cancels it), and answers with a result, a failure included (`results.ts`).
  */
 import { randomUUID } from 'node:crypto';
-import { LIMIT_MAX, MAX_PAGES_DEFAULT, type PetStatus } from '../../client/constants.js';
+import { LIMIT_MAX, MAX_PAGES_DEFAULT, toJsonInt, type OperationId, type PetStatus } from '../../client/constants.js';
 import { walkPetPages } from '../../client/pages.js';
 import type { NewPet } from '../../client/schemas.js';
 import type { Connection } from '../../config/settings.js';
 import { writeConsent } from '../../operations/confirm-writes.js';
 import type { Api } from '../../context.js';
-import { CliError, ExitCode, InterruptedError } from '../../base/errors.js';
-import { mayHaveCreated } from '../../http/failures.js';
+import { CliError, ExitCode } from '../../base/errors.js';
 import { stringifyJson } from '../../base/json.js';
+import { mayHaveBeenCreated } from '../../operations/created.js';
+import { checkArguments } from '../../operations/inputs.js';
 import { findPet, type LookupContext } from '../../operations/pet-lookup.js';
+import { CREATE_PET, PET_OPERATIONS, type OperationDeclaration, type ToolDeclaration } from '../../operations/pets.js';
 import { escapeForTerminal } from '../../text/escape.js';
-import {
-  CreateArgsSchema,
-  GetArgsSchema,
-  ListArgsSchema,
-  PetOutSchema,
-  checkCreateArgs,
-  checkGetArgs,
-  checkListArgs,
-  jsonSchemaOf,
-  type ListArgs,
-} from './args.js';
+import { PetOutSchema, argumentsSchemaOf, jsonSchemaOf } from './args.js';
 import { failure, petLine, petOut, petsWithin, resultBytes, success, type PetOut } from './results.js';
 import type { McpCall, McpToolResult, McpToolSpec } from './spec.js';
 import { z } from 'zod';
@@ -56,37 +49,81 @@ const DATA_NOTE =
 /** Said of ids: JSON numbers above 2^53 are rounded by every JavaScript parser. */
 const INT64_NOTE = 'Ids and category ids are int64: results give them as decimal strings; pass them back as strings.';
 
-/** The tools the server offers: the reads, and `create_pet` when writes are allowed. */
+/** `list_pets`'s checked arguments. */
+interface ListArgs {
+  limit?: number;
+  status?: PetStatus;
+  all: boolean;
+  maxPages?: number;
+}
+
+/** An operation's checked arguments, by input key (`checkArguments`). */
+type Args = Record<string, unknown>;
+
+/** What a tool does once its arguments are checked; a failure it throws becomes a result. */
+type Handler = (host: ToolHost, call: McpCall, args: Args) => Promise<McpToolResult>;
+
+/** The work of each operation's tool: every operation of the spec has one, whether offered or not. */
+const HANDLERS: Record<OperationId, Handler> = {
+  listPets: (host, call, args) =>
+    host.run(call, (api) =>
+      listPets(host, api, {
+        limit: args.limit as number | undefined,
+        status: args.status as PetStatus | undefined,
+        all: args.all === true,
+        maxPages: args.maxPages as number | undefined,
+      }),
+    ),
+  getPet: (host, call, args) => host.run(call, (api) => getPet(host, api, args.petId as bigint)),
+  createPet: (host, call, args) => {
+    const pet: NewPet = { name: args.name as string, categoryId: toJsonInt(args.categoryId as bigint) };
+    if (args.status !== undefined) pet.status = args.status as PetStatus;
+    return createPet(host, call, pet);
+  },
+};
+
+/** The structured result of each kind of output a tool declares. */
+const OUTPUT_SCHEMAS = {
+  pets: () => ListOutSchema,
+  pet: () => PetResultSchema,
+};
+
+/**
+ * The tools the server offers, drawn from the operations' declarations (`PET_OPERATIONS`):
+ * every operation with a tool, those that write only when writes are allowed.
+ */
 export function toolsOf(host: ToolHost, allowWrites: boolean): McpToolSpec[] {
-  const tools = [listPetsTool(host), getPetTool(host)];
-  if (allowWrites) tools.push(createPetTool(host));
-  return tools;
+  const where = `${host.connection.environment.value} (${new URL(host.connection.baseUrl.value).host})`;
+  return PET_OPERATIONS.flatMap((op) =>
+    op.tool !== null && (allowWrites || !op.writes) ? [toolOf(host, op, op.tool, where)] : [],
+  );
 }
 
-/** Runs `check` on the arguments, answering a failure when it throws (nothing sent). */
-async function checked<A>(
-  raw: unknown,
-  check: (raw: unknown) => A,
-  then: (args: A) => Promise<McpToolResult>,
-): Promise<McpToolResult> {
-  let args: A;
-  try {
-    args = check(raw);
-  } catch (err) {
-    return failure(err);
-  }
-  return then(args);
-}
-
-function listPetsTool(host: ToolHost): McpToolSpec {
+/**
+ * The tool of `op`: its name, title and description (with what every tool says of int64
+ * and of the store's text), the JSON Schema of its arguments from its inputs, its result's
+ * schema, its annotations from whether it writes, and its call: the arguments checked by
+ * the inputs' own parsers (nothing sent on a refusal), then its handler.
+ */
+function toolOf(host: ToolHost, op: OperationDeclaration, tool: ToolDeclaration, where: string): McpToolSpec {
   return {
-    name: 'list_pets',
-    title: 'List pets',
-    description: `List the pets of the store (listPets, GET /pets): one page (limit 1-100, default 20), or with all: true every page, up to max_pages and the result size cap (the result then says it is incomplete). Optionally only one status. ${INT64_NOTE} ${DATA_NOTE}`,
-    inputSchema: jsonSchemaOf(ListArgsSchema),
-    outputSchema: jsonSchemaOf(ListOutSchema),
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-    call: (raw, call) => checked(raw, checkListArgs, (args) => host.run(call, (api) => listPets(host, api, args))),
+    name: tool.name,
+    title: tool.title,
+    description: `${tool.description(where)} ${INT64_NOTE} ${DATA_NOTE}`,
+    inputSchema: jsonSchemaOf(argumentsSchemaOf(op.inputs)),
+    outputSchema: jsonSchemaOf(OUTPUT_SCHEMAS[tool.output]()),
+    annotations: op.writes
+      ? { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
+      : { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+    call: async (raw, call) => {
+      let args: Args;
+      try {
+        args = checkArguments(tool.name, op.inputs, raw);
+      } catch (err) {
+        return failure(err);
+      }
+      return HANDLERS[op.id](host, call, args);
+    },
   };
 }
 
@@ -155,31 +192,16 @@ function statusOf(status: PetStatus | undefined): { status?: PetStatus } {
   return status === undefined ? {} : { status };
 }
 
-function getPetTool(host: ToolHost): McpToolSpec {
-  return {
-    name: 'get_pet',
-    title: 'Get one pet',
-    description: `Get one pet by id: getPet (GET /pets/{petId}, deprecated) while it exists, else a search of listPets, as \`petstore pets get\` does. ${INT64_NOTE} ${DATA_NOTE}`,
-    inputSchema: jsonSchemaOf(GetArgsSchema),
-    outputSchema: jsonSchemaOf(PetResultSchema),
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-    call: (raw, call) =>
-      checked(raw, checkGetArgs, (petId) =>
-        host.run(call, async (api) => {
-          const warnings: string[] = [];
-          const lookupContext: LookupContext = {
-            ...host.lookup,
-            warn: (m) => warnings.push(m),
-            connect: () => Promise.resolve(api),
-          };
-          const pet = petOut(await findPet(lookupContext, { petId, viaList: false, maxPages: MAX_PAGES_DEFAULT }));
-          return capped(
-            host,
-            success({ pet, ...(warnings.length > 0 ? { warnings } : {}) }, [petLine(pet), ...warnings]),
-          );
-        }),
-      ),
+/** Finds one pet (`findPet`: getPet while it exists, else a search of listPets), its warnings beside it. */
+async function getPet(host: ToolHost, api: Api, petId: bigint): Promise<McpToolResult> {
+  const warnings: string[] = [];
+  const lookupContext: LookupContext = {
+    ...host.lookup,
+    warn: (m) => warnings.push(m),
+    connect: () => Promise.resolve(api),
   };
+  const pet = petOut(await findPet(lookupContext, { petId, viaList: false, maxPages: MAX_PAGES_DEFAULT }));
+  return capped(host, success({ pet, ...(warnings.length > 0 ? { warnings } : {}) }, [petLine(pet), ...warnings]));
 }
 
 /** `get_pet`'s and `create_pet`'s structured result. */
@@ -203,19 +225,6 @@ function capped(host: ToolHost, result: McpToolResult): McpToolResult {
   );
 }
 
-function createPetTool(host: ToolHost): McpToolSpec {
-  const where = `${host.connection.environment.value} (${new URL(host.connection.baseUrl.value).host})`;
-  return {
-    name: 'create_pet',
-    title: 'Create a pet',
-    description: `Create one pet in ${where} (createPet, POST /pets). Each call creates a new pet: never repeat a call that may have succeeded; a result that says the pet may have been created asks to check with list_pets first. The person may be asked to confirm. ${INT64_NOTE} ${DATA_NOTE}`,
-    inputSchema: jsonSchemaOf(CreateArgsSchema),
-    outputSchema: jsonSchemaOf(PetResultSchema),
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    call: (raw, call) => checked(raw, checkCreateArgs, (pet) => createPet(host, call, pet)),
-  };
-}
-
 /**
  * Creates one pet once it may be sent (`consent`); sent once, never again but after a 429
  * (the transport's rule for a POST). A failure after which the pet may exist says so.
@@ -237,7 +246,11 @@ async function createPet(host: ToolHost, call: McpCall, pet: NewPet): Promise<Mc
     try {
       created = petOut((await api.client.createPet(pet, { idempotencyKey })).data);
     } catch (err) {
-      throw mayHaveBeenCreated(err, signal, pet.name, idempotencyKey);
+      throw mayHaveBeenCreated(
+        err,
+        { idempotencyKey, cancelled: signal.aborted },
+        `Check with list_pets (all: true) for a pet named ${JSON.stringify(pet.name)} before creating it again: a second create would make a second pet.`,
+      );
     }
     return success({ pet: created, environment, host: hostName }, [
       `created pet ${petLine(created)} in ${environment} (${hostName}); do not create it again`,
@@ -271,30 +284,12 @@ async function consent(host: ToolHost, call: McpCall, pet: NewPet): Promise<CliE
       },
     );
   }
-  const answer = await call.ask(`Create the pet ${escapeForTerminal(stringifyJson(pet))} in ${where}?`);
+  const question = CREATE_PET.consent(escapeForTerminal(stringifyJson(pet)));
+  const answer = await call.ask(`${question.charAt(0).toUpperCase()}${question.slice(1)} in ${where}?`);
   if (answer === 'accept') return undefined;
   return new CliError(`${answer === 'decline' ? 'declined' : 'cancelled'}: nothing was sent to ${where}`, {
     exitCode: ExitCode.usage,
     code: 'not_confirmed',
     details,
-  });
-}
-
-/**
- * A failure after which the pet may exist (the connection reset once the request was sent,
- * the deadline passed waiting for the answer, a 201 whose body breaks the API:
- * `mayHaveCreated`; the call cancelled while its request was under way) says so, with the
- * request's `Idempotency-Key`, and how to check before creating it again.
- */
-function mayHaveBeenCreated(err: unknown, signal: AbortSignal, name: string, idempotencyKey: string): unknown {
-  const cancelled = signal.aborted && err instanceof InterruptedError;
-  if (!(err instanceof CliError) || !(cancelled || mayHaveCreated(err))) return err;
-  return new CliError(`${err.message}; the pet may have been created (Idempotency-Key ${idempotencyKey})`, {
-    exitCode: err.exitCode,
-    code: err.code,
-    status: err.status,
-    hint: `Check with list_pets (all: true) for a pet named ${JSON.stringify(name)} before creating it again: a second create would make a second pet.`,
-    cause: err,
-    details: { idempotencyKey },
   });
 }

@@ -1,7 +1,6 @@
 /** `petstore pets list|create|get|watch`: the group. */
 import { Command } from '@commander-js/extra-typings';
 import type { Runner } from '../runner.js';
-import { addTraits } from '../traits.js';
 import { newCreateCommand } from './create/create.js';
 import { newGetCommand } from './get/get.js';
 import { newListCommand } from './list/list.js';
@@ -23,7 +22,7 @@ Examples:
       .addCommand(newListCommand(f))
       // One pet needs both (spec §4.2 NewPet: name and categoryId required); off a terminal
       // create refuses one without the other (`missingPetFlagsError`).
-      .addCommand(addTraits(newCreateCommand(f), { together: [['--name', '--category-id']] }))
+      .addCommand(newCreateCommand(f))
       .addCommand(newGetCommand(f))
       .addCommand(newWatchCommand(f))
   );

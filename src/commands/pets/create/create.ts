@@ -9,15 +9,10 @@ import { RECORD_FLAGS, withTraits } from '../../traits.js';
 import { UsageError } from '../../../base/errors.js';
 import { CONCURRENCY_MAX, DEFAULT_CONCURRENCY, parseConcurrency } from '../../../base/flag-values.js';
 import { dryRunForm, parseDryRun, type DryRunForm } from '../../../operations/dry-run.js';
+import { CREATE_PET } from '../../../operations/pets.js';
+import { requiredFlags } from '../../options.js';
 import type { Runner } from '../../runner.js';
-import {
-  categoryIdOption,
-  missingFlags,
-  nameOption,
-  statusOption,
-  toPetDraft,
-  type PetDraft,
-} from '../shared/draft.js';
+import { missingFlags, petOptions, toPetDraft, type PetDraft } from '../shared/draft.js';
 import { canPrompt, missingPetFlagsError } from '../shared/missing-flags.js';
 
 /** Typed options of `pets create`: one pet from flags, or a file of records. */
@@ -30,16 +25,18 @@ export type CreateOptions =
 
 /** Declares `pets create`. */
 export function newCreateCommand(f: Runner) {
+  const [name, categoryId, status] = petOptions();
   return withTraits(new Command('create'), {
     recordFlags: RECORD_FLAGS,
     writes: true,
     operations: ['createPet'],
+    together: [requiredFlags(CREATE_PET)],
     environment: 'request',
   })
     .description(`add a pet (${operationLabel('createPet')}); prints the created pet`)
-    .addOption(nameOption())
-    .addOption(categoryIdOption())
-    .addOption(statusOption('the availability of the new pet'))
+    .addOption(name)
+    .addOption(categoryId)
+    .addOption(status)
     .addOption(
       new Option(
         '--from-file <file>',

@@ -9,9 +9,16 @@ import type { NewPet } from '../../../client/schemas.js';
 import type { Connection } from '../../../config/settings.js';
 import type { Context, SettingsContext } from '../../../context.js';
 import { confirmWrite } from '../../../operations/confirm-writes.js';
-import { KEY_REFERENCE, checkDryRunFlags, dryRunCurl, dryRunJson, type DryRunForm } from '../../../operations/dry-run.js';
-import { CliError, ExitCode } from '../../../base/errors.js';
-import { mayHaveCreated } from '../../../http/failures.js';
+import {
+  KEY_REFERENCE,
+  checkDryRunFlags,
+  dryRunCurl,
+  dryRunJson,
+  type DryRunForm,
+} from '../../../operations/dry-run.js';
+import { ExitCode } from '../../../base/errors.js';
+import { mayHaveBeenCreated } from '../../../operations/created.js';
+import { CREATE_PET } from '../../../operations/pets.js';
 import { describeTarget } from '../../../render/target.js';
 import { stringifyJson } from '../../../base/json.js';
 import { shellQuote } from '../../../base/suggest.js';
@@ -49,12 +56,12 @@ export async function runCreate(ctx: Context, draft: PetDraft, dryRun?: DryRunFo
     await ctx.io.out(dryRun === 'curl' ? dryRunCurl(req, connection) : dryRunJson(req));
     return ExitCode.ok;
   }
-  await confirmWrite(ctx, connection, `create the pet ${stringifyJson(pet)}`);
+  await confirmWrite(ctx, connection, CREATE_PET.consent(stringifyJson(pet)));
   let created: Awaited<ReturnType<typeof client.createPet>>;
   try {
     created = await client.createPet(pet, { idempotencyKey });
   } catch (err) {
-    throw mayHaveBeenCreated(ctx, err, { pet, idempotencyKey, connection });
+    throw mayHaveBeenCreatedHere(ctx, err, { pet, idempotencyKey, connection });
   }
   const { data, headers } = created;
   watchDeprecation(ctx, 'createPet (POST /pets)')(headers);
@@ -81,22 +88,14 @@ interface SentCreate {
  * the failure's (3 `network` or `timeout`, 1 `invalid_response`); the key is in its JSON
  * `idempotencyKey`. Any other failure is returned as is.
  */
-function mayHaveBeenCreated(ctx: Pick<SettingsContext, 'suggest'>, err: unknown, sent: SentCreate): unknown {
-  if (!(err instanceof CliError) || !mayHaveCreated(err)) return err;
+function mayHaveBeenCreatedHere(ctx: Pick<SettingsContext, 'suggest'>, err: unknown, sent: SentCreate): unknown {
   const { pet, idempotencyKey, connection } = sent;
   const find = ctx.suggest(`pets list --all --jq ${shellQuote(`.[] | select(.name == ${JSON.stringify(pet.name)})`)}`);
   const name = connection.environment.value;
   const hint = connection.idempotencyKeys
     ? `Send it again with the same key, which creates it at most once (${name} honours Idempotency-Key; within 24 hours): \`${ctx.suggest(resendWords(pet, idempotencyKey))}\`; or check with \`${find}\` first.`
     : `Check with \`${find}\` before creating it again: a second create would make a second pet (${name} is not declared to honour Idempotency-Key, so the key cannot make a resend safe).`;
-  return new CliError(`${err.message}; the pet may have been created (Idempotency-Key ${idempotencyKey})`, {
-    exitCode: err.exitCode,
-    code: err.code,
-    status: err.status,
-    hint,
-    cause: err,
-    details: { idempotencyKey },
-  });
+  return mayHaveBeenCreated(err, { idempotencyKey }, hint);
 }
 
 /** The `petstore api` words that send `pet` again with `idempotencyKey` (int64 exact through `-F`). */

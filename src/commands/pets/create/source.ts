@@ -16,7 +16,14 @@ import { close, constants, openSync, read, unlinkSync, write } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ConfigError, CliError, describeFileError, ExitCode, InterruptedError, UsageError } from '../../../base/errors.js';
+import {
+  ConfigError,
+  CliError,
+  describeFileError,
+  ExitCode,
+  InterruptedError,
+  UsageError,
+} from '../../../base/errors.js';
 import { quote } from '../../../base/flag-values.js';
 import { bytesOf, openOnceReadable } from '../../../fs/read-input.js';
 import type { Shutdown } from '../../../base/shutdown.js';

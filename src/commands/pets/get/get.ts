@@ -3,41 +3,34 @@
  * `getPet` is deprecated (spec §4.3); `--via-list` finds the pet through the replacement
  * the spec names, `listPets` (§4.1). The run is in `run.ts`, loaded only when it runs.
  */
-import { Argument, Command, Option } from '@commander-js/extra-typings';
+import { Argument, Command } from '@commander-js/extra-typings';
 import {
   GET_PET_REMOVAL_DATE,
   GET_PET_REPLACEMENT,
   MAX_PAGES_DEFAULT,
   operationLabel,
-  PET_STATUSES,
 } from '../../../client/constants.js';
 import { RECORD_FLAGS, withTraits } from '../../traits.js';
 import { UsageError } from '../../../base/errors.js';
-import { parseInt64, parseMaxPages, statusParser } from '../../../base/flag-values.js';
+import { parseInt64, statusParser } from '../../../base/flag-values.js';
+import { GET_PET } from '../../../operations/pets.js';
+import { optionOf } from '../../options.js';
 import type { Runner } from '../../runner.js';
 import type { GetOptions } from './run.js';
 
-/** Declares `pets get`. */
+/** Declares `pets get`: getPet's inputs (`GET_PET`), its id as the argument. */
 export function newGetCommand(f: Runner) {
+  const { inputs } = GET_PET;
   return withTraits(new Command('get'), {
     recordFlags: RECORD_FLAGS,
     operations: ['getPet', 'listPets'],
     environment: 'request',
   })
     .description(`show one pet (${operationLabel('getPet')}; deprecated, removed ${GET_PET_REMOVAL_DATE})`)
-    .addArgument(new Argument('<id>', 'the pet id, an int64').argParser((v) => parseInt64(v, 'pet ID')))
-    .option('--via-list', "find the pet through listPets (GET /pets, getPet's replacement), pages of 100")
-    .addOption(
-      new Option('-s, --status <status>', 'with --via-list: search only pets with this status')
-        .choices(PET_STATUSES)
-        .argParser(statusParser),
-    )
-    .addOption(
-      new Option(
-        '--max-pages <n>',
-        `with --via-list: stop with exit 1 after N pages, 1-10000 (default: ${MAX_PAGES_DEFAULT})`,
-      ).argParser((v) => parseMaxPages(v)),
-    )
+    .addArgument(new Argument('<id>', inputs.petId.help.cli).argParser((v) => parseInt64(v, 'pet ID')))
+    .addOption(optionOf(inputs.viaList))
+    .addOption(optionOf(inputs.status, statusParser))
+    .addOption(optionOf(inputs.maxPages))
     .addHelpText(
       'after',
       `

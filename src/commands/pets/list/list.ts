@@ -3,10 +3,12 @@
  * (flags, help, typed options). The run is in `run.ts`, loaded only when it runs.
  */
 import { Command, Option } from '@commander-js/extra-typings';
-import { LIMIT_MAX, MAX_PAGES_DEFAULT, operationLabel, PET_FIELDS, PET_STATUSES } from '../../../client/constants.js';
+import { LIMIT_MAX, MAX_PAGES_DEFAULT, operationLabel, PET_FIELDS } from '../../../client/constants.js';
 import { RECORD_FLAGS, withTraits } from '../../traits.js';
 import { UsageError } from '../../../base/errors.js';
-import { parseLimit, parseMaxPages, parseSort, statusParser } from '../../../base/flag-values.js';
+import { parseLimit, parseSort, statusParser } from '../../../base/flag-values.js';
+import { LIST_PETS } from '../../../operations/pets.js';
+import { optionOf } from '../../options.js';
 import type { EnvVars } from '../../../config/env.js';
 import type { Runner } from '../../runner.js';
 import type { ListOptions } from './run.js';
@@ -34,31 +36,19 @@ function parseLimitOrDefer(raw: string): number | LimitOverMax {
   }
 }
 
-/** Declares `pets list`. */
+/** Declares `pets list`: listPets's inputs (`LIST_PETS`), and `--sort`, the CLI's own. */
 export function newListCommand(f: Runner) {
+  const { inputs } = LIST_PETS;
   return withTraits(new Command('list'), {
     recordFlags: RECORD_FLAGS,
     operations: ['listPets'],
     environment: 'request',
   })
     .description(`list pets (${operationLabel('listPets')})`)
-    .addOption(
-      new Option('-L, --limit <n>', 'at most N pets, 1-100 (default: 20; more with --all)').argParser((v) =>
-        parseLimitOrDefer(v),
-      ),
-    )
-    .addOption(
-      new Option('-s, --status <status>', 'only pets with this status').choices(PET_STATUSES).argParser(statusParser),
-    )
-    .option(
-      '--all',
-      'fetch every page, following the server\'s Link rel="next" headers (pages of --limit, default 100)',
-    )
-    .addOption(
-      new Option('--max-pages <n>', 'with --all: stop with exit 1 after N pages, 1-10000 (default: 1000)').argParser(
-        (v) => parseMaxPages(v),
-      ),
-    )
+    .addOption(optionOf(inputs.limit, (v) => parseLimitOrDefer(v)))
+    .addOption(optionOf(inputs.status, statusParser))
+    .addOption(optionOf(inputs.all))
+    .addOption(optionOf(inputs.maxPages))
     .addOption(
       new Option(
         '--sort <field>',
@@ -101,7 +91,7 @@ export function toListOptions(
   const all = flags.all === true;
   if (flags.maxPages !== undefined && !all) {
     throw new UsageError(
-      '--max-pages needs --all: it caps how many pages --all fetches',
+      `--max-pages needs --all: ${LIST_PETS.inputs.maxPages.needs.why.cli}`,
       `Example: ${suggest('pets list --all --max-pages 50')}`,
     );
   }

@@ -3,10 +3,11 @@
  * (`--name`, `--category-id`, `--status`), the draft they give, shared by the declarations
  * (which refuse what is missing when no prompt is possible) and the runs (which ask for it).
  */
-import { Option } from '@commander-js/extra-typings';
-import { PET_STATUSES, toJsonInt, type PetStatus } from '../../../client/constants.js';
+import { toJsonInt, type PetStatus } from '../../../client/constants.js';
 import type { NewPet } from '../../../client/schemas.js';
-import { parseInt64, statusParser } from '../../../base/flag-values.js';
+import { statusParser } from '../../../base/flag-values.js';
+import { CREATE_PET } from '../../../operations/pets.js';
+import { optionOf } from '../../options.js';
 
 /**
  * A pet as the flags give it: `name` and `categoryId` are required by the API, but may be
@@ -18,24 +19,13 @@ export interface PetDraft {
   status?: PetStatus;
 }
 
-/** `--name`: required, asked for on a terminal. */
-export function nameOption() {
-  return new Option('--name <name>', "the animal's name (required; asked for on a terminal)");
+/** `--name`, `--category-id` (an exact int64) and `-s, --status`: createPet's inputs (`CREATE_PET`). */
+export function petOptions() {
+  const { name, categoryId, status } = CREATE_PET.inputs;
+  return [optionOf(name), optionOf(categoryId), optionOf(status, statusParser)] as const;
 }
 
-/** `--category-id`: an exact int64, required, asked for on a terminal. */
-export function categoryIdOption() {
-  return new Option('--category-id <id>', 'category id, an int64 (required; asked for on a terminal)').argParser((v) =>
-    parseInt64(v, '--category-id'),
-  );
-}
-
-/** `-s, --status`: one of PET_STATUSES; `description` says what leaving it out does. */
-export function statusOption(description: string) {
-  return new Option('-s, --status <status>', description).choices(PET_STATUSES).argParser(statusParser);
-}
-
-/** The draft the flags of `nameOption`, `categoryIdOption` and `statusOption` give. */
+/** The draft the flags of `petOptions` give. */
 export function toPetDraft(flags: { name?: string; categoryId?: bigint; status?: PetStatus }): PetDraft {
   const draft: PetDraft = {};
   if (flags.name !== undefined) draft.name = flags.name;

@@ -1,0 +1,35 @@
+/**
+ * A CLI flag made from an operation's input (`operations/inputs.ts`): its flag words, its
+ * help in the CLI's words, its choices, and its parser naming the flag, so a verb's flags
+ * are the declaration's and cannot drift from the MCP tool's arguments.
+ */
+import { Option } from '@commander-js/extra-typings';
+import type { Input } from '../operations/inputs.js';
+
+/** What an input's parser gives (commander's CoerceT): its return, or undefined for none. */
+type ParsedOf<I> = I extends { parse: (raw: string, name: string) => infer T } ? T : undefined;
+
+/**
+ * The commander Option of `input`, typed by its flag words and parser; `argParser`
+ * replaces the input's parser where the CLI reads the flag with more context (`--status`
+ * given twice, `--limit` over 100 refused once `--all` is known).
+ */
+export function optionOf<const I extends Input & { flag: string }, T = ParsedOf<I>>(
+  input: I,
+  argParser?: (raw: string, previous: T) => T,
+): Option<I['flag'], undefined, undefined, T> {
+  const option = new Option(input.flag, input.help.cli);
+  if (input.choices !== undefined) option.choices(input.choices);
+  const long = /--[\w-]+/.exec(input.flag)?.[0] ?? input.flag;
+  const parse = input.parse;
+  if (argParser !== undefined) option.argParser(argParser);
+  else if (parse !== undefined) option.argParser((raw: string): T => parse(raw, long) as T);
+  return option;
+}
+
+/** The long flags of the inputs `operation` cannot be sent without (`--name`, `--category-id`): given together. */
+export function requiredFlags(operation: { inputs: Readonly<Record<string, Input>> }): string[] {
+  return Object.values(operation.inputs).flatMap((input) =>
+    input.required === true && input.flag !== undefined ? [/--[\w-]+/.exec(input.flag)?.[0] ?? input.flag] : [],
+  );
+}
