@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, InvalidResponseError, type CliError } from '../base/errors.js';
 import type { HttpRequest, HttpTransport, JsonResponse, OutgoingRequest, RawResponse } from '../http/transport.js';
 import { parseJson, stringifyJson } from '../base/json.js';
-import type { PetStatus } from './constants.js';
+import { operationOf, type OperationId, type PetStatus } from './constants.js';
 import { baseScope, resolveApiPath, type BaseScope } from './paths.js';
 import { ErrorSchema, PetSchema, PetsSchema, describeIssue, type NewPet, type Pet } from './schemas.js';
 import type { z } from 'zod';
@@ -167,6 +167,31 @@ export class PetstoreClient {
       unauthorized: this.hints.unauthorized,
       notFound: `Paths are relative to ${this.baseUrl.replace(/\/+$/, '')}/: \`petstore api pets\` requests ${this.baseUrl.replace(/\/+$/, '')}/pets.`,
     });
+  }
+
+  /**
+   * A declared operation that answers one Pet (operations/pets.ts `request`), sent as spec
+   * §4 gives it (`operationOf`): its path template filled with `params` (percent-encoded),
+   * `body` as JSON (int64 exact), and, for a write, its `Idempotency-Key`. A 404 of a path
+   * naming a pet is a missing pet.
+   * @throws ApiError (400 → exit 6, 401 → exit 4, 404 → exit 5), InvalidResponseError,
+   * NetworkError, TimeoutError.
+   */
+  async sendOperation(
+    id: OperationId,
+    req: { params: Record<string, string>; body?: unknown; idempotencyKey?: string },
+  ): Promise<ApiResult<Pet>> {
+    const { method, path, success } = operationOf(id);
+    const filled = path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(req.params[name] ?? ''));
+    const res = await this.transport.send({
+      method,
+      url: joinUrl(this.baseUrl, filled),
+      scope: this.scope,
+      ...(req.body === undefined ? {} : { body: stringifyJson(req.body) }),
+      ...(req.idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': req.idempotencyKey } }),
+    });
+    const notFound = path.includes('{petId}') ? { notFoundPath: this.hints.notFoundPet } : {};
+    return validate(res, success, PetSchema, 'Pet', { ...this.hints, ...notFound });
   }
 
   /**

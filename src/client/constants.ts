@@ -43,9 +43,9 @@ export const GET_PET_REMOVAL_DATE = '2030-12-05';
  * declare they call (`commands/traits.ts`) and what their help says.
  */
 const OPERATIONS = {
-  listPets: { method: 'GET', path: '/pets' },
-  createPet: { method: 'POST', path: '/pets' },
-  getPet: { method: 'GET', path: '/pets/{petId}', removal: GET_PET_REMOVAL_DATE },
+  listPets: { method: 'GET', path: '/pets', success: 200 },
+  createPet: { method: 'POST', path: '/pets', success: 201 },
+  getPet: { method: 'GET', path: '/pets/{petId}', success: 200, removal: GET_PET_REMOVAL_DATE },
 } as const;
 
 /** An operation id of the spec (§4). */
@@ -58,12 +58,17 @@ export function operationLabel(id: OperationId): string {
 }
 
 /**
- * An operation's method, path template and, for a deprecated one, its removal date (the
- * `Sunset` of RFC 8594), as spec §4 and §9 give them.
+ * An operation's method, path template, success status and, for a deprecated one, its
+ * removal date (the `Sunset` of RFC 8594), as spec §4 and §9 give them.
  */
-export function operationOf(id: OperationId): { method: string; path: string; removal: string | undefined } {
-  const op: { method: string; path: string; removal?: string } = OPERATIONS[id];
-  return { method: op.method, path: op.path, removal: op.removal };
+export function operationOf(id: OperationId): {
+  method: string;
+  path: string;
+  success: number;
+  removal: string | undefined;
+} {
+  const op: { method: string; path: string; success: number; removal?: string } = OPERATIONS[id];
+  return { method: op.method, path: op.path, success: op.success, removal: op.removal };
 }
 
 /** The replacement the spec names for `getPet` (spec §4.3). */

@@ -17,6 +17,8 @@ type InputType = 'integer' | 'int64' | 'enum' | 'boolean' | 'string';
 export interface Input {
   /** The CLI flag as commander declares it (`-L, --limit <n>`); undefined where the CLI takes it otherwise. */
   readonly flag?: string;
+  /** How the CLI names it in a refusal when it is the verb's argument, not a flag (`pet ID`). */
+  readonly label?: string;
   /** The MCP argument (`max_pages`); undefined where the tool does not take it (a declared choice). */
   readonly argument?: string;
   readonly type: InputType;

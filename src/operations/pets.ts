@@ -15,6 +15,7 @@ import {
   MAX_PAGES_DEFAULT,
   MAX_PAGES_LIMIT,
   PET_STATUSES,
+  operationOf,
   type OperationId,
 } from '../client/constants.js';
 import { parseInt64, parseLimit, parseMaxPages, parseStatus } from '../base/flag-values.js';
@@ -51,6 +52,20 @@ export interface OperationDeclaration {
    * it sends as JSON; both fronts ask with these words.
    */
   readonly consent?: (sent: string) => string;
+  /** What its CLI verb does, for the verb's help (`update a pet`), where the verb is drawn from the declaration. */
+  readonly summary?: string;
+  /**
+   * How an operation that answers one Pet is sent by the run both fronts share
+   * (`client.sendOperation`): the body made from its values (none: no body), and what a
+   * write did, in the past tense. Its path's parameters (`{petId}`) are the inputs of the
+   * same keys. Absent for an operation whose fronts run it their own way (paging, the
+   * lookup after getPet's Sunset, bulk create): such an operation has a verb and a tool
+   * handler of its own.
+   */
+  readonly request?: {
+    readonly body?: (values: Readonly<Record<string, unknown>>) => unknown;
+    readonly did?: 'updated';
+  };
 }
 
 const PAGES = { min: 1, max: MAX_PAGES_LIMIT };
@@ -137,6 +152,7 @@ export const GET_PET = {
       type: 'int64',
       required: true,
       example: '7',
+      label: 'pet ID',
       help: { cli: 'the pet id, an int64', mcp: `the pet id, ${INT64_ARGUMENT}` },
       parse: parseInt64,
     },
@@ -213,3 +229,19 @@ export const CREATE_PET = {
 
 /** Every pet operation of the spec, in the order `tools/list` offers their tools. */
 export const PET_OPERATIONS: readonly OperationDeclaration[] = [LIST_PETS, GET_PET, CREATE_PET];
+
+/**
+ * The path parameters of `op` (spec §4: `{petId}`) from the values of the inputs of the
+ * same keys, as decimal strings (int64 exact).
+ */
+export function pathParams(
+  op: OperationDeclaration,
+  values: Readonly<Record<string, unknown>>,
+): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const match of operationOf(op.id).path.matchAll(/\{(\w+)\}/g)) {
+    const name = match[1] ?? '';
+    params[name] = String(values[name]);
+  }
+  return params;
+}

@@ -18,7 +18,13 @@ import { stringifyJson } from '../../base/json.js';
 import { mayHaveBeenCreated } from '../../operations/created.js';
 import { checkArguments } from '../../operations/inputs.js';
 import { findPet, type LookupContext } from '../../operations/pet-lookup.js';
-import { CREATE_PET, PET_OPERATIONS, type OperationDeclaration, type ToolDeclaration } from '../../operations/pets.js';
+import {
+  CREATE_PET,
+  PET_OPERATIONS,
+  pathParams,
+  type OperationDeclaration,
+  type ToolDeclaration,
+} from '../../operations/pets.js';
 import { escapeForTerminal } from '../../text/escape.js';
 import { PetOutSchema, argumentsSchemaOf, jsonSchemaOf } from './args.js';
 import { failure, petLine, petOut, petsWithin, resultBytes, success, type PetOut } from './results.js';
@@ -63,8 +69,12 @@ type Args = Record<string, unknown>;
 /** What a tool does once its arguments are checked; a failure it throws becomes a result. */
 type Handler = (host: ToolHost, call: McpCall, args: Args) => Promise<McpToolResult>;
 
-/** The work of each operation's tool: every operation of the spec has one, whether offered or not. */
-const HANDLERS: Record<OperationId, Handler> = {
+/**
+ * The work of the tools whose operations run their own way (paging, the lookup after
+ * getPet's Sunset, a create's key and its "may have been created"); an operation that
+ * declares a `request` runs by `sendOne` instead.
+ */
+const HANDLERS: Partial<Record<OperationId, Handler>> = {
   listPets: (host, call, args) =>
     host.run(call, (api) =>
       listPets(host, api, {
@@ -122,7 +132,7 @@ function toolOf(host: ToolHost, op: OperationDeclaration, tool: ToolDeclaration,
       } catch (err) {
         return failure(err);
       }
-      return HANDLERS[op.id](host, call, args);
+      return (HANDLERS[op.id] ?? sendOne(op))(host, call, args);
     },
   };
 }
@@ -226,13 +236,45 @@ function capped(host: ToolHost, result: McpToolResult): McpToolResult {
 }
 
 /**
+ * The handler of an operation that declares a `request` (one request answering one Pet,
+ * `client.sendOperation`), as its CLI verb runs it: a write once it may be sent (`consent`,
+ * in the declaration's words) and with a key of its own; the pet as the result.
+ */
+function sendOne(op: OperationDeclaration): Handler {
+  return async (host, call, args) => {
+    const params = pathParams(op, args);
+    const body = op.request?.body?.(args);
+    if (op.writes) {
+      const sent = escapeForTerminal(stringifyJson(body ?? params));
+      const refusal = await consent(host, call, op.consent?.(sent) ?? `${op.id} ${sent}`).catch((err: unknown) => err);
+      if (refusal !== undefined) return failure(refusal);
+    }
+    return host.run(call, async (api) => {
+      const { data } = await api.client.sendOperation(op.id, {
+        params,
+        ...(body === undefined ? {} : { body }),
+        ...(op.writes ? { idempotencyKey: randomUUID() } : {}),
+      });
+      const pet = petOut(data);
+      if (!op.writes) return capped(host, success({ pet }, [petLine(pet)]));
+      const environment = host.connection.environment.value;
+      const hostName = new URL(host.connection.baseUrl.value).host;
+      const did = op.request?.did ?? 'updated';
+      return success({ pet, environment, host: hostName }, [
+        `${did} pet ${petLine(pet)} in ${environment} (${hostName})`,
+      ]);
+    });
+  };
+}
+
+/**
  * Creates one pet once it may be sent (`consent`); sent once, never again but after a 429
  * (the transport's rule for a POST). A failure after which the pet may exist says so.
  */
 async function createPet(host: ToolHost, call: McpCall, pet: NewPet): Promise<McpToolResult> {
   let refusal: CliError | undefined;
   try {
-    refusal = await consent(host, call, pet);
+    refusal = await consent(host, call, CREATE_PET.consent(escapeForTerminal(stringifyJson(pet))));
   } catch (err) {
     return failure(err);
   }
@@ -259,13 +301,14 @@ async function createPet(host: ToolHost, call: McpCall, pet: NewPet): Promise<Mc
 }
 
 /**
- * Whether the create may be sent, by the CLI's rule (`writeConsent`): outside the sandbox a
- * client that can ask its person (elicitation) asks each create, naming the environment,
- * its host and the pet; `--yes` is the consent given up front; where the environment has
- * `confirmWrites` and the client cannot ask, the create is refused. Returns the refusal
- * (code `not_confirmed`, nothing sent), or undefined to send.
+ * Whether a write may be sent, by the CLI's rule (`writeConsent`): outside the sandbox a
+ * client that can ask its person (elicitation) asks each write, naming what it does (`what`:
+ * the declaration's consent words, `create the pet {…}`), the environment and its host;
+ * `--yes` is the consent given up front; where the environment has `confirmWrites` and the
+ * client cannot ask, the write is refused. Returns the refusal (code `not_confirmed`,
+ * nothing sent), or undefined to send.
  */
-async function consent(host: ToolHost, call: McpCall, pet: NewPet): Promise<CliError | undefined> {
+async function consent(host: ToolHost, call: McpCall, what: string): Promise<CliError | undefined> {
   const { connection } = host;
   const canAsk = connection.environment.value !== 'sandbox' && call.canAsk();
   const decision = writeConsent({ confirmWrites: connection.confirmWrites || canAsk, yes: host.yes, canAsk });
@@ -280,12 +323,11 @@ async function consent(host: ToolHost, call: McpCall, pet: NewPet): Promise<CliE
         exitCode: ExitCode.usage,
         code: 'not_confirmed',
         details,
-        hint: `Start the server with --yes to create without a question, or stop asking with \`petstore config set ${name}.confirmWrites false\`.`,
+        hint: `Start the server with --yes to ${what.split(' ')[0] ?? 'write'} without a question, or stop asking with \`petstore config set ${name}.confirmWrites false\`.`,
       },
     );
   }
-  const question = CREATE_PET.consent(escapeForTerminal(stringifyJson(pet)));
-  const answer = await call.ask(`${question.charAt(0).toUpperCase()}${question.slice(1)} in ${where}?`);
+  const answer = await call.ask(`${what.charAt(0).toUpperCase()}${what.slice(1)} in ${where}?`);
   if (answer === 'accept') return undefined;
   return new CliError(`${answer === 'decline' ? 'declined' : 'cancelled'}: nothing was sent to ${where}`, {
     exitCode: ExitCode.usage,
