@@ -20,6 +20,10 @@ export interface TreeCommand {
   traits: CommandTraits;
   /** The long names of its own flags that help lists, without `--help` (`['--limit', ...]`). */
   flags: string[];
+  /** Its own options that help lists, without `--help`: their flag words as declared and their help. */
+  options: { flags: string; description: string }[];
+  /** The names of its positional arguments, in order (`['id']`). */
+  arguments: string[];
 }
 
 /** The long names of the flags help lists for `cmd` itself, without `--help`. */
@@ -29,6 +33,15 @@ function flagsOf(cmd: CommandUnknownOpts): string[] {
     .visibleOptions(cmd)
     .map((o) => o.long ?? o.flags)
     .filter((long) => long !== '--help');
+}
+
+/** The options help lists for `cmd` itself, without `--help`: flag words and help text. */
+function optionsOf(cmd: CommandUnknownOpts): { flags: string; description: string }[] {
+  return cmd
+    .createHelp()
+    .visibleOptions(cmd)
+    .filter((o) => o.long !== '--help')
+    .map((o) => ({ flags: o.flags, description: o.description }));
 }
 
 /** The program, built as `main` builds it, over streams that go nowhere; nothing runs. */
@@ -66,6 +79,8 @@ export async function commandTree(): Promise<TreeCommand[]> {
         subcommands: visible(sub).map((c) => c.name()),
         traits: traitsOf(sub),
         flags: flagsOf(sub),
+        options: optionsOf(sub),
+        arguments: sub.registeredArguments.map((a) => a.name()),
       };
       return [node, ...walk(sub, path)];
     });
