@@ -7,7 +7,17 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { closedPort } from '../helpers/fault-server.js';
+import { commandTree, type TreeCommand } from '../helpers/command-tree.js';
 import { fileServers, lastJson, remoteEnv } from '../helpers/harness.js';
+import {
+  CLI_OPERATIONS,
+  argvWith,
+  badValuesOf,
+  documentedErrors,
+  longFlag,
+  successOf,
+  type CliOperation,
+} from '../helpers/operations.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { tempDir } from '../helpers/temp-config.js';
@@ -16,6 +26,8 @@ import { errorReply, type TestServer } from '../helpers/test-server.js';
 const KEY = 'pk_test_exitcodes_0123456789';
 const { start: server } = fileServers();
 let dir: string;
+/** The command tree, read before the tables are built (they name the verbs' arguments). */
+const tree: TreeCommand[] = await commandTree();
 
 beforeAll(() => {
   dir = tempDir();
@@ -50,30 +62,43 @@ describe.concurrent('exit codes', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it.each([
-    ['list: a Pet missing name', ['pets', 'list'], { status: 200, body: [{ id: 1, categoryId: 1 }] }, '[0].name'],
-    [
-      'get: a Pet missing name',
-      ['pets', 'get', '1'],
-      { status: 200, body: { id: 1, categoryId: 1 } },
-      'name: required field is missing',
-    ],
-    [
-      'get: a float id',
-      ['pets', 'get', '1'],
-      { status: 200, raw: '{"id":1.5,"name":"a","categoryId":1}' },
-      'id: expected an int64',
-    ],
-    ['list: an object, not an array', ['pets', 'list'], { status: 200, body: PET }, 'Pets'],
-    ['list: malformed JSON', ['pets', 'list'], { status: 200, raw: '[{"id":1,' }, ''],
-    ['get: 500 without an Error body', ['pets', 'get', '1'], { status: 500, body: { oops: true } }, 'not an API Error'],
-  ])('1: off-contract answer (%s)', async (_what, args, reply, mentioned) => {
+  /**
+   * Answers each operation's success status with a body that breaks its schema (spec §2):
+   * a record missing `name`, an id that is not an integer, the other shape (a Pet for Pets,
+   * Pets for a Pet), malformed JSON; and a 500 whose body is not an Error.
+   */
+  function offContract(op: CliOperation): [string, CliOperation, { status: number; raw: string }, string[]][] {
+    const { status, schema } = successOf(op);
+    const list = schema === 'Pets';
+    const at = list ? '[0].' : '';
+    const shaped = (pet: string): string => (list ? `[${pet}]` : pet);
+    const record = '{"id":1,"name":"a","categoryId":1}';
+    return [
+      [
+        'a Pet missing name',
+        { status, raw: shaped('{"id":1,"categoryId":1}') },
+        [`${at}name: required field is missing`],
+      ],
+      ['a float id', { status, raw: shaped('{"id":1.5,"name":"a","categoryId":1}') }, [`${at}id: expected an int64`]],
+      [
+        list ? 'an object, not an array' : 'an array, not an object',
+        { status, raw: list ? record : `[${record}]` },
+        [`a ${schema} that does not match the API`, list ? 'expected array' : 'expected object'],
+      ],
+      ['malformed JSON', { status, raw: shaped('{"id":1,') }, ['with malformed JSON']],
+      ['500 without an Error body', { status: 500, raw: '{"oops":true}' }, ['not an API Error']],
+    ].map(([what, reply, mentioned]) => [`${op.name}: ${what as string}`, op, reply, mentioned] as never);
+  }
+
+  it.each(CLI_OPERATIONS.flatMap(offContract))('1: off-contract answer (%s)', async (_what, op, reply, mentioned) => {
     const srv = await server(() => reply);
-    const r = await run(srv, args);
+    const r = await run(srv, op.argv);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^error: /m);
-    expect(unwrapped(r.stderr)).toContain(mentioned);
+    for (const m of mentioned) expect(unwrapped(r.stderr)).toContain(m);
+    // A write answered off-contract may have been done: the message says so.
+    if (op.writes && reply.status !== 500) expect(unwrapped(r.stderr)).toContain('may have been created');
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
@@ -109,20 +134,20 @@ describe.concurrent('exit codes', () => {
     expect(srv.requests).toHaveLength(0);
   });
 
-  it.each([
-    [
-      400,
-      6,
-      ['pets', 'create', '--name', 'Rex', '--category-id', '1'],
-      { 'content-type': 'text/html' },
-      '<h1>Bad Request</h1>',
-    ],
-    [401, 4, ['pets', 'list'], { 'content-type': 'text/html' }, '<h1>Unauthorized</h1>'],
-    [404, 5, ['pets', 'get', '1'], { 'content-type': 'text/html' }, '<h1>Not Found</h1>'],
-    [401, 4, ['pets', 'list'], { 'content-type': 'application/json' }, '{"error":"no key"}'],
-  ])(
-    '%i with a body that is not an Error (a gateway page) still exits %i',
-    async (status, exit, args, headers, raw) => {
+  // Every status the spec documents for every operation, answered by a gateway's page; a
+  // 401 with a JSON body that is not an Error too.
+  it.each(
+    CLI_OPERATIONS.flatMap((op) =>
+      documentedErrors(op).flatMap(({ status, exit }) => [
+        [status, 'a gateway page', exit, op.name, op.argv, { 'content-type': 'text/html' }, `<h1>HTTP ${status}</h1>`],
+        ...(status === 401
+          ? [[status, 'JSON', exit, op.name, op.argv, { 'content-type': 'application/json' }, '{"error":"no key"}']]
+          : []),
+      ]),
+    ) as [number, string, number, string, string[], Record<string, string>, string][],
+  )(
+    '%i with a body that is not an Error (%s) still exits %i: %s',
+    async (status, _form, exit, _name, args, headers, raw) => {
       const srv = await server(() => ({ status, headers, raw }));
       const r = await run(srv, args);
       expect(r.code).toBe(exit);
@@ -135,39 +160,51 @@ describe.concurrent('exit codes', () => {
     },
   );
 
+  /**
+   * Every input of every operation given each value its type refuses (with the flags it
+   * needs), and every required input left out: exit 2 naming it, nothing sent. A flag is
+   * named by its long name; an argument by commander's name (missing) or the verb's own
+   * words (invalid, `pets get 1.5` below).
+   */
+  function refusedInputs(op: CliOperation): [string, string[], string[]][] {
+    const command = (): TreeCommand | undefined => tree.find((c) => c.words.join(' ') === op.name);
+    return Object.entries(op.declaration.inputs).flatMap(([key, input]) => {
+      const name = input.flag === undefined ? undefined : longFlag(input);
+      const bad = badValuesOf(input).map(({ value, mentioned }): [string, string[], string[]] => [
+        `${op.name} ${name ?? key} ${JSON.stringify(value)}`,
+        argvWith(op, { key, value }),
+        [...(name === undefined ? [] : [name]), ...mentioned],
+      ]);
+      if (input.required !== true) return bad;
+      const position = Object.values(op.declaration.inputs)
+        .filter((i) => i.flag === undefined)
+        .indexOf(input);
+      const missing: [string, string[], string[]] = [
+        `${op.name} missing ${name ?? key}`,
+        argvWith(op, { omit: key }),
+        name !== undefined ? [`missing ${name}`] : [`missing required argument '${command()?.arguments[position]}'`],
+      ];
+      return [...bad, missing];
+    });
+  }
+
   it.each([
-    ['--limit 0', ['pets', 'list', '--limit', '0'], ['--limit', '"0"', '1 to 100']],
-    ['--limit 1e2', ['pets', 'list', '--limit', '1e2'], ['--limit', '"1e2"']],
-    ['--status Sold', ['pets', 'list', '--status', 'Sold'], ['--status', '"Sold"', 'available, pending, sold']],
-    ['id 1.5', ['pets', 'get', '1.5'], ['pet ID', '"1.5"', 'int64']],
-    ['id 2^63', ['pets', 'get', '9223372036854775808'], ['pet ID', '"9223372036854775808"', '9223372036854775807']],
-    [
-      '--category-id abc',
-      ['pets', 'create', '--name', 'Rex', '--category-id', 'abc'],
-      ['--category-id', '"abc"', 'int64'],
-    ],
-    [
-      '--category-id below int64',
-      ['pets', 'create', '--name', 'Rex', '--category-id=-9223372036854775809'],
-      ['--category-id', '-9223372036854775808'],
-    ],
-    [
-      'create --status bad',
-      ['pets', 'create', '--name', 'Rex', '--category-id', '1', '--status', 'x'],
-      ['--status', '"x"'],
-    ],
-    ['missing --name', ['pets', 'create', '--category-id', '1'], ['--name']],
-    ['missing --category-id', ['pets', 'create', '--name', 'Rex'], ['--category-id']],
-    ['missing ID', ['pets', 'get'], ['id']],
+    ...CLI_OPERATIONS.flatMap(refusedInputs),
+    // The argument of `pets get` is named in its own words.
+    ['pets get 1.5 names the pet ID', ['pets', 'get', '1.5'], ['pet ID', '"1.5"', 'int64']],
+    ...CLI_OPERATIONS.map((op): [string, string[], string[]] => [
+      `${op.name}: unknown flag`,
+      [...op.argv, '--bogus'],
+      ["unknown option '--bogus'"],
+    ]),
     ['unknown command', ['pets', 'lsit'], ["unknown command 'lsit'", 'list']],
     ['unknown top-level command', ['bogus'], ["unknown command 'bogus'"]],
-    ['unknown flag', ['pets', 'list', '--bogus'], ["unknown option '--bogus'"]],
     ['--output yaml', ['pets', 'list', '--output', 'yaml'], ['--output', '"yaml"', 'table, tsv, csv, json, ndjson']],
     ['--env bogus', ['--env', 'bogus', 'pets', 'list'], ['--env', '"bogus"']],
-  ])('2: %s, nothing sent', async (_what, args, mentioned) => {
+  ] as [string, string[], string[]][])('2: %s, nothing sent', async (_what, args, mentioned) => {
     const srv = await server();
     const r = await run(srv, args);
-    expect(r.code).toBe(2);
+    expect(r.code, r.stderr).toBe(2);
     expect(r.stdout).toBe('');
     for (const m of mentioned) expect(unwrapped(r.stderr)).toContain(m);
     expect(srv.requests).toHaveLength(0);
@@ -256,12 +293,11 @@ describe.concurrent('exit codes', () => {
     expect(unwrapped(r.stderr)).toContain('petstore pets list');
   });
 
-  it('5: a 404 for /pets itself points at the base URL, not at `pets list`', async () => {
+  it('5: a 404 for /pets itself points at the base URL, not at `pets list` (every operation at /pets)', async () => {
     const srv = await server(() => errorReply(404, 'not_found', 'no such path: /pets'));
-    for (const args of [
-      ['pets', 'list'],
-      ['pets', 'create', '--name', 'Rex', '--category-id', '1'],
-    ]) {
+    const atPets = CLI_OPERATIONS.filter((op) => op.request.path === '/pets');
+    expect(atPets.length).toBeGreaterThan(0);
+    for (const { argv: args } of atPets) {
       const r = await run(srv, args);
       expect(r.code).toBe(5);
       expect(unwrapped(r.stderr)).toContain('no such path: /pets');
@@ -281,6 +317,22 @@ describe.concurrent('exit codes', () => {
     expect(unwrapped(r.stderr)).toContain('invalid_request');
     expect(srv.requests).toHaveLength(1);
   });
+
+  it.each(
+    CLI_OPERATIONS.flatMap((op) =>
+      documentedErrors(op).map(({ status, exit }) => [op.name, status, exit, op] as const),
+    ),
+  )('%s: a %i with an Error body exits %i, showing the server message and code', async (_name, status, exit, op) => {
+    const srv = await server(() => errorReply(status, `code_${status}`, `the store refused with ${status}`));
+    const r = await run(srv, op.argv);
+    expect(r.code).toBe(exit);
+    expect(r.stdout).toBe('');
+    expect(unwrapped(r.stderr)).toContain(`the store refused with ${status}`);
+    expect(unwrapped(r.stderr)).toContain(`code_${status}`);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    // Sent once: a refusal is not retried.
+    expect(srv.requests).toHaveLength(1);
+  });
 });
 
 describe.concurrent('errors as JSON with --output json / ndjson', () => {
@@ -292,20 +344,20 @@ describe.concurrent('errors as JSON with --output json / ndjson', () => {
     return JSON.parse(lines[lines.length - 1] ?? '');
   }
 
-  it('404 → the server code, status 404, stdout empty', async () => {
-    const srv = await server(() => errorReply(404, 'not_found', 'pet 9 not found'));
-    const r = await run(srv, ['pets', 'get', '9', '--json']);
-    expect(r.code).toBe(5);
-    expect(r.stdout).toBe('');
-    expect(errorObject(r.stderr)).toEqual({ code: 'not_found', message: 'pet 9 not found', status: 404 });
-  });
-
-  it('400 on create → the server code, status 400', async () => {
-    const srv = await server(() => errorReply(400, 'invalid_request', 'no such category'));
-    const r = await run(srv, ['--output', 'ndjson', 'pets', 'create', '--name', 'Rex', '--category-id', '1']);
-    expect(r.code).toBe(6);
-    expect(r.stdout).toBe('');
-    expect(JSON.parse(r.stderr)).toEqual({ code: 'invalid_request', message: 'no such category', status: 400 });
+  it.each(
+    CLI_OPERATIONS.flatMap((op) =>
+      documentedErrors(op).map(({ status, exit }) => [op.name, status, exit, op] as const),
+    ),
+  )('%s: a %i → the server code, the status, stdout empty (exit %i)', async (_name, status, exit, op) => {
+    const srv = await server(() => errorReply(status, `code_${status}`, `refused with ${status}`));
+    for (const format of [['--json'], ['--output', 'ndjson']]) {
+      const r = await run(srv, [...format, ...op.argv]);
+      expect(r.code).toBe(exit);
+      expect(r.stdout).toBe('');
+      expect(errorObject(r.stderr)).toEqual({ code: `code_${status}`, message: `refused with ${status}`, status });
+      // Only a deprecated operation warns: any other's stderr is the error alone.
+      if (!op.deprecated) expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    }
   });
 
   it('usage → code usage, status 0, one line', async () => {
