@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_SPEC, specOperation, specUrl } from '../fixtures/api-spec.js';
 import { fileServers } from '../helpers/harness.js';
+import { CLI_OPERATIONS, longFlag, neededFlags, operationStore } from '../helpers/operations.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { tempDir } from '../helpers/temp-config.js';
@@ -165,11 +166,19 @@ describe.concurrent('requests as sent', () => {
  * the last value (git's and gh's rule, so an alias can be overridden).
  */
 describe.concurrent('--status given twice', () => {
-  const commands = [
-    ['pets list', ['pets', 'list']],
-    ['pets get --via-list', ['pets', 'get', '7', '--via-list']],
-    ['pets create', ['pets', 'create', '--name', 'Rex', '--category-id', '1']],
-  ] as const;
+  // Every operation with a --status input, with the flags it needs (`pets get --via-list`).
+  const commands = CLI_OPERATIONS.flatMap((op) =>
+    Object.entries(op.declaration.inputs).flatMap(([key, input]) => {
+      if (input.flag === undefined || longFlag(input) !== '--status') return [];
+      const needed = neededFlags(op, key);
+      return [[[op.name, ...needed].join(' '), [...op.argv, ...needed]] as const];
+    }),
+  );
+
+  it('covers every command of the declarations that takes --status', () => {
+    expect(commands.map(([name]) => name)).toContain('pets get --via-list');
+    expect(commands.length).toBeGreaterThanOrEqual(3);
+  });
 
   it.each(commands)('%s -s sold -s pending: exit 2 naming both, nothing sent', async (_, args) => {
     const srv = await server(echoCreate);
@@ -189,17 +198,15 @@ describe.concurrent('--status given twice', () => {
   });
 
   it.each(commands)('%s -s sold -s sold: one status, sent once', async (_, args) => {
-    const srv = await server((req, res) =>
-      req.method === CREATE_PET.method
-        ? echoCreate(req, res)
-        : { status: 200, body: [{ id: 7, name: 'Rex', categoryId: 1, status: 'sold' }] },
-    );
+    // Pet 7, sold, whatever is asked: `pets get 7 --via-list` finds it in the list.
+    const srv = await server(operationStore(() => ({ id: 7, name: 'Rex', categoryId: 1, status: 'sold' })));
     const r = await run([...args, '-s', 'sold', '-s', 'sold'], { PETSTORE_BASE_URL: srv.baseUrl });
     expect(r.code, r.stderr).toBe(0);
     expect(srv.requests).toHaveLength(1);
     const req = srv.requests[0];
-    if (req?.method === CREATE_PET.method) expect(JSON.parse(req.body)).toMatchObject({ status: 'sold' });
-    else expect(new URL(req?.url ?? '', srv.origin).searchParams.get('status')).toBe('sold');
+    // In the body of a request that has one, else in the query.
+    if (req?.body !== '') expect(JSON.parse(req?.body ?? '')).toMatchObject({ status: 'sold' });
+    else expect(new URL(req.url, srv.origin).searchParams.get('status')).toBe('sold');
   });
 
   it('other repeated flags keep the last value: -L 5 -L 7 sends limit=7', async () => {

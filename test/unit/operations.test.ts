@@ -45,7 +45,12 @@ describe('the declarations cover the spec', () => {
     expect([...ids].sort()).toEqual(API_SPEC.operations.map((op) => op.operationId).sort());
     for (const spec of API_SPEC.operations) {
       const op = PET_OPERATIONS.find((o) => o.id === spec.operationId)!;
-      expect(operationOf(op.id), op.id).toMatchObject({ method: spec.method, path: spec.path });
+      expect(operationOf(op.id), op.id).toMatchObject({
+        method: spec.method,
+        path: spec.path,
+        success: spec.success.status,
+        removal: spec.deprecated?.removal,
+      });
       // A write changes the store: no GET among them, and every other method of the spec writes.
       expect(op.writes, op.id).toBe(spec.method !== 'GET');
     }
@@ -56,12 +61,14 @@ describe('the declarations cover the spec', () => {
     expect(OPERATIONS.filter((op) => op.tool === null).map((op) => op.id)).toEqual(WITHOUT_TOOL);
   });
 
-  it('tool names are unique, and every required input declares an example', () => {
+  it('tool names are unique, every required input declares an example, every argument a label', () => {
     const names = OPERATIONS.flatMap((op) => (op.tool === null ? [] : [op.tool.name]));
     expect(new Set(names).size).toBe(names.length);
     for (const op of OPERATIONS) {
       for (const [key, input] of Object.entries(op.declaration.inputs)) {
         if (input.required === true || input.flag === undefined) expect(input.example, `${op.id}.${key}`).toBeDefined();
+        // An argument is named in refusals by its label.
+        if (input.flag === undefined) expect(input.label, `${op.id}.${key}`).toBeDefined();
       }
     }
   });
