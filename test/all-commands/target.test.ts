@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeTarget } from '../../src/render/target.js';
 import { fileServers, remoteEnv } from '../helpers/harness.js';
+import { CLI_READS, CLI_WRITES, examplePet, operationStore } from '../helpers/operations.js';
+import { unwrapped } from '../helpers/run-cli.js';
 import { runMain, type MainOptions } from '../helpers/run-main.js';
 import { tempDir } from '../helpers/temp-config.js';
 import type { Handler } from '../helpers/test-server.js';
@@ -62,26 +64,50 @@ function runAt(env: string, baseUrl: string, args: string[], opts: MainOptions =
   });
 }
 
-/** Each read, and what its stderr holds on a terminal after the banner (what it held before). */
+/**
+ * Each read, and what its stderr holds on a terminal after the banner against `petStore`
+ * (which lists no pets); the reads of the declarations are `declaredReads`.
+ */
 const reads = [
-  ['pets list', ['pets', 'list'], 'No pets found.\n'],
+  ['pets list (no pets)', ['pets', 'list'], 'No pets found.\n'],
   ['api GET', ['api', 'pets'], ''],
 ] as const;
+
+/** Every read operation's run, against a store that answers it with one pet: its banner adds to nothing. */
+const declaredReads = CLI_READS.map((op) => [op.name, op.argv] as const);
 
 /** stderr as the terminal is left showing it: the progress line's drawings (`\r...ESC[K`) taken out. */
 // eslint-disable-next-line no-control-regex -- the progress line's escape sequence is what is taken out
 const shown = (stderr: string): string => stderr.replace(/\r[^\r\n]*?\x1b\[K/g, '');
 
-/** Each write, and the summary line it ends with on a terminal (before ` in TARGET`). */
-const writes = [
-  ['pets create', () => ['pets', 'create', '--name', 'Rex', '--category-id', '1'], /^created pet 21118 "Rex"$/],
-  ['pets create --from-file', () => ['pets', 'create', '--from-file', bulkInput()], /^created 2 pets in \d+\.\d s$/],
+/**
+ * Each write, the summary line it ends with on a terminal (before ` in TARGET`), and the
+ * store it runs against: every write operation (its summary names the pet the store
+ * answers with, by id and quoted name), bulk create and `api POST`.
+ */
+const writes: [string, () => string[], RegExp, () => Handler][] = [
+  ...CLI_WRITES.map((op): [string, () => string[], RegExp, () => Handler] => {
+    const pet = examplePet(op);
+    return [
+      op.name,
+      () => op.argv,
+      new RegExp(`^\\w+ pet ${pet.id} ${JSON.stringify(pet.name)}$`),
+      () => operationStore(),
+    ];
+  }),
+  [
+    'pets create --from-file',
+    () => ['pets', 'create', '--from-file', bulkInput()],
+    /^created 2 pets in \d+\.\d s$/,
+    petStore,
+  ],
   [
     'api POST',
     () => ['api', '-X', 'POST', 'pets', '-f', 'name=Rex', '-F', 'categoryId=1'],
     /^POST \/v1\/pets: 201 Created$/,
+    petStore,
   ],
-] as const;
+];
 
 describe('describeTarget: one way of naming where a command goes', () => {
   it.each([
@@ -110,8 +136,23 @@ describe.concurrent.each([['production'], ['staging'], ['staging-eu']])('%s on a
     },
   );
 
-  it.each(writes)('%s: the banner, then a summary line naming the target', async (_, args, summary) => {
-    const srv = await start(petStore());
+  it.each(declaredReads)(
+    '%s: the banner, then exactly what it prints off a terminal (the read of a declared operation)',
+    async (_, args) => {
+      const srv = await start(operationStore());
+      const piped = await runAt(env, srv.baseUrl, [...args]);
+      expect(piped.code, piped.stderr).toBe(0);
+      const r = await runAt(env, srv.baseUrl, [...args], { tty: true });
+      expect(r.code, r.stderr).toBe(0);
+      const banner = `env: ${env} (${new URL(srv.baseUrl).host})\n`;
+      expect(r.stderr.startsWith(banner), r.stderr).toBe(true);
+      // The same words, wrapped for the terminal.
+      expect(unwrapped(r.stderr.slice(banner.length))).toBe(unwrapped(piped.stderr));
+    },
+  );
+
+  it.each(writes)('%s: the banner, then a summary line naming the target', async (_, args, summary, store) => {
+    const srv = await start(store());
     const r = await runAt(env, srv.baseUrl, args(), { tty: true });
     expect(r.code, r.stderr).toBe(0);
     const target = `${env} (${new URL(srv.baseUrl).host})`;
@@ -122,15 +163,18 @@ describe.concurrent.each([['production'], ['staging'], ['staging-eu']])('%s on a
     expect(lines[1]?.slice(0, -` in ${target}`.length)).toMatch(summary);
   });
 
-  it.each(writes)('%s with --quiet: the banner and the summary line are still shown', async (_, args, summary) => {
-    const srv = await start(petStore());
-    const r = await runAt(env, srv.baseUrl, ['--quiet', ...args()], { tty: true });
-    expect(r.code, r.stderr).toBe(0);
-    const target = `${env} (${new URL(srv.baseUrl).host})`;
-    const lines = shown(r.stderr).trimEnd().split('\n');
-    expect(lines).toEqual([`env: ${target}`, expect.stringMatching(/ in /) as unknown]);
-    expect(lines[1]?.slice(0, -` in ${target}`.length)).toMatch(summary);
-  });
+  it.each(writes)(
+    '%s with --quiet: the banner and the summary line are still shown',
+    async (_, args, summary, store) => {
+      const srv = await start(store());
+      const r = await runAt(env, srv.baseUrl, ['--quiet', ...args()], { tty: true });
+      expect(r.code, r.stderr).toBe(0);
+      const target = `${env} (${new URL(srv.baseUrl).host})`;
+      const lines = shown(r.stderr).trimEnd().split('\n');
+      expect(lines).toEqual([`env: ${target}`, expect.stringMatching(/ in /) as unknown]);
+      expect(lines[1]?.slice(0, -` in ${target}`.length)).toMatch(summary);
+    },
+  );
 
   it('the banner comes before anything is sent, and once per run', async () => {
     const srv = await start(petStore());
@@ -148,12 +192,17 @@ describe.concurrent.each([['production'], ['staging'], ['staging-eu']])('%s on a
 });
 
 describe.concurrent('off a terminal nothing extra is printed', () => {
-  const commands: [string, () => string[]][] = [
-    ...reads.map(([name, args]): [string, () => string[]] => [name, () => [...args]]),
-    ...writes.map(([name, args]): [string, () => string[]] => [name, args]),
+  const commands: [string, () => string[], () => Handler][] = [
+    ...reads.map(([name, args]): [string, () => string[], () => Handler] => [name, () => [...args], petStore]),
+    ...CLI_READS.filter((op) => !op.deprecated).map((op): [string, () => string[], () => Handler] => [
+      op.name,
+      () => op.argv,
+      () => operationStore(),
+    ]),
+    ...writes.map(([name, args, , store]): [string, () => string[], () => Handler] => [name, args, store]),
   ];
-  it.each(commands)('%s: stderr is empty, piped or with only stdout a terminal', async (_, args) => {
-    const srv = await start(petStore());
+  it.each(commands)('%s: stderr is empty, piped or with only stdout a terminal', async (_, args, store) => {
+    const srv = await start(store());
     for (const tty of [false, { stdout: true, stdin: true }]) {
       for (const env of ['production', 'staging']) {
         const r = await runAt(env, srv.baseUrl, [...args()], { tty });
