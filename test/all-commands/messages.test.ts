@@ -4,14 +4,46 @@
  * with `--output json|ndjson`, errors, warnings and notes are one JSON object a line
  * (`--verbose` lines stay text); `PETSTORE_MESSAGES=json|text` forces either for every
  * message. `--jq` implies `--output json`, and so these rules. And `--quiet`, which drops
- * warnings and notes but never errors. In-process (runMain) against the sandbox: its
- * `pets get` warns that getPet is deprecated, and `pets get 404404` fails.
+ * warnings and notes but never errors. In-process (runMain) against the sandbox, whose
+ * `pets get` warns that getPet is deprecated; and every declared operation failing against
+ * a test server on 127.0.0.1 that answers the last error status the spec documents for it
+ * (a deprecated one warns first).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { runMain } from '../helpers/run-main.js';
+import { fileServers, remoteEnv } from '../helpers/harness.js';
+import { CLI_OPERATIONS, documentedErrors, type CliOperation } from '../helpers/operations.js';
+import { runMain, type MainOptions } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { errorReply } from '../helpers/test-server.js';
 
 afterAll(() => removeTempDirs());
+
+const KEY = 'pk_test_messages_0123456789';
+const { start } = fileServers();
+
+/** Each operation, with the last error status the spec documents for it and its exit code. */
+const failing = CLI_OPERATIONS.map((op) => {
+  const { status, exit } = documentedErrors(op).at(-1)!;
+  return [op.name, op, status, exit] as const;
+});
+
+/**
+ * Runs `op` with `extra` against a server that refuses it with `status` (code
+ * `refused_STATUS`); on a terminal the target's banner, text or JSON, is taken out of stderr.
+ */
+async function refused(op: CliOperation, status: number, extra: string[], opts: MainOptions = {}) {
+  const srv = await start(() => errorReply(status, `refused_${status}`, `the store refused with ${status}`));
+  const r = await runMain([...op.argv, ...extra], {
+    ...opts,
+    env: remoteEnv(srv.baseUrl, KEY, { NO_COLOR: '1', ...(opts.env as Record<string, string>) }),
+  });
+  expect(srv.requests).toHaveLength(1);
+  const stderr = r.stderr
+    .split(/(?<=\n)/)
+    .filter((l) => !l.startsWith('env: ') && !l.startsWith('{"level":"target"'))
+    .join('');
+  return { ...r, stderr };
+}
 
 function sandbox(extra: Record<string, string> = {}) {
   return { PETSTORE_CONFIG_DIR: tempDir(), PETSTORE_ENV: 'sandbox', NO_COLOR: '1', ...extra };
@@ -61,11 +93,11 @@ describe.concurrent('messages on a terminal with --output json', () => {
     expect(r.stderr).toBe('');
   });
 
-  it('an error is text too: a person reads it', async () => {
-    const r = await runMain(['pets', 'get', '404404', '--json'], { env: sandbox(), tty: { stderr: true } });
-    expect(r.code).toBe(5);
-    expect(r.stderr).toMatch(/^warning: /);
-    expect(r.stderr).toMatch(/^error: .*not_found, HTTP 404/m);
+  it.each(failing)('%s: an error is text too: a person reads it', async (_, op, status, exit) => {
+    const r = await refused(op, status, ['--json'], { tty: { stderr: true } });
+    expect(r.code).toBe(exit);
+    if (op.deprecated) expect(r.stderr).toMatch(/^warning: /);
+    expect(r.stderr).toMatch(new RegExp(`^error: .*refused_${status}, HTTP ${status}`, 'm'));
     expect(r.stderr).not.toContain('{"');
   });
 
@@ -81,14 +113,18 @@ describe.concurrent('messages on a terminal with --output json', () => {
 });
 
 describe.concurrent('messages when stderr is not a terminal', () => {
-  it('with --output json every line is a JSON object: the warning, then the error', async () => {
-    const r = await runMain(['pets', 'get', '404404', '--json'], { env: sandbox() });
-    expect(r.code).toBe(5);
-    const lines = parsed(r.stderr);
-    expect(lines[0]).toMatchObject({ level: 'warning' });
-    expect(lines.at(-1)).toMatchObject({ code: 'not_found', status: 404 });
-    expect(lines).not.toContain(undefined);
-  });
+  it.each(failing)(
+    '%s: with --output json every line is a JSON object: the warning, then the error',
+    async (_, op, status, exit) => {
+      const r = await refused(op, status, ['--json']);
+      expect(r.code).toBe(exit);
+      const lines = parsed(r.stderr);
+      if (op.deprecated) expect(lines[0]).toMatchObject({ level: 'warning' });
+      else expect(lines).toHaveLength(1);
+      expect(lines.at(-1)).toMatchObject({ code: `refused_${status}`, status });
+      expect(lines).not.toContain(undefined);
+    },
+  );
 
   it('a bad --jq expression piped is one JSON line, its line feeds escaped in the JSON', async () => {
     const r = await runMain(['pets', 'list', '--jq', '.[0'], { env: sandbox() });
@@ -100,40 +136,45 @@ describe.concurrent('messages when stderr is not a terminal', () => {
     expect(error.message).toContain('\n    .[0\n      ^');
   });
 
-  it('--jq implies --output json, and so JSON messages', async () => {
-    const r = await runMain(['pets', 'get', '404404', '--jq', '.name'], { env: sandbox() });
-    expect(r.code).toBe(5);
+  it.each(failing)('%s: --jq implies --output json, and so JSON messages', async (_, op, status, exit) => {
+    const r = await refused(op, status, ['--jq', '.name']);
+    expect(r.code).toBe(exit);
     expect(parsed(r.stderr)).not.toContain(undefined);
+    expect(parsed(r.stderr).at(-1)).toMatchObject({ code: `refused_${status}`, status });
   });
 
-  it('without JSON output, text', async () => {
-    const r = await runMain(['pets', 'get', '404404'], { env: sandbox() });
-    expect(r.code).toBe(5);
-    expect(r.stderr).toMatch(/^warning: /);
+  it.each(failing)('%s: without JSON output, text', async (_, op, status, exit) => {
+    const r = await refused(op, status, []);
+    expect(r.code).toBe(exit);
+    if (op.deprecated) expect(r.stderr).toMatch(/^warning: /);
     expect(r.stderr).toMatch(/^error: /m);
+    expect(r.stderr).not.toContain('{"');
   });
 });
 
 describe.concurrent('PETSTORE_MESSAGES', () => {
-  it('=text: every message is text, the error too, even with --output json', async () => {
-    const r = await runMain(['pets', 'get', '404404', '--json'], { env: sandbox({ PETSTORE_MESSAGES: 'text' }) });
-    expect(r.code).toBe(5);
-    expect(r.stderr).toMatch(/^warning: /);
-    expect(r.stderr).toMatch(/^error: /m);
-    expect(r.stderr).not.toContain('{"');
-  });
+  it.each(failing)(
+    '%s =text: every message is text, the error too, even with --output json',
+    async (_, op, status, exit) => {
+      const r = await refused(op, status, ['--json'], { env: { PETSTORE_MESSAGES: 'text' } });
+      expect(r.code).toBe(exit);
+      if (op.deprecated) expect(r.stderr).toMatch(/^warning: /);
+      expect(r.stderr).toMatch(/^error: /m);
+      expect(r.stderr).not.toContain('{"');
+    },
+  );
 
-  it('=json: every message is JSON, on a terminal and without --output json', async () => {
-    const r = await runMain(['pets', 'get', '404404'], {
-      env: sandbox({ PETSTORE_MESSAGES: 'json' }),
-      tty: true,
-    });
-    expect(r.code).toBe(5);
-    const lines = parsed(r.stderr);
-    expect(lines).not.toContain(undefined);
-    expect(lines[0]).toMatchObject({ level: 'warning' });
-    expect(lines.at(-1)).toMatchObject({ code: 'not_found' });
-  });
+  it.each(failing)(
+    '%s =json: every message is JSON, on a terminal and without --output json',
+    async (_, op, status, exit) => {
+      const r = await refused(op, status, [], { env: { PETSTORE_MESSAGES: 'json' }, tty: true });
+      expect(r.code).toBe(exit);
+      const lines = parsed(r.stderr);
+      expect(lines).not.toContain(undefined);
+      if (op.deprecated) expect(lines[0]).toMatchObject({ level: 'warning' });
+      expect(lines.at(-1)).toMatchObject({ code: `refused_${status}` });
+    },
+  );
 
   it('=json on a terminal: a bad --jq expression is one JSON line', async () => {
     const r = await runMain(['pets', 'list', '--jq', '.[0'], {
@@ -188,13 +229,16 @@ describe.concurrent('--quiet', () => {
     expect(r.stderr).toBe('');
   });
 
-  it('never drops an error: text on a terminal, JSON off one with --json', async () => {
-    const onTerminal = await runMain(['pets', 'get', '404404', '--quiet'], { env: sandbox(), tty: { stderr: true } });
-    expect(onTerminal.code).toBe(5);
-    expect(onTerminal.stderr).toMatch(/^error: .*HTTP 404/);
-    expect(onTerminal.stderr).not.toContain('warning:');
-    const piped = await runMain(['pets', 'get', '404404', '--quiet', '--json'], { env: sandbox() });
-    expect(piped.code).toBe(5);
-    expect(parsed(piped.stderr)).toEqual([expect.objectContaining({ code: 'not_found', status: 404 })]);
-  });
+  it.each(failing)(
+    '%s: never drops an error: text on a terminal, JSON off one with --json',
+    async (_, op, status, exit) => {
+      const onTerminal = await refused(op, status, ['--quiet'], { tty: { stderr: true } });
+      expect(onTerminal.code).toBe(exit);
+      expect(onTerminal.stderr).toMatch(new RegExp(`^error: .*HTTP ${status}`));
+      expect(onTerminal.stderr).not.toContain('warning:');
+      const piped = await refused(op, status, ['--quiet', '--json']);
+      expect(piped.code).toBe(exit);
+      expect(parsed(piped.stderr)).toEqual([expect.objectContaining({ code: `refused_${status}`, status })]);
+    },
+  );
 });
