@@ -28,7 +28,9 @@ import {
   wrongContentType,
   CLI_MAX_BODY_BYTES,
 } from '../helpers/fault-server.js';
+import { commandTree } from '../helpers/command-tree.js';
 import { fileServers, lastJson, remoteEnv } from '../helpers/harness.js';
+import { CLI_OPERATIONS, isIdempotent, longFlag, successReply, type CliOperation } from '../helpers/operations.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { tempDir } from '../helpers/temp-config.js';
@@ -37,6 +39,8 @@ import { type Handler, type TestServer } from '../helpers/test-server.js';
 const KEY = 'pst_faults_9f3Kq7ZxW2mLr8Tb';
 
 const pool = fileServers();
+/** The command tree, read before the tables are built (they name the verbs' arguments). */
+const tree = await commandTree();
 beforeAll(async () => {
   // The first in-process runs load the CLI's modules through Vite's transform, which takes
   // seconds on a busy machine (a spawned CLI loads its prebuilt bundle in a fraction of
@@ -83,21 +87,48 @@ const SLACK_MS = 15_000;
 /** An answer that never comes within a test: slower than any bound here allows. */
 const NEVER_MS = 120_000;
 
+/** The declared operations sent again after a failure the server may have seen (GET), and the others (POST). */
+const IDEMPOTENT = CLI_OPERATIONS.filter(isIdempotent).map((op) => [op.name, op] as const);
+const NOT_IDEMPOTENT = CLI_OPERATIONS.filter((op) => !isIdempotent(op)).map((op) => [op.name, op] as const);
+
+/** `op`'s valid run with `--output json` and `extra`. */
+function runOf(op: CliOperation, ...extra: string[]): string[] {
+  return [...op.argv, '--output', 'json', ...extra];
+}
+
+/**
+ * The error object of a JSON stderr: its last line; any line before it is a warning, and
+ * only a deprecated operation warns.
+ */
+function errorOf(op: CliOperation, stderr: string): { code: string; message: string; status: number } {
+  const lines = stderr.trim().split('\n');
+  if (!op.deprecated) expect(lines).toHaveLength(1);
+  for (const l of lines.slice(0, -1)) expect(JSON.parse(l)).toMatchObject({ level: 'warning' });
+  return JSON.parse(lines.at(-1)!) as { code: string; message: string; status: number };
+}
+
+/** Asserts stderr holds nothing but a deprecated operation's warnings (JSON lines). */
+function expectNoMessage(op: CliOperation, stderr: string): void {
+  if (!op.deprecated) expect(stderr).toBe('');
+  else for (const l of stderr.trim().split('\n')) expect(JSON.parse(l)).toMatchObject({ level: 'warning' });
+}
+
 function expectKeySent(server: TestServer, n: number): void {
   expect(server.requests).toHaveLength(n);
   for (const r of server.requests) expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
 }
 
 describe.concurrent('GET retries', () => {
-  it('retries a 503 and succeeds with the next answer', async () => {
-    const server = await start(
-      sequence(apiError(503, 'unavailable', 'try later'), answer({ status: 200, body: pets(2) })),
-    );
-    const r = await run(list(), server.baseUrl);
-    expect(r.stderr).toBe('');
+  it.each(IDEMPOTENT)('%s: retries a 503 and succeeds with the next answer', async (_, op) => {
+    const server = await start(sequence(apiError(503, 'unavailable', 'try later'), answer(successReply(op))));
+    const r = await run(runOf(op), server.baseUrl);
+    expectNoMessage(op, r.stderr);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toHaveLength(2);
+    expect(JSON.parse(r.stdout)).toEqual(successReply(op).body);
     expectKeySent(server, 2);
+    expect(server.requests.map((q) => `${q.method} ${q.url}`)).toEqual(
+      Array(2).fill(`${op.request.method} ${op.request.url}`),
+    );
     // The backoff of a first retry is 125-250 ms: nothing near the 30 s default deadline.
     expect(r.ms).toBeLessThan(SLACK_MS);
   });
@@ -117,18 +148,21 @@ describe.concurrent('GET retries', () => {
     expectKeySent(server, 4);
   });
 
-  it('gives up after --retries and reports the last answer: 503 Error body, exit 1', async () => {
-    const server = await start(apiError(503, 'unavailable', 'the pet store is down for maintenance'));
-    const r = await run(list(), server.baseUrl);
-    expect(r.code).toBe(1);
-    expect(r.stdout).toBe('');
-    expect(jsonError(r.stderr)).toEqual({
-      code: 'unavailable',
-      message: 'the pet store is down for maintenance',
-      status: 503,
-    });
-    expectKeySent(server, 3); // 1 + 2 retries (default)
-  });
+  it.each(IDEMPOTENT)(
+    '%s: gives up after --retries and reports the last answer: 503 Error body, exit 1',
+    async (_, op) => {
+      const server = await start(apiError(503, 'unavailable', 'the pet store is down for maintenance'));
+      const r = await run(runOf(op), server.baseUrl);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(errorOf(op, r.stderr)).toEqual({
+        code: 'unavailable',
+        message: 'the pet store is down for maintenance',
+        status: 503,
+      });
+      expectKeySent(server, 3); // 1 + 2 retries (default)
+    },
+  );
 
   it('a 429 without Retry-After: retried with backoff, then exit 1 with the server message', async () => {
     const server = await start(apiError(429, 'rate_limited', 'too many requests'));
@@ -147,11 +181,11 @@ describe.concurrent('GET retries', () => {
     expectKeySent(server, 1);
   });
 
-  it('does not retry a 500 (not in the contract list)', async () => {
+  it.each(IDEMPOTENT)('%s: does not retry a 500 (not in the contract list)', async (_, op) => {
     const server = await start(apiError(500, 'internal', 'boom'));
-    const r = await run(list(), server.baseUrl);
+    const r = await run(runOf(op), server.baseUrl);
     expect(r.code).toBe(1);
-    expect(jsonError(r.stderr)).toEqual({ code: 'internal', message: 'boom', status: 500 });
+    expect(errorOf(op, r.stderr)).toEqual({ code: 'internal', message: 'boom', status: 500 });
     expectKeySent(server, 1);
   });
 
@@ -204,11 +238,11 @@ describe.concurrent('GET retries', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('connection reset on every attempt: exit 3 after 1 + retries attempts', async () => {
+  it.each(IDEMPOTENT)('%s: connection reset on every attempt: exit 3 after 1 + retries attempts', async (_, op) => {
     const server = await start(reset());
-    const r = await run(list(), server.baseUrl);
+    const r = await run(runOf(op), server.baseUrl);
     expect(r.code).toBe(3);
-    expect(jsonError(r.stderr)).toMatchObject({ code: 'network', status: 0 });
+    expect(errorOf(op, r.stderr)).toMatchObject({ code: 'network', status: 0 });
     expectKeySent(server, 3);
   });
 });
@@ -280,95 +314,104 @@ describe.concurrent('one deadline', () => {
   });
 });
 
-describe.concurrent('POST is sent once when the server may have received it (a 429 excepted: a refusal)', () => {
-  it('503: not retried, exit 1 with the server message', async () => {
+describe.concurrent('a POST is sent once when the server may have received it (a 429 excepted: a refusal)', () => {
+  it('the declarations have a write sent by POST', () => {
+    expect(NOT_IDEMPOTENT.length).toBeGreaterThan(0);
+  });
+
+  it.each(NOT_IDEMPOTENT)('%s: 503: not retried, exit 1 with the server message', async (_, op) => {
     const server = await start(apiError(503, 'unavailable', 'cannot create now'));
-    const r = await run(create(), server.baseUrl);
+    const r = await run(runOf(op), server.baseUrl);
     expect(r.code).toBe(1);
-    expect(jsonError(r.stderr)).toEqual({ code: 'unavailable', message: 'cannot create now', status: 503 });
-    expect(count(server.requests, 'POST')).toBe(1);
+    expect(errorOf(op, r.stderr)).toEqual({ code: 'unavailable', message: 'cannot create now', status: 503 });
+    expect(count(server.requests, op.request.method)).toBe(1);
     expect(server.requests).toHaveLength(1);
   });
 
-  it('429 is a refusal (nothing was done): sent again once Retry-After has passed', async () => {
-    const server = await start(
-      sequence(
-        apiError(429, 'rate_limited', 'slow down', { 'retry-after': '0' }),
-        answer({ status: 201, body: pets(1)[0] }),
-      ),
-    );
-    const r = await run(create(), server.baseUrl);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(count(server.requests, 'POST')).toBe(2);
-    expect(server.requests.map((q) => q.body)).toEqual([
-      '{"name":"Rex","categoryId":1}',
-      '{"name":"Rex","categoryId":1}',
-    ]);
-  });
+  it.each(NOT_IDEMPOTENT)(
+    '%s: 429 is a refusal (nothing was done): sent again once Retry-After has passed',
+    async (_, op) => {
+      const server = await start(
+        sequence(apiError(429, 'rate_limited', 'slow down', { 'retry-after': '0' }), answer(successReply(op))),
+      );
+      const r = await run(runOf(op), server.baseUrl);
+      expectNoMessage(op, r.stderr);
+      expect(r.code).toBe(0);
+      expect(count(server.requests, op.request.method)).toBe(2);
+      expect(server.requests.map((q) => q.body)).toEqual([op.request.body, op.request.body]);
+      // The same request again: the one Idempotency-Key, where the operation sends one.
+      expect(server.requests[1]?.headers['idempotency-key']).toBe(server.requests[0]?.headers['idempotency-key']);
+    },
+  );
 
-  it('429 on every attempt: 1 + --retries POSTs, then exit 1 with the server message', async () => {
-    const server = await start(apiError(429, 'rate_limited', 'slow down', { 'retry-after': '0' }));
-    const r = await run(create('--retries', '1'), server.baseUrl);
-    expect(r.code).toBe(1);
-    expect(jsonError(r.stderr)).toEqual({ code: 'rate_limited', message: 'slow down', status: 429 });
-    expect(count(server.requests, 'POST')).toBe(2);
-  });
+  it.each(NOT_IDEMPOTENT)(
+    '%s: 429 on every attempt: 1 + --retries requests, then exit 1 with the server message',
+    async (_, op) => {
+      const server = await start(apiError(429, 'rate_limited', 'slow down', { 'retry-after': '0' }));
+      const r = await run(runOf(op, '--retries', '1'), server.baseUrl);
+      expect(r.code).toBe(1);
+      expect(errorOf(op, r.stderr)).toEqual({ code: 'rate_limited', message: 'slow down', status: 429 });
+      expect(count(server.requests, op.request.method)).toBe(2);
+    },
+  );
 
-  it('reset after the request: not retried, exit 3', async () => {
+  it.each(NOT_IDEMPOTENT)('%s: reset after the request: not retried, exit 3', async (_, op) => {
     const server = await start(reset());
-    const r = await run(create(), server.baseUrl);
+    const r = await run(runOf(op), server.baseUrl);
     expect(r.code).toBe(3);
-    expect(jsonError(r.stderr)).toMatchObject({ code: 'network', status: 0 });
+    expect(errorOf(op, r.stderr)).toMatchObject({ code: 'network', status: 0 });
     expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]!.body).toBe('{"name":"Rex","categoryId":1}');
+    expect(server.requests[0]!.body).toBe(op.request.body);
   });
 
-  it('slow headers past --timeout: not retried, exit 3', async () => {
-    const server = await start(slowHeaders(NEVER_MS, { status: 201, body: { id: 1, name: 'Rex', categoryId: 1 } }));
-    const r = await run(create('--timeout', '0.5'), server.baseUrl);
+  it.each(NOT_IDEMPOTENT)('%s: slow headers past --timeout: not retried, exit 3', async (_, op) => {
+    const server = await start(slowHeaders(NEVER_MS, successReply(op)));
+    const r = await run(runOf(op, '--timeout', '0.5'), server.baseUrl);
     expect(r.code).toBe(3);
-    expect(jsonError(r.stderr)).toMatchObject({ code: 'timeout' });
+    expect(errorOf(op, r.stderr)).toMatchObject({ code: 'timeout' });
     expect(server.requests).toHaveLength(1);
   });
 
-  it('connection refused (nothing sent): retried, then exit 3', async () => {
+  it.each(NOT_IDEMPOTENT)('%s: connection refused (nothing sent): retried, then exit 3', async (_, op) => {
     const base = await closedPortBaseUrl();
-    const r = await run([...create(), '--verbose'], base);
+    const r = await run(runOf(op, '--verbose'), base);
     expect(r.code).toBe(3);
-    expect(r.stderr.match(/^> POST /gm)).toHaveLength(3);
+    expect(r.stderr.match(new RegExp(`^> ${op.request.method} `, 'gm'))).toHaveLength(3);
   });
 });
 
 describe.concurrent('redirects', () => {
-  it('follows a same-origin redirect of a GET with the key', async () => {
+  it.each(IDEMPOTENT)('%s: follows a same-origin redirect with the key', async (_, op) => {
     const server = await start((req, res) =>
-      req.url === '/v1/pets' ? redirect('/v1/animals')(req, res) : { status: 200, body: pets(1) },
+      req.url === op.request.url ? redirect('/v1/moved')(req, res) : successReply(op),
     );
-    const r = await run(list(), server.baseUrl);
-    expect(r.stderr).toBe('');
+    const r = await run(runOf(op), server.baseUrl);
+    expectNoMessage(op, r.stderr);
     expect(r.code).toBe(0);
-    expect(server.requests.map((q) => q.url)).toEqual(['/v1/pets', '/v1/animals']);
+    expect(server.requests.map((q) => q.url)).toEqual([op.request.url, '/v1/moved']);
     expectKeySent(server, 2);
   });
 
-  it('refuses a redirect to another origin: exit 1 naming it, and the other origin receives nothing', async () => {
-    const other = await start(answer({ status: 200, body: pets(1) }));
-    const server = await start(redirect(`${other.origin}/v1/pets`, 307));
-    const r = await run(['pets', 'list'], server.baseUrl);
-    expect(r.code).toBe(1);
-    expect(r.stdout).toBe('');
-    expect(unwrapped(r.stderr)).toContain(other.origin);
-    expect(unwrapped(r.stderr)).toContain('not followed');
-    expectKeySent(server, 1);
-    expect(other.requests).toHaveLength(0);
-  });
+  it.each(IDEMPOTENT)(
+    '%s: refuses a redirect to another origin: exit 1 naming it, and the other origin receives nothing',
+    async (_, op) => {
+      const other = await start(answer(successReply(op)));
+      const server = await start(redirect(`${other.origin}${op.request.url}`, 307));
+      const r = await run(op.argv, server.baseUrl);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(unwrapped(r.stderr)).toContain(other.origin);
+      expect(unwrapped(r.stderr)).toContain('not followed');
+      expectKeySent(server, 1);
+      expect(other.requests).toHaveLength(0);
+    },
+  );
 
-  it('refuses a redirect of a POST, even on the same origin', async () => {
-    const server = await start(redirect('/v1/pets2', 307));
-    const r = await run(create(), server.baseUrl);
+  it.each(NOT_IDEMPOTENT)('%s: refuses a redirect of a POST, even on the same origin', async (_, op) => {
+    const server = await start(redirect(`${op.request.url}2`, 307));
+    const r = await run(runOf(op), server.baseUrl);
     expect(r.code).toBe(1);
-    expect(jsonError(r.stderr)).toMatchObject({ code: 'invalid_response', status: 307 });
+    expect(errorOf(op, r.stderr)).toMatchObject({ code: 'invalid_response', status: 307 });
     expect(server.requests).toHaveLength(1);
   });
 
@@ -393,10 +436,10 @@ describe.concurrent('redirects and next links outside the base path: not followe
     ['../admin', '/admin'],
     ['/', '/'],
   ];
+  // Every read operation, then the ways through pages: --all, --via-list, api.
   const commands: { name: string; args: string[] }[] = [
-    { name: 'pets list', args: ['pets', 'list'] },
+    ...CLI_OPERATIONS.filter(isIdempotent).map((op) => ({ name: op.name, args: op.argv })),
     { name: 'pets list --all', args: ['pets', 'list', '--all'] },
-    { name: 'pets get', args: ['pets', 'get', '1'] },
     { name: 'pets get --via-list', args: ['pets', 'get', '1', '--via-list'] },
     { name: 'api', args: ['api', 'pets'] },
     { name: 'api --paginate', args: ['api', 'pets', '--paginate'] },
@@ -557,11 +600,27 @@ describe.concurrent('--verbose', () => {
 });
 
 describe.concurrent('with --output json|ndjson every error is one JSON object on stderr', () => {
+  /**
+   * Every operation with an unknown flag, and without any of its required inputs: commander
+   * names a missing argument first, else the verb names every missing flag at once.
+   */
+  const perOperation = CLI_OPERATIONS.flatMap((op) => {
+    const inputs = Object.values(op.declaration.inputs).filter((i) => i.required === true);
+    const argument = tree.find((c) => c.words.join(' ') === op.name)?.arguments[0];
+    const flags = inputs.filter((i) => i.flag !== undefined).map(longFlag);
+    const missing = inputs.some((i) => i.flag === undefined)
+      ? `missing required argument '${argument}'`
+      : `missing ${flags.join(' and ')}`;
+    return [
+      { args: [...op.argv, '--json', '--bogus'], code: 'usage', exit: 2, message: /unknown option '--bogus'/ },
+      ...(inputs.length === 0
+        ? []
+        : [{ args: [...op.verb, '--output=ndjson'], code: 'usage', exit: 2, message: new RegExp(missing) }]),
+    ];
+  });
   const cases: { args: string[]; code: string; exit: number; message?: RegExp }[] = [
-    { args: ['pets', 'list', '--json', '--bogus'], code: 'usage', exit: 2, message: /unknown option '--bogus'/ },
+    ...perOperation,
     { args: ['--output', 'ndjson', 'pets', 'lst'], code: 'usage', exit: 2, message: /unknown command 'lst'/ },
-    { args: ['pets', 'create', '--json'], code: 'usage', exit: 2, message: /missing --name and --category-id/ },
-    { args: ['pets', 'get', '--output=ndjson'], code: 'usage', exit: 2, message: /missing required argument 'id'/ },
     { args: ['pets', 'list', '--json', '--limit', '0'], code: 'usage', exit: 2, message: /--limit "0"/ },
     { args: ['pets', 'list', '--json', '--timeout', 'soon'], code: 'usage', exit: 2, message: /--timeout "soon"/ },
   ];
