@@ -3,14 +3,16 @@
  * `NAME.confirmWrites`; "Global flags": `--yes`), in-process through `main()` against a
  * recording server on 127.0.0.1: the setting through `config set|get|list` and a
  * hand-written file, and the matrix off a terminal (refused without `--yes`, nothing sent;
- * sent once with it) for every write — `pets create`, `pets create --from-file`, `api`
- * with a method other than GET or HEAD — and the reads and `--dry-run` that never ask.
+ * sent once with it) for every write — each write operation of the declarations
+ * (test/helpers/operations.ts), `pets create --from-file`, `api` with a method other than
+ * GET or HEAD — and the reads (each read operation) and `--dry-run` that never ask.
  * The question itself, on a real terminal, is test/e2e/confirm-writes.test.ts's.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshConfig, lastJson, readConfig, remoteEnv } from '../helpers/harness.js';
+import { CLI_OPERATIONS, CLI_READS, CLI_WRITES, examplePet, operationAt, successReply } from '../helpers/operations.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain, type MainOptions } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -23,14 +25,22 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-/** A server that creates what it is sent (id 42) and lists nothing. */
+/**
+ * A server that creates what it is sent (id 42), and answers any other declared operation
+ * as it succeeds with pet 42 (its example's name and category); anything else, `[]`.
+ */
 function shop(): Promise<TestServer> {
-  return pool.start((req) =>
-    req.method === 'POST'
-      ? { status: 201, raw: JSON.stringify({ id: 42, ...(JSON.parse(req.body) as object) }) }
-      : { status: 200, body: [] },
-  );
+  return pool.start((req) => {
+    if (req.method === 'POST') {
+      return { status: 201, raw: JSON.stringify({ id: 42, ...(JSON.parse(req.body) as object) }) };
+    }
+    const op = operationAt(req.method, req.url);
+    return op === undefined ? { status: 200, body: [] } : successReply(op, examplePet(op, 42));
+  });
 }
+
+/** Each write operation, by name. */
+const WRITES = CLI_WRITES.map((op) => [op.name, op] as const);
 
 /** A config folder whose config.json holds `content` (mode 0600, as petstore writes it). */
 function configWith(content: unknown): string {
@@ -61,7 +71,8 @@ function petsFile(n: number): string {
   return file;
 }
 
-const CREATE = ['pets', 'create', '--name', 'Rex', '--category-id', '1'];
+/** `pets create`'s run, as its declaration gives it. */
+const CREATE = CLI_OPERATIONS.find((op) => op.id === 'createPet')!.argv;
 
 describe.concurrent('the setting', () => {
   it('config set stores a JSON boolean; config get prints it, and false by default', async () => {
@@ -118,15 +129,21 @@ describe.concurrent('the setting', () => {
 });
 
 describe.concurrent('off by default: nothing is asked, the write is sent', () => {
-  it.each([
-    ['no config file', undefined],
-    ['confirmWrites false', { production: { confirmWrites: false } }],
-    ['confirmWrites on for staging only', { staging: { confirmWrites: true } }],
-  ])('%s', async (_name, content) => {
+  it.each(
+    WRITES.flatMap(([name, op]) =>
+      (
+        [
+          ['no config file', undefined],
+          ['confirmWrites false', { production: { confirmWrites: false } }],
+          ['confirmWrites on for staging only', { staging: { confirmWrites: true } }],
+        ] as const
+      ).map(([what, content]) => [name, what, op, content] as const),
+    ),
+  )('%s: %s', async (_name, _what, op, content) => {
     const server = await shop();
-    const r = await run(server, content === undefined ? tempDir() : configWith(content), CREATE);
-    expect(r.code).toBe(0);
-    expect(server.requests.map((q) => q.method)).toEqual(['POST']);
+    const r = await run(server, content === undefined ? tempDir() : configWith(content), op.argv);
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests.map((q) => `${q.method} ${q.url}`)).toEqual([`${op.request.method} ${op.request.url}`]);
   });
 });
 
@@ -145,9 +162,9 @@ describe.concurrent('confirmWrites off a terminal', () => {
     expect(server.requests).toEqual([]);
   }
 
-  it('pets create without --yes: refused, nothing sent', async () => {
+  it.each(WRITES)('%s without --yes: refused, nothing sent', async (_, op) => {
     const server = await shop();
-    refused(await run(server, configWith(on), CREATE), server);
+    refused(await run(server, configWith(on), op.argv), server);
   });
 
   it('the text form says it in words, with the hint naming --yes and the setting', async () => {
@@ -161,38 +178,45 @@ describe.concurrent('confirmWrites off a terminal', () => {
     expect(server.requests).toEqual([]);
   });
 
-  it('pets create with --yes, before or after the command words: sent once', async () => {
+  it.each(WRITES)('%s with --yes, before or after the command words: sent once', async (_, op) => {
+    const pet = examplePet(op, 42);
     for (const args of [
-      ['--yes', ...CREATE],
-      [...CREATE, '--yes'],
+      ['--yes', ...op.argv],
+      [...op.argv, '--yes'],
     ]) {
       const server = await shop();
       const r = await run(server, configWith(on), args);
-      expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/^42\tRex\t1/);
-      expect(server.requests.map((q) => [q.method, q.url])).toEqual([['POST', '/v1/pets']]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^${pet.id}\t${pet.name}\t${pet.categoryId}`));
+      expect(server.requests.map((q) => [q.method, q.url])).toEqual([[op.request.method, op.request.url]]);
     }
   });
 
-  it.each<[string, MainOptions['tty'], Record<string, string>]>([
-    ['stdin is a pipe', { stdout: true, stderr: true, stdin: false }, {}],
-    ['stderr is a pipe', { stdout: true, stderr: false, stdin: true }, {}],
-    ['PETSTORE_NO_PROMPT on a terminal', true, { PETSTORE_NO_PROMPT: '1' }],
-  ])('no question where %s: refused', async (_name, tty, extra) => {
+  it.each(
+    WRITES.flatMap(([name, op]) =>
+      (
+        [
+          ['stdin is a pipe', { stdout: true, stderr: true, stdin: false }, {}],
+          ['stderr is a pipe', { stdout: true, stderr: false, stdin: true }, {}],
+          ['PETSTORE_NO_PROMPT on a terminal', true, { PETSTORE_NO_PROMPT: '1' }],
+        ] as [string, MainOptions['tty'], Record<string, string>][]
+      ).map(([what, tty, extra]) => [name, what, op, tty, extra] as const),
+    ),
+  )('%s: no question where %s: refused', async (_name, _what, op, tty, extra) => {
     const server = await shop();
-    const r = await run(server, configWith(on), CREATE, { tty, env: extra });
+    const r = await run(server, configWith(on), op.argv, { tty, env: extra });
     refused(r, server);
   });
 
-  it('the selected environment’s setting counts: staging’s for --env staging', async () => {
+  it.each(WRITES)('%s: the selected environment’s setting counts: staging’s for --env staging', async (_, op) => {
     const server = await shop();
     const dir = configWith({ staging: { confirmWrites: true } });
-    const r = await run(server, dir, ['--env', 'staging', ...CREATE]);
+    const r = await run(server, dir, ['--env', 'staging', ...op.argv]);
     expect(r.code).toBe(2);
     expect(lastJson(r.stderr).message).toMatch(/^staging\.confirmWrites is on/);
     expect(server.requests).toEqual([]);
-    const prod = await run(server, dir, CREATE);
-    expect(prod.code).toBe(0);
+    const prod = await run(server, dir, op.argv);
+    expect(prod.code, prod.stderr).toBe(0);
   });
 
   it('a broken config file leaves it off when the URL and key come from variables (the run needs nothing else of it)', async () => {
@@ -247,11 +271,11 @@ describe.concurrent('confirmWrites off a terminal', () => {
     expect(server.requests.map((q) => q.method)).toEqual([method]);
   });
 
-  it('reads never ask: pets list', async () => {
+  it.each(CLI_READS.map((op) => [op.name, op] as const))('reads never ask: %s', async (_, op) => {
     const server = await shop();
-    const r = await run(server, configWith(on), ['pets', 'list']);
-    expect(r.code).toBe(0);
-    expect(server.requests).toHaveLength(1);
+    const r = await run(server, configWith(on), op.argv);
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests.map((q) => `${q.method} ${q.url}`)).toEqual([`${op.request.method} ${op.request.url}`]);
   });
 
   it('the sandbox never asks', async () => {
