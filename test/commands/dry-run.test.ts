@@ -1,5 +1,6 @@
 /**
- * `--dry-run[=curl]` of `pets create` and `api` (cli-contract.md "Commands"): the request a
+ * `--dry-run[=curl]` of `api` and of every declared operation whose verb offers it (`pets
+ * create`; test/helpers/operations.ts) (cli-contract.md "Commands"): the request a
  * dry run prints equals, field for field, what a 127.0.0.1 test server receives when the
  * same command runs for real (the key aside, shown as `$PETSTORE_API_KEY`), and the dry run
  * itself sends nothing; the curl form, run through sh with the key in the environment,
@@ -10,11 +11,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { commandTree } from '../helpers/command-tree.js';
 import { lastError, remoteEnv } from '../helpers/harness.js';
+import { CLI_OPERATIONS, examplePet, operationAt, successReply } from '../helpers/operations.js';
 import { baseEnv, collectRun, type CliResult } from '../helpers/run-cli.js';
 import { runMain, type MainOptions } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
-import { serverPool, type RecordedRequest, type TestServer } from '../helpers/test-server.js';
+import { serverPool, type RecordedRequest, type Reply, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'pk_test_dry_run_Q7w3Zx91';
 const BIG = '9223372036854775807';
@@ -24,13 +27,30 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-/** A server that creates what it is sent (id 42) and answers anything else with `[]`. */
+/**
+ * What the shop answers: a create with what it was sent (id 42); any other declared
+ * operation as it succeeds, with pet 42; anything else `[]`.
+ */
+function shopAnswer(req: RecordedRequest): Reply {
+  if (req.method === 'POST' && req.url === '/v1/pets') return { status: 201, raw: `{"id":42,${req.body.slice(1)}` };
+  const op = operationAt(req.method, req.url);
+  return op === undefined ? { status: 200, body: [] } : successReply(op, examplePet(op, 42));
+}
+
+/** A server answering as `shopAnswer` says. */
 function shop(): Promise<TestServer> {
-  return pool.start((req) =>
-    req.method === 'POST' && req.url === '/v1/pets'
-      ? { status: 201, raw: `{"id":42,${req.body.slice(1)}` }
-      : { status: 200, body: [] },
-  );
+  return pool.start(shopAnswer);
+}
+
+/** The declared operations whose verb offers --dry-run (the command tree says which). */
+const tree = await commandTree();
+const DRY_RUNS = CLI_OPERATIONS.filter((op) =>
+  tree.find((c) => c.words.join(' ') === op.name)?.flags.includes('--dry-run'),
+).map((op) => [op.name, op] as const);
+
+/** Each dry-run operation's run and `api`'s, with `extra`. */
+function everyDryRun(...extra: string[]): string[][] {
+  return [...DRY_RUNS.map(([, op]) => [...op.argv, ...extra]), ['api', 'POST', 'pets', '-f', 'name=Rex', ...extra]];
 }
 
 /** Runs `args` in-process against `server`, errors as JSON. */
@@ -93,6 +113,18 @@ function sampleKey(req: Printed): Printed {
 }
 
 describe.concurrent('--dry-run prints the request the server then receives', () => {
+  it('the declarations have an operation whose verb offers --dry-run', () => {
+    expect(DRY_RUNS.length).toBeGreaterThan(0);
+  });
+
+  it.each(DRY_RUNS)('%s: the declared request, the key as $PETSTORE_API_KEY', async (_, op) => {
+    const printed = await expectDryRunMatches(op.argv);
+    expect(printed.method).toBe(op.request.method);
+    expect(new URL(printed.url).pathname).toBe(op.request.url);
+    expect(printed.body).toBe(op.request.body ?? null);
+    expect(printed.headers.authorization).toBe('Bearer $PETSTORE_API_KEY');
+  });
+
   it('pets create: POST /pets with the NewPet, int64 exact, the key as $PETSTORE_API_KEY', async () => {
     const printed = await expectDryRunMatches(['pets', 'create', '--name', 'Rex', '--category-id', BIG]);
     expect(printed.body).toBe(`{"name":"Rex","categoryId":${BIG}}`);
@@ -156,10 +188,7 @@ describe.concurrent('what a dry run does not do', () => {
     const server = await shop();
     const dir = tempDir();
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ production: { confirmWrites: true } }), { mode: 0o600 });
-    for (const args of [
-      ['pets', 'create', '--name', 'Rex', '--category-id', '1', '--dry-run'],
-      ['api', 'POST', 'pets', '-f', 'name=Rex', '--dry-run=curl'],
-    ]) {
+    for (const args of [...everyDryRun('--dry-run'), ...everyDryRun('--dry-run=curl')]) {
       const r = await run(server, args, { env: { PETSTORE_CONFIG_DIR: dir } });
       expect(r.code, r.stderr).toBe(0);
     }
@@ -168,10 +197,7 @@ describe.concurrent('what a dry run does not do', () => {
 
   it('refuses --dry-run=bogus (exit 2), naming the one value', async () => {
     const server = await shop();
-    for (const args of [
-      ['pets', 'create', '--name', 'Rex', '--category-id', '1', '--dry-run=bogus'],
-      ['api', 'pets', '--dry-run=json'],
-    ]) {
+    for (const args of [...everyDryRun('--dry-run=bogus'), ['api', 'pets', '--dry-run=json']]) {
       const r = await run(server, args);
       expect(r.code).toBe(2);
       expect(String(lastError(r)?.message)).toContain('the one value is curl');
@@ -180,10 +206,7 @@ describe.concurrent('what a dry run does not do', () => {
   });
 
   it('refuses --dry-run=curl with --env sandbox (exit 2), pointing to sandbox serve', async () => {
-    for (const args of [
-      ['pets', 'create', '--name', 'Rex', '--category-id', '1', '--dry-run=curl'],
-      ['api', 'pets', '--dry-run=curl'],
-    ]) {
+    for (const args of [...everyDryRun('--dry-run=curl'), ['api', 'pets', '--dry-run=curl']]) {
       const r = await runMain(['--env', 'sandbox', ...args], {
         env: { PETSTORE_CONFIG_DIR: tempDir(), PETSTORE_MESSAGES: 'json' },
       });
@@ -193,15 +216,14 @@ describe.concurrent('what a dry run does not do', () => {
     }
   });
 
-  it('with --env sandbox, --dry-run prints the request to the embedded server', async () => {
-    const r = await runMain(
-      ['--env', 'sandbox', 'pets', 'create', '--name', 'Rex', '--category-id', '1', '--dry-run'],
-      {
-        env: { PETSTORE_CONFIG_DIR: tempDir() },
-      },
-    );
+  it.each(DRY_RUNS)('%s with --env sandbox: --dry-run prints the request to the embedded server', async (_, op) => {
+    const r = await runMain(['--env', 'sandbox', ...op.argv, '--dry-run'], {
+      env: { PETSTORE_CONFIG_DIR: tempDir() },
+    });
     expect(r.code, r.stderr).toBe(0);
-    expect((JSON.parse(r.stdout) as Printed).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1\/pets$/);
+    const printed = JSON.parse(r.stdout) as Printed;
+    expect(printed.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+${op.request.url}$`));
+    expect(printed.method).toBe(op.request.method);
   });
 
   it('refuses --dry-run=curl with --from-file (exit 2); --from-file --dry-run still prints the records', async () => {
@@ -219,10 +241,7 @@ describe.concurrent('what a dry run does not do', () => {
 
   it('refuses --jq with a dry run (exit 2): there is no answer to filter', async () => {
     const server = await shop();
-    for (const args of [
-      ['pets', 'create', '--name', 'Rex', '--category-id', '1', '--dry-run', '--jq', '.id'],
-      ['api', 'pets', '--dry-run=curl', '--jq', '.'],
-    ]) {
+    for (const args of [...everyDryRun('--dry-run', '--jq', '.id'), ['api', 'pets', '--dry-run=curl', '--jq', '.']]) {
       const r = await run(server, args);
       expect(r.code).toBe(2);
       expect(String(lastError(r)?.message)).toContain('a dry run receives none');
@@ -284,6 +303,7 @@ function bigPetFile(): string {
 
 describe.concurrent('--dry-run=curl', () => {
   for (const [what, args] of [
+    ...DRY_RUNS.map(([name, op]) => [`${name}, as declared`, op.argv] as const),
     ['api POST with a 2 KiB --input body', ['api', 'POST', 'pets', '--input', bigPetFile()]],
     ['pets create', ['pets', 'create', '--name', "Rex 'the dog'", '--category-id', BIG]],
     [
@@ -309,8 +329,10 @@ describe.concurrent('--dry-run=curl', () => {
       const { bin, log } = curlStandIn();
       const r = await sh(dry.stdout, { ...baseEnv(), PATH: `${bin}:${baseEnv().PATH}`, PETSTORE_API_KEY: KEY });
       expect(r.code, r.stderr).toBe(0);
-      if (args[0] === 'pets') expect(JSON.parse(r.stdout)).toMatchObject({ id: 42 });
-      else expect(r.stdout).toBe(real.stdout);
+      // curl prints the server's answer as it came; `api` prints it so too.
+      const answered = shopAnswer(server.requests[1]!);
+      expect(r.stdout).toBe(answered.raw ?? JSON.stringify(answered.body));
+      if (args[0] === 'api') expect(r.stdout).toBe(real.stdout);
       expect(server.requests).toHaveLength(2);
       // Headers curl writes in its own case and order are compared by name.
       const [byPetstore, byCurl] = server.requests.map((req) => asPrinted(server, req));
