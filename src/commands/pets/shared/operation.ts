@@ -44,7 +44,11 @@ export function newOperationCommand(op: OperationDeclaration, f: Runner): Comman
       new Argument(`<${input.argument ?? key}>`, input.help.cli).argParser((v) => (parse ? parse(v, label) : v)),
     );
   }
-  const example = `${words.join(' ')} ${exampleArgs(op)}`;
+  const example = `${words.join(' ')} ${exampleArgs(op, false)}`;
+  cmd.addHelpText(
+    'after',
+    `\nExamples:\n  $ petstore ${example}\n  $ petstore ${words.join(' ')} ${exampleArgs(op, true)} --json`,
+  );
   return cmd.action(async (...args: unknown[]) => {
     const command = args.at(-1) as CommandUnknownOpts;
     const values: Record<string, unknown> = { ...command.opts() };
@@ -68,13 +72,18 @@ function camel(flag: string): string {
   return flag.replace(/^--/, '').replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
 }
 
-/** The arguments and required flags of `op` with their declared examples, as a user types them. */
-function exampleArgs(op: OperationDeclaration): string {
+/**
+ * The arguments and required flags of `op` with their declared examples, as a user types
+ * them; with `all`, also each optional flag that has an example or choices (its first).
+ */
+function exampleArgs(op: OperationDeclaration, all: boolean): string {
   return Object.values(op.inputs)
-    .filter((input) => input.required === true || input.flag === undefined)
-    .map((input) => {
+    .flatMap((input) => {
+      const value = input.example ?? input.choices?.[0];
       const long = input.flag === undefined ? undefined : /--[\w-]+/.exec(input.flag)?.[0];
-      return long === undefined ? (input.example ?? 'VALUE') : `${long} ${input.example ?? 'VALUE'}`;
+      if (long === undefined) return [value ?? 'VALUE'];
+      if (input.required === true) return [`${long} ${value ?? 'VALUE'}`];
+      return all && value !== undefined && input.type !== 'boolean' ? [`${long} ${value}`] : [];
     })
     .join(' ');
 }
