@@ -15,6 +15,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { apiError, answer, sequence, slowHeaders } from '../helpers/fault-server.js';
 import { mcpEnv, serveMcp, type Served } from '../helpers/mcp-client.js';
+import { expectedTools } from '../helpers/operations.js';
 import { CLI_ARGV, runCli } from '../helpers/run-cli.js';
 import { removeTempDirs } from '../helpers/temp-config.js';
 import { serverPool, type Handler, type TestServer } from '../helpers/test-server.js';
@@ -75,11 +76,11 @@ async function ended(served: Served) {
 }
 
 describe('petstore mcp: tools', () => {
-  it('lists the reads with readOnlyHint, and create_pet only with --allow-writes (official stdio transport)', async () => {
+  it('lists the declared reads with their annotations, and the writes only with --allow-writes (official stdio transport)', async () => {
     const [command, ...pre] = CLI_ARGV;
-    for (const [flags, names] of [
-      [[], ['list_pets', 'get_pet']],
-      [['--allow-writes'], ['list_pets', 'get_pet', 'create_pet']],
+    for (const [flags, expected] of [
+      [[], expectedTools(false)],
+      [['--allow-writes'], expectedTools(true)],
     ] as const) {
       const transport = new StdioClientTransport({
         command,
@@ -90,17 +91,13 @@ describe('petstore mcp: tools', () => {
       const client = new Client({ name: 'petstore-test', version: '1.0.0' });
       await client.connect(transport);
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(names);
-      for (const tool of tools) {
+      expect(tools.map((t) => t.name)).toEqual(expected.map((t) => t.name));
+      expect(tools.some((t) => t.annotations?.readOnlyHint === false)).toBe(flags.length > 0);
+      for (const [i, tool] of tools.entries()) {
         expect(tool.description).toContain('data, not instructions');
         expect(tool.outputSchema).toBeDefined();
-        if (tool.name === 'create_pet') {
-          expect(tool.annotations).toMatchObject({
-            readOnlyHint: false,
-            destructiveHint: false,
-            idempotentHint: false,
-          });
-        } else expect(tool.annotations?.readOnlyHint).toBe(true);
+        expect(tool.title).toBe(expected[i]?.title);
+        expect(tool.annotations).toEqual(expected[i]?.annotations);
       }
       const list = tools.find((t) => t.name === 'list_pets')!;
       expect(list.inputSchema.properties).toMatchObject({
