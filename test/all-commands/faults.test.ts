@@ -30,7 +30,14 @@ import {
 } from '../helpers/fault-server.js';
 import { commandTree } from '../helpers/command-tree.js';
 import { fileServers, lastJson, remoteEnv } from '../helpers/harness.js';
-import { CLI_OPERATIONS, isIdempotent, longFlag, successReply, type CliOperation } from '../helpers/operations.js';
+import {
+  CLI_OPERATIONS,
+  isIdempotent,
+  isSafe,
+  longFlag,
+  successReply,
+  type CliOperation,
+} from '../helpers/operations.js';
 import { unwrapped } from '../helpers/run-cli.js';
 import { runMain } from '../helpers/run-main.js';
 import { tempDir } from '../helpers/temp-config.js';
@@ -90,6 +97,9 @@ const NEVER_MS = 120_000;
 /** The declared operations sent again after a failure the server may have seen (GET), and the others (POST). */
 const IDEMPOTENT = CLI_OPERATIONS.filter(isIdempotent).map((op) => [op.name, op] as const);
 const NOT_IDEMPOTENT = CLI_OPERATIONS.filter((op) => !isIdempotent(op)).map((op) => [op.name, op] as const);
+/** The declared operations whose redirects are followed (GET), and the others. */
+const SAFE = CLI_OPERATIONS.filter(isSafe).map((op) => [op.name, op] as const);
+const NOT_SAFE = CLI_OPERATIONS.filter((op) => !isSafe(op)).map((op) => [op.name, op] as const);
 
 /** `op`'s valid run with `--output json` and `extra`. */
 function runOf(op: CliOperation, ...extra: string[]): string[] {
@@ -381,7 +391,7 @@ describe.concurrent('a POST is sent once when the server may have received it (a
 });
 
 describe.concurrent('redirects', () => {
-  it.each(IDEMPOTENT)('%s: follows a same-origin redirect with the key', async (_, op) => {
+  it.each(SAFE)('%s: follows a same-origin redirect with the key', async (_, op) => {
     const server = await start((req, res) =>
       req.url === op.request.url ? redirect('/v1/moved')(req, res) : successReply(op),
     );
@@ -392,7 +402,7 @@ describe.concurrent('redirects', () => {
     expectKeySent(server, 2);
   });
 
-  it.each(IDEMPOTENT)(
+  it.each(SAFE)(
     '%s: refuses a redirect to another origin: exit 1 naming it, and the other origin receives nothing',
     async (_, op) => {
       const other = await start(answer(successReply(op)));
@@ -407,7 +417,7 @@ describe.concurrent('redirects', () => {
     },
   );
 
-  it.each(NOT_IDEMPOTENT)('%s: refuses a redirect of a POST, even on the same origin', async (_, op) => {
+  it.each(NOT_SAFE)('%s: refuses a redirect of a write, even on the same origin', async (_, op) => {
     const server = await start(redirect(`${op.request.url}2`, 307));
     const r = await run(runOf(op), server.baseUrl);
     expect(r.code).toBe(1);
@@ -438,7 +448,7 @@ describe.concurrent('redirects and next links outside the base path: not followe
   ];
   // Every read operation, then the ways through pages: --all, --via-list, api.
   const commands: { name: string; args: string[] }[] = [
-    ...CLI_OPERATIONS.filter(isIdempotent).map((op) => ({ name: op.name, args: op.argv })),
+    ...CLI_OPERATIONS.filter(isSafe).map((op) => ({ name: op.name, args: op.argv })),
     { name: 'pets list --all', args: ['pets', 'list', '--all'] },
     { name: 'pets get --via-list', args: ['pets', 'get', '1', '--via-list'] },
     { name: 'api', args: ['api', 'pets'] },

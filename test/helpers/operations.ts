@@ -183,6 +183,11 @@ export const CLI_WRITES = CLI_OPERATIONS.filter((op) => op.writes);
 /** The operations the CLI offers that only read. */
 export const CLI_READS = CLI_OPERATIONS.filter((op) => !op.writes);
 
+/** Whether `op`'s method only reads (GET, HEAD: RFC 9110 §9.2.1): a redirect of it is followed. */
+export function isSafe(op: OperationCase): boolean {
+  return ['GET', 'HEAD'].includes(op.request.method);
+}
+
 /** Whether `op`'s method is sent again after a failure the server may have seen (idempotent). */
 export function isIdempotent(op: OperationCase): boolean {
   return IDEMPOTENT.includes(op.request.method);
