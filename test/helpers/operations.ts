@@ -24,7 +24,7 @@ export interface ToolEntry {
 }
 
 /** The request an operation's valid run sends. */
-export interface ExpectedRequest {
+interface ExpectedRequest {
   method: string;
   /** The path template with its parameters filled with their inputs' examples (`/pets/7`). */
   path: string;
@@ -331,7 +331,7 @@ export function badValuesOf(input: Input): BadValue[] {
  * The exit code of an API Error answer by its HTTP status (docs/errors.md): 401 is 4, 404
  * is 5, 400 is 6, any other 1.
  */
-export function exitOfStatus(status: number): number {
+function exitOfStatus(status: number): number {
   return ({ 400: 6, 401: 4, 404: 5 } as Record<number, number>)[status] ?? 1;
 }
 
