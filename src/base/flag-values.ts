@@ -137,32 +137,6 @@ export function parseStatus(raw: string, flag = '--status'): PetStatus {
 }
 
 /**
- * Parses `--status` (`-s`) as commander hands it over, with the value given before, if any
- * (`previous`): the same value again is fine, another is refused, since the API filters by
- * one status (cli-contract.md "Input rules"; other repeated flags keep the last value).
- * @throws UsageError naming both values, or as `parseStatus` does.
- */
-function parseStatusOnce(raw: string, previous: PetStatus | undefined): PetStatus {
-  const status = parseStatus(raw);
-  if (previous !== undefined && previous !== status) {
-    throw new UsageError(
-      `--status given twice with different values, ${quote(previous)} and ${quote(status)}: the API filters by one status`,
-      'Give --status once.',
-    );
-  }
-  return status;
-}
-
-/**
- * `parseStatusOnce` as commander's `argParser` of `-s, --status`. Its parameters are one
- * rest tuple on purpose: help --json tells a flag that collects its values by a parser that
- * declares `(value, previous)`, and `--status` collects none; it only refuses a second,
- * different value.
- */
-export const statusParser = (...[raw, previous]: [raw: string, previous: PetStatus | undefined]): PetStatus =>
-  parseStatusOnce(raw, previous);
-
-/**
  * Parses an int64 (pet ID, `--category-id`): optional `-`, decimal digits, within
  * -9223372036854775808..9223372036854775807, exact (spec §2 "format int64").
  * @throws UsageError naming `what` for anything else.

@@ -44,10 +44,15 @@ export interface Input {
    */
   readonly parse?: (raw: string, name: string) => unknown;
   /**
+   * Why the CLI refuses it given twice with different values (`--status`: the API filters
+   * by one status, cli-contract.md "Input rules"); other repeated flags keep the last value.
+   */
+  readonly once?: string;
+  /**
    * Another input it needs (`max_pages` needs `all`), and why, in the words of each front:
    * refused without it, since it would be ignored silently.
    */
-  readonly needs?: { readonly input: string; readonly why: { readonly cli: string; readonly mcp: string } };
+  readonly needs?: { readonly input: string; readonly why: { readonly cli: string; readonly mcp?: string } };
 }
 
 /** A JSON object, as an MCP client sends arguments. */
@@ -171,7 +176,7 @@ export function checkArguments(
     if (needs === undefined || needed === undefined || out[key] === undefined) continue;
     if (out[needed.key] !== undefined && out[needed.key] !== false) continue;
     const given = needed.input.type === 'boolean' ? `${needed.name}: true` : needed.name;
-    throw new UsageError(`${name} needs ${given}: ${needs.why.mcp}`);
+    throw new UsageError(`${name} needs ${given}: ${needs.why.mcp ?? needs.why.cli}`);
   }
   return out;
 }

@@ -69,6 +69,8 @@ export interface OperationDeclaration {
 }
 
 const PAGES = { min: 1, max: MAX_PAGES_LIMIT };
+/** Why `--status` is taken once (cli-contract.md "Input rules"). */
+const ONE_STATUS = 'the API filters by one status';
 const LIMITS = { min: LIMIT_MIN, max: LIMIT_MAX };
 
 /** An int64's words for an agent: JSON numbers past 2^53 are rounded by every JavaScript parser. */
@@ -103,6 +105,7 @@ export const LIST_PETS = {
       argument: 'status',
       type: 'enum',
       choices: PET_STATUSES,
+      once: ONE_STATUS,
       help: { cli: 'only pets with this status', mcp: 'only pets with this status' },
       parse: parseStatus,
     },
@@ -132,6 +135,9 @@ export const LIST_PETS = {
     },
   },
 } as const satisfies OperationDeclaration;
+
+/** Why getPet's search values need `--via-list`. */
+const VIA_LIST_ONLY = 'it shapes the search through listPets, and getPet takes no such value';
 
 /** `getPet` (spec §4.3, deprecated): `pets get ID`, `get_pet`; after its Sunset both search listPets. */
 export const GET_PET = {
@@ -166,7 +172,9 @@ export const GET_PET = {
       flag: '-s, --status <status>',
       type: 'enum',
       choices: PET_STATUSES,
+      once: ONE_STATUS,
       help: { cli: 'with --via-list: search only pets with this status' },
+      needs: { input: 'viaList', why: { cli: VIA_LIST_ONLY } },
       parse: parseStatus,
     },
     maxPages: {
@@ -177,6 +185,7 @@ export const GET_PET = {
         cli: `with --via-list: stop with exit 1 after N pages, ${PAGES.min}-${PAGES.max} (default: ${MAX_PAGES_DEFAULT})`,
       },
       parse: parseMaxPages,
+      needs: { input: 'viaList', why: { cli: VIA_LIST_ONLY } },
     },
   },
 } as const satisfies OperationDeclaration;
@@ -221,6 +230,7 @@ export const CREATE_PET = {
       argument: 'status',
       type: 'enum',
       choices: PET_STATUSES,
+      once: ONE_STATUS,
       help: { cli: 'the availability of the new pet', mcp: 'the status (the server decides when left out)' },
       parse: parseStatus,
     },

@@ -323,7 +323,13 @@ export function badValuesOf(input: Input): BadValue[] {
     case 'enum':
       return ['Sold', 'x'].map((value) => ({ value, mentioned: [`"${value}"`, (input.choices ?? []).join(', ')] }));
     default:
-      return [];
+      // A string that may not be empty refuses an empty and a blank value, on both fronts.
+      return input.nonEmpty === true
+        ? [
+            { value: '', mentioned: ['""', 'empty'] },
+            { value: '  ', mentioned: ['"  "', 'empty'] },
+          ]
+        : [];
   }
 }
 

@@ -12,7 +12,7 @@ import {
 } from '../../../client/constants.js';
 import { RECORD_FLAGS, withTraits } from '../../traits.js';
 import { UsageError } from '../../../base/errors.js';
-import { parseInt64, statusParser } from '../../../base/flag-values.js';
+import { parseInt64 } from '../../../base/flag-values.js';
 import { GET_PET } from '../../../operations/pets.js';
 import { optionOf } from '../../options.js';
 import type { Runner } from '../../runner.js';
@@ -29,7 +29,7 @@ export function newGetCommand(f: Runner) {
     .description(`show one pet (${operationLabel('getPet')}; deprecated, removed ${GET_PET_REMOVAL_DATE})`)
     .addArgument(new Argument('<id>', inputs.petId.help.cli).argParser((v) => parseInt64(v, 'pet ID')))
     .addOption(optionOf(inputs.viaList))
-    .addOption(optionOf(inputs.status, statusParser))
+    .addOption(optionOf(inputs.status))
     .addOption(optionOf(inputs.maxPages))
     .addHelpText(
       'after',
@@ -68,7 +68,7 @@ export function toGetOptions(
   if (!viaList && (flags.status !== undefined || flags.maxPages !== undefined)) {
     const flag = flags.status !== undefined ? '--status' : '--max-pages';
     throw new UsageError(
-      `${flag} needs --via-list: it shapes the search through listPets, and getPet takes no such value`,
+      `${flag} needs --via-list: ${GET_PET.inputs.maxPages.needs.why.cli}`,
       `Example: ${suggest(`pets get ${petId} --via-list${flag === '--status' ? ' --status available' : ' --max-pages 50'}`)}`,
     );
   }

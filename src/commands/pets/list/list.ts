@@ -6,7 +6,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { LIMIT_MAX, MAX_PAGES_DEFAULT, operationLabel, PET_FIELDS } from '../../../client/constants.js';
 import { RECORD_FLAGS, withTraits } from '../../traits.js';
 import { UsageError } from '../../../base/errors.js';
-import { parseLimit, parseSort, statusParser } from '../../../base/flag-values.js';
+import { parseLimit, parseSort } from '../../../base/flag-values.js';
 import { LIST_PETS } from '../../../operations/pets.js';
 import { optionOf } from '../../options.js';
 import type { EnvVars } from '../../../config/env.js';
@@ -46,7 +46,7 @@ export function newListCommand(f: Runner) {
   })
     .description(`list pets (${operationLabel('listPets')})`)
     .addOption(optionOf(inputs.limit, (v) => parseLimitOrDefer(v)))
-    .addOption(optionOf(inputs.status, statusParser))
+    .addOption(optionOf(inputs.status))
     .addOption(optionOf(inputs.all))
     .addOption(optionOf(inputs.maxPages))
     .addOption(

@@ -5,7 +5,6 @@
  */
 import { toJsonInt, type PetStatus } from '../../../client/constants.js';
 import type { NewPet } from '../../../client/schemas.js';
-import { statusParser } from '../../../base/flag-values.js';
 import { CREATE_PET } from '../../../operations/pets.js';
 import { optionOf } from '../../options.js';
 
@@ -22,7 +21,7 @@ export interface PetDraft {
 /** `--name`, `--category-id` (an exact int64) and `-s, --status`: createPet's inputs (`CREATE_PET`). */
 export function petOptions() {
   const { name, categoryId, status } = CREATE_PET.inputs;
-  return [optionOf(name), optionOf(categoryId), optionOf(status, statusParser)] as const;
+  return [optionOf(name), optionOf(categoryId), optionOf(status)] as const;
 }
 
 /** The draft the flags of `petOptions` give. */
