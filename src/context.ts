@@ -74,10 +74,11 @@ export interface TerminalContext {
   output: RenderMode;
   /**
    * How this run prints records (pets, and `api`'s answers): the render mode and `--fields`
-   * of pets, and the `--jq` filter, which the first call starts and compiles (the runner
-   * makes that call as the command starts, and `connect` waits for it, so a bad expression
-   * is refused before anything is sent, unless the command only reads: `ConnectOptions.reads`).
-   * @throws UsageError (exit 2) for a jq expression that does not compile.
+   * of pets, and the `--jq` filter, which the first call starts (the runner makes that call
+   * as the command starts, and `connect` waits for jq's check of the expression, so a bad
+   * one is refused before anything is sent, unless the command only reads:
+   * `ConnectOptions.reads`; then its first run of the filter is the check).
+   * @throws Error when jq cannot start; InterruptedError on a signal while it starts.
    */
   recordOutput(): Promise<RecordOutput>;
   /**

@@ -111,7 +111,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
           const { client, connection, retryPolicy } = await openApi(ctx, resolved, options ?? {});
           return { client, connection, retryPolicy };
         }),
-        globals.jq === undefined || options?.reads === true ? undefined : ctx.recordOutput(),
+        globals.jq === undefined || options?.reads === true ? undefined : ctx.recordOutput().then((o) => o.jq?.check()),
       ]).then(([api]) => api)),
     connectCall: async (options) => openApi(ctx, await (resolving ??= resolveConnection(ctx)), options, 'caller'),
     createTransport: (apiKey, choices = {}) => openTransport(state, globals, apiKey, choices),
@@ -133,9 +133,9 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
 }
 
 /**
- * The run's RecordOutput. With `--jq`, jq (a worker thread) is started and the expression
- * compiled here (the runner starts this as the command starts; `connect` waits for it), and
- * stopped when the command ends.
+ * The run's RecordOutput. With `--jq`, jq (a worker thread) is started here (the runner
+ * starts this as the command starts; a write's `connect` then waits for its check of the
+ * expression, `JqFilter.check`), and stopped when the command ends.
  */
 async function openRecordOutput(
   ctx: Pick<Context, 'io' | 'output' | 'globals'>,

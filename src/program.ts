@@ -78,10 +78,12 @@ export function buildProgram(io: Io | (() => Io), makeContext: (flags: GlobalFla
       );
       // A refused expression is the run's error whatever else happened (exit 2, nothing
       // printed): a read's answer, or its failure, that came first is dropped.
-      const refused = await jq?.then(
-        () => undefined,
-        (err: unknown) => (err instanceof UsageError ? err : undefined),
-      );
+      const refused = await jq
+        ?.then((output) => output.jq?.check())
+        .then(
+          () => undefined,
+          (err: unknown) => (err instanceof UsageError ? err : undefined),
+        );
       if (refused !== undefined) throw refused;
       if ('err' in outcome) throw outcome.err;
       exitCode = outcome.code;

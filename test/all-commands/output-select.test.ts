@@ -302,6 +302,14 @@ describe.concurrent('refused combinations: exit 2, nothing sent', () => {
     },
   );
 
+  it('a read whose answer gives the filter nothing to run on: still exit 2, nothing printed', async () => {
+    const server = await startServer(() => ({ status: 200, raw: '[]' }));
+    const r = await runMain(['pets', 'list', '-o', 'ndjson', '--jq', '.x |'], { env: remoteEnv(server.baseUrl, KEY) });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('invalid --jq expression');
+  });
+
   it('pets create --from-file with a bad --jq sends nothing', async () => {
     const server = await shopServer();
     const r = await runMain(['pets', 'create', '--from-file', '-', '--jq', '{'], {

@@ -529,12 +529,21 @@ describe.concurrent("--jq (gh api's rule: values one per line, strings raw)", ()
     expect(r.stderr).toContain('invalid --jq expression');
   });
 
-  it('a bad expression on a GET that fails is still exit 2: the answer is dropped', async () => {
+  it.each([
+    ['fails', ['pets/9', '--jq', '.[] |']],
+    ['fails, with -i', ['pets/9', '-i', '--jq', '.[] |']],
+  ])('a bad expression on a GET that %s is still exit 2: the answer is dropped', async (_what, args) => {
     const server = await start(answer({ status: 404, raw: '{"code":"not_found","message":"no","status":404}' }));
-    const r = await api(server, ['pets/9', '--jq', '.[] |']);
+    const r = await api(server, args);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('invalid --jq expression');
+  });
+
+  it('a bad expression on a GET with -i prints no head either', async () => {
+    const { r } = await apiOnNewServer(['pets', '-i', '--jq', '.[] |']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
   });
 
   it.each([['POST'], ['DELETE']])('a bad expression on a %s is exit 2 before anything is sent', async (method) => {
