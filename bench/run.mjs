@@ -318,17 +318,20 @@ const commands = [
   },
 ];
 if (before !== undefined) {
+  // A code cache of its own: the shim keeps one cache per Node version, so two builds
+  // sharing a folder would each find the other's, compile without one and replace it.
+  const beforeEnv = { ...remoteEnv, XDG_CACHE_HOME: join(configDir, 'before-cache') };
   commands.push({
     name: 'pets list --json (--before build)',
     argv: [node, before, 'pets', 'list', '--json'],
-    env: remoteEnv,
+    env: beforeEnv,
     floor: 'pets list --json',
     node: true,
   });
   commands.push({
     name: 'pets list --jq .[].name (--before build)',
     argv: [node, before, 'pets', 'list', '--jq', '.[].name'],
-    env: remoteEnv,
+    env: beforeEnv,
     floor: 'pets list --json (--before build)',
     node: true,
   });

@@ -102,9 +102,9 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
         envFlag: globals.env !== undefined,
         baseUrlFlag: globals.baseUrl,
       }),
-    // --jq is compiled (its worker started) alongside: a bad expression fails before a write's
-    // request; a read's leaves at once (jq takes longer to start than the request to send),
-    // and its answer is dropped when the expression is refused (the runner's verdict).
+    // --jq starts alongside, and a write waits for jq's check: a bad expression fails before
+    // its request. A read's leaves at once (jq takes longer to start than the request to
+    // send), and its answer is dropped when the expression is refused (the runner's verdict).
     connect: (options) =>
       (apiPromise ??= Promise.all([
         (resolving ??= resolveConnection(ctx)).then(async (resolved) => {

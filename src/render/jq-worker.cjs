@@ -12,29 +12,32 @@
 // Plain JavaScript on purpose: it runs as it is from the sources (in-process tests) and is
 // bundled with jq-wasm into dist/jq-worker.cjs by scripts/build.mjs.
 const { parentPort } = require('node:worker_threads');
-const { closeSync, openSync, readSync } = require('node:fs');
+const { closeSync, existsSync, openSync, readSync } = require('node:fs');
 const { loadJq } = require('jq-wasm');
 
 // jq asks for random bytes at every run (WASI's random_get, which jq-wasm answers with
 // `crypto.getRandomValues`), and Node's `crypto` global loads all of WebCrypto to give them:
 // the largest part of jq's first run. The kernel's generator gives the same quality of
-// bytes for the price of a read; where there is none (Windows), `crypto` stays Node's.
-try {
-  const fd = openSync('/dev/urandom', 'r');
+// bytes for the price of a read (opened and closed each time: a terminated thread runs no
+// clean-up, and the in-process tests start many). Where there is none (Windows), `crypto`
+// stays Node's.
+if (existsSync('/dev/urandom')) {
   Object.defineProperty(globalThis, 'crypto', {
     configurable: true,
     value: {
       /** @param {ArrayBufferView} view */
       getRandomValues(view) {
         const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-        for (let at = 0; at < bytes.length;) at += readSync(fd, bytes, at, bytes.length - at, null);
+        const fd = openSync('/dev/urandom', 'r');
+        try {
+          for (let at = 0; at < bytes.length;) at += readSync(fd, bytes, at, bytes.length - at, null);
+        } finally {
+          closeSync(fd);
+        }
         return view;
       },
     },
   });
-  process.once('exit', () => closeSync(fd));
-} catch {
-  // No /dev/urandom: WebCrypto it is.
 }
 
 /** @param {unknown} err */
