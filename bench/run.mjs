@@ -22,6 +22,10 @@
 //   (also BENCH_RUNS, BENCH_WARMUP). Build first (`npm run bench` builds dist/ and the
 //   executable). --cli PATH runs that shim instead of an installed copy.
 //
+// `pets list` also runs against a second bench server that answers each GET after 50 ms
+// (a real network's round trip), `--json` and `--jq`: a read's request leaves while jq
+// starts, so there `--jq` should cost little more than `--json`.
+//
 // After the start-up rounds, the sandbox data store is measured (bench/store.mjs): the rate
 // of a bulk create of --bulk-records records (5,000) into a fresh sandbox, median of
 // --store-runs runs (3; 12 with --before), and the time to take over the lock of a process killed with -9
@@ -49,7 +53,9 @@
 // --before PATH compares with another build: PATH is its bin/petstore.js, the build before
 // a change copied aside with its bin/ and dist/. Each part runs that build where it runs the
 // current one, interleaved so a shared machine's drift hits both alike: `pets list --json`
-// gets a row of its own in the start-up rounds (its ratio is to the current build's); the
+// gets a row of its own in the start-up rounds (its ratio is to the current build's, and
+// the current one's to it a target: at most 1.05x), and so does its `pets list --jq`
+// (its ratio is to that build's own `--json`); the
 // sandbox bulk create runs it beside each of the current build's --store-runs runs (current
 // then before, then before then current, ...; each in a fresh config dir); bulk at scale
 // runs it at --concurrency 1 and 16, both connection modes, next to the current build's run
@@ -151,25 +157,39 @@ const GNU_TIME =
     : undefined;
 const SCRIPT = which('script');
 
-// --- the server --------------------------------------------------------------------------
-const server = spawn(process.execPath, [join(root, 'bench', 'server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
-const port = await new Promise((resolve, reject) => {
-  let buf = '';
-  server.stdout.on('data', (d) => {
-    buf += d;
-    const m = /PORT (\d+)/.exec(buf);
-    if (m) resolve(Number(m[1]));
+// --- the servers -------------------------------------------------------------------------
+/** Starts bench/server.mjs with `args`; resolves the child and its port. */
+async function startServer(args) {
+  const child = spawn(process.execPath, [join(root, 'bench', 'server.mjs'), ...args], {
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
-  server.on('exit', (code) => reject(new Error(`bench server exited (${code})`)));
-});
+  const port = await new Promise((resolve, reject) => {
+    let buf = '';
+    child.stdout.on('data', (d) => {
+      buf += d;
+      const m = /PORT (\d+)/.exec(buf);
+      if (m) resolve(Number(m[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`bench server exited (${code})`)));
+  });
+  return { child, port };
+}
+const { child: server, port } = await startServer([]);
+// The same answers after GET_DELAY_MS: a real network's round trip, which a read's request
+// spends while --jq's worker starts.
+const GET_DELAY_MS = 50;
+const { child: slowServer, port: slowPort } = await startServer(['--get-delay-ms', String(GET_DELAY_MS)]);
 const baseUrl = `http://127.0.0.1:${port}/v1`;
+const slowBaseUrl = `http://127.0.0.1:${slowPort}/v1`;
 const apiKey = 'bench_0123456789abcdef';
 
 const configDir = mkdtempSync(join(tmpdir(), 'petstore-bench-'));
 const cleanup = () => {
   cleaned = true;
-  server.stdin.end();
-  server.kill();
+  for (const child of [server, slowServer]) {
+    child.stdin.end();
+    child.kill();
+  }
   rmSync(configDir, { recursive: true, force: true });
 };
 let cleaned = false;
@@ -190,6 +210,7 @@ const baseEnv = CLEAN
 const cleanEnv = { ...baseEnv, HOME: configDir };
 const nodeVars = Object.keys(baseEnv).filter((k) => k.startsWith('NODE_') || k === 'UV_THREADPOOL_SIZE');
 const remoteEnv = { ...cleanEnv, PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: apiKey };
+const slowEnv = { ...remoteEnv, PETSTORE_BASE_URL: slowBaseUrl };
 const sandboxEnv = { ...cleanEnv, PETSTORE_CONFIG_DIR: configDir };
 const node = process.execPath;
 const nodeMajor = Number(process.versions.node.split('.')[0]);
@@ -255,6 +276,22 @@ const commands = [
     argv: [node, cli, 'pets', 'list', '--jq', '.[].name'],
     env: remoteEnv,
     floor: 'pets list --json',
+    target: 1.4,
+    node: true,
+  },
+  {
+    name: `pets list --json (server +${GET_DELAY_MS} ms)`,
+    argv: [node, cli, 'pets', 'list', '--json'],
+    env: slowEnv,
+    node: true,
+  },
+  {
+    // Over a real network the request's round trip hides jq's start: a read does not wait for it.
+    name: `pets list --jq .[].name (server +${GET_DELAY_MS} ms)`,
+    argv: [node, cli, 'pets', 'list', '--jq', '.[].name'],
+    env: slowEnv,
+    floor: `pets list --json (server +${GET_DELAY_MS} ms)`,
+    target: 1.1,
     node: true,
   },
   {
@@ -281,11 +318,21 @@ const commands = [
   },
 ];
 if (before !== undefined) {
+  // A code cache of its own: the shim keeps one cache per Node version, so two builds
+  // sharing a folder would each find the other's, compile without one and replace it.
+  const beforeEnv = { ...remoteEnv, XDG_CACHE_HOME: join(configDir, 'before-cache') };
   commands.push({
     name: 'pets list --json (--before build)',
     argv: [node, before, 'pets', 'list', '--json'],
-    env: remoteEnv,
+    env: beforeEnv,
     floor: 'pets list --json',
+    node: true,
+  });
+  commands.push({
+    name: 'pets list --jq .[].name (--before build)',
+    argv: [node, before, 'pets', 'list', '--jq', '.[].name'],
+    env: beforeEnv,
+    floor: 'pets list --json (--before build)',
     node: true,
   });
 }
@@ -302,6 +349,13 @@ if (exe !== undefined) {
       floor: 'card floor (undici + zod)',
       target: 0.85,
       also: [{ floor: 'floor GET (node:http)', target: 1.15 }],
+    },
+    {
+      name: 'executable pets list --jq .[].name',
+      argv: [exe, 'pets', 'list', '--jq', '.[].name'],
+      env: remoteEnv,
+      floor: 'executable pets list --json',
+      target: 1.4,
     },
   );
 } else notes.push('no standalone executable (npm run build:exe): its rows are left out.');
@@ -483,6 +537,14 @@ for (const r of rows) {
     });
   }
 }
+const beforeList = stats.get('pets list --json (--before build)');
+if (beforeList !== undefined)
+  // A change must not slow what every script runs: the current build's median over the one before's.
+  addTarget(
+    'pets list --json, current / --before build <= 1.05',
+    stats.get('pets list --json').medianMs / beforeList.medianMs,
+    1.05,
+  );
 if (listRss !== undefined && nodeFloor?.rssMiB !== undefined)
   addTarget('peak RSS of pets list <= 1.3x node -e 0', listRss / nodeFloor.rssMiB, 1.3, {
     bound:

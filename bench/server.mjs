@@ -4,11 +4,14 @@
 // `--delay-ms MIN-MAX`: each POST is answered after a random wait in that range (a server
 // some way off, whose answers come back out of order); it then also counts the most POSTs
 // it held at once and prints `MAX_IN_FLIGHT <n>` on stdout when asked by a line `stats`.
+// `--get-delay-ms N`: each GET is answered after N ms (a real network's round trip).
 import { createServer } from 'node:http';
 
 const delayArg = process.argv.indexOf('--delay-ms');
 const [minDelay, maxDelay] =
   delayArg === -1 ? [0, 0] : (process.argv[delayArg + 1] ?? '0-0').split('-').map((n) => Number(n));
+const getDelayArg = process.argv.indexOf('--get-delay-ms');
+const getDelay = getDelayArg === -1 ? 0 : Number(process.argv[getDelayArg + 1] ?? '0');
 let pending = 0;
 let mostPending = 0;
 
@@ -26,7 +29,10 @@ const server = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
     const path = (req.url ?? '').split('?')[0];
-    if (path === '/v1/pets' && req.method === 'GET') return send(200, listBody);
+    if (path === '/v1/pets' && req.method === 'GET') {
+      if (getDelay === 0) return send(200, listBody);
+      return void setTimeout(() => send(200, listBody), getDelay);
+    }
     if (path === '/v1/pets' && req.method === 'POST') {
       if (maxDelay === 0) return send(201, createdBody);
       pending++;

@@ -25,6 +25,14 @@ export interface Api {
 
 /** How `connect()` builds the transport. */
 export interface ConnectOptions {
+  /**
+   * `true` for a command that only reads (GET): `connect` does not wait for jq's verdict on
+   * the `--jq` expression, so the request leaves while jq starts (cli-contract.md "Output": a
+   * read may send its request while the expression is checked). The command must still
+   * await `recordOutput()` before it prints; a bad expression is then exit 2 with nothing
+   * printed, its answer dropped. By default (any write) `connect` waits: nothing is sent.
+   */
+  reads?: boolean;
   /** `request`: `--timeout` bounds each request (a bulk create) instead of the whole command. */
   deadlinePer?: 'command' | 'request';
   /**
@@ -66,10 +74,11 @@ export interface TerminalContext {
   output: RenderMode;
   /**
    * How this run prints records (pets, and `api`'s answers): the render mode and `--fields`
-   * of pets, and the `--jq` filter, which the first call starts and compiles (the runner
-   * makes that call as the command starts, and `connect` waits for it, so a bad expression
-   * is refused before anything is sent).
-   * @throws UsageError (exit 2) for a jq expression that does not compile.
+   * of pets, and the `--jq` filter, which the first call starts (the runner makes that call
+   * as the command starts, and `connect` waits for jq's check of the expression, so a bad
+   * one is refused before anything is sent, unless the command only reads:
+   * `ConnectOptions.reads`; then its first run of the filter is the check).
+   * @throws Error when jq cannot start; InterruptedError on a signal while it starts.
    */
   recordOutput(): Promise<RecordOutput>;
   /**
@@ -119,7 +128,7 @@ export interface ApiContext {
   /**
    * Resolves the selected environment, starts the sandbox if it is selected, and builds the
    * client (at most once; the first call's options count); with `--jq`, also waits until the
-   * expression compiled.
+   * expression compiled, but for a command that only reads (`options.reads`).
    * @throws UsageError, ConfigError, AuthError when the environment cannot be used; UsageError
    * for a `--jq` expression that does not compile.
    */

@@ -102,14 +102,16 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
         envFlag: globals.env !== undefined,
         baseUrlFlag: globals.baseUrl,
       }),
-    // --jq is compiled (its worker started) alongside: a bad expression fails before any request.
+    // --jq starts alongside, and a write waits for jq's check: a bad expression fails before
+    // its request. A read's leaves at once (jq takes longer to start than the request to
+    // send), and its answer is dropped when the expression is refused (the runner's verdict).
     connect: (options) =>
       (apiPromise ??= Promise.all([
         (resolving ??= resolveConnection(ctx)).then(async (resolved) => {
           const { client, connection, retryPolicy } = await openApi(ctx, resolved, options ?? {});
           return { client, connection, retryPolicy };
         }),
-        globals.jq === undefined ? undefined : ctx.recordOutput(),
+        globals.jq === undefined || options?.reads === true ? undefined : ctx.recordOutput().then((o) => o.jq?.check()),
       ]).then(([api]) => api)),
     connectCall: async (options) => openApi(ctx, await (resolving ??= resolveConnection(ctx)), options, 'caller'),
     createTransport: (apiKey, choices = {}) => openTransport(state, globals, apiKey, choices),
@@ -131,9 +133,9 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
 }
 
 /**
- * The run's RecordOutput. With `--jq`, jq (a worker thread) is started and the expression
- * compiled here (the runner starts this as the command starts; `connect` waits for it), and
- * stopped when the command ends.
+ * The run's RecordOutput. With `--jq`, jq (a worker thread) is started here (the runner
+ * starts this as the command starts; a write's `connect` then waits for its check of the
+ * expression, `JqFilter.check`), and stopped when the command ends.
  */
 async function openRecordOutput(
   ctx: Pick<Context, 'io' | 'output' | 'globals'>,
@@ -252,7 +254,7 @@ async function openApi(
     }),
     import('./client/client.js'),
   ]);
-  if (lifetime === 'run') await boundJq(ctx, transport.commandDeadline);
+  if (lifetime === 'run') boundJq(ctx, transport.commandDeadline);
   return {
     client: new PetstoreClient(transport, connection.baseUrl.value, clientHints(ctx, connection)),
     connection,
@@ -265,15 +267,18 @@ async function openApi(
  * `--jq` runs under `--timeout` (cli-contract.md "Network behaviour"): the command's one
  * deadline, the clock its requests run on, when there is one; otherwise (a bulk create,
  * whose `--timeout` bounds each record's request) each run of the filter has `--timeout`
- * of its own, as it had from the start. A bad expression's error is `connect`'s to report.
+ * of its own, as it had from the start. A bad expression's error is `connect`'s to report
+ * (or, for a read, the runner's).
  */
-async function boundJq(
-  ctx: Pick<Context, 'globals' | 'recordOutput'>,
-  deadline: AbortSignal | undefined,
-): Promise<void> {
+function boundJq(ctx: Pick<Context, 'globals' | 'recordOutput'>, deadline: AbortSignal | undefined): void {
   if (ctx.globals.jq === undefined || deadline === undefined) return;
-  const output = await ctx.recordOutput().catch(() => undefined);
-  output?.jq?.boundBy(deadline);
+  // Not awaited: a read's request must not wait for jq to start. This reaction is attached
+  // before the command's own `await ctx.recordOutput()`, so it runs first: no run of the
+  // filter starts unbounded.
+  ctx.recordOutput().then(
+    (output) => output.jq?.boundBy(deadline),
+    () => undefined,
+  );
 }
 
 /**

@@ -146,7 +146,7 @@ export interface GlobalOptions {
   outputExplicit: boolean;
   /** `--fields` or `--json FIELDS`: the Pet fields printed, in order; undefined for all. */
   fields: readonly PetField[] | undefined;
-  /** `--jq EXPR`: the jq expression the JSON output goes through (compiled before anything is sent). */
+  /** `--jq EXPR`: the jq expression the JSON output goes through (compiled before a write sends anything). */
   jq: string | undefined;
   /** The whole command's deadline in ms (`--timeout SECONDS`, default 30 s). */
   timeoutMs: number;

@@ -67,11 +67,26 @@ export function buildProgram(io: Io | (() => Io), makeContext: (flags: GlobalFla
   const runner: Runner = {
     run: async (body) => {
       const ctx = makeContext(root.opts());
-      // jq starts now, alongside the command's own start; `connect` waits for its verdict on
-      // the expression, so a bad one is refused before anything is sent. Its failure is the
-      // command's to report (through `connect`), not an unhandled rejection here.
-      if (ctx.globals.jq !== undefined) ctx.recordOutput().catch(() => undefined);
-      exitCode = await body(ctx);
+      // jq starts now, alongside the command's own start; a write's `connect` waits for its
+      // verdict on the expression, so a bad one is refused before anything is sent, while a
+      // read's request leaves at once (ConnectOptions.reads).
+      const jq = ctx.globals.jq === undefined ? undefined : ctx.recordOutput();
+      jq?.catch(() => undefined);
+      const outcome = await body(ctx).then(
+        (code) => ({ code }),
+        (err: unknown) => ({ err }),
+      );
+      // A refused expression is the run's error whatever else happened (exit 2, nothing
+      // printed): a read's answer, or its failure, that came first is dropped.
+      const refused = await jq
+        ?.then((output) => output.jq?.check())
+        .then(
+          () => undefined,
+          (err: unknown) => (err instanceof UsageError ? err : undefined),
+        );
+      if (refused !== undefined) throw refused;
+      if ('err' in outcome) throw outcome.err;
+      exitCode = outcome.code;
     },
   };
   const help = configureHelpOutput(root, ioNow);

@@ -298,7 +298,7 @@ export function parseSort(raw: string): PetSort {
 
 /**
  * Checks `--jq EXPR` as far as it can be without jq: not empty (an unset shell variable,
- * most likely). jq itself compiles it before anything is sent.
+ * most likely). jq itself compiles it before a write sends anything.
  * @throws UsageError for an empty expression.
  */
 export function parseJqExpression(raw: string): string {

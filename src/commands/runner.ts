@@ -12,7 +12,9 @@ export { rootOf } from './path.js';
 export interface Runner {
   /**
    * Builds the Context, runs `body` and records the exit code it returns.
-   * Errors propagate to `cli.ts`, the one place they become messages and codes.
+   * Errors propagate to `cli.ts`, the one place they become messages and codes. With
+   * `--jq`, an expression jq refused is the error (UsageError, exit 2) whatever `body` did:
+   * a read may have sent its request before the verdict (ConnectOptions.reads).
    */
   run(body: (ctx: Context) => Promise<number>): Promise<void>;
 }

@@ -89,7 +89,7 @@ async function getPet(ctx: LookupContext, petId: bigint): Promise<{ pet: Pet } |
   deprecation.declare({ subject: '`pets get`', removal: GET_PET_REMOVAL_DATE });
   let pet: Pet;
   try {
-    const { client } = await ctx.connect();
+    const { client } = await ctx.connect({ reads: true });
     const res = await client.getPet(petId);
     deprecation.observe(res.headers, 'getPet');
     pet = res.data;

@@ -3,31 +3,61 @@
 // main thread, so that however long a filter runs, a signal still ends petstore within the
 // contract's second: the main thread terminates this thread (src/render/jq.ts).
 //
-// In: workerData.wasm (the WebAssembly's bytes); messages {id, input, filter}, where input
-// is JSON text (so int64 values reach jq exactly) and filter a jq program. Out: {ready}
-// once, then {id, stdout, stderr, exitCode} per message, or {id, failure} when jq itself
-// stopped (out of its 256 MiB of memory); a failure to load is {failure}.
+// In: first {module} (jq's WebAssembly.Module, compiled by the main thread while this one
+// started), then messages {id, input, filter}, where input is JSON text (so int64 values
+// reach jq exactly) and filter a jq program. Out: {ready} once, then {id, stdout, stderr,
+// exitCode} per message, or {id, failure} when jq itself stopped (out of its 256 MiB of
+// memory); a failure to load is {failure}.
 //
 // Plain JavaScript on purpose: it runs as it is from the sources (in-process tests) and is
 // bundled with jq-wasm into dist/jq-worker.cjs by scripts/build.mjs.
-const { parentPort, workerData } = require('node:worker_threads');
+const { parentPort } = require('node:worker_threads');
+const { closeSync, existsSync, openSync, readSync } = require('node:fs');
 const { loadJq } = require('jq-wasm');
+
+// jq asks for random bytes at every run (WASI's random_get, which jq-wasm answers with
+// `crypto.getRandomValues`), and Node's `crypto` global loads all of WebCrypto to give them:
+// the largest part of jq's first run. The kernel's generator gives the same quality of
+// bytes for the price of a read (opened and closed each time: a terminated thread runs no
+// clean-up, and the in-process tests start many). Where there is none (Windows), `crypto`
+// stays Node's.
+if (existsSync('/dev/urandom')) {
+  Object.defineProperty(globalThis, 'crypto', {
+    configurable: true,
+    value: {
+      /** @param {ArrayBufferView} view */
+      getRandomValues(view) {
+        const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+        const fd = openSync('/dev/urandom', 'r');
+        try {
+          for (let at = 0; at < bytes.length;) at += readSync(fd, bytes, at, bytes.length - at, null);
+        } finally {
+          closeSync(fd);
+        }
+        return view;
+      },
+    },
+  });
+}
 
 /** @param {unknown} err */
 const describe = (err) => (err instanceof Error ? err.message : String(err));
 
-loadJq({ wasmBinary: workerData.wasm }).then(
-  (jq) => {
-    parentPort.on('message', (/** @type {{id: number, input: string, filter: string}} */ m) => {
-      try {
-        // -c: one compact value per line, which the main thread turns into its output.
-        const { stdout, stderr, exitCode } = jq.raw(m.input, m.filter, ['-c']);
-        parentPort.postMessage({ id: m.id, stdout, stderr, exitCode });
-      } catch (err) {
-        parentPort.postMessage({ id: m.id, failure: describe(err) });
-      }
-    });
-    parentPort.postMessage({ ready: true });
-  },
-  (err) => parentPort.postMessage({ failure: describe(err) }),
-);
+/** @param {{module: WebAssembly.Module}} m */
+const start = (m) =>
+  loadJq({ wasmModule: m.module }).then(
+    (jq) => {
+      parentPort.on('message', (/** @type {{id: number, input: string, filter: string}} */ call) => {
+        try {
+          // -c: one compact value per line, which the main thread turns into its output.
+          const { stdout, stderr, exitCode } = jq.raw(call.input, call.filter, ['-c']);
+          parentPort.postMessage({ id: call.id, stdout, stderr, exitCode });
+        } catch (err) {
+          parentPort.postMessage({ id: call.id, failure: describe(err) });
+        }
+      });
+      parentPort.postMessage({ ready: true });
+    },
+    (err) => parentPort.postMessage({ failure: describe(err) }),
+  );
+parentPort.once('message', start);

@@ -17,6 +17,9 @@ import { Worker } from 'node:worker_threads';
 import { CliError, ExitCode, InterruptedError, UsageError } from '../base/errors.js';
 import { jqWorkerScript, readJqWasm } from './jq-assets.js';
 
+/** V8's `WebAssembly.compile` (TypeScript's ES libraries declare no WebAssembly). */
+declare const WebAssembly: { compile(bytes: Uint8Array): Promise<object> };
+
 /** What one run of the filter produced, in order, even when it stopped with an error. */
 export interface JqOutcome {
   /** The values jq printed, one compact JSON text each. */
@@ -50,11 +53,13 @@ function perElement(expression: string): string {
   return `.[] | (${expression}\n\n)`;
 }
 
-/** A compiled jq filter, running in its own worker thread until `close`. */
+/** A jq filter, running in its own worker thread until `close`. */
 export class JqFilter {
   private readonly pending = new Map<number, { resolve: (a: WorkerAnswer) => void; reject: (e: Error) => void }>();
   private nextId = 0;
   private ended: Error | undefined;
+  /** jq's verdict on the expression, once known: `check`'s, or a run's (which compiles it first). */
+  private judged: Promise<void> | undefined;
   /** Aborted when the command's deadline passes (`boundBy`); until then each run has `timeoutMs` of its own. */
   private deadline: AbortSignal | undefined;
 
@@ -76,19 +81,18 @@ export class JqFilter {
   }
 
   /**
-   * Starts jq and compiles `expression`, as a whole and once per record, against no input
-   * (so nothing runs). Call before anything is sent: a bad expression must cost nothing.
-   * Compiling is not bounded by `timeoutMs` (jq compiles in milliseconds, and a tiny
-   * `--timeout` is the requests' to report); each later run is, until `boundBy`.
+   * Starts jq for `expression`, not yet checked: `check` compiles it before a write sends
+   * anything; a read's first run compiles it on the answer (one call of jq instead of
+   * three on the path of its output), and `check` says after the command whether jq
+   * refused it. Each run is bounded by `timeoutMs` until `boundBy`.
    * @param timeoutMs `--timeout` in ms (cli-contract.md "Network behaviour").
-   * @throws UsageError (exit 2) with jq's message for an expression that does not compile;
-   * InterruptedError when `signal` aborts first.
+   * @throws InterruptedError when `signal` aborts first; Error when jq cannot start.
    */
   static async open(expression: string, signal: AbortSignal, timeoutMs: number): Promise<JqFilter> {
-    const wasm = await readJqWasm();
     const { script, options } = jqWorkerScript();
-    // An empty environment: the worker needs none, and none of petstore's secrets belong in it.
-    const worker = new Worker(script, { ...options, workerData: { wasm }, stdout: true, stderr: true, env: {} });
+    // The thread first: it takes longest to start. An empty environment: the worker needs
+    // none, and none of petstore's secrets belong in it.
+    const worker = new Worker(script, { ...options, stdout: true, stderr: true, env: {} });
     // The WebAssembly's own complaints (`Aborted()`) are reported through the answers instead.
     worker.stdout.resume();
     worker.stderr.resume();
@@ -97,19 +101,36 @@ export class JqFilter {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
     try {
-      await filter.ready();
-      for (const [program, as] of [
-        [expression, ''],
-        [perElement(expression), ' once per record'],
-      ] as const) {
-        const a = await filter.call('', program);
-        if (a.exitCode !== 0) throw compileError(a.stderr ?? '', as);
-      }
+      const ready = filter.ready();
+      // Compiled here while the thread starts (V8 compiles off this thread too), and handed
+      // over compiled: a WebAssembly.Module crosses to a worker without being compiled again.
+      worker.postMessage({ module: await WebAssembly.compile(await readJqWasm()) });
+      await ready;
     } catch (err) {
       await filter.close();
       throw err;
     }
     return filter;
+  }
+
+  /**
+   * jq's verdict on the expression: the first run's, or else (a write before it sends
+   * anything; the runner once a command ended without a run) the expression compiled as a
+   * whole and once per record against no input, so nothing runs. Given once, then kept.
+   * Not bounded by `timeoutMs` (jq compiles in milliseconds, and a tiny `--timeout` is the
+   * requests' to report).
+   * @throws UsageError (exit 2) with jq's message for an expression that does not compile;
+   * the error that ended jq (InterruptedError, `jq_timeout`) if it ended first.
+   */
+  check(): Promise<void> {
+    this.judged ??= (async () => {
+      for (const program of [this.expression, perElement(this.expression)]) {
+        // Against no input nothing runs: any failure is the compiler's.
+        const a = await this.call('', program);
+        if (a.exitCode !== 0) throw compileError(a.stderr ?? '', program === this.expression ? '' : ' once per record');
+      }
+    })();
+    return this.judged;
   }
 
   /**
@@ -155,7 +176,12 @@ export class JqFilter {
     const timer = deadline === undefined ? setTimeout(stop, this.timeoutMs) : undefined;
     deadline?.addEventListener('abort', stop, { once: true });
     try {
-      return outcome(await this.call(input, program));
+      const answer = await this.call(input, program);
+      // A run compiles the expression first: its verdict, when `check` has not given one.
+      const judged = Promise.resolve().then(() => compiled(answer, program !== this.expression));
+      this.judged ??= judged;
+      await judged;
+      return outcome(answer);
     } finally {
       clearTimeout(timer);
       deadline?.removeEventListener('abort', stop);
@@ -207,6 +233,19 @@ export class JqFilter {
       void this.worker.terminate();
     }
   }
+}
+
+/** jq's last line when it could not compile a program (its exit code is then 3). */
+const COMPILE_ERRORS = /^jq: \d+ compile errors?$/m;
+
+/**
+ * Throws the usage error of an answer that says jq did not compile its program (exit 3,
+ * and its `N compile error(s)` line: `halt_error(3)` exits 3 too); `perRecord` when the
+ * program was the once-per-record form.
+ */
+function compiled(a: WorkerAnswer, perRecord: boolean): void {
+  const stderr = a.stderr ?? '';
+  if (a.exitCode === 3 && COMPILE_ERRORS.test(stderr)) throw compileError(stderr, perRecord ? ' once per record' : '');
 }
 
 /** jq's compile errors as one usage error: `jq: error: ` and the `N compile error(s)` line dropped. */

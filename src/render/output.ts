@@ -36,7 +36,7 @@ export interface RecordOutput {
   mode: RenderMode;
   /** `--fields`: the fields printed, in order; undefined for whole records (and the four columns). */
   fields: readonly PetField[] | undefined;
-  /** `--jq`, compiled; undefined without it. */
+  /** `--jq`, started (its expression checked by `check` or its first run); undefined without it. */
   jq: JqFilter | undefined;
   /** Prints, on stderr, a line jq wrote with `debug` or `stderr`. */
   jqMessage: (line: string) => void;
@@ -404,6 +404,9 @@ function jqPrinter(out: AnswerOutput, jq: JqFilter, include: boolean): AnswerPri
   let bytes = 2;
   return {
     answer: async (res) => {
+      // What is printed without a run of the filter waits for jq's verdict on it: a refused
+      // expression prints nothing (a read's answer may come before the verdict).
+      if (include || res.status >= 400 || res.body.length === 0) await jq.check();
       if (include) await io.out(renderHead(res, io.stdoutIsTTY));
       if (res.status >= 400) return io.out(renderBody(res.body, io.stdoutIsTTY));
       if (res.body.length === 0) return;

@@ -258,8 +258,6 @@ describe.concurrent('refused combinations: exit 2, nothing sent', () => {
     [['pets', 'list', '--json', 'id', '--fields', 'name'], '--json FIELDS and --fields'],
     [['pets', 'list', '--json', 'id', '-o', 'csv'], 'two different formats'],
     [['pets', 'list', '--jq', ''], 'give a jq expression'],
-    [['pets', 'list', '--jq', '.[] | .nam('], "syntax error, unexpected '('"],
-    [['pets', 'list', '--jq', 'foo'], 'foo/0 is not defined'],
     [['pets', 'create', '--name', 'X', '--category-id', '1', '--jq', '.x |'], 'invalid --jq expression'],
     [['pets', 'list', '--sort', 'colour'], 'invalid --sort "colour"'],
     [['pets', 'list', '--fields', 'id,id'], 'id is named twice'],
@@ -277,6 +275,39 @@ describe.concurrent('refused combinations: exit 2, nothing sent', () => {
     const text = r.stderr.startsWith('{') ? (JSON.parse(r.stderr) as { message: string }).message : r.stderr;
     expect(unwrapped(text)).toContain(message);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    [['pets', 'list', '--jq', '.[] | .nam('], "syntax error, unexpected '('"],
+    [['pets', 'list', '--jq', 'foo'], 'foo/0 is not defined'],
+    [['pets', 'get', '1', '--jq', '.x |'], 'invalid --jq expression'],
+    [['pets', 'get', '7', '--jq', '.x |'], 'invalid --jq expression', 404],
+    [['pets', 'list', '--jq', '.x |'], 'invalid --jq expression', 401],
+  ])(
+    'a read, %j: exit 2, nothing printed (its request may have left: the answer is dropped)',
+    async (args, message, status?: number) => {
+      const refusing: Handler = () => ({
+        status: status ?? 500,
+        raw: `{"code":"refused","message":"no","status":${status ?? 500}}`,
+      });
+      const server = status === undefined ? await shopServer() : await startServer(refusing);
+      const r = await runMain(args, { env: remoteEnv(server.baseUrl, KEY) });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      // The error is the last message (getPet's deprecation warning, of the request sent, may come first).
+      const last = r.stderr.trimEnd().split('\n').at(-1) ?? '';
+      const text = last.startsWith('{') ? (JSON.parse(last) as { message: string }).message : r.stderr;
+      expect(unwrapped(text)).toContain(message);
+      expect(server.requests.every((req) => req.method === 'GET')).toBe(true);
+    },
+  );
+
+  it('a read whose answer gives the filter nothing to run on: still exit 2, nothing printed', async () => {
+    const server = await startServer(() => ({ status: 200, raw: '[]' }));
+    const r = await runMain(['pets', 'list', '-o', 'ndjson', '--jq', '.x |'], { env: remoteEnv(server.baseUrl, KEY) });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('invalid --jq expression');
   });
 
   it('pets create --from-file with a bad --jq sends nothing', async () => {

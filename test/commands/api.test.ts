@@ -522,8 +522,32 @@ describe.concurrent("--jq (gh api's rule: values one per line, strings raw)", ()
     expect(r.stdout).toContain('Rex');
   });
 
-  it('a bad expression is exit 2 before anything is sent', async () => {
-    const { server, r } = await apiOnNewServer(['pets', '--jq', '.[] |']);
+  it('a bad expression on a GET is exit 2 with nothing printed (the request may have left)', async () => {
+    const { r } = await apiOnNewServer(['pets', '--jq', '.[] |']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('invalid --jq expression');
+  });
+
+  it.each([
+    ['fails', ['pets/9', '--jq', '.[] |']],
+    ['fails, with -i', ['pets/9', '-i', '--jq', '.[] |']],
+  ])('a bad expression on a GET that %s is still exit 2: the answer is dropped', async (_what, args) => {
+    const server = await start(answer({ status: 404, raw: '{"code":"not_found","message":"no","status":404}' }));
+    const r = await api(server, args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('invalid --jq expression');
+  });
+
+  it('a bad expression on a GET with -i prints no head either', async () => {
+    const { r } = await apiOnNewServer(['pets', '-i', '--jq', '.[] |']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+  });
+
+  it.each([['POST'], ['DELETE']])('a bad expression on a %s is exit 2 before anything is sent', async (method) => {
+    const { server, r } = await apiOnNewServer([method, 'pets', '-f', 'name=X', '--jq', '.[] |', '--yes']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('invalid --jq expression');
     expect(server.requests).toHaveLength(0);

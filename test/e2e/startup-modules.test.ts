@@ -5,15 +5,16 @@
  * (stdin), timer promises (a retry's wait) or `node:module`, and loads them only on the
  * paths that use them (an https:// URL, a compressed answer). Read from Node's own record of
  * what it loaded (process.moduleLoadList, written at exit by test/helpers/module-list.cjs),
- * not the clock.
+ * not the clock. Nor does a run without `--jq` start jq's worker thread or read jq's files.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { cpSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../helpers/run-cli.js';
+import { baseEnv, CLI, collectRun, runCli, type CliResult } from '../helpers/run-cli.js';
 import { remoteEnv } from '../helpers/harness.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool } from '../helpers/test-server.js';
@@ -107,5 +108,42 @@ describe('start-up: built-ins are loaded on the paths that use them', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('5\tRex\t1\tavailable\n');
     expect(modules).toContain('zlib');
+  });
+});
+
+describe('start-up: only --jq starts jq', () => {
+  it('pets list --json starts no worker thread; pets list --jq does', async () => {
+    const srv = await start(() => ({ status: 200, body: [PET] }));
+    const plain = await probed(['pets', 'list', '--json'], srv.baseUrl);
+    expect(plain.r.code, plain.r.stderr).toBe(0);
+    expect(plain.modules).not.toContain('worker_threads');
+    const jq = await probed(['pets', 'list', '--jq', '.[].name'], srv.baseUrl);
+    expect(jq.r.code, jq.r.stderr).toBe(0);
+    expect(jq.r.stdout).toBe('Rex\n');
+    expect(jq.modules).toContain('worker_threads');
+  });
+
+  it('pets list --json runs from a copy without jq-worker.cjs and jq.wasm; --jq there fails', async () => {
+    // A copy of the built CLI with jq's two files removed: a run that read either would fail.
+    const copy = tempDir();
+    const root = dirname(dirname(CLI));
+    for (const part of ['bin', 'dist', 'package.json']) cpSync(join(root, part), join(copy, part), { recursive: true });
+    symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+    for (const file of ['jq-worker.cjs', 'jq.wasm']) rmSync(join(copy, 'dist', file));
+    const srv = await start(() => ({ status: 200, body: [PET] }));
+    const env = { ...baseEnv(), HOME: copy, ...remoteEnv(srv.baseUrl, KEY) };
+    const shim = join(copy, 'bin', 'petstore.js');
+    const run = (args: string[]): Promise<CliResult> =>
+      collectRun(
+        spawn(process.execPath, [shim, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }),
+        Date.now(),
+        60_000,
+      );
+    const plain = await run(['pets', 'list', '--json']);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(JSON.parse(plain.stdout)).toEqual([PET]);
+    const jq = await run(['pets', 'list', '--jq', '.[].name']);
+    expect(jq.code).not.toBe(0);
+    expect(jq.stdout).toBe('');
   });
 });

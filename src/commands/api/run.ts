@@ -71,28 +71,32 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
   }
   checkDryRunFlags(options.dryRun, ctx.globals);
   const { fields, input } = await readUserInput(ctx, options);
-  const { client, connection } = await ctx.connect();
+  // A read of one answer leaves before --jq's verdict; a refused expression drops the answer.
+  const reads = options.dryRun === undefined && !options.paginate && isRead(options.method);
+  const { client, connection } = await ctx.connect({ reads });
+  const req = toRequest(client.urlOf(options.path), options, fields, input);
+  const early = reads ? client.raw(req) : undefined;
+  early?.catch(() => undefined);
   const output = await ctx.recordOutput();
   const deprecation = new DeprecationReporter((m) => ctx.warn(m), ctx.now);
   const observe = (res: RawResponse): void => {
     deprecation.observeAndFlush(res.headers, `${options.method} ${res.url.pathname}`);
   };
   const printer = answerPrinter(output, options.include);
-  const req = toRequest(client.urlOf(options.path), options, fields, input);
   if (options.dryRun !== undefined) {
     // Nothing is sent, so nothing is asked: the request is only shown.
     const outgoing = client.outgoing(req, KEY_REFERENCE);
     await ctx.io.out(options.dryRun === 'curl' ? dryRunCurl(outgoing, connection) : dryRunJson(outgoing));
     return ExitCode.ok;
   }
-  if (req.method !== 'GET' && req.method !== 'HEAD') await confirmWrite(ctx, connection, describeWrite(req));
+  if (!isRead(req.method)) await confirmWrite(ctx, connection, describeWrite(req));
   if (options.paginate) return paginate(client, req, printer, observe, options.maxPages);
-  const res = await client.raw(req);
+  const res = await (early ?? client.raw(req));
   // The answer first, then what it says of itself: a reader sees the body, then the warning.
   await printer.answer(res);
   observe(res);
   // A write names where it went, on a terminal only (cli-contract.md "Environments").
-  if (options.method !== 'GET' && options.method !== 'HEAD') {
+  if (!isRead(options.method)) {
     ctx.io.summary(
       `${options.method} ${req.url.pathname}: ${res.status} ${reasonPhrase(res.status)}`.trimEnd(),
       describeTarget(connection),
@@ -101,6 +105,11 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
   const failure = client.answerError(res);
   if (failure !== undefined) throw failure;
   return ExitCode.ok;
+}
+
+/** Whether `method` only reads (GET, HEAD): sent unconfirmed, and before `--jq`'s verdict. */
+function isRead(method: string): boolean {
+  return method === 'GET' || method === 'HEAD';
 }
 
 /** The most characters of a body shown in the question of `confirmWrites`. */

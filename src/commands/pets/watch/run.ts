@@ -225,7 +225,7 @@ function liveReporter(
 export async function runWatch(ctx: Context, options: WatchOptions): Promise<number> {
   const form = watchForm(ctx);
   // --timeout bounds each walk: the transport's deadline is each request's, cut to what is left of its walk's.
-  const { client } = await ctx.connect({ deadlinePer: 'request' });
+  const { client } = await ctx.connect({ deadlinePer: 'request', reads: true });
   const output = await ctx.recordOutput();
   ctx.io.disablePager();
   const observe = watchDeprecation(ctx, 'listPets (GET /pets)');
