@@ -441,7 +441,7 @@ export class ApiError extends CliError {
  * A refused wait in words: `the server asks to wait 90 s; --timeout leaves 12 s` (the wait
  * rounded up to whole seconds; the time left rounded down, to a tenth under 10 s).
  */
-export function describeRefusedWait(wait: RefusedWait): string {
+function describeRefusedWait(wait: RefusedWait): string {
   const left = wait.leftMs >= 10_000 ? Math.floor(wait.leftMs / 1000) : Math.floor(wait.leftMs / 100) / 10;
   return `the server asks to wait ${Math.ceil(wait.askedMs / 1000)} s; --timeout leaves ${left} s`;
 }

@@ -29,7 +29,7 @@ export function headerPairs(headers: HeaderMap): [string, string][] {
 const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amzn-requestid', 'cf-ray'] as const;
 
 /** Longest request id kept, in characters; a longer one is cut and ends with `…`. */
-export const REQUEST_ID_MAX_CHARS = 128;
+const REQUEST_ID_MAX_CHARS = 128;
 
 /**
  * The server's id of the request an answer is for (cli-contract.md "Errors and exit codes":

@@ -82,7 +82,7 @@ export interface TransportOptions {
 }
 
 /** The part of Io's progress line the transport uses. */
-export interface WaitProgress {
+interface WaitProgress {
   update(text: string): void;
   clear(): void;
 }
