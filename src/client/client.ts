@@ -5,7 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, InvalidResponseError, type CliError } from '../base/errors.js';
 import type { HttpRequest, HttpTransport, JsonResponse, OutgoingRequest, RawResponse } from '../http/transport.js';
-import { requestIdOf } from '../http/headers.js';
+import { requestIdOf } from '../http/transport.js';
 import { parseJson, stringifyJson } from '../base/json.js';
 import { operationOf, type OperationId, type PetStatus } from './constants.js';
 import { baseScope, resolveApiPath, type BaseScope } from './paths.js';

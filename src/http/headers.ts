@@ -2,7 +2,6 @@
  * Response and request headers as undici hands them over: an object of lower-case names,
  * a repeated header (`Set-Cookie`, `Link`) as an array of its values (RFC 9110 §5.3).
  */
-import { escapeForTerminal } from '../text/escape.js';
 
 /** Headers as undici and node:http give them. */
 export type HeaderMap = Record<string, string | string[] | undefined>;
@@ -28,6 +27,9 @@ export function headerPairs(headers: HeaderMap): [string, string][] {
 /** Headers a server or its gateway names a request by, the first present wins. */
 const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amzn-requestid', 'cf-ray'] as const;
 
+/** Control, format and separator characters, escaped as text/escape.ts does (http/ may not import it). */
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
 /** Longest request id kept, in characters; a longer one is cut and ends with `…`. */
 const REQUEST_ID_MAX_CHARS = 128;
 
@@ -42,7 +44,10 @@ export function requestIdOf(headers: HeaderMap | undefined): string | undefined 
   for (const name of REQUEST_ID_HEADERS) {
     const value = headerValue(headers?.[name])?.trim();
     if (value === undefined || value === '') continue;
-    const escaped = escapeForTerminal(value);
+    const escaped = value.replace(UNSAFE, (c) => {
+      const n = c.codePointAt(0) ?? 0;
+      return n <= 0xff ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u{${n.toString(16)}}`;
+    });
     // Header values are Latin-1 (one UTF-16 unit per character), so a cut splits no pair.
     return escaped.length <= REQUEST_ID_MAX_CHARS ? escaped : `${escaped.slice(0, REQUEST_ID_MAX_CHARS - 1)}…`;
   }

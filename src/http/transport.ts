@@ -26,6 +26,9 @@ import { Agent, loadProxyClasses, request, type Dispatcher, type ProxyClasses } 
 import { userAgent } from './user-agent.js';
 import { WireLog } from './verbose.js';
 
+// The client builds errors from answers; it reaches http/ through this file only.
+export { requestIdOf };
+
 /** Options of one transport (one CLI run). */
 export interface TransportOptions {
   /** Sent as `Authorization: Bearer <key>` (spec §5); never logged. */
