@@ -19,7 +19,7 @@ import { prescan, toGlobalOptions, valueFlags } from './global-options.js';
 import { parseFields } from './base/flag-values.js';
 import { processIo, type ErrorMessage, type Io } from './io/io.js';
 import { buildProgram } from './program.js';
-import { describeApiError, escapeForTerminal } from './text/escape.js';
+import { describeApiError, escapeForTerminal, escapeKeepingLines } from './text/escape.js';
 import type { ForcedEnd, Shutdown } from './base/shutdown.js';
 
 /** Inputs of one run; tests pass their own. */
@@ -258,9 +258,12 @@ function errorMessage(err: unknown, state: RunState): ErrorMessage {
   const afterEcho = state.signal.aborted && state.signal.reason !== 'SIGTERM' && state.io.stderrIsTTY;
   // A server's Error code and message are one line of text it chose: every control, bidi and
   // format character is escaped, so it can neither drive the terminal nor forge a line.
+  const text = err instanceof ApiError ? describeApiError(err) : undefined;
   return {
     ...fields,
-    text: err instanceof ApiError ? describeApiError(err) : undefined,
+    // The request id the support desk asks for closes the error's own line (`requestIdOf`
+    // already escaped it).
+    text: err.requestId === undefined ? text : `${text ?? escapeKeepingLines(err.message)} (request ${err.requestId})`,
     hint,
     newLine: afterEcho,
   };

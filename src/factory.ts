@@ -405,6 +405,7 @@ async function openTransport(
     proxy: choices.direct === true ? undefined : proxyFromEnv(env),
     unreachableHint: choices.unreachableHint,
     serverFailure: choices.serverFailure,
+    progress: io.progress,
   });
   // One for a call of its caller's (`connectCall`) is closed by that caller.
   if (choices.lifetime !== 'caller') state.cleanups.push(() => transport.close());

@@ -144,12 +144,15 @@ export class CliError extends Error {
   readonly hint: string | undefined;
   /** Fields added to the JSON error object (`--output json|ndjson`), e.g. a bulk create's account. */
   readonly details: Record<string, unknown> | undefined;
+  /** The server's request id of the answer this failure stands for (sanitized), also in `details.requestId`. */
+  readonly requestId: string | undefined;
 
   /**
    * @param message one line for people (what failed and why).
    * @param opts `exitCode` (the contract's table), `code` (one of ERROR_CODES), `status` (the
    * HTTP status, 0 when none), `hint` (a line on how to fix it), `cause`, and `details`
-   * (extra fields of the JSON error object).
+   * (extra fields of the JSON error object), `requestId` (the answer's request id, already
+   * escaped and bounded: `requestIdOf` in http/headers.ts; added to `details`).
    */
   constructor(
     message: string,
@@ -159,7 +162,8 @@ export class CliError extends Error {
       status?: number;
       hint?: string | undefined;
       cause?: unknown;
-      details?: Record<string, unknown>;
+      details?: Record<string, unknown> | undefined;
+      requestId?: string | undefined;
     },
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -168,7 +172,8 @@ export class CliError extends Error {
     this.code = opts.code;
     this.status = opts.status ?? 0;
     this.hint = opts.hint;
-    this.details = opts.details;
+    this.requestId = opts.requestId;
+    this.details = opts.requestId === undefined ? opts.details : { ...opts.details, requestId: opts.requestId };
   }
 }
 
@@ -286,12 +291,14 @@ export class OutputError extends CliError {
  * table is keyed on the status and scripts act on it (a 401 means: log in again).
  */
 export class InvalidResponseError extends CliError {
-  constructor(message: string, status = 0, hint?: string) {
+  /** @param requestId the answer's request id, when it sent one (`requestIdOf`). */
+  constructor(message: string, status = 0, hint?: string, requestId?: string) {
     super(message, {
       exitCode: status >= 400 ? exitCodeForStatus(status) : ExitCode.failure,
       code: 'invalid_response',
       status,
       hint,
+      requestId,
     });
     this.name = 'InvalidResponseError';
   }
@@ -372,31 +379,71 @@ export interface ApiErrorBody {
 }
 
 /**
+ * A `Retry-After` petstore did not wait for because it passed the deadline
+ * (cli-contract.md "Network behaviour"): the wait asked for and the time that was left, in ms.
+ */
+export interface RefusedWait {
+  askedMs: number;
+  leftMs: number;
+}
+
+/** What an answer's headers add to the error it stands for. */
+export interface AnswerFacts {
+  /** The server's request id, escaped and bounded (`requestIdOf`). */
+  requestId?: string | undefined;
+  /** A `Retry-After` beyond what was left of `--timeout`. */
+  refusedWait?: RefusedWait | undefined;
+}
+
+/**
  * The server answered with an Error body (spec §7). The exit code follows the status:
  * 400 → 6, 401 → 4, 404 → 5, anything else → 1 (cli-contract.md exit-code table).
- * `code` is the server's own Error `code`.
+ * `code` is the server's own Error `code`. With a refused wait (`facts.refusedWait`) the
+ * message names the wait asked for and the time left, and the JSON form adds `retryAfter`
+ * (whole seconds, rounded up); with a request id, `requestId`.
  */
 export class ApiError extends CliError {
   readonly body: ApiErrorBody;
   /** The error response's headers (e.g. `Deprecation`, `Sunset` on a 404/410), when known. */
   readonly headers: Record<string, string | string[] | undefined> | undefined;
+  /** What the answer's headers added (request id, refused wait). */
+  readonly facts: AnswerFacts;
 
   constructor(
     body: ApiErrorBody,
     httpStatus: number,
     hint?: string,
     headers?: Record<string, string | string[] | undefined>,
+    facts: AnswerFacts = {},
   ) {
-    super(body.message, {
+    const wait = facts.refusedWait;
+    super(wait === undefined ? body.message : `${body.message}; ${describeRefusedWait(wait)}`, {
       exitCode: exitCodeForStatus(httpStatus),
       code: body.code as ServerErrorCode,
       status: httpStatus,
       hint,
+      requestId: facts.requestId,
+      details: wait === undefined ? undefined : { retryAfter: Math.ceil(wait.askedMs / 1000) },
     });
     this.name = 'ApiError';
     this.body = body;
     this.headers = headers;
+    this.facts = facts;
   }
+
+  /** The same answer's error, saying that its `Retry-After` (`wait`) was not waited for. */
+  withRefusedWait(wait: RefusedWait): ApiError {
+    return new ApiError(this.body, this.status, this.hint, this.headers, { ...this.facts, refusedWait: wait });
+  }
+}
+
+/**
+ * A refused wait in words: `the server asks to wait 90 s; --timeout leaves 12 s` (the wait
+ * rounded up to whole seconds; the time left rounded down, to a tenth under 10 s).
+ */
+function describeRefusedWait(wait: RefusedWait): string {
+  const left = wait.leftMs >= 10_000 ? Math.floor(wait.leftMs / 1000) : Math.floor(wait.leftMs / 100) / 10;
+  return `the server asks to wait ${Math.ceil(wait.askedMs / 1000)} s; --timeout leaves ${left} s`;
 }
 
 /** Maps an HTTP error status to the contract's exit code. */

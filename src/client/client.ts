@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, InvalidResponseError, type CliError } from '../base/errors.js';
 import type { HttpRequest, HttpTransport, JsonResponse, OutgoingRequest, RawResponse } from '../http/transport.js';
+import { requestIdOf } from '../http/transport.js';
 import { parseJson, stringifyJson } from '../base/json.js';
 import { operationOf, type OperationId, type PetStatus } from './constants.js';
 import { baseScope, resolveApiPath, type BaseScope } from './paths.js';
@@ -228,6 +229,8 @@ function validate<T>(
       throw new InvalidResponseError(
         `server answered ${res.status} with a body that is not an API Error (${describeIssue(parsed.error)})`,
         res.status,
+        undefined,
+        requestIdOf(res.headers),
       );
     }
     // The HTTP status decides the exit code even if the body's `status` disagrees with it.
@@ -237,6 +240,7 @@ function validate<T>(
       res.status,
       res.status === 404 ? hints.notFoundPath : res.status === 401 ? hints.unauthorized : undefined,
       res.headers,
+      { requestId: requestIdOf(res.headers), refusedWait: res.refusedWait },
     );
   }
   if (res.status !== expected) {
@@ -278,12 +282,16 @@ function rawAnswerError(res: RawResponse, hints: RawHints): CliError | undefined
   const parsed = ErrorSchema.safeParse(body);
   if (parsed.success) {
     const { code, message, status } = parsed.data;
-    return new ApiError({ code, message, status }, res.status, hint, res.headers);
+    return new ApiError({ code, message, status }, res.status, hint, res.headers, {
+      requestId: requestIdOf(res.headers),
+      refusedWait: res.refusedWait,
+    });
   }
   // A 404 the API did not word (a gateway's page): most likely a path outside the API.
   return new InvalidResponseError(
     `server answered ${res.status} to ${res.url.pathname}${res.body.length === 0 ? ' with no body' : ', with a body that is not an API Error'}`,
     res.status,
     res.status === 404 ? hints.notFound : hint,
+    requestIdOf(res.headers),
   );
 }

@@ -4,7 +4,7 @@
  * (cli-contract.md "Errors and exit codes": off-contract answers are `invalid_response`).
  */
 import { BodyTooLargeError, InvalidResponseError } from '../base/errors.js';
-import { headerValue, type HeaderMap } from './headers.js';
+import { headerValue, requestIdOf, type HeaderMap } from './headers.js';
 import { formatCount } from '../text/count.js';
 
 /** Largest response body read, in bytes (10 MiB), also once decoded; a page of 100 pets is ~10 KiB. */
@@ -98,6 +98,8 @@ export function jsonText(body: Buffer, headers: HeaderMap, status: number): stri
     throw new InvalidResponseError(
       `server answered ${status} with content type ${type === '' ? '(none)' : JSON.stringify(type)}, not application/json`,
       status,
+      undefined,
+      requestIdOf(headers),
     );
   }
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(type)?.[1]?.toLowerCase();
@@ -105,6 +107,8 @@ export function jsonText(body: Buffer, headers: HeaderMap, status: number): stri
     throw new InvalidResponseError(
       `server answered ${status} with JSON in charset ${JSON.stringify(charset)}; the API sends UTF-8`,
       status,
+      undefined,
+      requestIdOf(headers),
     );
   }
   return body.toString('utf8').replace(/^\uFEFF/, '');

@@ -23,3 +23,33 @@ export function headerPairs(headers: HeaderMap): [string, string][] {
   }
   return pairs;
 }
+
+/** Headers a server or its gateway names a request by, the first present wins. */
+const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amzn-requestid', 'cf-ray'] as const;
+
+/** Control, format and separator characters, escaped as text/escape.ts does (http/ may not import it). */
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/** Longest request id kept, in characters; a longer one is cut and ends with `…`. */
+const REQUEST_ID_MAX_CHARS = 128;
+
+/**
+ * The server's id of the request an answer is for (cli-contract.md "Errors and exit codes":
+ * `x-request-id`, else `request-id`, `x-amzn-requestid`, `cf-ray`), as petstore may show it:
+ * trimmed, control, bidi and format characters escaped (`\xHH`, `\u{HHHH}`: it is the
+ * server's text and reaches terminals), at most REQUEST_ID_MAX_CHARS characters.
+ * @returns undefined when none of them is present or non-empty.
+ */
+export function requestIdOf(headers: HeaderMap | undefined): string | undefined {
+  for (const name of REQUEST_ID_HEADERS) {
+    const value = headerValue(headers?.[name])?.trim();
+    if (value === undefined || value === '') continue;
+    const escaped = value.replace(UNSAFE, (c) => {
+      const n = c.codePointAt(0) ?? 0;
+      return n <= 0xff ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u{${n.toString(16)}}`;
+    });
+    // Header values are Latin-1 (one UTF-16 unit per character), so a cut splits no pair.
+    return escaped.length <= REQUEST_ID_MAX_CHARS ? escaped : `${escaped.slice(0, REQUEST_ID_MAX_CHARS - 1)}…`;
+  }
+  return undefined;
+}

@@ -14,6 +14,7 @@
  *   (`NOT_SENT_CODES`) is tried again.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { RefusedWait } from '../base/errors.js';
 import { findErrorCode, NOT_SENT_CODES } from './failures.js';
 import { countOf } from '../text/count.js';
 
@@ -40,12 +41,6 @@ export const RETRY_ERROR_CODES: readonly string[] = [...NOT_SENT_CODES, 'ECONNRE
 export const BACKOFF_BASE_MS = 250;
 /** Largest backoff step, in ms (before jitter). */
 export const BACKOFF_MAX_MS = 4000;
-/**
- * Longest `Retry-After` petstore waits for, in ms (60 s). A longer one, like one beyond
- * the deadline, is not waited for: the command fails at once with the server's answer.
- */
-export const RETRY_AFTER_CAP_MS = 60_000;
-
 /**
  * Parses a `Retry-After` value (RFC 9110 §10.2.3: `delay-seconds` or an `HTTP-date`)
  * into ms from `now`. A past date gives 0.
@@ -86,8 +81,13 @@ export interface AttemptFailure {
   retryAfter?: string | string[] | undefined;
 }
 
-/** The decision: send again after `waitMs`, or stop with a reason (for `--verbose`). */
-export type RetryDecision = { retry: true; waitMs: number; reason: string } | { retry: false; reason: string };
+/**
+ * The decision: send again after `waitMs`, or stop with a reason (for `--verbose`); a stop
+ * because the server's `Retry-After` passes the deadline carries `refusedWait`, which the
+ * error then names (cli-contract.md "Network behaviour").
+ */
+export type RetryDecision =
+  { retry: true; waitMs: number; reason: string } | { retry: false; reason: string; refusedWait?: RefusedWait };
 
 /**
  * The retry policy of one run: `maxRetries` (`--retries`, 0..10) and the rules above.
@@ -118,8 +118,9 @@ export class RetryPolicy {
   /**
    * Decides whether the request is sent again after its `failures`-th failed attempt
    * (1-based), with `remainingMs` left before the deadline. The wait is `Retry-After` when
-   * the server sent one, else the backoff; a wait that would pass the deadline, or a
-   * `Retry-After` above `RETRY_AFTER_CAP_MS`, is not waited for: the last answer stands.
+   * the server sent one (however long: the deadline is the only cap), else the backoff; a
+   * wait that would pass the deadline is not waited for: the last answer stands, and a
+   * `Retry-After` that would have passed it is returned as `refusedWait`.
    */
   decide(failure: AttemptFailure, failures: number, remainingMs: number): RetryDecision {
     const what = failure.status !== undefined ? `HTTP ${failure.status}` : (failure.code ?? 'error');
@@ -139,17 +140,12 @@ export class RetryPolicy {
       return { retry: false, reason: `giving up after ${what}: ${countOf(n, 'retry', 'retries')} used` };
     }
     const retryAfter = failure.status !== undefined ? parseRetryAfter(failure.retryAfter) : undefined;
-    if (retryAfter !== undefined && retryAfter > RETRY_AFTER_CAP_MS) {
-      return {
-        retry: false,
-        reason: `not retrying ${what}: Retry-After ${seconds(retryAfter)} is longer than the ${seconds(RETRY_AFTER_CAP_MS)} cap`,
-      };
-    }
     const waitMs = retryAfter ?? backoffMs(failures, this.random());
     if (waitMs >= remainingMs) {
       return {
         retry: false,
         reason: `not retrying ${what}: ${retryAfter !== undefined ? 'Retry-After ' : 'backoff '}${seconds(waitMs)} is longer than the ${seconds(remainingMs)} left before the --timeout deadline`,
+        ...(retryAfter === undefined ? {} : { refusedWait: { askedMs: retryAfter, leftMs: Math.max(0, remainingMs) } }),
       };
     }
     const via = retryAfter !== undefined ? ' (Retry-After)' : '';
@@ -163,7 +159,7 @@ export class RetryPolicy {
   /**
    * The rule for a 429 answered to a request of any method, for a caller that sends it
    * again itself: the wait (`Retry-After`, else the backoff of refusal number `refusals`,
-   * 1-based) or why not to (retries used, a wait past the cap or the deadline).
+   * 1-based) or why not to (retries used, a wait past the deadline: `refusedWait`).
    * @param headers the 429's headers (its `Retry-After`).
    */
   afterRefusal(

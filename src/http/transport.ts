@@ -11,18 +11,23 @@
  * and it never lets the key (or a proxy's password) reach that log.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { ConfigError, InvalidResponseError, NetworkError } from '../base/errors.js';
+import { ConfigError, InvalidResponseError, NetworkError, type RefusedWait } from '../base/errors.js';
 import { parseJson } from '../base/json.js';
 import { isSendableKey } from '../base/mask.js';
 import { decodeContent, jsonText, readBody } from './body.js';
 import { Deadline } from './deadline.js';
 import { describeFailure, findErrorCode } from './failures.js';
+import { requestIdOf } from './headers.js';
 import { lookupWithLoopback } from './lookup.js';
 import { ProxyRouter, type ProxySettings } from './proxy.js';
 import { isRedirect, redirectTarget, type RedirectScope } from './redirect.js';
 import { REFUSAL_STATUS, RETRY_ERROR_CODES, RetryPolicy, type AttemptFailure, type RetryDecision } from './retry.js';
 import { Agent, loadProxyClasses, request, type Dispatcher, type ProxyClasses } from './undici.js';
+import { userAgent } from './user-agent.js';
 import { WireLog } from './verbose.js';
+
+// The client builds errors from answers; it reaches http/ through this file only.
+export { requestIdOf };
 
 /** Options of one transport (one CLI run). */
 export interface TransportOptions {
@@ -72,7 +77,24 @@ export interface TransportOptions {
    * stands for it would say less.
    */
   serverFailure?: (() => Error | undefined) | undefined;
+  /**
+   * The run's progress line (Io's; it draws only on a terminal): a wait before a retry of
+   * more than WAIT_SHOWN_MS is shown on it, counting down (`rate limited: waiting 37 s…`).
+   */
+  progress?: WaitProgress | undefined;
 }
+
+/** The part of Io's progress line the transport uses. */
+interface WaitProgress {
+  update(text: string): void;
+  clear(): void;
+}
+
+/** Waits longer than this, in ms, are shown on the progress line (cli-contract.md "Network behaviour"). */
+const WAIT_SHOWN_MS = 2000;
+
+/** A response whose body is still unread, with the `Retry-After` it asked for if that passed the deadline. */
+type Answer = Dispatcher.ResponseData & { refusedWait?: RefusedWait | undefined };
 
 /** One request. `url` is absolute; `method` upper case (an RFC 9110 token). */
 export interface HttpRequest {
@@ -106,6 +128,8 @@ export interface RawResponse {
   /** The URL that answered (after same-origin redirects). */
   url: URL;
   body: Buffer;
+  /** A retryable answer's `Retry-After` that was not waited for, as it passed the deadline. */
+  refusedWait?: RefusedWait | undefined;
 }
 
 /** A response whose body was read as JSON (exact int64). */
@@ -114,6 +138,8 @@ export interface JsonResponse {
   headers: IncomingHttpHeaders;
   url: URL;
   json: unknown;
+  /** As `RawResponse.refusedWait`. */
+  refusedWait?: RefusedWait | undefined;
 }
 
 /**
@@ -196,9 +222,11 @@ export class HttpTransport {
       throw new InvalidResponseError(
         `server answered ${res.status} with malformed JSON (${(err as Error).message})`,
         res.status,
+        undefined,
+        requestIdOf(res.headers),
       );
     }
-    return { status: res.status, headers: res.headers, url: res.url, json };
+    return { status: res.status, headers: res.headers, url: res.url, json, refusedWait: res.refusedWait };
   }
 
   /**
@@ -236,7 +264,8 @@ export class HttpTransport {
         throw failure;
       }
       if (!isRedirect(res.statusCode)) {
-        return { status: res.statusCode, headers: res.headers, url, body: await this.readAll(res, url, deadline) };
+        const body = await this.readAll(res, url, deadline);
+        return { status: res.statusCode, headers: res.headers, url, body, refusedWait: res.refusedWait };
       }
       await res.body.dump().catch(() => undefined);
       const target = redirectTarget(res.statusCode, res.headers, url, req.method, hop, req.scope);
@@ -249,7 +278,7 @@ export class HttpTransport {
    * The send loop: one attempt after another until one answers with a status the policy
    * does not retry, or the policy says stop. Its answer's body is left unread.
    */
-  private async sendWithRetries(req: HttpRequest, url: URL, deadline: Deadline): Promise<Dispatcher.ResponseData> {
+  private async sendWithRetries(req: HttpRequest, url: URL, deadline: Deadline): Promise<Answer> {
     const headers = this.headersFor(req);
     const reset = this.opts.connectionReuse === 'fresh';
     const dispatcher = this.proxies?.dispatcherFor(url) ?? this.agent;
@@ -277,7 +306,7 @@ export class HttpTransport {
         this.log?.failure(code ?? 'error', err instanceof Error ? err.message : String(err), Date.now() - started);
         const decision = this.decide({ method: req.method, code }, failures, deadline);
         if (!decision.retry) throw this.toCliError(err, url, deadline);
-        await this.wait(decision.waitMs, url, deadline);
+        await this.wait(decision.waitMs, url, deadline, `retrying after ${code ?? 'a connection failure'}`);
         continue;
       }
       this.log?.response(res.statusCode, Date.now() - started, res.headers);
@@ -290,9 +319,9 @@ export class HttpTransport {
         failures,
         deadline,
       );
-      if (!decision.retry) return res;
+      if (!decision.retry) return Object.assign(res, { refusedWait: decision.refusedWait });
       await this.discard(res, url, deadline);
-      await this.wait(decision.waitMs, url, deadline);
+      await this.wait(decision.waitMs, url, deadline, status === REFUSAL_STATUS ? 'rate limited' : `HTTP ${status}`);
     }
   }
 
@@ -306,14 +335,25 @@ export class HttpTransport {
     return decision;
   }
 
-  /** Waits `ms` before the next attempt; Ctrl-C or the deadline ends the wait at once. */
-  private async wait(ms: number, url: URL, deadline: Deadline): Promise<void> {
+  /**
+   * Waits `ms` before the next attempt; Ctrl-C or the deadline ends the wait at once. A wait
+   * over WAIT_SHOWN_MS counts down on the progress line, `why` first (`rate limited`).
+   */
+  private async wait(ms: number, url: URL, deadline: Deadline, why: string): Promise<void> {
     // Loaded here: only a retry waits, and most runs never do.
     const { setTimeout: sleep } = process.getBuiltinModule('node:timers/promises');
+    const progress = ms > WAIT_SHOWN_MS ? this.opts.progress : undefined;
+    const until = Date.now() + ms;
+    const show = () => progress?.update(`${why}: waiting ${Math.max(1, Math.ceil((until - Date.now()) / 1000))} s…`);
+    show();
+    const ticker = progress === undefined ? undefined : setInterval(show, 1000);
     try {
       await sleep(ms, undefined, { signal: deadline.signal });
     } catch (err) {
       throw this.toCliError(err, url, deadline);
+    } finally {
+      clearInterval(ticker);
+      progress?.clear();
     }
   }
 
@@ -322,7 +362,7 @@ export class HttpTransport {
     const headers: Record<string, string> = {};
     if (key !== undefined) headers.authorization = `Bearer ${key}`;
     headers.accept = 'application/json';
-    headers['user-agent'] = 'petstore-cli';
+    headers['user-agent'] = userAgent();
     if (req.body !== undefined) headers['content-type'] = 'application/json';
     for (const [name, value] of Object.entries(req.headers ?? {})) {
       if (name.toLowerCase() !== 'authorization') headers[name.toLowerCase()] = value;

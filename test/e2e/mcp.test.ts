@@ -192,6 +192,16 @@ describe('petstore mcp: failures are results', () => {
     expectNoKey(served, [served.env.PETSTORE_CONFIG_DIR!]);
   });
 
+  it("a 503 with x-request-id: the error names the server's request id", async () => {
+    const srv = await pool.start(apiError(503, 'unavailable', 'down', { 'x-request-id': 'req_mcp_41d7' }));
+    const served = await remote(srv, ['--retries', '0']);
+    const r = await served.client.callTool({ name: 'list_pets', arguments: {} });
+    expect(r.isError).toBe(true);
+    expect(structured(r).error).toMatchObject({ code: 'unavailable', status: 503, requestId: 'req_mcp_41d7' });
+    const text = (r.content as { type: string; text: string }[])[0]!.text;
+    expect(text).toBe('error (unavailable, HTTP 503): down (request req_mcp_41d7)');
+  });
+
   it('a 429 then success: sent again by the retry policy, answered', async () => {
     const srv = await pool.start(
       sequence(apiError(429, 'too_many', 'slow down', { 'retry-after': '0' }), answer({ status: 200, raw: BIG_PETS })),

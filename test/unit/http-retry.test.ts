@@ -3,14 +3,7 @@
  * §9.2.2 idempotent methods, §10.2.3 Retry-After; RFC 6585 §4 429).
  */
 import { describe, expect, it } from 'vitest';
-import {
-  BACKOFF_BASE_MS,
-  BACKOFF_MAX_MS,
-  RETRY_AFTER_CAP_MS,
-  RetryPolicy,
-  backoffMs,
-  parseRetryAfter,
-} from '../../src/http/retry.js';
+import { BACKOFF_BASE_MS, BACKOFF_MAX_MS, RetryPolicy, backoffMs, parseRetryAfter } from '../../src/http/retry.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
@@ -129,12 +122,21 @@ describe('RetryPolicy', () => {
     expect(decide({ status: 429, retryAfter: '7' })).toMatchObject({ retry: true, waitMs: 7000 });
   });
 
-  it('does not wait past the deadline or the cap', () => {
-    expect(decide({ status: 429, retryAfter: '7' }, 1, 6999).retry).toBe(false);
-    expect(decide({ status: 503 }, 1, 10).retry).toBe(false);
-    const capped = decide({ status: 503, retryAfter: String(RETRY_AFTER_CAP_MS / 1000 + 1) }, 1, 86_400_000);
-    expect(capped.retry).toBe(false);
-    expect(capped.reason).toContain('cap');
+  it('does not wait past the deadline, and names a Retry-After that would pass it', () => {
+    expect(decide({ status: 429, retryAfter: '7' }, 1, 6999)).toMatchObject({
+      retry: false,
+      refusedWait: { askedMs: 7000, leftMs: 6999 },
+    });
+    const backoff = decide({ status: 503 }, 1, 10);
+    expect(backoff.retry).toBe(false);
+    expect(backoff).not.toHaveProperty('refusedWait');
+  });
+
+  it('has no cap but the deadline: an hour of Retry-After within a day is waited for', () => {
+    expect(decide({ status: 503, retryAfter: '3600' }, 1, 86_400_000)).toMatchObject({
+      retry: true,
+      waitMs: 3_600_000,
+    });
   });
 
   it('ignores Retry-After on connection errors', () => {

@@ -42,12 +42,15 @@ export function success(structured: JsonObject, lines: string[]): McpToolResult 
 
 /**
  * A failure as a result (`isError`), never a protocol error: the CLI's `{code, message,
- * status}`, its hint and extra fields in the structured form; the text form escaped.
+ * status}`, its hint and extra fields (`requestId`, `retryAfter`) in the structured form;
+ * the text form escaped, ending with `(request ID)` when the server sent one.
  */
 export function failure(err: unknown): McpToolResult {
   const { code, message, status, hint, details } = errorFields(err);
   const error = { code, message, status, ...(hint === undefined ? {} : { hint }), ...details };
-  const lines = [`error (${code}${status === 0 ? '' : `, HTTP ${status}`}): ${escapeForTerminal(message)}`];
+  const requestId = details?.requestId;
+  const request = typeof requestId === 'string' ? ` (request ${requestId})` : '';
+  const lines = [`error (${code}${status === 0 ? '' : `, HTTP ${status}`}): ${escapeForTerminal(message)}${request}`];
   if (hint !== undefined) lines.push(escapeForTerminal(hint));
   return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: { error }, isError: true };
 }

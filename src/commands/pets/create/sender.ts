@@ -323,8 +323,12 @@ export class BulkSender {
         this.buffer.put(record.index, GAP);
         return;
       }
-      // Not sent again (retries used, a wait past the cap or the record's deadline): the 429 stands.
-      this.notCreated(record, 'failed', outcome.error);
+      // Not sent again (retries used, or a wait past the record's deadline, which its error
+      // then names): the 429 stands.
+      const wait = decision.retry ? undefined : decision.refusedWait;
+      const error =
+        wait !== undefined && outcome.error instanceof ApiError ? outcome.error.withRefusedWait(wait) : outcome.error;
+      this.notCreated(record, 'failed', error);
       return;
     }
     if (outcome.kind === 'not_sent') {
