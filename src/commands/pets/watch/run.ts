@@ -25,7 +25,7 @@ import { writeRecords, type RecordOutput } from '../../../render/output.js';
 import { pickFields } from '../../../render/pets.js';
 import { watchDeprecation } from '../shared/watch-deprecation.js';
 import { byId, LiveScreen, MARK_MS, renderFrame } from './live.js';
-import { fromRecord, petKey, PetView, toRecord, type PetChange, type WalkedPets } from './view.js';
+import { fromRecord, petKey, PetView, type PetChange, type WalkTally } from './view.js';
 
 /** Typed options of `pets watch`. */
 export interface WatchOptions {
@@ -69,12 +69,8 @@ function watchForm(ctx: Pick<Context, 'io' | 'output' | 'globals'>): 'events' | 
   return ctx.output === 'table' ? 'live' : 'events';
 }
 
-/**
- * One walk's outcome. `duplicate`: the first id the walk saw with two different records
- * (the one seen last is kept); the same record twice, as offset paging shows while a pet is
- * inserted before the page, is no duplicate.
- */
-type Walk = { ok: true; pets: WalkedPets; complete: boolean; duplicate?: string } | { ok: false; error: CliError };
+/** One walk's outcome: what it saw (`WalkTally`), and whether it reached the last page. */
+type Walk = { ok: true; tally: WalkTally; complete: boolean } | { ok: false; error: CliError };
 
 /** How many events are turned back into objects at once to be printed: their memory stays small. */
 const EVENT_BATCH = 1000;
@@ -96,14 +92,13 @@ function passing(err: unknown): err is CliError {
  * @throws what the walk throws, unless `passing` (returned) or the `--max-pages` stop (an incomplete walk).
  */
 async function walkOnce(
+  tally: WalkTally,
   client: PetstoreClient,
   options: WatchOptions,
   timeoutMs: number,
   observe: (headers: IncomingHttpHeaders) => void,
 ): Promise<Walk> {
   const endsAt = Date.now() + timeoutMs;
-  const pets: WalkedPets = new Map();
-  let duplicate: string | undefined;
   try {
     const pages = walkPetPages(client, options.query, {
       maxPages: options.maxPages,
@@ -112,17 +107,11 @@ async function walkOnce(
     });
     for await (const page of pages) {
       observe(page.headers);
-      for (const pet of page.data) {
-        const id = petKey(pet);
-        const record = toRecord(pet);
-        const before = pets.get(id);
-        if (duplicate === undefined && before !== undefined && before !== record) duplicate = id;
-        pets.set(id, record);
-      }
+      for (const pet of page.data) tally.see(pet);
     }
-    return { ok: true, pets, complete: true, duplicate };
+    return { ok: true, tally, complete: true };
   } catch (err) {
-    if (err instanceof CliError && err.code === 'max_pages') return { ok: true, pets, complete: false, duplicate };
+    if (err instanceof CliError && err.code === 'max_pages') return { ok: true, tally, complete: false };
     if (passing(err)) return { ok: false, error: err };
     throw err;
   }
@@ -317,18 +306,20 @@ export async function runWatch(ctx: Context, options: WatchOptions): Promise<num
   const timeUp = options.forMs === undefined ? undefined : AbortSignal.timeout(options.forMs);
   let eventsLeft = options.maxEvents ?? Infinity;
   try {
-    for (let failures = 0, first = true, number = 1; ; number++) {
+    for (let failures = 0, first = true; ;) {
       // A reader that went away is noticed before the next walk, not only at the next event.
       if (ctx.io.stdoutError()?.code === 'EPIPE') return ExitCode.ok;
-      // Two snapshots at most: the view, and this walk's pets (the walk before's are gone).
-      const walk = await beforeTimeUp(walkOnce(client, options, ctx.globals.timeoutMs, observe), timeUp);
+      // One snapshot: the view; a walk keeps only the pets that differ from it.
+      const walking = walkOnce(view.walk(), client, options, ctx.globals.timeoutMs, observe);
+      const walk = await beforeTimeUp(walking, timeUp);
       if (walk === undefined) return ExitCode.ok;
       let waitMs = options.intervalMs;
       if (walk.ok) {
         failures = 0;
-        const changes = view.apply(walk.pets, walk.complete);
+        const changes = view.apply(walk.tally, walk.complete);
         const counted = first && options.watchOnly ? 0 : Math.min(changes.length, eventsLeft);
-        const facts = { number, first, complete: walk.complete, duplicate: walk.duplicate };
+        const { number, duplicate } = walk.tally;
+        const facts = { number, first, complete: walk.complete, duplicate };
         await reporter.walked(
           counted < changes.length && counted > 0 ? changes.slice(0, counted) : changes,
           ctx.now(),

@@ -68,9 +68,8 @@ export function newWatchCommand(f: Runner) {
 Off a terminal (and with --output ndjson) it prints one JSON object per change: {"type": "added", "changed" or "removed", "pet", "previous" (changed only), "at"}. On a terminal it draws a table, redrawn in place. Ctrl-C, --max-events or --for ends the watch; a reader that leaves (| head -1) is noticed only at the next event, so wait for a change with --max-events 1.
 
 Examples:
-  $ petstore pets watch --interval 10
+  $ petstore pets watch --interval 10 --for 8h
   $ petstore pets watch --watch-only --max-events 1
-  $ petstore pets watch --for 10m
   $ petstore pets watch --jq 'select(.type == "removed")'`,
     )
     .action((flags) =>
