@@ -18,7 +18,7 @@
 //                           [--store-runs N] [--bulk-records N] [--no-store] [--bulk-runs N] [--no-bulk]
 //                           [--bulk-only] [--no-scale] [--scale-runs N] [--scale-seconds N]
 //                           [--dry-run-records N] [--send-records N] [--sandbox-records N]
-//                           [--no-mcp] [--mcp-calls N]
+//                           [--no-mcp] [--mcp-calls N] [--no-watch-memory] [--watch-memory-runs N]
 //   (also BENCH_RUNS, BENCH_WARMUP). Build first (`npm run bench` builds dist/ and the
 //   executable). --cli PATH runs that shim instead of an installed copy.
 //
@@ -49,6 +49,12 @@
 // server against the bench server, next to a plain GET of the same URL, over --mcp-calls
 // calls (200) each; the difference is what the server adds per call. `--no-mcp` skips it;
 // with `--only`, it runs when the list names `mcp list_pets`.
+//
+// Then the memory of `pets watch` (bench/watch-memory.mjs): 5 walks of a 100,000-pet paged
+// store with churn, its peak RSS against `pets list --all` of the same store, median of
+// --watch-memory-runs pairs (3); target: at most 1.5x. `--no-watch-memory` skips it; with
+// `--only`, it runs when the list names `pets watch memory` (`--only 'pets watch memory'
+// --runs 1 --warmup 0` runs little else).
 //
 // --before PATH compares with another build: PATH is its bin/petstore.js, the build before
 // a change copied aside with its bin/ and dist/. Each part runs that build where it runs the
@@ -82,6 +88,7 @@ import { benchMcp } from './mcp.mjs';
 import { median } from './lib.mjs';
 import { bundleCardFloor, bundleLibrariesFloor, installPacked } from './prepare.mjs';
 import { benchStore } from './store.mjs';
+import { benchWatchMemory } from './watch-memory.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -110,6 +117,9 @@ const SEND_RECORDS = Number(opt('--send-records', 200_000));
 const SANDBOX_RECORDS = Number(opt('--sandbox-records', 10_000));
 const MCP = !flag('--no-mcp') && !flag('--bulk-only') && (ONLY === undefined || ONLY.includes('mcp list_pets'));
 const MCP_CALLS = Number(opt('--mcp-calls', 200));
+const WATCH_MEMORY =
+  !flag('--no-watch-memory') && !BULK_ONLY && (ONLY === undefined || ONLY.includes('pets watch memory'));
+const WATCH_MEMORY_RUNS = Number(opt('--watch-memory-runs', 3));
 if (
   !Number.isInteger(RUNS) ||
   RUNS < 1 ||
@@ -121,13 +131,13 @@ if (
   BULK_RECORDS < 1 ||
   !Number.isInteger(BULK_RUNS) ||
   BULK_RUNS < 1 ||
-  ![SCALE_RUNS, DRY_RUN_RECORDS, SEND_RECORDS, SANDBOX_RECORDS, MCP_CALLS].every(
+  ![SCALE_RUNS, DRY_RUN_RECORDS, SEND_RECORDS, SANDBOX_RECORDS, MCP_CALLS, WATCH_MEMORY_RUNS].every(
     (n) => Number.isInteger(n) && n >= 1,
   ) ||
   !(SCALE_SECONDS > 0)
 ) {
   console.error(
-    'usage: node bench/run.mjs [--runs N>=1] [--warmup N>=0] [--json] [--clean-env] [--only NAME,...] [--cli PATH] [--store-runs N>=1] [--bulk-records N>=1] [--no-store] [--bulk-runs N>=1] [--no-bulk] [--bulk-only] [--no-scale] [--scale-runs N>=1] [--scale-seconds S>0] [--dry-run-records N>=1] [--send-records N>=1] [--sandbox-records N>=1] [--no-mcp] [--mcp-calls N>=1]',
+    'usage: node bench/run.mjs [--runs N>=1] [--warmup N>=0] [--json] [--clean-env] [--only NAME,...] [--cli PATH] [--store-runs N>=1] [--bulk-records N>=1] [--no-store] [--bulk-runs N>=1] [--no-bulk] [--bulk-only] [--no-scale] [--scale-runs N>=1] [--scale-seconds S>0] [--dry-run-records N>=1] [--send-records N>=1] [--sandbox-records N>=1] [--no-mcp] [--mcp-calls N>=1] [--no-watch-memory] [--watch-memory-runs N>=1]',
   );
   process.exit(2);
 }
@@ -705,6 +715,21 @@ if (MCP) {
   );
 }
 
+// --- pets watch memory --------------------------------------------------------------------
+let watchMemory;
+if (WATCH_MEMORY) {
+  const progress =
+    !JSON_OUT && process.stderr.isTTY ? (line) => process.stderr.write(`\r\x1b[K${line}`) : () => undefined;
+  watchMemory = await benchWatchMemory({ cli, env: cleanEnv, runs: WATCH_MEMORY_RUNS, log: progress });
+  progress('');
+  targets.push({
+    target: `pets watch, ${watchMemory.walks} walks of a ${watchMemory.pets.toLocaleString('en-US')}-pet store: peak RSS <= 1.5x pets list --all of it`,
+    value: round3(watchMemory.ratio),
+    limit: 1.5,
+    met: watchMemory.ratio <= 1.5,
+  });
+}
+
 const cpu = cpus();
 const doc = {
   node: process.version,
@@ -724,6 +749,7 @@ const doc = {
   bulkInput: bulk,
   bulkAtScale: scale,
   mcp,
+  watchMemory,
   targets,
   notes,
 };
@@ -806,6 +832,17 @@ if (JSON_OUT) {
     );
   }
   if (scale !== undefined) printScale(scale);
+  if (watchMemory !== undefined) {
+    const w = watchMemory;
+    const mib = (kib) => (kib / 1024).toFixed(0);
+    console.log(
+      `\npets watch memory (${w.pets.toLocaleString('en-US')} pets in pages of 100, ${w.walks} walks, ${w.churnPerWalk.added} pets added, changed and removed between walks; median of ${w.runs} runs):`,
+    );
+    console.log(`  pets list --all: peak RSS ${w.listMedianMiB.toFixed(0)} MiB (${w.listPeakKiB.map(mib).join(', ')})`);
+    console.log(
+      `  pets watch: peak RSS ${w.watchMedianMiB.toFixed(0)} MiB (${w.watchPeakKiB.map(mib).join(', ')}), ${w.ratio.toFixed(2)}x; ${w.events[0]} events a run`,
+    );
+  }
   for (const n of notes) console.log(`note: ${n}`);
 }
 cleanup();

@@ -76,6 +76,10 @@ export const FLAG_VALUES = {
   '--retries': { type: 'integer', range: { min: 0, max: 10 }, default: 2 },
   // `pets watch`: seconds between walks; a poll a second at most, at most one a day.
   '--interval': { type: 'number', range: { min: 1, max: 86_400 }, default: 5 },
+  // `pets watch`: events before the watch ends (exit 0); no default: it runs until stopped.
+  '--max-events': { type: 'integer', range: { min: 1, max: 1_000_000_000 } },
+  // `pets watch`: seconds it runs, a unit allowed (`90s`, `10m`, `2h`); a second to a week.
+  '--for': { type: 'number', range: { min: 1, max: 604_800 } },
   // `sandbox serve`: 0 asks the system for a free port.
   '--port': { type: 'integer', range: { min: 0, max: 65_535 }, default: 0 },
   '--category-id': { type: 'int64' },
@@ -193,6 +197,41 @@ export function parseInterval(raw: string): number {
     );
   }
   return Math.round(Number(raw) * 1000);
+}
+
+/**
+ * Parses `--max-events N` (`pets watch`): a whole number 1..1000000000 of events, after
+ * which the watch ends with exit 0.
+ * @throws UsageError otherwise (`0`, `1.5`, `-1`, `abc`, empty).
+ */
+export function parseMaxEvents(raw: string): number {
+  const { min, max } = FLAG_VALUES['--max-events'].range;
+  const events = wholeNumberIn(raw, min, max);
+  if (events === undefined) {
+    throw new UsageError(`invalid --max-events ${quote(raw)}: must be a whole number from ${min} to ${max}`);
+  }
+  return events;
+}
+
+/** Seconds in each unit `--for` takes; none means seconds. */
+const DURATION_UNITS: Readonly<Record<string, number>> = { '': 1, s: 1, m: 60, h: 3600 };
+
+/**
+ * Parses `--for DURATION` (`pets watch`): a decimal number with an optional unit, `s`
+ * (the default), `m` or `h` (`90`, `90s`, `1.5m`, `10m`, `2h`), from 1 second to 604800
+ * (a week). Returns milliseconds.
+ * @throws UsageError otherwise (`0`, `0.5s`, `8d`, `1e3`, `-1`, `10 m`, `abc`, empty).
+ */
+export function parseDuration(raw: string, flag = '--for'): number {
+  const { min, max } = FLAG_VALUES['--for'].range;
+  const m = /^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)([smh]?)$/.exec(raw);
+  const seconds = m === null ? NaN : Number(m[1]) * (DURATION_UNITS[m[2] ?? ''] ?? NaN);
+  if (!(seconds >= min && seconds <= max)) {
+    throw new UsageError(
+      `invalid ${flag} ${quote(raw)}: must be a duration from ${min} s to ${max} s (a week): seconds, or a number with s, m or h, such as 90s, 10m, 2h`,
+    );
+  }
+  return Math.round(seconds * 1000);
 }
 
 /**

@@ -1,8 +1,16 @@
-/** Flag values by the rules of cli-contract.md "Input rules" (src/base/flag-values.ts): --limit, --status, int64 ids; and the argv pre-scan. */
+/** Flag values by the rules of cli-contract.md "Input rules" (src/base/flag-values.ts): --limit, --status, int64 ids, pets watch's --max-events and --for; and the argv pre-scan. */
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/base/errors.js';
 import { prescan } from '../../src/global-options.js';
-import { parseFields, parseInt64, parseLimit, parseSort, parseStatus } from '../../src/base/flag-values.js';
+import {
+  parseDuration,
+  parseFields,
+  parseInt64,
+  parseLimit,
+  parseMaxEvents,
+  parseSort,
+  parseStatus,
+} from '../../src/base/flag-values.js';
 
 /** Runs `fn` and returns the UsageError it throws (fails the test if it does not). */
 function usageErrorOf(fn: () => unknown): UsageError {
@@ -197,4 +205,38 @@ describe('parseFields / parseSort / prescan', () => {
   it('--json=LIST with a word that is not a field is refused', () => {
     expect(prescan(['--json=id,nme']).refused?.message).toContain('unknown field "nme"');
   });
+});
+
+describe('parseMaxEvents / parseDuration (pets watch)', () => {
+  it.each([
+    ['1', 1],
+    ['007', 7],
+    ['1000000000', 1_000_000_000],
+  ])('--max-events accepts %j as %d', (raw, want) => {
+    expect(parseMaxEvents(raw)).toBe(want);
+  });
+  it.each(['0', '1000000001', '1.5', '-1', '+1', '1e3', 'abc', ''])('--max-events refuses %j', (raw) => {
+    expect(usageErrorOf(() => parseMaxEvents(raw)).message).toContain(`invalid --max-events ${JSON.stringify(raw)}`);
+  });
+  it.each([
+    ['90', 90_000],
+    ['90s', 90_000],
+    ['1.5', 1500],
+    ['1.5m', 90_000],
+    ['10m', 600_000],
+    ['2h', 7_200_000],
+    ['168h', 604_800_000],
+    ['604800', 604_800_000],
+  ])('--for accepts %j as %d ms', (raw, want) => {
+    expect(parseDuration(raw)).toBe(want);
+  });
+  it.each(['0', '0.5', '0.5s', '604801', '169h', '8d', '1e3', '-1', '10 m', '10M', 'm', 's', 'abc', ''])(
+    '--for refuses %j, naming the flag, the value and what is allowed',
+    (raw) => {
+      const err = usageErrorOf(() => parseDuration(raw));
+      expect(err.message).toContain(`invalid --for ${JSON.stringify(raw)}`);
+      expect(err.message).toContain('90s, 10m, 2h');
+      expect(err.exitCode).toBe(2);
+    },
+  );
 });

@@ -3,7 +3,8 @@
  * (the initial `added`, then `added`, `changed` with `previous`, `removed` after two walks
  * without the pet, each once and in order), `--watch-only`, an outage of several walks,
  * `--max-pages` (no removals), `--jq` and `--fields` per event, int64 exact, the output
- * forms refused, a 401, a per-walk `--timeout`, `Retry-After`, and the embedded sandbox.
+ * forms refused, a 401, a per-walk `--timeout`, `Retry-After`, the watch's own end
+ * (`--max-events`, `--for`), two records with one id in a walk, and the embedded sandbox.
  * In-process (`runMain`); each run is ended as Ctrl-C or SIGTERM would. The tests wait for
  * lines and for requests at the server, never for the clock. Process-level endings (a
  * closed stdout, real signals) and the live table in tmux are in test/e2e/watch.test.ts.
@@ -373,6 +374,96 @@ describe.concurrent('pets watch: events off a terminal', () => {
   });
 });
 
+describe.concurrent('pets watch: its own end (--max-events, --for), and two records with one id', () => {
+  const warningsOf = (stderr: string, words: string) =>
+    stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { message: string })
+      .filter((m) => m.message.includes(words));
+
+  it("--max-events counts the first walk's pets unless --watch-only, prints exactly N and ends with exit 0", async () => {
+    const s = await store(seed());
+    const w = watch(['--max-events', '2'], s.env);
+    const r = await w.run;
+    expect(r.code).toBe(0);
+    expect(brief(w.lines)).toEqual(['added 1', 'added 2']);
+  });
+
+  it('--max-events with --watch-only: a walk of three changes prints the first and ends with exit 0', async () => {
+    const s = await store(seed());
+    const w = watch(['--watch-only', '--max-events', '1'], s.env);
+    await s.walkStarted(2);
+    s.pets = [
+      ...s.pets.filter((p) => p.id !== '1'),
+      { id: '7', name: 'Polly', categoryId: 4 },
+      { id: '8', name: 'Nemo', categoryId: 4 },
+    ];
+    const r = await w.run;
+    expect(r.code).toBe(0);
+    expect(brief(w.lines)).toEqual(['added 7']);
+  });
+
+  it('--for 3s on a quiet store ends with exit 0 after about 3 s', async () => {
+    const s = await store(seed());
+    const started = performance.now();
+    const w = watch(['--for', '3s'], s.env);
+    const r = await w.run;
+    const ms = performance.now() - started;
+    expect(r.code).toBe(0);
+    expect(brief(w.lines)).toEqual(['added 1', 'added 2', 'added 9007199254740993']);
+    expect(ms).toBeGreaterThanOrEqual(2500);
+    // Generous: a busy machine may be slow to start the run, never to end it early.
+    expect(ms).toBeLessThan(60_000);
+    expect(s.walks).toBeGreaterThanOrEqual(1);
+  });
+
+  it('--for and --max-events refuse a bad value with exit 2, naming it', async () => {
+    const s = await store(seed());
+    for (const [flag, value] of [
+      ['--for', '10d'],
+      ['--for', '0'],
+      ['--max-events', '0'],
+    ] as const) {
+      const r = await runMain(['pets', 'watch', flag, value], { env: { ...s.env, PETSTORE_MESSAGES: 'json' } });
+      expect(r.code).toBe(2);
+      expect(lastJson(r.stderr).message).toContain(`invalid ${flag} "${value}"`);
+    }
+    expect(s.walks).toBe(0);
+  });
+
+  it('two different records with one id: one warning a walk, naming the id; the one sent last is kept', async () => {
+    const s = await store([
+      ...seed(),
+      { id: '1', name: 'Rex the second', categoryId: 1, status: 'sold' },
+      { id: '2', name: 'Whiskers II', categoryId: 2, status: 'available' },
+    ]);
+    const w = watch([], { ...s.env, PETSTORE_MESSAGES: 'json' });
+    await s.walkStarted(4);
+    const r = await w.stop();
+    expect(brief(w.lines)).toEqual(['added 1', 'added 2', 'added 9007199254740993']);
+    expect(events(w.lines)[0]!.pet).toMatchObject({ name: 'Rex the second', status: 'sold' });
+    const warnings = warningsOf(r.stderr, 'two different pets with id');
+    // Walks 1 to 3 ended before walk 4 started; walk 4 may have ended too.
+    expect(warnings.length).toBeGreaterThanOrEqual(3);
+    expect(warnings.length).toBeLessThanOrEqual(4);
+    expect(warnings.map((m) => /^walk (\d+) /.exec(m.message)?.[1])).toEqual(
+      ['1', '2', '3', '4'].slice(0, warnings.length),
+    );
+    expect(warnings[0]!.message).toContain('with id 1;');
+  });
+
+  it('the same record twice, as offset paging shows during an insert, is not warned about', async () => {
+    const s = await store([...seed(), seed()[0]!]);
+    const w = watch([], { ...s.env, PETSTORE_MESSAGES: 'json' });
+    await s.walkStarted(3);
+    const r = await w.stop();
+    expect(brief(w.lines)).toEqual(['added 1', 'added 2', 'added 9007199254740993']);
+    expect(warningsOf(r.stderr, 'two different pets')).toEqual([]);
+  });
+});
+
 describe.concurrent('pets watch on a terminal', () => {
   const ESC = String.fromCharCode(27);
   /** The frames drawn, split where the cursor goes back up to the first line of the one before. */
@@ -443,5 +534,27 @@ describe('pets watch against the embedded sandbox', () => {
     const id = /"id":(\d+)/.exec(created.stdout)?.[1];
     expect(brief(await w.lineCount(11)).at(-1)).toBe(`added ${id}`);
     expect((await w.stop()).code).toBe(130);
+  });
+
+  it('--watch-only --max-events 1 prints exactly one event, a pet another run creates, and ends with exit 0', async () => {
+    const dir = tempDir();
+    expect((await inSandbox(dir, ['pets', 'list', '--limit', '1'])).code).toBe(0);
+    const w = watch(['--env', 'sandbox', '--watch-only', '--max-events', '1'], { PETSTORE_CONFIG_DIR: dir });
+    let ended: CliResult | undefined;
+    void w.run.then((r) => (ended = r));
+    // The first walk may not have been made yet, and a pet created before it is no change:
+    // pets are created, a second apart, until the watch reports one.
+    const ids: string[] = [];
+    while (ended === undefined) {
+      const created = await inSandbox(dir, ['pets', 'create', '--name', 'Zed', '--category-id', '3', '-o', 'ndjson']);
+      expect(created.code).toBe(0);
+      ids.push(/"id":(\d+)/.exec(created.stdout)![1]!);
+      await Promise.race([w.run, new Promise((resolve) => setTimeout(resolve, 1000))]);
+    }
+    expect(ended.code).toBe(0);
+    expect(w.lines).toHaveLength(1);
+    const [event] = events(w.lines);
+    expect(event!.type).toBe('added');
+    expect(ids).toContain(String(event!.pet.id));
   });
 });

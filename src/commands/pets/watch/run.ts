@@ -25,7 +25,7 @@ import { writeRecords, type RecordOutput } from '../../../render/output.js';
 import { pickFields } from '../../../render/pets.js';
 import { watchDeprecation } from '../shared/watch-deprecation.js';
 import { byId, LiveScreen, MARK_MS, renderFrame } from './live.js';
-import { petKey, PetView, type PetChange, type WalkedPets } from './view.js';
+import { fromRecord, petKey, PetView, type PetChange, type WalkTally } from './view.js';
 
 /** Typed options of `pets watch`. */
 export interface WatchOptions {
@@ -36,6 +36,10 @@ export interface WatchOptions {
   watchOnly: boolean;
   /** The most pages one walk fetches; a walk stopped there is incomplete. */
   maxPages: number;
+  /** `--max-events`: the watch ends (exit 0) once it has reported this many events. */
+  maxEvents?: number;
+  /** `--for`, in ms: the watch ends (exit 0) when this much time has passed since it started. */
+  forMs?: number;
 }
 
 /** The longest back-off between failed walks, in ms, unless the interval is longer. */
@@ -65,8 +69,11 @@ function watchForm(ctx: Pick<Context, 'io' | 'output' | 'globals'>): 'events' | 
   return ctx.output === 'table' ? 'live' : 'events';
 }
 
-/** One walk's outcome. */
-type Walk = { ok: true; pets: WalkedPets; complete: boolean } | { ok: false; error: CliError };
+/** One walk's outcome: what it saw (`WalkTally`), and whether it reached the last page. */
+type Walk = { ok: true; tally: WalkTally; complete: boolean } | { ok: false; error: CliError };
+
+/** How many events are turned back into objects at once to be printed: their memory stays small. */
+const EVENT_BATCH = 1000;
 
 /**
  * Whether a walk that failed this way is tried again: the server or the way to it failed
@@ -85,13 +92,13 @@ function passing(err: unknown): err is CliError {
  * @throws what the walk throws, unless `passing` (returned) or the `--max-pages` stop (an incomplete walk).
  */
 async function walkOnce(
+  tally: WalkTally,
   client: PetstoreClient,
   options: WatchOptions,
   timeoutMs: number,
   observe: (headers: IncomingHttpHeaders) => void,
 ): Promise<Walk> {
   const endsAt = Date.now() + timeoutMs;
-  const pets: WalkedPets = new Map();
   try {
     const pages = walkPetPages(client, options.query, {
       maxPages: options.maxPages,
@@ -100,11 +107,11 @@ async function walkOnce(
     });
     for await (const page of pages) {
       observe(page.headers);
-      for (const pet of page.data) pets.set(petKey(pet), pet);
+      for (const pet of page.data) tally.see(pet);
     }
-    return { ok: true, pets, complete: true };
+    return { ok: true, tally, complete: true };
   } catch (err) {
-    if (err instanceof CliError && err.code === 'max_pages') return { ok: true, pets, complete: false };
+    if (err instanceof CliError && err.code === 'max_pages') return { ok: true, tally, complete: false };
     if (passing(err)) return { ok: false, error: err };
     throw err;
   }
@@ -131,13 +138,34 @@ function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
+/**
+ * What a reporter is told of a successful walk besides its changes. `first`: the first
+ * walk, whose changes are the pets already there; `complete`: false when `--max-pages`
+ * stopped it; `duplicate`: an id the walk saw with two different records; `number`: the
+ * walk's number in the run, 1-based, failed walks counted.
+ */
+interface WalkFacts {
+  number: number;
+  first: boolean;
+  complete: boolean;
+  duplicate?: string;
+}
+
+/**
+ * The warning for an id seen with two different records in one walk: said once per walk
+ * (the walk's number makes each walk's its own message, which `warn` says once).
+ */
+function duplicateWords(id: string, walk: number): string {
+  return `walk ${walk} of the pets saw two different pets with id ${id}; the one sent last is kept`;
+}
+
 /** What the watch reports after each walk: events, or the live table. */
 interface Reporter {
   /**
    * A walk succeeded with these changes. `first`: the first walk, whose changes are the
    * pets already there; `complete`: false when `--max-pages` stopped it.
    */
-  walked(changes: readonly PetChange[], at: Date, walk: { first: boolean; complete: boolean }): Promise<void>;
+  walked(changes: readonly PetChange[], at: Date, walk: WalkFacts): Promise<void>;
   /** A walk failed and is tried again in `waitMs`. */
   failed(error: CliError, at: Date, waitMs: number): Promise<void>;
   /** The watch ends: the cursor is shown again. */
@@ -147,24 +175,26 @@ interface Reporter {
 /** The events reporter: one record per change, `--fields` applied to `pet` and `previous`. */
 function eventReporter(ctx: Pick<Context, 'warn'>, output: RecordOutput, options: WatchOptions): Reporter {
   return {
-    walked: (changes, at, { first, complete }) => {
+    walked: async (changes, at, { number, first, complete, duplicate }) => {
+      if (duplicate !== undefined) ctx.warn(duplicateWords(duplicate, number));
       if (!complete) {
         // Said once (`warn` says a message once): scripts learn that no removal will come.
         ctx.warn(
           `each walk stops at --max-pages ${options.maxPages} while the server links to more: removals are not reported`,
         );
       }
-      if (first && options.watchOnly) return Promise.resolve();
+      if (first && options.watchOnly) return;
       const stamp = at.toISOString();
-      return writeRecords(
-        output,
-        changes.map((c) => ({
-          type: c.type,
-          pet: pickFields(c.pet, output.fields),
-          ...(c.previous === undefined ? {} : { previous: pickFields(c.previous, output.fields) }),
-          at: stamp,
-        })),
-      );
+      const event = (c: PetChange): Record<string, unknown> => ({
+        type: c.type,
+        pet: pickFields(fromRecord(c.pet), output.fields),
+        ...(c.previous === undefined ? {} : { previous: pickFields(fromRecord(c.previous), output.fields) }),
+        at: stamp,
+      });
+      // A first walk of a large store is as many events as pets: made and printed a batch at a time.
+      for (let i = 0; i < changes.length; i += EVENT_BATCH) {
+        await writeRecords(output, changes.slice(i, i + EVENT_BATCH).map(event));
+      }
     },
     failed: (error, _at, waitMs) => {
       ctx.warn(`a walk of the pets failed (${error.message}); the next starts in ${seconds(waitMs)}`);
@@ -199,13 +229,15 @@ function liveReporter(
   };
   const plural = (n: number): string => (n === 1 ? '1 change' : `${n === 0 ? 'no' : n} changes`);
   return {
-    walked: async (changes, at, { first, complete }) => {
+    walked: async (changes, at, { first, complete, duplicate }) => {
       const until = performance.now() + MARK_MS;
       // The pets already there when the watch starts are no news.
-      if (!first) for (const c of changes) if (c.type !== 'removed') marks.set(petKey(c.pet), until);
+      if (!first) for (const c of changes) if (c.type !== 'removed') marks.set(c.id, until);
       staleSince = undefined;
       const pets = `${view.size} pets${complete ? '' : ` (first ${options.maxPages} pages)`}`;
-      await draw(`updated ${clock(at)} · ${plural(changes.length)} · ${pets} · ${every}`);
+      // On the status line, not stderr: a warning between frames would break the redraw in place.
+      const twice = duplicate === undefined ? '' : ` · two different pets with id ${duplicate}`;
+      await draw(`updated ${clock(at)} · ${plural(changes.length)} · ${pets} · ${every}${twice}`);
     },
     failed: async (error, at, waitMs) => {
       // Since the first failed walk of this outage; the reason last, where the width may cut it.
@@ -217,7 +249,47 @@ function liveReporter(
 }
 
 /**
- * Watches the pets until a signal, a closed stdout or an error that is not passing.
+ * `work`, unless `timeUp` (`--for`) aborts first: then undefined, and what `work` later
+ * brings or throws is dropped (the process ends with the run; nothing waits for it).
+ */
+async function beforeTimeUp<T>(work: Promise<T>, timeUp: AbortSignal | undefined): Promise<T | undefined> {
+  if (timeUp === undefined) return work;
+  work.catch(() => undefined);
+  if (timeUp.aborted) return undefined;
+  let onAbort = (): void => undefined;
+  const up = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    timeUp.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, up]);
+  } finally {
+    timeUp.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Waits `ms` between walks: true when the wait ran out, false when `timeUp` (`--for`)
+ * cut it short.
+ * @throws InterruptedError on a signal.
+ */
+async function pause(ms: number, signal: AbortSignal, timeUp: AbortSignal | undefined): Promise<boolean> {
+  const either = timeUp === undefined ? signal : AbortSignal.any([signal, timeUp]);
+  try {
+    await sleep(ms, undefined, { signal: either });
+    return true;
+  } catch {
+    if (signal.aborted) throw InterruptedError.from(signal);
+    return false;
+  }
+}
+
+/**
+ * Watches the pets until a signal, a closed stdout, an error that is not passing, or its
+ * own end: `--max-events` events reported, or `--for` run out (exit 0 for these). An event
+ * is what the events form prints: the first walk's pets count unless `--watch-only`; on a
+ * terminal the same changes are counted. `--for` is counted from the first walk and cuts a
+ * walk or a wait short.
  * @throws UsageError (exit 2) for an output form the watch does not print (`watchForm`);
  * InterruptedError on a signal (130, 143); ApiError for a 401 (exit 4) or another answer
  * that is not passing; OutputError (EPIPE: exit 0).
@@ -231,27 +303,38 @@ export async function runWatch(ctx: Context, options: WatchOptions): Promise<num
   const observe = watchDeprecation(ctx, 'listPets (GET /pets)');
   const view = new PetView(output.fields ?? PET_FIELDS);
   const reporter = form === 'live' ? liveReporter(ctx, view, output, options) : eventReporter(ctx, output, options);
+  const timeUp = options.forMs === undefined ? undefined : AbortSignal.timeout(options.forMs);
+  let eventsLeft = options.maxEvents ?? Infinity;
   try {
     for (let failures = 0, first = true; ;) {
       // A reader that went away is noticed before the next walk, not only at the next event.
       if (ctx.io.stdoutError()?.code === 'EPIPE') return ExitCode.ok;
-      // Two snapshots at most: the view, and this walk's pets (the walk before's are gone).
-      const walk = await walkOnce(client, options, ctx.globals.timeoutMs, observe);
+      // One snapshot: the view; a walk keeps only the pets that differ from it.
+      const walking = walkOnce(view.walk(), client, options, ctx.globals.timeoutMs, observe);
+      const walk = await beforeTimeUp(walking, timeUp);
+      if (walk === undefined) return ExitCode.ok;
       let waitMs = options.intervalMs;
       if (walk.ok) {
         failures = 0;
-        const changes = view.apply(walk.pets, walk.complete);
-        await reporter.walked(changes, ctx.now(), { first, complete: walk.complete });
+        const changes = view.apply(walk.tally, walk.complete);
+        const counted = first && options.watchOnly ? 0 : Math.min(changes.length, eventsLeft);
+        const { number, duplicate } = walk.tally;
+        const facts = { number, first, complete: walk.complete, duplicate };
+        await reporter.walked(
+          counted < changes.length && counted > 0 ? changes.slice(0, counted) : changes,
+          ctx.now(),
+          facts,
+        );
+        eventsLeft -= counted;
         first = false;
+        if (eventsLeft <= 0) return ExitCode.ok;
       } else {
         failures++;
         waitMs = backoffAfter(options.intervalMs, failures, walk.error);
         await reporter.failed(walk.error, ctx.now(), waitMs);
       }
       // Printing waited until stdout took it all: no walk starts while stdout is blocked.
-      await sleep(waitMs, undefined, { signal: ctx.signal }).catch(() => {
-        throw InterruptedError.from(ctx.signal);
-      });
+      if (!(await pause(waitMs, ctx.signal, timeUp))) return ExitCode.ok;
     }
   } finally {
     await reporter.end();

@@ -1,16 +1,26 @@
 /**
- * `petstore pets watch [--status S] [--interval SECONDS] [--watch-only] [--max-pages N]`:
+ * `petstore pets watch [--status S] [--interval SECONDS] [--watch-only] [--max-pages N]
+ * [--max-events N] [--for DURATION]`:
  * the declaration (flags, help, typed options). The run is in `run.ts`, loaded only when
  * it runs.
  */
 import { Command, Option } from '@commander-js/extra-typings';
 import { LIMIT_MAX, MAX_PAGES_DEFAULT, operationLabel, PET_STATUSES } from '../../../client/constants.js';
 import { withTraits } from '../../traits.js';
-import { FLAG_VALUES, parseInterval, parseMaxPages, parseStatus } from '../../../base/flag-values.js';
+import {
+  FLAG_VALUES,
+  parseDuration,
+  parseInterval,
+  parseMaxEvents,
+  parseMaxPages,
+  parseStatus,
+} from '../../../base/flag-values.js';
 import type { Runner } from '../../runner.js';
 import type { WatchOptions } from './run.js';
 
 const INTERVAL = FLAG_VALUES['--interval'];
+const MAX_EVENTS = FLAG_VALUES['--max-events'];
+const FOR = FLAG_VALUES['--for'];
 
 /** Declares `pets watch`. */
 export function newWatchCommand(f: Runner) {
@@ -40,14 +50,26 @@ export function newWatchCommand(f: Runner) {
         `stop each walk after N pages, 1-10000 (default: ${MAX_PAGES_DEFAULT}); such a walk reports no removals`,
       ).argParser((v) => parseMaxPages(v)),
     )
+    .addOption(
+      new Option(
+        '--max-events <n>',
+        `end with exit 0 after N events, ${MAX_EVENTS.range.min}-${MAX_EVENTS.range.max} (counted before --jq)`,
+      ).argParser((v) => parseMaxEvents(v)),
+    )
+    .addOption(
+      new Option(
+        '--for <duration>',
+        `end with exit 0 after this long: seconds, or 90s, 10m, 2h (${FOR.range.min} s to a week)`,
+      ).argParser((v) => parseDuration(v)),
+    )
     .addHelpText(
       'after',
       `
-Off a terminal (and with --output ndjson) it prints one JSON object per change: {"type": "added", "changed" or "removed", "pet", "previous" (changed only), "at"}. On a terminal it draws a table, redrawn in place. Ctrl-C ends the watch.
+Off a terminal (and with --output ndjson) it prints one JSON object per change: {"type": "added", "changed" or "removed", "pet", "previous" (changed only), "at"}. On a terminal it draws a table, redrawn in place. Ctrl-C, --max-events or --for ends the watch; a reader that leaves (| head -1) is noticed only at the next event, so wait for a change with --max-events 1.
 
 Examples:
-  $ petstore pets watch --interval 10
-  $ petstore pets watch --watch-only | head -1
+  $ petstore pets watch --interval 10 --for 8h
+  $ petstore pets watch --watch-only --max-events 1
   $ petstore pets watch --jq 'select(.type == "removed")'`,
     )
     .action((flags) =>
@@ -69,5 +91,7 @@ function toWatchOptions(flags: WatchFlags): WatchOptions {
     intervalMs: flags.interval ?? INTERVAL.default * 1000,
     watchOnly: flags.watchOnly === true,
     maxPages: flags.maxPages ?? MAX_PAGES_DEFAULT,
+    ...(flags.maxEvents === undefined ? {} : { maxEvents: flags.maxEvents }),
+    ...(flags.for === undefined ? {} : { forMs: flags.for }),
   };
 }
