@@ -8,6 +8,7 @@ import type { PetstoreClient } from './client/client.js';
 import type { EnvVars } from './config/env.js';
 import type { Connection, LoadConfig, Settings } from './config/settings.js';
 import type { GlobalOptions } from './global-options.js';
+import type { KeySource } from './http/key-refresh.js';
 import type { RetryPolicy } from './http/retry.js';
 import type { HttpTransport } from './http/transport.js';
 import type { Io } from './io/io.js';
@@ -65,6 +66,8 @@ export interface TransportChoices extends ConnectOptions {
   serverFailure?: (() => Error | undefined) | undefined;
   /** `caller`: the caller closes the transport (one call's); by default it is closed when the command ends. */
   lifetime?: 'run' | 'caller';
+  /** Where a key refused with a 401 may be replaced (an `apiKeyCommand`'s; see TransportOptions). */
+  rereadKey?: KeySource | undefined;
 }
 
 /** The terminal side of a run: where records and messages go, and how pets are printed. */

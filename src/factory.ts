@@ -27,6 +27,7 @@ import {
 } from './config/settings.js';
 import { UsageError } from './base/errors.js';
 import type { GlobalOptions } from './global-options.js';
+import type { KeySource } from './http/key-refresh.js';
 import type { HttpTransport } from './http/transport.js';
 import type { JqFilter } from './render/jq.js';
 import type { RecordOutput } from './render/output.js';
@@ -74,7 +75,8 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     configPromise ??= import('./config/store.js').then((m) => m.loadConfigStore(env, (msg) => ctx.warn(msg)));
     return configPromise;
   };
-  const runKeyCommand = keyCommandRunner(state);
+  const keyCommands = keyCommandRunner(state);
+  const runKeyCommand = keyCommands.run;
   let apiPromise: Promise<Api> | undefined;
   let resolving: Promise<Resolved> | undefined;
   let outputPromise: Promise<RecordOutput> | undefined;
@@ -107,13 +109,14 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     // send), and its answer is dropped when the expression is refused (the runner's verdict).
     connect: (options) =>
       (apiPromise ??= Promise.all([
-        (resolving ??= resolveConnection(ctx)).then(async (resolved) => {
+        (resolving ??= resolveConnection(ctx, keyCommands.rereadable)).then(async (resolved) => {
           const { client, connection, retryPolicy } = await openApi(ctx, resolved, options ?? {});
           return { client, connection, retryPolicy };
         }),
         globals.jq === undefined || options?.reads === true ? undefined : ctx.recordOutput().then((o) => o.jq?.check()),
       ]).then(([api]) => api)),
-    connectCall: async (options) => openApi(ctx, await (resolving ??= resolveConnection(ctx)), options, 'caller'),
+    connectCall: async (options) =>
+      openApi(ctx, await (resolving ??= resolveConnection(ctx, keyCommands.rereadable)), options, 'caller'),
     createTransport: (apiKey, choices = {}) => openTransport(state, globals, apiKey, choices),
     defer: (fn) => state.cleanups.push(fn),
     shutdown: io.shutdown,
@@ -163,34 +166,64 @@ async function openRecordOutput(
 }
 
 /**
- * Runs environments' `apiKeyCommand`s for this run, each at most once (cli-contract.md
- * "Environments": once per run), without petstore's secrets in their environment; their
- * stderr is shown line by line, escaped (as Io writes every message: text, or JSON objects),
- * its first 64 KiB, then a warning saying how many bytes were dropped.
+ * The run's `apiKeyCommand`s (cli-contract.md "Environments": once per run, and once more
+ * after a 401, at most once a minute): `run` runs an environment's at most once, `rereadable`
+ * gives the key it printed as a key the transports may have it run again for after a 401
+ * (one per environment, shared by every transport of the run). Each runs without petstore's
+ * secrets in its environment; its stderr is shown line by line, escaped (as Io writes every
+ * message: text, or JSON objects), its first 64 KiB, then a warning saying how many bytes
+ * were dropped.
  */
-function keyCommandRunner(state: RunState): RunKeyCommand {
-  const runs = new Map<RemoteEnvName, Promise<string>>();
-  return (name, command) => {
-    let run = runs.get(name);
-    if (run === undefined) {
-      const setting = `${name}.apiKeyCommand`;
-      run = import('./config/key-command.js').then((m) =>
-        m.runKeyCommand(
-          { command, setting },
-          {
-            env: state.env.forChild(),
-            signal: state.signal,
-            onStderrLine: (line) => state.io.message({ level: 'stderr', from: setting, message: line }),
-            onStderrDropped: (dropped) =>
-              state.io.warn(
-                `${setting} wrote more on stderr than the ${m.MAX_RELAYED_STDERR_BYTES / 1024} KiB shown; the other ${formatCount(dropped)} bytes were dropped`,
-              ),
-          },
-        ),
-      );
-      runs.set(name, run);
-    }
-    return run;
+function keyCommandRunner(state: RunState): {
+  run: RunKeyCommand;
+  rereadable: (name: RemoteEnvName, key: string) => Promise<KeySource | undefined>;
+} {
+  const runs = new Map<RemoteEnvName, { command: string; key: Promise<string> }>();
+  const keys = new Map<RemoteEnvName, Promise<KeySource>>();
+  const runOnce = async (name: RemoteEnvName, command: string): Promise<string> => {
+    const setting = `${name}.apiKeyCommand`;
+    const m = await import('./config/key-command.js');
+    return m.runKeyCommand(
+      { command, setting },
+      {
+        env: state.env.forChild(),
+        signal: state.signal,
+        onStderrLine: (line) => state.io.message({ level: 'stderr', from: setting, message: line }),
+        onStderrDropped: (dropped) =>
+          state.io.warn(
+            `${setting} wrote more on stderr than the ${m.MAX_RELAYED_STDERR_BYTES / 1024} KiB shown; the other ${formatCount(dropped)} bytes were dropped`,
+          ),
+      },
+    );
+  };
+  // Run again after a 401: a failure is said as a warning, and the 401 stands (exit 4).
+  const rerun = (name: RemoteEnvName, command: string): Promise<string | undefined> =>
+    runOnce(name, command).catch((err: unknown) => {
+      if (!state.signal.aborted)
+        state.io.warn(`${err instanceof Error ? err.message : String(err)} (run again after a 401)`);
+      return undefined;
+    });
+  return {
+    run: (name, command) => {
+      let run = runs.get(name);
+      if (run === undefined) {
+        run = { command, key: runOnce(name, command) };
+        runs.set(name, run);
+      }
+      return run.key;
+    },
+    rereadable: async (name, key) => {
+      const run = runs.get(name);
+      if (run === undefined) return undefined;
+      let source = keys.get(name);
+      if (source === undefined) {
+        source = import('./http/key-refresh.js').then(
+          (m) => new m.RereadableKey(key, () => rerun(name, run.command), state.now),
+        );
+        keys.set(name, source);
+      }
+      return source;
+    },
   };
 }
 
@@ -198,13 +231,18 @@ function keyCommandRunner(state: RunState): RunKeyCommand {
 interface Resolved {
   connection: Connection;
   sandboxFailure: (() => Error | undefined) | undefined;
+  /** The key's source when it may be read again after a 401 (an `apiKeyCommand`'s). */
+  rereadKey?: KeySource | undefined;
 }
 
 /**
  * Resolves the selected environment (starting the embedded sandbox when it is selected) and
  * names a remote one on a terminal.
  */
-async function resolveConnection(ctx: Context): Promise<Resolved> {
+async function resolveConnection(
+  ctx: Context,
+  rereadable: (name: RemoteEnvName, key: string) => Promise<KeySource | undefined>,
+): Promise<Resolved> {
   const settings = await ctx.settings('selected');
   const environment = requireEnvironment(settings);
   if (environment.value === 'sandbox') {
@@ -228,7 +266,10 @@ async function resolveConnection(ctx: Context): Promise<Resolved> {
   // anything is sent (cli-contract.md "Environments"): a run meant for staging that goes
   // to production is seen at once. `Io.target` prints nothing off a terminal.
   ctx.io.target(describeTarget(connection));
-  return { connection, sandboxFailure: undefined };
+  // Only a key command's key is read again: PETSTORE_API_KEY and the stored key would give the same.
+  const { apiKey } = connection;
+  const rereadKey = apiKey.source === 'command' ? await rereadable(environment.value, apiKey.value) : undefined;
+  return { connection, sandboxFailure: undefined, rereadKey };
 }
 
 /** A client of `resolved` on a transport of its own, opened now (its deadline counts from now). */
@@ -241,8 +282,10 @@ async function openApi(
   const { connection, sandboxFailure } = resolved;
   const sandbox = connection.environment.value === 'sandbox';
   const [transport, { PetstoreClient }] = await Promise.all([
-    ctx.createTransport(connection.apiKey.value, {
+    // The key the run has now: a call opened after a 401 replaced it starts with the new one.
+    ctx.createTransport(resolved.rereadKey?.current() ?? connection.apiKey.value, {
       ...options,
+      rereadKey: resolved.rereadKey,
       // The embedded sandbox announces its idle timeout (`Keep-Alive: timeout=5`, which undici
       // honours with a margin) and closes no connection sooner: no request can meet a
       // connection it is closing, so connections are kept whatever a remote server needs.
@@ -391,6 +434,7 @@ async function openTransport(
   const debug = debugLevel(env.get('PETSTORE_DEBUG'));
   const transport = await HttpTransport.open({
     apiKey,
+    rereadKey: choices.rereadKey,
     timeoutMs: globals.timeoutMs,
     retries: globals.retries,
     signal: choices.interrupt ?? state.signal,

@@ -20,6 +20,7 @@ import { describeFailure, findErrorCode } from './failures.js';
 import { requestIdOf } from './headers.js';
 import { lookupWithLoopback } from './lookup.js';
 import { ProxyRouter, type ProxySettings } from './proxy.js';
+import type { KeySource } from './key-refresh.js';
 import { isRedirect, redirectTarget, type RedirectScope } from './redirect.js';
 import { REFUSAL_STATUS, RETRY_ERROR_CODES, RetryPolicy, type AttemptFailure, type RetryDecision } from './retry.js';
 import { Agent, loadProxyClasses, request, type Dispatcher, type ProxyClasses } from './undici.js';
@@ -33,6 +34,12 @@ export { requestIdOf };
 export interface TransportOptions {
   /** Sent as `Authorization: Bearer <key>` (spec §5); never logged. */
   apiKey: string | undefined;
+  /**
+   * Where a key refused with a 401 may be replaced (an `apiKeyCommand`'s, run again): the
+   * refused request is sent once more with the new key, which every later request uses. Its
+   * key, once it has one, takes the place of `apiKey`.
+   */
+  rereadKey?: KeySource | undefined;
   /** The whole command's deadline, in ms, retries and waits included. */
   timeoutMs: number;
   /** How many times a request may be sent again (`--retries`; 0 = never), as `RetryPolicy` allows. */
@@ -154,7 +161,8 @@ export class HttpTransport {
   private readonly proxies: ProxyRouter | undefined;
   private readonly opts: TransportOptions;
   private readonly deadline: Deadline;
-  private readonly log: WireLog | undefined;
+  /** Made again for a new key (`rereadKey`), so the log masks the key now sent. */
+  private log: WireLog | undefined;
 
   /**
    * Opens a transport: direct, or through the proxies of `opts.proxy` when one is set.
@@ -255,7 +263,7 @@ export class HttpTransport {
   private async sendWithin(req: HttpRequest, deadline: Deadline): Promise<RawResponse> {
     let url = req.url;
     for (let hop = 0; ; hop++) {
-      const res = await this.sendWithRetries(req, url, deadline);
+      const res = await this.sendWithKey(req, url, deadline);
       // Only an answer the embedded sandbox failed (a 500) takes its failure: with several
       // requests in flight, another may have succeeded meanwhile.
       const failure = res.statusCode >= 500 ? this.opts.serverFailure?.() : undefined;
@@ -275,11 +283,39 @@ export class HttpTransport {
   }
 
   /**
+   * `sendWithRetries` with the run's key; after a 401, once more with the key `rereadKey`
+   * gives in its place, if it gives one (a 401 means the server did nothing with the
+   * request, so a write is sent again too). Otherwise the 401 is the answer.
+   */
+  private async sendWithKey(req: HttpRequest, url: URL, deadline: Deadline): Promise<Answer> {
+    const source = this.opts.rereadKey;
+    const key = source?.current() ?? this.opts.apiKey;
+    const res = await this.sendWithRetries(req, url, deadline, key);
+    if (res.statusCode !== 401 || source === undefined || key === undefined) return res;
+    const outcome = await deadline.race(source.afterRefusal(key)).catch(() => undefined);
+    if (outcome?.key === undefined) {
+      if (outcome !== undefined) this.log?.note(`401: ${outcome.note}; not sent again`);
+      return res;
+    }
+    if (this.opts.log !== undefined && this.log !== undefined) {
+      this.log = new WireLog(this.opts.log, outcome.key, this.log.bodies);
+    }
+    this.log?.note(`401: ${outcome.note}; sending again with it`);
+    await this.discard(res, url, deadline);
+    return this.sendWithRetries(req, url, deadline, outcome.key);
+  }
+
+  /**
    * The send loop: one attempt after another until one answers with a status the policy
    * does not retry, or the policy says stop. Its answer's body is left unread.
    */
-  private async sendWithRetries(req: HttpRequest, url: URL, deadline: Deadline): Promise<Answer> {
-    const headers = this.headersFor(req);
+  private async sendWithRetries(
+    req: HttpRequest,
+    url: URL,
+    deadline: Deadline,
+    key: string | undefined,
+  ): Promise<Answer> {
+    const headers = this.headersFor(req, key);
     const reset = this.opts.connectionReuse === 'fresh';
     const dispatcher = this.proxies?.dispatcherFor(url) ?? this.agent;
     for (let failures = 1; ; failures++) {
