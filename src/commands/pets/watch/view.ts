@@ -46,7 +46,7 @@ export function petKey(pet: Pet): string {
  * text is one flat string; the int64-exact writer builds its text from many pieces, each
  * kept in memory as long as the string.
  */
-export function toRecord(pet: Pet): PetRecord {
+function toRecord(pet: Pet): PetRecord {
   for (const value of Object.values(pet)) {
     if (value !== null && typeof value === 'object') return stringifyJson(pet);
     if (typeof value === 'bigint') return stringifyJson(pet);
