@@ -13,7 +13,8 @@ type ParsedOf<I> = I extends { parse: (raw: string, name: string) => infer T } ?
 
 /**
  * The commander Option of `input`, typed by its flag words and parser; an input taken
- * `once` refuses a second, different value, a `nonEmpty` one an empty or blank value. `argParser` replaces the input's parser where
+ * `once` refuses a second, different value. `nonEmpty` is the tools' rule alone: the CLI
+ * sends `--name` as given and the server judges it (cli-contract.md "Input rules"). `argParser` replaces the input's parser where
  * the CLI reads the flag with more context (`--limit` over 100 refused once `--all` is known).
  * @throws UsageError (from the parser, at parse time) naming the flag.
  */
@@ -26,12 +27,7 @@ export function optionOf<const I extends Input & { flag: string }, T = ParsedOf<
   const long = /--[\w-]+/.exec(input.flag)?.[0] ?? input.flag;
   const { parse, once } = input;
   if (argParser !== undefined) option.argParser(argParser);
-  else if (input.nonEmpty === true) {
-    option.argParser((raw: string): T => {
-      if (raw.trim() === '') throw new UsageError(`invalid ${long} ${quote(raw)}: it cannot be empty`);
-      return (parse === undefined ? raw : parse(raw, long)) as T;
-    });
-  } else if (parse !== undefined && once !== undefined) {
+  else if (parse !== undefined && once !== undefined) {
     // Declared with a rest parameter: a parser of two parameters reads as one that collects
     // repeated values (help --json's `repeatable`), and a second value is refused here.
     option.argParser((...[raw, previous]: [raw: string, previous: T]): T => {

@@ -28,7 +28,10 @@ export interface Input {
   readonly choices?: readonly string[];
   /** Whether the operation cannot be sent without it (asked for on a terminal by the CLI). */
   readonly required?: boolean;
-  /** Whether an empty string is refused (a `string`). */
+  /**
+   * Whether a tool refuses an empty or blank string (a `string`); the CLI sends its flag as
+   * given, for the server to judge (cli-contract.md: `--name` is passed as given).
+   */
   readonly nonEmpty?: boolean;
   /**
    * A value the operation accepts, as the CLI takes it (`Rex`, `7`): what docs and the

@@ -323,13 +323,8 @@ export function badValuesOf(input: Input): BadValue[] {
     case 'enum':
       return ['Sold', 'x'].map((value) => ({ value, mentioned: [`"${value}"`, (input.choices ?? []).join(', ')] }));
     default:
-      // A string that may not be empty refuses an empty and a blank value, on both fronts.
-      return input.nonEmpty === true
-        ? [
-            { value: '', mentioned: ['""', 'empty'] },
-            { value: '  ', mentioned: ['"  "', 'empty'] },
-          ]
-        : [];
+      // A string goes to the server as given (cli-contract.md: `--name`); it judges it.
+      return [];
   }
 }
 
