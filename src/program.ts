@@ -265,7 +265,20 @@ function inheritSettings(root: CommandUnknownOpts, onError: (words: string[]) =>
     if (cmd.parent !== null) cmd.copyInheritedSettings(cmd.parent);
     cmd.exitOverride((err) => {
       onError(commandWords(cmd));
+      if (err.code === 'commander.unknownOption') pointElsewhere(cmd, err);
       throw err;
     });
   }
+}
+
+/**
+ * For an unknown flag that `cmd` declares is another command's work (its `elsewhere`
+ * trait: `pets list --watch`), replaces commander's suggestion, if any, with that command:
+ * "(Did you mean `petstore pets watch`?)". The error stays commander's (exit 2).
+ */
+function pointElsewhere(cmd: CommandUnknownOpts, err: { message: string }): void {
+  const flag = /unknown option '([^'=]+)/.exec(err.message)?.[1];
+  const words = flag === undefined ? undefined : traitsOf(cmd).elsewhere?.[flag];
+  if (words === undefined) return;
+  err.message = `${err.message.split('\n')[0] ?? ''}\n(Did you mean \`petstore ${words}\`?)`;
 }

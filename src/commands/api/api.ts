@@ -28,7 +28,6 @@ export function newApiCommand(f: Runner) {
       outputs: ['json'],
     })
       .description("send any request to the API with the environment's key, and print the answer as it is")
-      // The root's list of commands shows the summary: one line of an 80-column screen.
       .summary("send any request to the API with the environment's key")
       .usage('[flags] [METHOD] PATH')
       // One variadic argument: commander cannot take an optional METHOD before a required

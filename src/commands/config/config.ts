@@ -11,7 +11,6 @@ import { newUnsetCommand } from './unset/unset.js';
 export function newConfigCommand(f: Runner) {
   return new Command('config')
     .description('read and change the config file (environment, base URLs, key commands)')
-    // The root's list of commands shows the summary: one line of an 80-column screen.
     .summary('read and change the config file')
     .addCommand(newGetCommand(f))
     .addCommand(newSetCommand(f))

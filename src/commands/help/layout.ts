@@ -53,8 +53,7 @@ export function formatHelp(cmd: CommandUnknownOpts, helper: Help): string {
     ...commands.map((c) => helper.subcommandTerm(c)),
     ...[...options, ...globals].map((o) => helper.optionTerm(o)),
   ]);
-  const item = (term: string, description: string): string =>
-    helper.formatItem(term, termWidth, description, helper);
+  const item = (term: string, description: string): string => helper.formatItem(term, termWidth, description, helper);
   const description = helper.commandDescription(cmd);
   return [
     `${helper.styleTitle('Usage:')} ${helper.styleUsage(helper.commandUsage(cmd))}`,

@@ -22,7 +22,9 @@ function flagsText(root: CommandUnknownOpts): string {
   helper.prepareContext({ helpWidth: root.configureOutput().getOutHelpWidth?.() ?? 80 });
   const options = helper.visibleOptions(root);
   const termWidth = Math.max(0, ...options.map((o) => helper.displayWidth(helper.optionTerm(o))));
-  const items = options.map((o) => helper.formatItem(helper.optionTerm(o), termWidth, helper.optionDescription(o), helper));
+  const items = options.map((o) =>
+    helper.formatItem(helper.optionTerm(o), termWidth, helper.optionDescription(o), helper),
+  );
   return [
     // One line a paragraph: help is wrapped at the terminal's width as it is written.
     "Global flags: accepted before or after the command words (`petstore --env staging pets list` or `petstore pets list --env staging`). A command's help lists those that act on it; the others are accepted and do nothing there, but --fields, --jq and --output csv, which a command that prints no pets refuses.",
@@ -61,7 +63,8 @@ function environmentText(): string {
   const entries = (Object.keys(ENV_VARS) as EnvVarName[]).map((name) => {
     const spec: EnvVarSpec = ENV_VARS[name];
     const names = spec.lowercase === true ? `${name}, ${name.toLowerCase()}` : name;
-    const by = spec.readBy === 'node' ? ' Read by Node itself.' : spec.readBy === 'shim' ? ' Read before the CLI loads.' : '';
+    const by =
+      spec.readBy === 'node' ? ' Read by Node itself.' : spec.readBy === 'shim' ? ' Read before the CLI loads.' : '';
     const unset = spec.default === undefined ? '' : ` When unset: ${plain(spec.default)}.`;
     return `${names}\n  ${plain(spec.meaning)}${by} Values: ${valuesOf(spec.type)}.${unset}\n`;
   });

@@ -35,7 +35,6 @@ export function newMcpCommand(f: Runner) {
     operations: ['listPets', 'getPet', 'createPet'],
   })
     .description('serve the Pet Store to AI agents: a Model Context Protocol server on stdio')
-    // The root's list of commands shows the summary: one line of an 80-column screen.
     .summary('serve the Pet Store to AI agents (Model Context Protocol)')
     .option('--allow-writes', 'offer the create_pet tool (createPet); without it every tool only reads')
     .addOption(
