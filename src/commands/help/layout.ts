@@ -1,6 +1,6 @@
 /**
  * The layout of `--help` (cli-contract.md "Output"), in gh's order: usage, the description,
- * arguments, commands (a group's verbs), the command's own flags; then the texts a command
+ * commands (a group's verbs), the command's own flags, its arguments; then the texts a command
  * adds after its lists (examples, notes); then the global flags it accepts, one line each,
  * or the one line pointing to `petstore help flags` where the list would not fit the
  * screen. The root and the groups always take the one line: their help is for finding a
@@ -38,7 +38,9 @@ function isGroup(cmd: CommandUnknownOpts): boolean {
 
 /**
  * The part of `cmd`'s help commander prints before the texts added after it (`formatHelp`
- * of commander's Help, in gh's order): usage, description, arguments, commands, own flags.
+ * of commander's Help, in gh's order): usage, description, commands, own flags, then the
+ * arguments (after the flags: a leaf's flags stay on its first screen, and its usage line
+ * already shows its arguments).
  * The terms of one help line up, a leaf's global flags (printed later) included, so that
  * its two lists read as one table.
  */
@@ -61,11 +63,6 @@ export function formatHelp(cmd: CommandUnknownOpts, helper: Help): string {
     ...(description === '' ? [] : [helper.boxWrap(helper.styleCommandDescription(description), width), '']),
     ...section(
       helper,
-      'Arguments:',
-      args.map((a) => item(helper.styleArgumentTerm(helper.argumentTerm(a)), helper.argumentDescription(a))),
-    ),
-    ...section(
-      helper,
       'Commands:',
       commands.map((c) => item(helper.styleSubcommandTerm(helper.subcommandTerm(c)), helper.subcommandDescription(c))),
     ),
@@ -73,6 +70,11 @@ export function formatHelp(cmd: CommandUnknownOpts, helper: Help): string {
       helper,
       'Flags:',
       options.map((o) => item(helper.styleOptionTerm(helper.optionTerm(o)), helper.optionDescription(o))),
+    ),
+    ...section(
+      helper,
+      'Arguments:',
+      args.map((a) => item(helper.styleArgumentTerm(helper.argumentTerm(a)), helper.argumentDescription(a))),
     ),
   ].join('\n');
 }
