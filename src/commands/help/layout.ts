@@ -10,10 +10,10 @@
 import type { CommandUnknownOpts, Help, Option } from '@commander-js/extra-typings';
 
 /** The lines a help has before it no longer fits an 80x30 screen: 30 rows, one kept for the prompt. */
-export const HELP_SCREEN_LINES = 29;
+const HELP_SCREEN_LINES = 29;
 
 /** The one line that stands for the global flags where they are not listed. */
-export const GLOBAL_FLAGS_POINTER = 'Global flags: see `petstore help flags`';
+const GLOBAL_FLAGS_POINTER = 'Global flags: see `petstore help flags`';
 
 /** A section: its heading, its items (each already formatted), and the blank line after it. */
 function section(helper: Help, heading: string, items: string[]): string[] {
