@@ -210,6 +210,12 @@ describe.concurrent('the layout of a command’s help (gh’s order)', () => {
     120_000,
   );
 
+  it('docs/commands.md shows `petstore pets --help` as it prints', async () => {
+    const docs = readFileSync(new URL('../../docs/commands.md', import.meta.url), 'utf8');
+    const shown = /```text\n\$ petstore pets --help\n([\s\S]*?)```/.exec(docs)?.[1];
+    expect(shown).toBe((await runMain(['pets', '--help'])).stdout);
+  });
+
   it('docs/commands.md says which commands take which global flags, as help lists them', () => {
     const docs = readFileSync(new URL('../../docs/commands.md', import.meta.url), 'utf8');
     const table = docs.slice(docs.indexOf('| global flags | commands |'));
