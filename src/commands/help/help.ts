@@ -10,7 +10,7 @@ import { rootOf, type Runner } from '../runner.js';
 
 /**
  * The topics `help` prints besides a command's help (gh's `gh help environment`), each with
- * what it prints. No command is named like one (test/commands/help.test.ts).
+ * what it prints. No command is named like one (test/commands/help-flags.test.ts).
  */
 const TOPICS: Readonly<Record<HelpTopic, string>> = {
   flags: 'every global flag, with its values and default',
