@@ -103,22 +103,31 @@ export class UsedKeys {
     return this.forms.length === 0 ? value : (this.walk(value) as T);
   }
 
+  /** `value` masked, copied only where something changed (a result of pets is mostly clean). */
   private walk(value: unknown): unknown {
     if (typeof value === 'string') return this.mask(value);
-    if (Array.isArray(value)) {
-      const items = value.map((v) => this.walk(v));
-      return items.every((v, i) => v === value[i]) ? value : items;
-    }
     if (value === null || typeof value !== 'object') return value;
-    let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      const key = this.mask(k);
-      const inner = this.walk(v);
-      changed ||= key !== k || inner !== v;
-      out[key] = inner;
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const masked = this.walk(value[i]);
+        if (masked !== value[i]) (copy ??= value.slice())[i] = masked;
+      }
+      return copy ?? value;
     }
-    return changed ? out : value;
+    const object = value as Record<string, unknown>;
+    const names = Object.keys(object);
+    let copy: Record<string, unknown> | undefined;
+    for (const [i, name] of names.entries()) {
+      const maskedName = this.mask(name);
+      const masked = this.walk(object[name]);
+      if (copy === undefined && (maskedName !== name || masked !== object[name])) {
+        copy = {};
+        for (const before of names.slice(0, i)) copy[before] = object[before];
+      }
+      if (copy !== undefined) copy[maskedName] = masked;
+    }
+    return copy ?? value;
   }
 }
 
