@@ -66,7 +66,7 @@ interface KeyForm {
  * A key is replaced as written (which covers `Bearer KEY`), JSON-escaped (`"` and `\`
  * inside it, as in a JSON message line) and URL-encoded (`%2F` for `/`, as in a URL a
  * server quotes), each by its mask written the same way, so a JSON line stays valid JSON.
- * With no key added, applying it costs one length check.
+ * With no key added, applying it costs nothing but a loop over no forms.
  */
 export class UsedKeys {
   /** The forms of every key added, longest first (a key inside a longer one is masked with the longer). */
@@ -123,12 +123,17 @@ export class UsedKeys {
       const masked = this.walk(object[name]);
       if (copy === undefined && (maskedName !== name || masked !== object[name])) {
         copy = {};
-        for (const before of names.slice(0, i)) copy[before] = object[before];
+        for (const before of names.slice(0, i)) put(copy, before, object[before]);
       }
-      if (copy !== undefined) copy[maskedName] = masked;
+      if (copy !== undefined) put(copy, maskedName, masked);
     }
     return copy ?? value;
   }
+}
+
+/** Sets an own property, `__proto__` too (an assignment would set the prototype instead). */
+function put(object: Record<string, unknown>, name: string, value: unknown): void {
+  Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** The keys this process's run used (`UsedKeys`). */

@@ -60,6 +60,10 @@ describe('UsedKeys', () => {
     expect(
       keys.maskValue({ a: ['SECRETKEY-abc123', 2], 'k SECRETKEY-abc123': { c: 'Bearer SECRETKEY-abc123' } }),
     ).toEqual({ a: ['****c123', 2], 'k ****c123': { c: 'Bearer ****c123' } });
+    // A server's JSON may hold a `__proto__` key: kept as a key, never made the prototype.
+    const proto = keys.maskValue(JSON.parse('{"__proto__": "SECRETKEY-abc123"}') as Record<string, unknown>);
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
+    expect(Object.entries(proto)).toEqual([['__proto__', '****c123']]);
   });
 });
 
