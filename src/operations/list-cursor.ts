@@ -18,8 +18,12 @@ import { isWithinBase } from '../client/paths.js';
 
 /** A decoded cursor: where the list goes on. */
 export interface ListCursor {
-  /** The page to fetch: a next link of the server, or a page cut by the size cap. */
-  page: URL;
+  /**
+   * The page to fetch: a next link of the server, or a page cut by the size cap; held
+   * relative to the base URL's origin (`/v1/pets?cursor=…`) when it lies on it, so a cursor
+   * outlives a sandbox that restarts on another port, and is resolved by `checkCursor`.
+   */
+  page: URL | string;
   /** Pets of `page` already given (0 for a next link); the first `skip` are left out. */
   skip: number;
   /** The `limit` the list was started with, when one was given. */
@@ -31,10 +35,11 @@ export interface ListCursor {
 /** The most characters of a refused cursor quoted back (a cursor is a few hundred at most). */
 const QUOTED = 80;
 
-/** `cursor` as the agent passes it back: base64url of `{"u", "o"?, "l"?, "s"?}`. */
-export function encodeCursor(cursor: ListCursor): string {
+/** `cursor` as the agent passes it back: base64url of `{"u", "o"?, "l"?, "s"?}`, `u` relative to `baseUrl`'s origin when on it. */
+export function encodeCursor(cursor: ListCursor, baseUrl: string): string {
+  const page = new URL(cursor.page, baseUrl);
   const json = {
-    u: cursor.page.href,
+    u: page.origin === new URL(baseUrl).origin ? `${page.pathname}${page.search}` : page.href,
     ...(cursor.skip > 0 ? { o: cursor.skip } : {}),
     ...(cursor.limit === undefined ? {} : { l: cursor.limit }),
     ...(cursor.status === undefined ? {} : { s: cursor.status }),
@@ -67,7 +72,7 @@ export function parseCursor(raw: string, name: string): ListCursor {
   const skip = o ?? 0;
   if (
     typeof u !== 'string' ||
-    !URL.canParse(u) ||
+    !URL.canParse(u, 'http://localhost') ||
     !Number.isSafeInteger(skip) ||
     (skip as number) < 0 ||
     (l !== undefined && !Number.isSafeInteger(l)) ||
@@ -76,7 +81,7 @@ export function parseCursor(raw: string, name: string): ListCursor {
     throw notACursor(raw, name);
   }
   return {
-    page: new URL(u),
+    page: u,
     skip: skip as number,
     ...(l === undefined ? {} : { limit: l as number }),
     ...(s === undefined ? {} : { status: s as PetStatus }),
@@ -87,6 +92,7 @@ export function parseCursor(raw: string, name: string): ListCursor {
  * Checks a cursor before anything is sent: its page within the base URL, as every next link
  * is (`isWithinBase`: the key stays with its API), and the call's `limit` and `status`, when
  * given, those the list was started with (a cursor goes on with the list it came from).
+ * Returns the page to fetch, resolved against the base URL.
  * @throws UsageError naming the cursor's origin or path, or the argument that differs.
  */
 export function checkCursor(
@@ -94,9 +100,10 @@ export function checkCursor(
   given: { limit?: number; status?: PetStatus },
   baseUrl: string,
   name = 'cursor',
-): void {
-  if (!isWithinBase(cursor.page, baseUrl)) {
-    const where = cursor.page.origin === new URL(baseUrl).origin ? cursor.page.pathname : cursor.page.origin;
+): URL {
+  const page = new URL(cursor.page, baseUrl);
+  if (!isWithinBase(page, baseUrl)) {
+    const where = page.origin === new URL(baseUrl).origin ? page.pathname : page.origin;
     throw new UsageError(
       `invalid ${name}: it leads to ${where.slice(0, QUOTED)}, outside the API this server serves; nothing was sent`,
       `Pass next_cursor exactly as a list_pets result gave it, or leave ${name} out to start from the first page.`,
@@ -110,4 +117,5 @@ export function checkCursor(
       `Pass ${name} with the list's own arguments or without ${key}; to list with ${key} ${String(given[key])}, leave ${name} out.`,
     );
   }
+  return page;
 }

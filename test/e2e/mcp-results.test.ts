@@ -172,6 +172,8 @@ describe('list_pets: a cursor is checked as a next link is, before anything is s
   it.each([
     ['another origin', () => cursorOf('http://127.0.0.1:9/v1/pets'), 'it leads to http://127.0.0.1:9'],
     ['above the base path', (srv: TestServer) => cursorOf(`${srv.origin}/admin/pets`), 'it leads to /admin/pets'],
+    ['a network-path reference', () => cursorOf('//127.0.0.1:9/v1/pets'), 'it leads to http://127.0.0.1:9'],
+    ['a path climbing out', () => cursorOf('/v1/../admin'), 'it leads to /admin'],
     ['not a cursor', () => 'bm90IGEgY3Vyc29y', 'not a next_cursor of list_pets'],
   ])('%s: refused (usage), nothing sent', async (_name, cursor, message) => {
     const srv = await pool.start();

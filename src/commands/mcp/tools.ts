@@ -179,10 +179,19 @@ interface ListStop {
   cursor?: ListCursor;
 }
 
-/** The result of a list of `pets` (already cut to the cap), complete unless `stop` says where it stopped. */
-function listResult(pets: PetOut[], pages: number, all: boolean, stop: ListStop | undefined): McpToolResult {
+/**
+ * The result of a list of `pets` (already cut to the cap), complete unless `stop` says where
+ * it stopped; its cursor relative to `baseUrl`'s origin.
+ */
+function listResult(
+  pets: PetOut[],
+  pages: number,
+  all: boolean,
+  stop: ListStop | undefined,
+  baseUrl: string,
+): McpToolResult {
   const head = `${pets.length} pet${pets.length === 1 ? '' : 's'}${pages > 1 ? ` from ${pages} pages` : ''}`;
-  const next = stop?.cursor === undefined ? undefined : encodeCursor(stop.cursor);
+  const next = stop?.cursor === undefined ? undefined : encodeCursor(stop.cursor, baseUrl);
   const structured = {
     pets,
     count: pets.length,
@@ -220,7 +229,8 @@ interface PageStart {
  */
 async function listPets(host: ToolHost, api: Api, args: ListArgs): Promise<McpToolResult> {
   const { cursor } = args;
-  if (cursor !== undefined) checkCursor(cursor, args, api.client.baseUrl);
+  const { baseUrl } = api.client;
+  const from = cursor === undefined ? undefined : checkCursor(cursor, args, baseUrl);
   const limit = cursor?.limit ?? args.limit;
   const status = cursor?.status ?? args.status;
   const query = { ...(limit === undefined ? {} : { limit }), ...statusOf(status) };
@@ -240,7 +250,7 @@ async function listPets(host: ToolHost, api: Api, args: ListArgs): Promise<McpTo
   // The most pets that fit the cap, the list ending with `stop` when none is cut.
   const fit = (stop: ListStop | undefined): McpToolResult => {
     const result = (some: PetOut[]) =>
-      listResult(some, starts.length, args.all, some.length < pets.length ? cutAt(some.length) : stop);
+      listResult(some, starts.length, args.all, some.length < pets.length ? cutAt(some.length) : stop, baseUrl);
     const kept = petsWithin(pets, host.maxResultBytes, result);
     if (kept === 0 && pets.length > 0) throw overCap(host, 'the first pet of the list is');
     return result(pets.slice(0, kept));
@@ -248,7 +258,7 @@ async function listPets(host: ToolHost, api: Api, args: ListArgs): Promise<McpTo
   // The walk never stops at max_pages itself: the stop here keeps the next link for the cursor.
   const walk = walkPetPages(api.client, args.all ? { ...query, limit: limit ?? LIMIT_MAX } : query, {
     maxPages: Number.POSITIVE_INFINITY,
-    ...(cursor === undefined ? {} : { from: cursor.page }),
+    ...(from === undefined ? {} : { from }),
     words: { outcome: 'the list is incomplete', narrow: 'the list' },
   });
   let last: PetPage | undefined;
@@ -258,14 +268,14 @@ async function listPets(host: ToolHost, api: Api, args: ListArgs): Promise<McpTo
     starts.push({ page, skip, at: pets.length });
     pets.push(...page.data.slice(skip).map(petOut));
     const kept = petsWithin(pets, host.maxResultBytes, (some) =>
-      listResult(some, starts.length, args.all, some.length < pets.length ? cutAt(some.length) : undefined),
+      listResult(some, starts.length, args.all, some.length < pets.length ? cutAt(some.length) : undefined, baseUrl),
     );
     if (kept < pets.length) return fit(cutAt(kept));
     if (page.number >= most) break;
   }
   if (last === undefined || starts.length < most) return fit(undefined);
   // Stopped at max_pages (one page without all): the server's next link, checked as the walk checks it.
-  const next = new PageTrail(api.client.baseUrl).next(last.headers, last.url, last.number);
+  const next = new PageTrail(baseUrl).next(last.headers, last.url, last.number);
   if (next === undefined) return fit(undefined);
   const why = args.all
     ? `stopped at max_pages ${most} (${starts.length} pages, ${pets.length} pets); the server links to more`
