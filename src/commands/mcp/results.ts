@@ -61,7 +61,7 @@ export function success(structured: JsonObject, lines: string[]): McpToolResult 
 export const ASK_THE_PERSON = 'Ask the person running the server to';
 
 /** A CLI flag (`--all`, `-L`) or a petstore command: words an agent cannot use. */
-export const CLI_WORDS = /(?:^|[\s(`'"])--?[a-z]|\bpetstore [a-z]/i;
+const CLI_WORDS = /(?:^|[\s(`'"])--?[a-z]|\bpetstore [a-z]/i;
 
 /**
  * The hint of a failure whose CLI hint names flags or commands, in an agent's terms, by
