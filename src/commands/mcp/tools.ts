@@ -267,11 +267,10 @@ async function listPets(host: ToolHost, api: Api, args: ListArgs): Promise<McpTo
     const skip = page.number === 1 ? Math.min(cursor?.skip ?? 0, page.data.length) : 0;
     starts.push({ page, skip, at: pets.length });
     pets.push(...page.data.slice(skip).map(petOut));
-    const kept = petsWithin(pets, host.maxResultBytes, (some) =>
-      listResult(some, starts.length, args.all, some.length < pets.length ? cutAt(some.length) : undefined, baseUrl),
-    );
-    if (kept < pets.length) return fit(cutAt(kept));
     if (page.number >= most) break;
+    // Past the cap: no further page is fetched, and `fit` cuts where the cap falls.
+    const whole = listResult(pets, starts.length, args.all, undefined, baseUrl);
+    if (resultBytes(whole) > host.maxResultBytes) return fit(cutAt(pets.length));
   }
   if (last === undefined || starts.length < most) return fit(undefined);
   // Stopped at max_pages (one page without all): the server's next link, checked as the walk checks it.
