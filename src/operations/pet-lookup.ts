@@ -84,7 +84,7 @@ function describeGetDeprecationForAgents(info: DeprecationInfo, now: Date): stri
  */
 export async function findPet(ctx: LookupContext, lookup: PetLookup): Promise<Pet> {
   if (lookup.viaList) return findInList(ctx, lookup);
-  const skip = reasonToSkipGetPet(ctx);
+  const skip = reasonToSkipGetPet(ctx, lookup.door);
   const got = skip === undefined ? await getPet(ctx, lookup) : { gone: skip };
   if ('gone' in got) {
     ctx.warn(`${got.gone}: finding pet ${lookup.petId} through listPets (GET /pets)`);
@@ -125,10 +125,13 @@ async function getPet(ctx: LookupContext, lookup: PetLookup): Promise<{ pet: Pet
   return { pet };
 }
 
-/** Why getPet is not called at all: refused by the user, or past the spec's removal date. */
-function reasonToSkipGetPet(ctx: Pick<LookupContext, 'globals' | 'now'>): string | undefined {
+/** Why getPet is not called at all: refused by the user, or past the spec's removal date; in the words of `door`. */
+function reasonToSkipGetPet(ctx: Pick<LookupContext, 'globals' | 'now'>, door: PetLookup['door']): string | undefined {
   if (ctx.globals.failOnDeprecated !== undefined) {
-    return `getPet is deprecated and ${ctx.globals.failOnDeprecated} is set`;
+    // An agent did not set it: the person who started the server did.
+    return door === 'mcp'
+      ? 'getPet is deprecated and this server was started to use no deprecated operation'
+      : `getPet is deprecated and ${ctx.globals.failOnDeprecated} is set`;
   }
   if (ctx.now().getTime() >= REMOVAL.getTime()) return `getPet was removed on ${GET_PET_REMOVAL_DATE}`;
   return undefined;

@@ -283,6 +283,18 @@ describe('hints in the agent terms', () => {
     }
   });
 
+  it.each([[[]], [['--fail-on-deprecated']]])(
+    "get_pet's warnings (deprecation, the search of listPets) name no CLI flag or command (%j)",
+    async (pre) => {
+      const served = await serveMcp([...pre, '--env', 'sandbox', 'mcp'], mcpEnv());
+      servers.push(served);
+      const r = await served.client.callTool({ name: 'get_pet', arguments: { id: '7' } });
+      expect(r.isError, JSON.stringify(r)).toBeFalsy();
+      expect(structured(r).warnings).toHaveLength(1);
+      for (const w of [...ownWords(r), textOf(r)]) expect(cliAdvice(w), w).toEqual([]);
+    },
+  );
+
   it('a create refused under confirmWrites says what the person can do, as addressed to them', async () => {
     const srv = await pool.start(answer({ status: 201, body: { id: 1, name: 'Rex', categoryId: 1 } }));
     const env = mcpEnv({ PETSTORE_BASE_URL: srv.baseUrl, PETSTORE_API_KEY: KEY });
