@@ -52,6 +52,7 @@ export const ERROR_CODES = [
   'state',
   'max_pages',
   'not_in_list',
+  'not_found',
   'not_in_first_page',
   'not_set',
   'not_confirmed',
@@ -108,6 +109,10 @@ export const ERROR_CODE_INFO: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
   state: { exit: [ExitCode.failure], meaning: "pets create --from-file: the run's journal could not be written." },
   max_pages: { exit: [ExitCode.failure], meaning: 'Stopped at --max-pages while the server links to more.' },
   not_in_list: { exit: [ExitCode.notFound], meaning: 'pets get through the list: the pet is on no page.' },
+  not_found: {
+    exit: [ExitCode.notFound],
+    meaning: "MCP get_pet: no such pet, by getPet's 404 or a search of listPets (the error's lookup says which).",
+  },
   not_in_first_page: {
     exit: [ExitCode.notFound],
     meaning: 'pets get through the list: not on the one full page the server offers.',

@@ -110,16 +110,18 @@ export async function* walkPages<P extends Linked>(
 /**
  * The walk of `listPets(query)`'s pages (`walkPages`), counting the pets. `timeoutMs`, when
  * given, is asked before each request for what is left of the walk's own deadline
- * (`pets watch`: `--timeout` bounds each walk).
+ * (`pets watch`: `--timeout` bounds each walk). `from`, when given, is the first page
+ * instead of `query`'s (an MCP cursor: a next link of an earlier walk, checked by the
+ * caller to lie within the base URL).
  * @throws what `walkPages` throws, and what `listPets` throws (ApiError,
  * InvalidResponseError, NetworkError, TimeoutError).
  */
 export function walkPetPages(
   client: PetstoreClient,
   query: ListPetsQuery,
-  walk: Omit<PageWalk<ApiResult<Pet[]>>, 'baseUrl' | 'count'> & { timeoutMs?: () => number },
+  walk: Omit<PageWalk<ApiResult<Pet[]>>, 'baseUrl' | 'count'> & { timeoutMs?: () => number; from?: URL },
 ): AsyncGenerator<PetPage, void, undefined> {
-  return walkPages((next) => client.listPets(query, next, walk.timeoutMs?.()), {
+  return walkPages((next) => client.listPets(query, next ?? walk.from, walk.timeoutMs?.()), {
     ...walk,
     baseUrl: client.baseUrl,
     count: (page) => page.data.length,

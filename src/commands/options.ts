@@ -47,6 +47,6 @@ export function optionOf<const I extends Input & { flag: string }, T = ParsedOf<
 /** The long flags of the inputs `operation` cannot be sent without (`--name`, `--category-id`): given together. */
 export function requiredFlags(operation: { inputs: Readonly<Record<string, Input>> }): string[] {
   return Object.values(operation.inputs).flatMap((input) =>
-    input.required === true && input.flag !== undefined ? [/--[\w-]+/.exec(input.flag)?.[0] ?? input.flag] : [],
+    input.required === true && typeof input.flag === 'string' ? [/--[\w-]+/.exec(input.flag)?.[0] ?? input.flag] : [],
   );
 }

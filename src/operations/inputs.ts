@@ -15,8 +15,12 @@ type InputType = 'integer' | 'int64' | 'enum' | 'boolean' | 'string';
 
 /** One input of an operation. */
 export interface Input {
-  /** The CLI flag as commander declares it (`-L, --limit <n>`); undefined where the CLI takes it otherwise. */
-  readonly flag?: string;
+  /**
+   * The CLI flag as commander declares it (`-L, --limit <n>`); undefined where the CLI takes
+   * it as the verb's argument; null where the CLI does not take it at all (a declared choice:
+   * `list_pets`'s `cursor`, which only the tool's results hand out).
+   */
+  readonly flag?: string | null;
   /** How the CLI names it in a refusal when it is the verb's argument, not a flag (`pet ID`). */
   readonly label?: string;
   /** The MCP argument (`max_pages`); undefined where the tool does not take it (a declared choice). */

@@ -28,6 +28,12 @@ export interface PetLookup {
   status?: PetStatus;
   /** With the list path: the most pages fetched (`--max-pages`, 1..10000). */
   maxPages: number;
+  /**
+   * The front door asking, whose words the warnings and failures use (STYLE.md "Words per
+   * door"): the CLI's (`--via-list`, `not_in_list`, the default) or an agent's (`get_pet`,
+   * `list_pets`; one code `not_found` either way, with `lookup` saying which way was taken).
+   */
+  door?: 'cli' | 'mcp';
 }
 
 /** What a lookup uses of a run: its client, warnings, progress line, clock, flags and suggested commands. */
@@ -57,6 +63,19 @@ export function describeGetDeprecation(info: DeprecationInfo, now: Date): string
 }
 
 /**
+ * The deprecation warning of `get_pet` in an agent's words: the removal date with the days
+ * remaining, and that the tool then searches listPets by itself (an agent has no `--via-list`).
+ */
+function describeGetDeprecationForAgents(info: DeprecationInfo, now: Date): string {
+  const removal = info.sunset ?? REMOVAL;
+  const when =
+    removal.getTime() > now.getTime()
+      ? `will be removed on ${isoDay(removal)} (${relativeDays(now, removal)})`
+      : `was to be removed on ${isoDay(removal)} (${relativeDays(now, removal)})`;
+  return `getPet (GET /pets/{petId}) is deprecated and ${when}; get_pet then finds pets through listPets by itself`;
+}
+
+/**
  * Finds one pet: through getPet, or through listPets where getPet cannot or must not be
  * used (see the module comment), saying in one warning why the list is searched.
  * @throws ApiError (404 → exit 5), AuthError, NetworkError, TimeoutError,
@@ -65,8 +84,8 @@ export function describeGetDeprecation(info: DeprecationInfo, now: Date): string
  */
 export async function findPet(ctx: LookupContext, lookup: PetLookup): Promise<Pet> {
   if (lookup.viaList) return findInList(ctx, lookup);
-  const skip = reasonToSkipGetPet(ctx);
-  const got = skip === undefined ? await getPet(ctx, lookup.petId) : { gone: skip };
+  const skip = reasonToSkipGetPet(ctx, lookup.door);
+  const got = skip === undefined ? await getPet(ctx, lookup) : { gone: skip };
   if ('gone' in got) {
     ctx.warn(`${got.gone}: finding pet ${lookup.petId} through listPets (GET /pets)`);
     return findInList(ctx, lookup);
@@ -80,13 +99,15 @@ export async function findPet(ctx: LookupContext, lookup: PetLookup): Promise<Pe
  * line says more).
  * @throws what getPet throws, but an answer saying the operation is gone (`removedAnswer`).
  */
-async function getPet(ctx: LookupContext, petId: bigint): Promise<{ pet: Pet } | { gone: string }> {
+async function getPet(ctx: LookupContext, lookup: PetLookup): Promise<{ pet: Pet } | { gone: string }> {
+  const { petId } = lookup;
+  const agent = lookup.door === 'mcp';
   const deprecation = new DeprecationReporter(
     (m) => ctx.warn(m, { wrap: WARNING_COLUMNS }),
     ctx.now,
-    describeGetDeprecation,
+    agent ? describeGetDeprecationForAgents : describeGetDeprecation,
   );
-  deprecation.declare({ subject: '`pets get`', removal: GET_PET_REMOVAL_DATE });
+  deprecation.declare({ subject: agent ? 'getPet' : '`pets get`', removal: GET_PET_REMOVAL_DATE });
   let pet: Pet;
   try {
     const { client } = await ctx.connect({ reads: true });
@@ -98,16 +119,19 @@ async function getPet(ctx: LookupContext, petId: bigint): Promise<{ pet: Pet } |
     const gone = removedAnswer(err, deprecation.sunset(), ctx.now());
     if (gone !== undefined) return { gone };
     deprecation.flush();
-    throw err;
+    throw agent && err instanceof CliError && err.status === 404 ? notFoundForAgents(err) : err;
   }
   deprecation.flush();
   return { pet };
 }
 
-/** Why getPet is not called at all: refused by the user, or past the spec's removal date. */
-function reasonToSkipGetPet(ctx: Pick<LookupContext, 'globals' | 'now'>): string | undefined {
+/** Why getPet is not called at all: refused by the user, or past the spec's removal date; in the words of `door`. */
+function reasonToSkipGetPet(ctx: Pick<LookupContext, 'globals' | 'now'>, door: PetLookup['door']): string | undefined {
   if (ctx.globals.failOnDeprecated !== undefined) {
-    return `getPet is deprecated and ${ctx.globals.failOnDeprecated} is set`;
+    // An agent did not set it: the person who started the server did.
+    return door === 'mcp'
+      ? 'getPet is deprecated and this server was started to use no deprecated operation'
+      : `getPet is deprecated and ${ctx.globals.failOnDeprecated} is set`;
   }
   if (ctx.now().getTime() >= REMOVAL.getTime()) return `getPet was removed on ${GET_PET_REMOVAL_DATE}`;
   return undefined;
@@ -136,9 +160,74 @@ function removedAnswer(err: unknown, sunset: Date | undefined, now: Date): strin
  */
 async function findInList(ctx: LookupContext, lookup: PetLookup): Promise<Pet> {
   const { client } = await ctx.connect();
-  const { found, last } = await search(ctx, client, lookup);
-  if (found === undefined) throw notFound(lookup, last, ctx.suggest('pets list'));
-  return found;
+  let result: Awaited<ReturnType<typeof search>>;
+  try {
+    result = await search(ctx, client, lookup);
+  } catch (err) {
+    if (lookup.door === 'mcp' && err instanceof CliError && err.code === 'max_pages') throw maxPagesForAgents(lookup);
+    throw err;
+  }
+  const { found, last } = result;
+  if (found !== undefined) return found;
+  throw lookup.door === 'mcp' ? notInListForAgents(lookup, last) : notFound(lookup, last, ctx.suggest('pets list'));
+}
+
+/** What an agent can do about a pet not found: list the ones that exist. */
+const LIST_FOR_AGENTS = 'List the pets that exist with list_pets.';
+
+/**
+ * getPet's 404 in an agent's words: code `not_found` whatever the server's code, the way it
+ * was looked for (`lookup: "getPet"`), and a hint naming the tool to use.
+ */
+function notFoundForAgents(err: CliError): CliError {
+  return new CliError(err.message, {
+    exitCode: ExitCode.notFound,
+    code: 'not_found',
+    status: err.status,
+    hint: LIST_FOR_AGENTS,
+    cause: err,
+    details: { ...err.details, lookup: 'getPet' },
+  });
+}
+
+/**
+ * A search of listPets that ended without the pet, in an agent's words: the same code as
+ * getPet's 404 (`not_found`: one "not found" for agents), the way (`lookup: "listPets"`)
+ * and how far the search went (`pagesSearched`, `petsSearched`). A lone full page without
+ * a next link keeps `not_in_first_page`: the pet may exist past it.
+ */
+function notInListForAgents(lookup: PetLookup, last: PetPage | undefined): CliError {
+  const cli = notFound(lookup, last, 'pets list');
+  const pagesSearched = last?.number ?? 0;
+  const petsSearched = (last?.before ?? 0) + (last?.data.length ?? 0);
+  const details = { lookup: 'listPets', pagesSearched, petsSearched };
+  if (cli.code === 'not_in_first_page') {
+    return new CliError(cli.message, {
+      exitCode: ExitCode.notFound,
+      code: 'not_in_first_page',
+      hint: 'Look for it with list_pets and each status in turn: the pets of one status may fit one page.',
+      details,
+    });
+  }
+  return new CliError(cli.message, {
+    exitCode: ExitCode.notFound,
+    code: 'not_found',
+    hint: lookup.status === undefined ? LIST_FOR_AGENTS : 'Without status the search covers every status.',
+    details,
+  });
+}
+
+/** The stop of an agent's search at its page limit (`max_pages`), without the CLI's flags. */
+function maxPagesForAgents(lookup: PetLookup): CliError {
+  return new CliError(
+    `stopped after ${countOf(lookup.maxPages, 'page')} of listPets without finding pet ${lookup.petId}; the server links to more, so the search was incomplete`,
+    {
+      exitCode: ExitCode.failure,
+      code: 'max_pages',
+      hint: 'Look for it with list_pets (status narrows the list; next_cursor goes on where a result stopped).',
+      details: { lookup: 'listPets', pagesSearched: lookup.maxPages },
+    },
+  );
 }
 
 /**

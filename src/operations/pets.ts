@@ -20,6 +20,7 @@ import {
 } from '../client/constants.js';
 import { parseInt64, parseLimit, parseMaxPages, parseStatus } from '../base/flag-values.js';
 import type { Input } from './inputs.js';
+import { parseCursor } from './list-cursor.js';
 
 /** An operation's MCP tool: what `tools/list` says of it besides its schemas. */
 export interface ToolDeclaration {
@@ -84,7 +85,7 @@ export const LIST_PETS = {
     name: 'list_pets',
     title: 'List pets',
     description: () =>
-      'List the pets of the store (listPets, GET /pets): one page (limit 1-100, default 20), or with all: true every page, up to max_pages and the result size cap (the result then says it is incomplete). Optionally only one status.',
+      'List the pets of the store (listPets, GET /pets): one page (limit 1-100, default 20), or with all: true every page, up to max_pages and the result size cap. Every result says whether it is complete; an incomplete one gives next_cursor: call list_pets again with cursor set to it for the next page or the rest of the list. Optionally only one status.',
     output: 'pets',
   },
   writes: false,
@@ -133,6 +134,16 @@ export const LIST_PETS = {
         why: { cli: 'it caps how many pages --all fetches', mcp: 'it bounds the walk through the pages' },
       },
     },
+    // The tools' own way on through a list; the CLI's `--all` walks the whole list in one run.
+    cursor: {
+      flag: null,
+      argument: 'cursor',
+      type: 'string',
+      help: {
+        mcp: 'the next_cursor of an earlier list_pets result: goes on with that list where it stopped (its limit and status come with it)',
+      },
+      parse: parseCursor,
+    },
   },
 } as const satisfies OperationDeclaration;
 
@@ -147,7 +158,7 @@ export const GET_PET = {
     name: 'get_pet',
     title: 'Get one pet',
     description: () =>
-      'Get one pet by id: getPet (GET /pets/{petId}, deprecated) while it exists, else a search of listPets, as `petstore pets get` does.',
+      'Get one pet by id: getPet (GET /pets/{petId}, deprecated) while it exists, else a search of listPets (GET /pets) by itself. A pet that does not exist is error code not_found either way; lookup says which way was taken.',
     output: 'pet',
   },
   writes: false,

@@ -173,6 +173,8 @@ describe.concurrent('exit codes', () => {
   function refusedInputs(op: CliOperation): [string, string[], string[]][] {
     const command = (): TreeCommand | undefined => tree.find((c) => c.words.join(' ') === op.name);
     return Object.entries(op.declaration.inputs).flatMap(([key, input]) => {
+      // An input of the tool alone is no part of the verb.
+      if (input.flag === null) return [];
       // A flag by its long name, an argument by its label (`pet ID`).
       const name = input.flag === undefined ? input.label : longFlag(input);
       const bad = badValuesOf(input).map(({ value, mentioned }): [string, string[], string[]] => [

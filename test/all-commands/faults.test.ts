@@ -619,7 +619,7 @@ describe.concurrent('with --output json|ndjson every error is one JSON object on
   const perOperation = CLI_OPERATIONS.flatMap((op) => {
     const inputs = Object.values(op.declaration.inputs).filter((i) => i.required === true);
     const argument = tree.find((c) => c.words.join(' ') === op.name)?.arguments[0];
-    const flags = inputs.filter((i) => i.flag !== undefined).map(longFlag);
+    const flags = inputs.filter((i) => typeof i.flag === 'string').map(longFlag);
     const missing = inputs.some((i) => i.flag === undefined)
       ? `missing required argument '${argument}'`
       : `missing ${flags.join(' and ')}`;

@@ -169,7 +169,7 @@ describe.concurrent('--status given twice', () => {
   // Every operation with a --status input, with the flags it needs (`pets get --via-list`).
   const commands = CLI_OPERATIONS.flatMap((op) =>
     Object.entries(op.declaration.inputs).flatMap(([key, input]) => {
-      if (input.flag === undefined || longFlag(input) !== '--status') return [];
+      if (typeof input.flag !== 'string' || longFlag(input) !== '--status') return [];
       const needed = neededFlags(op, key);
       return [[[op.name, ...needed].join(' '), [...op.argv, ...needed]] as const];
     }),

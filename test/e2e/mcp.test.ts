@@ -372,8 +372,9 @@ describe('petstore mcp: cancellation, the cap, concurrency, lifecycle', () => {
     const s = structured(r);
     expect(s.complete).toBe(false);
     expect(s.incomplete).toMatch(
-      /the list is incomplete: the result reached --max-result-bytes \(20000 bytes\) after \d+ pages?, with the first \d+ pets/,
+      /^the result reached the server's size cap \(20000 bytes\) after \d+ pages?, with \d+ pets; the cursor goes on with the rest$/,
     );
+    expect(s.next_cursor).toEqual(expect.any(String));
     expect(Buffer.byteLength(served.transport.frames.at(-1)!)).toBeLessThan(20000 + 200);
     expect(srv.requests.length).toBeLessThan(51);
   });

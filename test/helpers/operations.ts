@@ -87,13 +87,13 @@ function positionalKeys(op: OperationDeclaration): string[] {
 /** The required inputs of `op` that have a flag, in declaration order (those `requiredFlags` names). */
 function requiredFlagKeys(op: OperationDeclaration): string[] {
   return Object.entries(op.inputs).flatMap(([key, input]) =>
-    input.required === true && input.flag !== undefined ? [key] : [],
+    input.required === true && typeof input.flag === 'string' ? [key] : [],
   );
 }
 
 /** The long name of an input's flag (`--category-id`). */
 export function longFlag(input: Input): string {
-  if (input.flag === undefined) throw new Error('an input without a flag has no long name');
+  if (typeof input.flag !== 'string') throw new Error('an input without a flag has no long name');
   return /--[\w-]+/.exec(input.flag)?.[0] ?? input.flag;
 }
 

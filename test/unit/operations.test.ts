@@ -85,13 +85,13 @@ describe('each declared verb is a command of the CLI', () => {
       expect(cmd!.traits.writes).toBe(op.writes);
       expect(cmd!.traits.environment).toBe('request');
       const inputs = Object.values(op.declaration.inputs);
-      for (const input of inputs.filter((i) => i.flag !== undefined)) {
+      for (const input of inputs.filter((i) => typeof i.flag === 'string')) {
         expect(cmd!.options, longFlag(input)).toContainEqual({ flags: input.flag, description: input.help.cli });
       }
       // The inputs without a flag are its positional arguments, in order.
       expect(cmd!.arguments).toHaveLength(inputs.filter((i) => i.flag === undefined).length);
       // The required flags go together (help --json's requiredTogether), when there are several.
-      const required = inputs.filter((i) => i.required === true && i.flag !== undefined).map(longFlag);
+      const required = inputs.filter((i) => i.required === true && typeof i.flag === 'string').map(longFlag);
       if (required.length > 1) expect(cmd!.traits.together).toContainEqual(required);
     },
   );

@@ -8,7 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { LIMIT_MAX, MAX_PAGES_DEFAULT, toJsonInt, type OperationId, type PetStatus } from '../../client/constants.js';
-import { walkPetPages } from '../../client/pages.js';
+import { PageTrail } from '../../client/link.js';
+import { walkPetPages, type PetPage } from '../../client/pages.js';
 import type { NewPet } from '../../client/schemas.js';
 import type { Connection } from '../../config/settings.js';
 import { writeConsent } from '../../operations/confirm-writes.js';
@@ -17,6 +18,7 @@ import { CliError, ExitCode } from '../../base/errors.js';
 import { stringifyJson } from '../../base/json.js';
 import { mayHaveBeenCreated } from '../../operations/created.js';
 import { checkArguments } from '../../operations/inputs.js';
+import { checkCursor, encodeCursor, type ListCursor } from '../../operations/list-cursor.js';
 import { findPet, type LookupContext } from '../../operations/pet-lookup.js';
 import {
   CREATE_PET,
@@ -25,9 +27,19 @@ import {
   type OperationDeclaration,
   type ToolDeclaration,
 } from '../../operations/pets.js';
-import { escapeForTerminal } from '../../text/escape.js';
+import { escapeJsonText } from '../../text/escape.js';
 import { PetOutSchema, argumentsSchemaOf, jsonSchemaOf } from './args.js';
-import { failure, petLine, petOut, petsWithin, resultBytes, success, type PetOut } from './results.js';
+import {
+  ASK_THE_PERSON,
+  failure,
+  petLine,
+  petOut,
+  petsWithin,
+  resultBytes,
+  storeText,
+  success,
+  type PetOut,
+} from './results.js';
 import type { McpCall, McpToolResult, McpToolSpec } from './spec.js';
 import { z } from 'zod';
 
@@ -39,6 +51,8 @@ export interface ToolHost {
   yes: boolean;
   /** `--max-result-bytes`: the most bytes of one result. */
   maxResultBytes: number;
+  /** Writes one line to the server's log (stderr, through Io): what no result can carry. */
+  log(message: string): void;
   /** What a pet lookup uses of the run besides its client and warnings. */
   lookup: Omit<LookupContext, 'connect' | 'warn'>;
   /**
@@ -61,6 +75,8 @@ interface ListArgs {
   status?: PetStatus;
   all: boolean;
   maxPages?: number;
+  /** Where an earlier result stopped (`cursor`, read by its input's parser). */
+  cursor?: ListCursor;
 }
 
 /** An operation's checked arguments, by input key (`checkArguments`). */
@@ -82,6 +98,7 @@ const HANDLERS: Partial<Record<OperationId, Handler>> = {
         status: args.status as PetStatus | undefined,
         all: args.all === true,
         maxPages: args.maxPages as number | undefined,
+        cursor: args.cursor as ListCursor | undefined,
       }),
     ),
   getPet: (host, call, args) => host.run(call, (api) => getPet(host, api, args.petId as bigint)),
@@ -103,7 +120,11 @@ const OUTPUT_SCHEMAS = {
  * every operation with a tool, those that write only when writes are allowed.
  */
 export function toolsOf(host: ToolHost, allowWrites: boolean): McpToolSpec[] {
-  const where = `${host.connection.environment.value} (${new URL(host.connection.baseUrl.value).host})`;
+  // The same at every start (hosts cache tool lists, prompt caches key on them): the
+  // embedded sandbox's port changes at each start, so the sandbox is named alone.
+  const environment = host.connection.environment.value;
+  const where =
+    environment === 'sandbox' ? environment : `${environment} (${new URL(host.connection.baseUrl.value).host})`;
   return PET_OPERATIONS.flatMap((op) =>
     op.tool !== null && (allowWrites || !op.writes) ? [toolOf(host, op, op.tool, where)] : [],
   );
@@ -142,60 +163,137 @@ const ListOutSchema = z.object({
   pets: z.array(PetOutSchema),
   count: z.int(),
   pages: z.int().describe('pages fetched'),
-  complete: z.boolean().optional().describe('with all: whether the whole list is here'),
-  incomplete: z.string().optional().describe('why the list is incomplete, and what to do'),
+  complete: z
+    .boolean()
+    .describe('true only when the server links to no further page and nothing was left out (max_pages, size cap)'),
+  next_cursor: z
+    .string()
+    .optional()
+    .describe('when incomplete: pass it as cursor to list_pets for the next page or the rest of the list'),
+  incomplete: z.string().optional().describe('when incomplete: why, and how to go on'),
 });
 
-/** The result of a list of `pets` (already cut to the cap). */
-function listResult(pets: PetOut[], pages: number, all: boolean, incomplete: string | undefined): McpToolResult {
+/** Where a list stopped before its end: why, and the cursor that goes on from there (none: no way on). */
+interface ListStop {
+  why: string;
+  cursor?: ListCursor;
+}
+
+/**
+ * The result of a list of `pets` (already cut to the cap), complete unless `stop` says where
+ * it stopped; its cursor relative to `baseUrl`'s origin.
+ */
+function listResult(
+  pets: PetOut[],
+  pages: number,
+  all: boolean,
+  stop: ListStop | undefined,
+  baseUrl: string,
+): McpToolResult {
   const head = `${pets.length} pet${pets.length === 1 ? '' : 's'}${pages > 1 ? ` from ${pages} pages` : ''}`;
+  const next = stop?.cursor === undefined ? undefined : encodeCursor(stop.cursor, baseUrl);
   const structured = {
     pets,
     count: pets.length,
     pages,
-    ...(all ? { complete: incomplete === undefined } : {}),
-    ...(incomplete === undefined ? {} : { incomplete }),
+    complete: stop === undefined,
+    ...(next === undefined ? {} : { next_cursor: next }),
+    ...(stop === undefined ? {} : { incomplete: stop.why }),
   };
-  return success(structured, [incomplete === undefined ? head : `${head}; ${incomplete}`, ...pets.map(petLine)]);
+  const more = next === undefined ? [] : [`more: call list_pets with cursor ${next}${all ? ' and all: true' : ''}`];
+  return success(structured, [
+    stop === undefined ? `${head}; complete` : `${head}; incomplete: ${stop.why}`,
+    ...more,
+    ...pets.map(petLine),
+  ]);
+}
+
+/** Where each page's pets start in a result, to say where a cut result goes on. */
+interface PageStart {
+  page: PetPage;
+  /** Pets of the page left out at its head (those an earlier result gave). */
+  skip: number;
+  /** Index of its first pet in the result. */
+  at: number;
 }
 
 /**
  * Fetches one page, or with `all` walks the pages (the one page walker, `walkPetPages`),
- * stopping at `max_pages` or once the result would pass the cap: the result then says it
- * is incomplete and how far it got.
+ * from the first page or from `cursor`, until the server links to no further page, or
+ * `max_pages` pages (1 without `all`) were fetched, or the result would pass the cap. A
+ * result that stopped before the end is `complete: false` with `next_cursor`: the next link
+ * of its last page (checked as every next link is, `PageTrail`), or where in a page the cap
+ * cut it. No request is made beyond those of the pages returned.
+ * @throws UsageError for a cursor outside the base URL or with another limit or status
+ * (nothing sent); CliError `output` when not one pet fits the cap; what the walk throws.
  */
 async function listPets(host: ToolHost, api: Api, args: ListArgs): Promise<McpToolResult> {
-  const query = { ...(args.limit === undefined ? {} : { limit: args.limit }), ...statusOf(args.status) };
+  const { cursor } = args;
+  const { baseUrl } = api.client;
+  const from = cursor === undefined ? undefined : checkCursor(cursor, args, baseUrl);
+  const limit = cursor?.limit ?? args.limit;
+  const status = cursor?.status ?? args.status;
+  const query = { ...(limit === undefined ? {} : { limit }), ...statusOf(status) };
+  const most = args.all ? (args.maxPages ?? MAX_PAGES_DEFAULT) : 1;
   const pets: PetOut[] = [];
-  let pages = 0;
-  let incomplete: string | undefined;
-  const walk = walkPetPages(api.client, args.all ? { ...query, limit: args.limit ?? LIMIT_MAX } : query, {
-    maxPages: args.all ? (args.maxPages ?? MAX_PAGES_DEFAULT) : 1,
+  const starts: PageStart[] = [];
+  // Where a result of the first `kept` pets goes on: the page holding pet `kept`, past those given.
+  const cutAt = (kept: number): ListStop => {
+    const start = starts.findLast((s) => s.at <= kept);
+    return {
+      why: capNote(host, starts.length, kept),
+      ...(start === undefined
+        ? {}
+        : { cursor: { page: start.page.url, skip: start.skip + kept - start.at, ...query } }),
+    };
+  };
+  // The most pets that fit the cap, the list ending with `stop` when none is cut.
+  const fit = (stop: ListStop | undefined): McpToolResult => {
+    const result = (some: PetOut[]) =>
+      listResult(some, starts.length, args.all, some.length < pets.length ? cutAt(some.length) : stop, baseUrl);
+    const kept = petsWithin(pets, host.maxResultBytes, result);
+    if (kept === 0 && pets.length > 0) throw overCap(host, 'the first pet of the list is');
+    return result(pets.slice(0, kept));
+  };
+  // The walk never stops at max_pages itself: the stop here keeps the next link for the cursor.
+  const walk = walkPetPages(api.client, args.all ? { ...query, limit: limit ?? LIMIT_MAX } : query, {
+    maxPages: Number.POSITIVE_INFINITY,
+    ...(from === undefined ? {} : { from }),
     words: { outcome: 'the list is incomplete', narrow: 'the list' },
   });
-  try {
-    for await (const page of walk) {
-      pages = page.number;
-      pets.push(...page.data.map(petOut));
-      const cut = (kept: number): string => capNote(host, pages, kept);
-      const kept = petsWithin(pets, host.maxResultBytes, (some) => listResult(some, pages, args.all, cut(some.length)));
-      if (kept < pets.length) {
-        pets.length = kept;
-        incomplete = cut(kept);
-        break;
-      }
-      if (!args.all) break;
-    }
-  } catch (err) {
-    if (!(err instanceof CliError) || err.code !== 'max_pages') throw err;
-    incomplete = `${err.message}. ${err.hint ?? ''}`.trim();
+  let last: PetPage | undefined;
+  for await (const page of walk) {
+    last = page;
+    const skip = page.number === 1 ? Math.min(cursor?.skip ?? 0, page.data.length) : 0;
+    starts.push({ page, skip, at: pets.length });
+    pets.push(...page.data.slice(skip).map(petOut));
+    if (page.number >= most) break;
+    // Past the cap: no further page is fetched, and `fit` cuts where the cap falls.
+    const whole = listResult(pets, starts.length, args.all, undefined, baseUrl);
+    if (resultBytes(whole) > host.maxResultBytes) return fit(cutAt(pets.length));
   }
-  return listResult(pets, pages, args.all, incomplete);
+  if (last === undefined || starts.length < most) return fit(undefined);
+  // Stopped at max_pages (one page without all): the server's next link, checked as the walk checks it.
+  const next = new PageTrail(baseUrl).next(last.headers, last.url, last.number);
+  if (next === undefined) return fit(undefined);
+  const why = args.all
+    ? `stopped at max_pages ${most} (${starts.length} pages, ${pets.length} pets); the server links to more`
+    : 'one page; the server links to more';
+  return fit({ why, cursor: { page: next, skip: 0, ...query } });
 }
 
 /** What a list cut at the cap says: how far it got (`pages` fetched, the first `kept` pets). */
 function capNote(host: ToolHost, pages: number, kept: number): string {
-  return `the list is incomplete: the result reached --max-result-bytes (${host.maxResultBytes} bytes) after ${pages} page${pages === 1 ? '' : 's'}, with the first ${kept} pets; narrow it with status or a smaller limit`;
+  return `the result reached the server's size cap (${host.maxResultBytes} bytes) after ${pages} page${pages === 1 ? '' : 's'}, with ${kept} pet${kept === 1 ? '' : 's'}; the cursor goes on with the rest`;
+}
+
+/** A result that cannot be cut smaller (one pet, or a list's first pet) is over the cap. */
+function overCap(host: ToolHost, what: string): CliError {
+  return new CliError(`${what} over the server's result size cap (${host.maxResultBytes} bytes)`, {
+    exitCode: ExitCode.failure,
+    code: 'output',
+    hint: `${ASK_THE_PERSON} restart it with a larger --max-result-bytes.`,
+  });
 }
 
 function statusOf(status: PetStatus | undefined): { status?: PetStatus } {
@@ -210,7 +308,7 @@ async function getPet(host: ToolHost, api: Api, petId: bigint): Promise<McpToolR
     warn: (m) => warnings.push(m),
     connect: () => Promise.resolve(api),
   };
-  const pet = petOut(await findPet(lookupContext, { petId, viaList: false, maxPages: MAX_PAGES_DEFAULT }));
+  const pet = petOut(await findPet(lookupContext, { petId, viaList: false, maxPages: MAX_PAGES_DEFAULT, door: 'mcp' }));
   return capped(host, success({ pet, ...(warnings.length > 0 ? { warnings } : {}) }, [petLine(pet), ...warnings]));
 }
 
@@ -226,13 +324,7 @@ const PetResultSchema = z.object({
 function capped(host: ToolHost, result: McpToolResult): McpToolResult {
   const bytes = resultBytes(result);
   if (bytes <= host.maxResultBytes) return result;
-  return failure(
-    new CliError(`the result is ${bytes} bytes, over --max-result-bytes (${host.maxResultBytes} bytes)`, {
-      exitCode: ExitCode.failure,
-      code: 'output',
-      hint: 'Start the server with a larger --max-result-bytes.',
-    }),
-  );
+  return failure(overCap(host, `the result, ${bytes} bytes, is`));
 }
 
 /**
@@ -245,7 +337,7 @@ function sendOne(op: OperationDeclaration): Handler {
     const params = pathParams(op, args);
     const body = op.request?.body?.(args);
     if (op.writes) {
-      const sent = escapeForTerminal(stringifyJson(body ?? params));
+      const sent = escapeJsonText(stringifyJson(body ?? params));
       const refusal = await consent(host, call, op.consent?.(sent) ?? `${op.id} ${sent}`).catch((err: unknown) => err);
       if (refusal !== undefined) return failure(refusal);
     }
@@ -274,7 +366,7 @@ function sendOne(op: OperationDeclaration): Handler {
 async function createPet(host: ToolHost, call: McpCall, pet: NewPet): Promise<McpToolResult> {
   let refusal: CliError | undefined;
   try {
-    refusal = await consent(host, call, CREATE_PET.consent(escapeForTerminal(stringifyJson(pet))));
+    refusal = await consent(host, call, CREATE_PET.consent(escapeJsonText(stringifyJson(pet))));
   } catch (err) {
     return failure(err);
   }
@@ -288,11 +380,19 @@ async function createPet(host: ToolHost, call: McpCall, pet: NewPet): Promise<Mc
     try {
       created = petOut((await api.client.createPet(pet, { idempotencyKey })).data);
     } catch (err) {
-      throw mayHaveBeenCreated(
+      const named = storeText(pet.name);
+      const failed = mayHaveBeenCreated(
         err,
         { idempotencyKey, cancelled: signal.aborted },
-        `Check with list_pets (all: true) for a pet named ${JSON.stringify(pet.name)} before creating it again: a second create would make a second pet.`,
+        `Check with list_pets (all: true) for a pet named ${named} before creating it again: a second create would make a second pet.`,
       );
+      // A cancelled call gets no answer (MCP): the server's log is the one place left to say it.
+      if (signal.aborted && failed !== err) {
+        host.log(
+          `create_pet was cancelled after its request may have been sent: the pet named ${named} may have been created in ${environment} (${hostName}) (Idempotency-Key ${idempotencyKey}); check with list_pets before creating it again`,
+        );
+      }
+      throw failed;
     }
     return success({ pet: created, environment, host: hostName }, [
       `created pet ${petLine(created)} in ${environment} (${hostName}); do not create it again`,
@@ -323,7 +423,7 @@ async function consent(host: ToolHost, call: McpCall, what: string): Promise<Cli
         exitCode: ExitCode.usage,
         code: 'not_confirmed',
         details,
-        hint: `Start the server with --yes to ${what.split(' ')[0] ?? 'write'} without a question, or stop asking with \`petstore config set ${name}.confirmWrites false\`.`,
+        hint: `${ASK_THE_PERSON} restart it with --yes to ${what.split(' ')[0] ?? 'write'} without a question, or to stop the question with \`petstore config set ${name}.confirmWrites false\`.`,
       },
     );
   }

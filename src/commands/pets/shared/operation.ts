@@ -33,6 +33,8 @@ export function newOperationCommand(op: OperationDeclaration, f: Runner): Comman
   }).description(`${op.summary ?? op.id} (${operationLabel(op.id)})`);
   const positional: string[] = [];
   for (const [key, input] of Object.entries(op.inputs)) {
+    // An input of the tool alone (flag null) is no part of the verb.
+    if (input.flag === null) continue;
     if (input.flag !== undefined) {
       cmd.addOption(optionOf({ ...input, flag: input.flag }));
       continue;
@@ -79,6 +81,7 @@ function camel(flag: string): string {
 function exampleArgs(op: OperationDeclaration, all: boolean): string {
   return Object.values(op.inputs)
     .flatMap((input) => {
+      if (input.flag === null) return [];
       const value = input.example ?? input.choices?.[0];
       const long = input.flag === undefined ? undefined : /--[\w-]+/.exec(input.flag)?.[0];
       if (long === undefined) return [value ?? 'VALUE'];
