@@ -112,7 +112,8 @@ function layOut(text: string, width: number, used: number, hang: number, mode: W
       continue;
     }
     if (command.before !== '') add(command.before);
-    if (line !== '') end();
+    // At the start of a first line after a prefix (`error: `), the prefix keeps its line alone.
+    if (line !== '' || (lines.length === 0 && used > 0)) end();
     line = command.command;
     end();
     const after = CLAUSE_END.test(command.after) ? '' : command.after;
