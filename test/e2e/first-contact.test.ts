@@ -484,11 +484,11 @@ describe.concurrent('hints that are right when pasted', () => {
   });
 });
 
-describe.concurrent('every message line fits 80 columns, or a narrower terminal', () => {
+describe.concurrent('every message line fits the terminal, or 80 columns when stderr is not one', () => {
   it.each([
     [undefined, 80],
     [60, 60],
-    [200, 80],
+    [200, 200],
   ])('stderr %s columns wide: lines of at most %i', async (columns, max) => {
     // stderr is the terminal (when there is one); stdin is not, so nothing prompts.
     const tty = { stderr: columns !== undefined };

@@ -77,7 +77,8 @@ describe('wrapMessage', () => {
   });
 
   it('a command given on a line of its own is written bare, pasteable', () => {
-    const hint = 'the records not created are in /tmp/x.ndjson; after fixing the cause, run:\n  `petstore pets create --from-file /tmp/x.ndjson`';
+    const hint =
+      'the records not created are in /tmp/x.ndjson; after fixing the cause, run:\n  `petstore pets create --from-file /tmp/x.ndjson`';
     expect(wrapMessage(hint, 120, 0, 2).split('\n')[1]).toBe('  petstore pets create --from-file /tmp/x.ndjson');
   });
 
@@ -93,7 +94,11 @@ describe('a command in a message', () => {
   const find = `petstore --env staging pets list --all --jq ${shellQuote('.[] | select(.name == "Rex the very good dog")')}`;
   // The bulk account's re-run line, the already-sent refusal's hint, a hint quoting ctx.suggest.
   const messages: [string, string, string][] = [
-    ['the re-run line', `the 2,563 records not created are in ${path}; after fixing the cause, run:\n  \`${rerun}\``, rerun],
+    [
+      'the re-run line',
+      `the 2,563 records not created are in ${path}; after fixing the cause, run:\n  \`${rerun}\``,
+      rerun,
+    ],
     [
       'the already-sent hint',
       `Send the records not created instead: \`${rerun}\`. Or add --force to send every record again (a pet cannot be deleted, so a duplicate cannot be undone).`,
@@ -137,7 +142,10 @@ describe('a command in a message', () => {
 
   it('wider than the line: on a line of its own, whole, overflowing', () => {
     const long = `/tmp/${'d'.repeat(70)}/pets.ndjson.remaining.ndjson`;
-    const out = wrapMessage(`Fix the cause, then run \`petstore pets create --from-file ${long}\`. Nothing else was sent.`, 60);
+    const out = wrapMessage(
+      `Fix the cause, then run \`petstore pets create --from-file ${long}\`. Nothing else was sent.`,
+      60,
+    );
     expect(out).toBe(`Fix the cause, then run\npetstore pets create --from-file ${long}\nNothing else was sent.`);
   });
 
@@ -152,10 +160,13 @@ describe('a command in a message', () => {
   });
 
   it('shell-quoted names with spaces, quotes and $ run as the same words when pasted', () => {
-    const names = ["my pets.ndjson", "Rex's pets.ndjson", 'pets $HOME;x.ndjson', 'a"b.ndjson'];
+    const names = ['my pets.ndjson', "Rex's pets.ndjson", 'pets $HOME;x.ndjson', 'a"b.ndjson'];
     for (const name of names) {
       const command = `petstore pets create --from-file ${shellQuote(`/tmp/${name}`)}`;
-      const out = wrapMessage(`the records not created are in /tmp; after fixing the cause, run:\n  \`${command}\``, 60);
+      const out = wrapMessage(
+        `the records not created are in /tmp; after fixing the cause, run:\n  \`${command}\``,
+        60,
+      );
       const line = out.split('\n').find((l) => l.startsWith('  petstore ')) ?? '';
       expect(argv(line)).toBe(`pets\ncreate\n--from-file\n/tmp/${name}\n`);
     }
