@@ -101,8 +101,8 @@ function layOut(text: string, width: number, used: number, hang: number, mode: W
   const add = (word: string): void => {
     const w = displayWidth(word);
     if (line !== '' && lineWidth + 1 + w > room) end();
+    lineWidth += (line === '' ? 0 : 1) + w;
     line = line === '' ? word : `${line} ${word}`;
-    lineWidth += (lineWidth === 0 ? 0 : 1) + w;
   };
   for (const word of words(text)) {
     const command = mode.commandLines ? commandIn(word) : undefined;
