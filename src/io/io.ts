@@ -130,7 +130,7 @@ export interface Io {
   error(e: ErrorMessage): void;
   /**
    * Writes `warning: message` (once per message), wrapped so that no line is wider than
-   * 80 columns, the terminal, or `wrap`; or one JSON object. Nothing with `--quiet`.
+   * the terminal (80 columns off one) or `wrap`; or one JSON object. Nothing with `--quiet`.
    */
   warn(message: string, opts?: { wrap?: number }): void;
   /**

@@ -1,7 +1,7 @@
 /**
  * What messages look like on stderr (cli-contract.md "Errors and exit codes"), in their two
- * forms: text for people (wrapped at 80 columns or a narrower terminal, never mid-word,
- * server text escaped) and one JSON object per line for scripts. Which form a message
+ * forms: text for people (wrapped at spaces to the terminal's width, 80 columns off a
+ * terminal, a command never broken: text/wrap.ts; server text escaped) and one JSON object per line for scripts. Which form a message
  * takes is decided in one place, `messageForm`; Io writes them. Pure.
  */
 import { escapeForTerminal, escapeJsonText, escapeKeepingLines } from '../text/escape.js';
@@ -142,7 +142,7 @@ export function renderError(e: ErrorMessage, form: MessageForm, style: TextStyle
     const note = e.interrupted.note;
     return `\n${note === undefined ? '' : renderMessage({ level: 'note', message: note }, 'text', style)}`;
   }
-  // Every line fits 80 columns, or a narrower terminal; long words (URLs) stay whole.
+  // Every line fits the terminal (80 columns off one); long words (URLs) and commands stay whole.
   const width = messageColumns(style.columns);
   const message = e.text ?? escapeKeepingLines(e.message);
   let out = `${e.newLine === true ? '\n' : ''}${style.red('error:')} ${wrapMessage(message, width, 'error: '.length, 2)}\n`;

@@ -11,6 +11,7 @@ import type { Connection } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { CliError, ExitCode, InterruptedError } from '../base/errors.js';
 import { escapeForTerminal } from '../text/escape.js';
+import { messageColumns, wrapPrompt } from '../text/wrap.js';
 
 /** What to do with a write: send it, ask first, or refuse it (nothing sent). */
 export type WriteConsent = 'send' | 'ask' | 'refuse';
@@ -87,9 +88,15 @@ export async function confirmWrite(
   }
 }
 
+/** What the prompt writes around the question: `? ` before it, ` (y/N) ` and the answer (`Yes`) after. */
+const PROMPT_PREFIX = 2;
+const PROMPT_TAIL = ' (y/N) Yes'.length;
+
 /**
  * Asks a yes-or-no question on stderr, default No (`@inquirer/confirm`, loaded only here);
  * call it only where `canAskOnTerminal` holds. Used by every confirmation (`env remove` too).
+ * The question is wrapped at spaces to stderr's width first (cli-contract.md "Output":
+ * messages wrap at spaces): the library cuts a line at the terminal's edge, mid-word.
  * @throws InterruptedError on Ctrl-C (or the run's abort).
  */
 export async function askYesNo(ctx: Pick<Context, 'io' | 'signal'>, message: string): Promise<boolean> {
@@ -98,7 +105,8 @@ export async function askYesNo(ctx: Pick<Context, 'io' | 'signal'>, message: str
   // gh's `?`, and no green tick after the answer: nothing has been sent yet.
   const theme = { prefix: { idle: c.cyan('?'), done: c.cyan('?') } };
   try {
-    return await confirm({ message, default: false, theme }, { ...ctx.io.prompt(), signal: ctx.signal });
+    const question = wrapPrompt(message, messageColumns(ctx.io.stderrColumns), PROMPT_PREFIX, PROMPT_TAIL);
+    return await confirm({ message: question, default: false, theme }, { ...ctx.io.prompt(), signal: ctx.signal });
   } catch (err) {
     const kind = err instanceof Error ? err.name : undefined;
     if (ctx.signal.aborted) throw InterruptedError.from(ctx.signal);

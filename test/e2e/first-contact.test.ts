@@ -390,8 +390,9 @@ describe.concurrent('hints that are right when pasted', () => {
       env: { PETSTORE_CONFIG_DIR: tempDir() },
     });
     expect(r.code).toBe(2);
+    // Whole: inline between backquotes, or bare on a line of its own (too long for one at 80 columns).
     expect(unwrapped(r.stderr)).toContain(
-      `\`petstore --env staging --base-url ${shop.baseUrl} auth login --with-token < key.txt\``,
+      `petstore --env staging --base-url ${shop.baseUrl} auth login --with-token < key.txt`,
     );
   });
 
@@ -408,7 +409,7 @@ describe.concurrent('hints that are right when pasted', () => {
     for (const r of [fromVar, stored]) {
       expect(r.code).toBe(4);
       expect(unwrapped(r.stderr)).toContain('The key in PETSTORE_API_KEY was refused');
-      expect(unwrapped(r.stderr)).toContain('`petstore --env staging auth login`');
+      expect(r.stderr).toMatch(/`petstore --env staging auth login`|^ *petstore --env staging auth login$/m);
     }
   });
 
@@ -447,8 +448,9 @@ describe.concurrent('hints that are right when pasted', () => {
       expect(unwrapped(r.stderr)).toContain(`Check that the server is up and that ${gone.baseUrl} is right`);
       expect(r.stderr).not.toMatch(/<env>|\$\{/);
     }
-    expect(unwrapped(fromFile.stderr)).toContain(
-      'it comes from staging.baseUrl in the config file (`petstore config set staging.baseUrl URL` changes it).',
+    expect(unwrapped(fromFile.stderr)).toContain('it comes from staging.baseUrl in the config file (');
+    expect(fromFile.stderr).toMatch(
+      /`petstore config set staging\.baseUrl URL`|^ *petstore config set staging\.baseUrl URL$/m,
     );
     expect(unwrapped(fromVar.stderr)).toContain('it comes from PETSTORE_BASE_URL.');
     expect(unwrapped(fromFlag.stderr)).toContain('it comes from --base-url.');
@@ -484,11 +486,11 @@ describe.concurrent('hints that are right when pasted', () => {
   });
 });
 
-describe.concurrent('every message line fits 80 columns, or a narrower terminal', () => {
+describe.concurrent('every message line fits the terminal, or 80 columns when stderr is not one', () => {
   it.each([
     [undefined, 80],
     [60, 60],
-    [200, 80],
+    [200, 200],
   ])('stderr %s columns wide: lines of at most %i', async (columns, max) => {
     // stderr is the terminal (when there is one); stdin is not, so nothing prompts.
     const tty = { stderr: columns !== undefined };

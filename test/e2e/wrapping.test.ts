@@ -1,9 +1,10 @@
 /**
  * Text fits the terminal and breaks only between words (cli-contract.md "Output": help
- * wraps at the terminal's width, never mid-word): no help paragraph carries a hard line
- * break of its own (which leaves a short line before a word that would have fitted), and
- * the lines `auth login` and `auth logout` print and `config list`'s table fit 60, 80 and
- * 120 columns. Every command's help in-process, at every width; the rest in real
+ * wraps at the terminal's width, never mid-word; messages wrap at spaces, a command in one
+ * is never broken): no help paragraph carries a hard line break of its own (which leaves a
+ * short line before a word that would have fitted), the lines `auth login` and `auth
+ * logout` print, a confirmation question and `config list`'s table fit 60, 80 and 120
+ * columns, and a bulk create's re-run command runs when pasted. Every command's help in-process, at every width; the rest in real
  * terminals (tmux), where a line too long is broken mid-word by the terminal itself.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -106,31 +107,54 @@ describe.skipIf(!hasTmux())('in a terminal', () => {
     expect(screen.replace(/\n/g, ' ')).toMatch(/stored in \S+\/a-config-directory-with-a-long-name\/config\.json/);
   });
 
-  it("a bulk create's re-run command, broken with ` \\` at 60 columns, runs when pasted", async () => {
+  it("a bulk create's re-run command at 60 columns: never broken, on a line of its own, runs when pasted", async () => {
     const srv = await startPetServer(({ name, attempt }) =>
       name === 'P2' && attempt === 1 ? errorReply(503, 'unavailable', 'later') : 'create',
     );
     servers.push(srv);
     const dir = tempDir();
-    const file = join(dir, 'big.ndjson');
+    const file = join(dir, 'big pets.ndjson');
     writeFileSync(file, petRecords(3));
     const env = remoteEnv(srv.baseUrl, 'pk_test_wrapping_0123456789', { PETSTORE_CONFIG_DIR: dir, NO_COLOR: '1' });
     const t = startTmux({ env, width: 60, height: 30 });
     sessions.push(t);
-    t.sendLine(`clear; petstore pets create --from-file ${file} --concurrency 1 --retries 0 > /dev/null; echo "rc=$?"`);
+    t.sendLine(
+      `clear; petstore pets create --from-file '${file}' --concurrency 1 --retries 0 > /dev/null; echo "rc=$?"`,
+    );
     const screen = await t.waitFor(/rc=1/);
     const lines = output(screen);
-    for (const line of lines) if (line.trim().includes(' ')) expect(line.length, line).toBeLessThanOrEqual(60);
-    const first = lines.findIndex((l) => /^ +petstore pets create --from-file/.test(l));
-    const last = lines.findIndex((l, i) => i > first && !l.endsWith(' \\'));
-    expect(first).toBeGreaterThan(0);
-    expect(last).toBeGreaterThan(first);
-    // Pasted as shown (a line feed after each ` \\`): the shell runs the records not created.
-    t.type(lines.slice(first, last + 1).join('\n'));
+    expect(lines.filter((l) => l.endsWith(' \\'))).toEqual([]);
+    // Prose fits; the command, longer than the line, overflows whole (the capture joins what the terminal wrapped).
+    const command = lines.filter((l) => /^ +petstore pets create --from-file /.test(l));
+    expect(command).toHaveLength(1);
+    for (const line of lines) if (!command.includes(line)) expect(line.length, line).toBeLessThanOrEqual(60);
+    // Pasted as shown: the shell runs the records not created.
+    t.type(command[0] ?? '');
     t.sendLine('; echo "rerun=$?"');
     await t.waitFor(/rerun=0/);
     expect(existsSync(`${file}.remaining.ndjson`)).toBe(false);
     expect(srv.created()).toEqual(['P1', 'P2', 'P3']);
+  });
+
+  it('a confirmation question at 80 columns wraps at spaces, (y/N) and then the answer on its last line', async () => {
+    const t = terminal(80);
+    t.sendLine('petstore config set staging-eu-west.baseUrl https://staging-eu-west.petstore.example/v1');
+    t.sendLine('clear; petstore env remove staging-eu-west; echo "rc=$?"');
+    const asked = await t.waitFor(/\(y\/N\)/);
+    const question = output(asked).filter((l) => l.trim() !== '');
+    // Two lines: the library would have cut the second word it could not fit (`no stor|ed key`).
+    expect(question.length, asked).toBe(2);
+    for (const line of question) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(question[1]).toMatch(/^ {2}\S.*\(y\/N\)/);
+    expect(question.join(' ').replace(/ {3}/g, ' ')).toContain(
+      'Remove the environment staging-eu-west (base URL https://staging-eu-west.petstore.example/v1, no stored key)?',
+    );
+    t.send('n');
+    t.send('Enter');
+    const screen = await t.waitFor(/rc=2/);
+    for (const line of output(screen)) expect(line.length, line).toBeLessThanOrEqual(80);
+    // Answered, the question's last line ends with the answer instead of (y/N).
+    expect(screen).toMatch(/^ {2}\S.* No$/m);
   });
 
   it.each([60, 80])('config list fits %i columns', async (width) => {

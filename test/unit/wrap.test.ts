@@ -1,19 +1,21 @@
 /**
- * Wrapping for a terminal (src/text/wrap.ts): messages at 80 columns or a narrower
- * terminal, help text at the terminal's width; never inside a word, a `quoted command`
- * or a shell-quoted argument, and examples stay pasteable.
+ * Wrapping for a terminal (src/text/wrap.ts): messages and help at the terminal's width;
+ * never inside a word, a `quoted command` or a shell-quoted argument. A command in a
+ * message that does not fit takes a line of its own, bare, and runs when pasted; help
+ * examples are broken with ` \` and run when pasted.
  */
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { messageColumns, wrapHelpText, wrapMessage, wrapWords } from '../../src/text/wrap.js';
+import { shellQuote } from '../../src/base/suggest.js';
+import { messageColumns, wrapHelpText, wrapMessage, wrapPrompt, wrapWords } from '../../src/text/wrap.js';
 import { displayWidth } from '../../src/text/width.js';
 
 const widest = (text: string): number => Math.max(...text.split('\n').map(displayWidth));
 
 describe('messageColumns', () => {
-  it('is 80, or the terminal when narrower', () => {
+  it("is the terminal's width, or 80 when stderr is not a terminal", () => {
     expect(messageColumns(undefined)).toBe(80);
-    expect(messageColumns(200)).toBe(80);
+    expect(messageColumns(200)).toBe(200);
     expect(messageColumns(60)).toBe(60);
   });
 });
@@ -22,8 +24,20 @@ describe('wrapWords', () => {
   it('keeps a `backquoted command` on one line', () => {
     const text = 'log in again with `petstore --env staging auth login` or set PETSTORE_API_KEY';
     const lines = wrapWords(text, 40).split('\n');
-    expect(lines).toContain('`petstore --env staging auth login` or');
+    expect(lines).toContain('log in again with');
+    expect(lines).toContain('petstore --env staging auth login');
     for (const line of lines) expect((line.match(/`/g) ?? []).length % 2).toBe(0);
+  });
+
+  it('keeps the backquotes of a command that fits where it stands', () => {
+    const text = 'log in again with `petstore auth login` or set PETSTORE_API_KEY';
+    expect(wrapWords(text, 45)).toBe('log in again with `petstore auth login` or\nset PETSTORE_API_KEY');
+  });
+
+  it('a backquoted name that is no command is a word like any other, backquotes kept', () => {
+    expect(wrapWords('replaced by `pets list --status STATUS`: add --via-list', 30)).toBe(
+      'replaced by\n`pets list --status STATUS`:\nadd --via-list',
+    );
   });
 
   it('measures wide characters by the columns they take', () => {
@@ -52,11 +66,20 @@ describe('wrapMessage', () => {
     expect(widest(`error: ${out}`)).toBeLessThanOrEqual(80);
   });
 
-  it('keeps a command after a colon at the end of a line whole on a line of its own', () => {
-    const hint = 'Fix the cause, then run: petstore pets create --from-file /tmp/a/path/pets.remaining.ndjson';
-    expect(wrapMessage(hint, 70)).toBe(
-      'Fix the cause, then run:\npetstore pets create --from-file /tmp/a/path/pets.remaining.ndjson',
-    );
+  it('prose that starts with the word petstore after a colon is prose: no ` \\` ever', () => {
+    // The `api -H Authorization` refusal, which once came out as a command with a continuation.
+    const text = `-H "Authorization" is refused: petstore sends the environment's key itself, and a key never goes on the command line (every local user can read it)`;
+    for (const width of [60, 80, 120]) {
+      const out = wrapMessage(text, width, 'error: '.length, 2);
+      expect(out).not.toContain('\\');
+      expect(out.replace(/\n {2}/g, ' ')).toBe(text);
+    }
+  });
+
+  it('a command given on a line of its own is written bare, pasteable', () => {
+    const hint =
+      'the records not created are in /tmp/x.ndjson; after fixing the cause, run:\n  `petstore pets create --from-file /tmp/x.ndjson`';
+    expect(wrapMessage(hint, 120, 0, 2).split('\n')[1]).toBe('  petstore pets create --from-file /tmp/x.ndjson');
   });
 
   it('leaves a line that fits alone, and counts the prefix on the first line', () => {
@@ -65,77 +88,122 @@ describe('wrapMessage', () => {
   });
 });
 
-describe('a command wider than the message', () => {
-  const path = '/tmp/petstore-test-Xq81Lm/big.ndjson.remaining.ndjson';
-  const rerun = `petstore --env sandbox pets create --from-file ${path}`;
-  const find = `petstore --env staging pets list --all --jq '.[] | select(.name == "Rex the very good dog")'`;
+describe('a command in a message', () => {
+  const path = '/tmp/petstore-test-Xq81Lm/big pets.ndjson.remaining.ndjson';
+  const rerun = `petstore --env sandbox pets create --from-file ${shellQuote(path)}`;
+  const find = `petstore --env staging pets list --all --jq ${shellQuote('.[] | select(.name == "Rex the very good dog")')}`;
   // The bulk account's re-run line, the already-sent refusal's hint, a hint quoting ctx.suggest.
-  const messages: [string, string, number][] = [
-    ['the re-run line', `the 2,563 records not created are in ${path}; after fixing the cause, run:\n  ${rerun}`, 2],
+  const messages: [string, string, string][] = [
+    [
+      'the re-run line',
+      `the 2,563 records not created are in ${path}; after fixing the cause, run:\n  \`${rerun}\``,
+      rerun,
+    ],
     [
       'the already-sent hint',
       `Send the records not created instead: \`${rerun}\`. Or add --force to send every record again (a pet cannot be deleted, so a duplicate cannot be undone).`,
-      0,
+      rerun,
     ],
     [
       'a suggested command in a hint',
       `Check with \`${find}\` before creating it again: a second create would make a second pet.`,
-      0,
+      find,
     ],
   ];
   /** What a shell makes of a command: its words, one per line (`petstore` prints them). */
   const argv = (command: string): string =>
     execFileSync('sh', ['-c', `petstore() { printf '%s\\n' "$@"; }\n${command}`], { encoding: 'utf8' });
 
-  describe.each([60, 80, 120])('at %i columns', (columns) => {
-    const width = messageColumns(columns);
-    it.each(messages)('%s: broken at spaces with ` \\` lines that run as the command', (_, text, indent) => {
-      const out = wrapMessage(text, width);
-      expect(widest(out)).toBeLessThanOrEqual(width);
-      // No word is split: the words are the text's, ` \\` aside.
-      const words = (s: string): string[] => s.split(/[\s\\]+/).filter((w) => w !== '');
-      expect(words(out)).toEqual(words(text));
+  describe.each([60, 80, 120])('at %i columns', (width) => {
+    it.each(messages)('%s: whole, bare on a line of its own, runs when pasted', (_, text, command) => {
+      const out = wrapMessage(text, width, 0, 2);
+      expect(out).not.toMatch(/ \\$/m);
       const lines = out.split('\n');
-      const first = lines.findIndex((l) => /`?petstore /.test(l));
-      const last = lines.findIndex((l, i) => i >= first && !l.endsWith(' \\'));
-      expect(last).toBeGreaterThan(first);
-      // The command starts its line, its continuations are indented, and pasted it runs as written.
-      expect(lines[first]?.slice(indent)).toMatch(/^`?petstore /);
-      for (const l of lines.slice(first + 1, last + 1)) expect(l.startsWith(' '.repeat(indent + 2))).toBe(true);
-      const pasted = lines
-        .slice(first, last + 1)
-        .join('\n')
-        .replace(/^[^`]*`|`[^`]*$/g, '');
-      const whole = /`([^`]*)`/.exec(text)?.[1] ?? rerun;
-      expect(argv(pasted)).toBe(argv(whole));
+      const own = lines.find((l) => l.trim() === command);
+      if (own === undefined) {
+        // It fitted where it stood: inline, between its backquotes.
+        expect(out.replace(/\n {2}/g, ' ')).toContain(`\`${command}\``);
+      } else {
+        expect(argv(own)).toBe(argv(command));
+        expect(own).not.toContain('`');
+      }
+      // Every other line (prose) fits; a command wider than a line overflows on its own.
+      for (const l of lines) if (l.trim() !== command) expect(displayWidth(l), l).toBeLessThanOrEqual(width);
+      // No word is split or lost (but a clause's `.` after a bare command).
+      const words = (s: string): string[] =>
+        s
+          .replace(/`/g, '')
+          .split(/\s+/)
+          .filter((w) => w !== '')
+          .map((w) => w.replace(/[.]$/, ''));
+      expect(words(out)).toEqual(words(text));
     });
   });
 
-  it('a bulk account as a hint: each entry at the margin, what it wraps onto hanging by 2, its command by 2 more', () => {
-    const account = [
-      'created 2,566: lines 1-2566',
-      'unknown 1: line 2567: the request may have reached the server, so it may have been created; it is not retried and not in the remaining file (check with `petstore pets list`)',
-      'not sent 2,433',
-      `the 2,434 records not created are in ${path}; after fixing the cause, run:`,
-      `  ${rerun}`,
-    ].join('\n');
-    for (const width of [60, 80]) {
-      const lines = wrapMessage(account, width, 0, 2).split('\n');
-      expect(widest(lines.join('\n'))).toBeLessThanOrEqual(width);
-      const entries = lines.filter((l) => !l.startsWith(' '));
-      expect(entries.map((l) => l.split(' ')[0])).toEqual(['created', 'unknown', 'not', 'the']);
-      const unknown = lines.indexOf(entries[1] ?? '');
-      expect(lines[unknown + 1]).toMatch(/^ {2}\S/);
-      const command = lines.findIndex((l) => l.startsWith('  petstore '));
-      expect(lines[command]?.endsWith(' \\')).toBe(true);
-      expect(lines[command + 1]).toMatch(/^ {4}\S/);
+  it('wider than the line: on a line of its own, whole, overflowing', () => {
+    const long = `/tmp/${'d'.repeat(70)}/pets.ndjson.remaining.ndjson`;
+    const out = wrapMessage(
+      `Fix the cause, then run \`petstore pets create --from-file ${long}\`. Nothing else was sent.`,
+      60,
+    );
+    expect(out).toBe(`Fix the cause, then run\npetstore pets create --from-file ${long}\nNothing else was sent.`);
+  });
+
+  it('that does not fit takes a line of its own even where a fresh line would hold more', () => {
+    const out = wrapWords('List the pets that exist with `petstore --env staging pets list`, or stop.', 40);
+    expect(out).toBe('List the pets that exist with\npetstore --env staging pets list\nor stop.');
+  });
+
+  it('what touches it that is no clause end stays with the prose', () => {
+    const out = wrapWords('it may exist (check with `petstore --env staging pets list`)', 40);
+    expect(out).toBe('it may exist (check with\npetstore --env staging pets list\n)');
+  });
+
+  it('shell-quoted names with spaces, quotes and $ run as the same words when pasted', () => {
+    const names = ['my pets.ndjson', "Rex's pets.ndjson", 'pets $HOME;x.ndjson', 'a"b.ndjson'];
+    for (const name of names) {
+      const command = `petstore pets create --from-file ${shellQuote(`/tmp/${name}`)}`;
+      const out = wrapMessage(
+        `the records not created are in /tmp; after fixing the cause, run:\n  \`${command}\``,
+        60,
+      );
+      const line = out.split('\n').find((l) => l.startsWith('  petstore ')) ?? '';
+      expect(argv(line)).toBe(`pets\ncreate\n--from-file\n/tmp/${name}\n`);
     }
   });
 
-  it('a word longer than the line stays whole, on a line of its own', () => {
-    const long = `/tmp/${'d'.repeat(70)}/pets.ndjson.remaining.ndjson`;
-    const out = wrapMessage(`run: petstore pets create --from-file ${long}`, 60);
-    expect(out).toBe(`run:\npetstore pets create --from-file \\\n  ${long}`);
+  it.each([
+    ['CJK', '犬の名前は長い', 14],
+    ['emoji', '🐕‍🦺🐈‍⬛🦜', 6],
+  ])('measures %s in a command by the columns it takes', (_, name, columns) => {
+    const command = `petstore pets list --jq ${shellQuote(`.[] | select(.name == "${name}")`)}`;
+    const text = `Check with \`${command}\` first.`;
+    const inline = 'Check with '.length + displayWidth(`\`${command}\``);
+    expect(displayWidth(name)).toBe(columns);
+    // One column less than it needs after `Check with`: the command takes a line of its own.
+    expect(wrapWords(text, inline)).toBe(`Check with \`${command}\`\nfirst.`);
+    expect(wrapWords(text, inline - 1)).toBe(`Check with\n${command}\nfirst.`);
+  });
+});
+
+describe('wrapPrompt', () => {
+  const question = 'Remove the environment staging-eu (base URL https://staging.example/v1, no stored key)?';
+
+  it.each([40, 60, 80])('at %i columns: at spaces, continuation under the question, room for (y/N)', (width) => {
+    const out = wrapPrompt(question, width, 2, 10);
+    const lines = out.split('\n');
+    expect(2 + displayWidth(lines[0] ?? '')).toBeLessThanOrEqual(width);
+    for (const l of lines.slice(1)) expect(l.startsWith('  ')).toBe(true);
+    const last = lines.length === 1 ? 2 + displayWidth(lines[0] ?? '') : displayWidth(lines.at(-1) ?? '');
+    expect(last + 10).toBeLessThanOrEqual(width);
+    expect(out.replace(/\n {2}/g, ' ')).toBe(question);
+  });
+
+  it('moves the last word down when (y/N) would not fit after it', () => {
+    // 2 + 34 = 36 columns; with 10 more the line would be 46 > 40.
+    expect(wrapPrompt('Send to production (api.example): x?', 40, 2, 10)).toBe(
+      'Send to production (api.example):\n  x?',
+    );
   });
 });
 

@@ -195,7 +195,7 @@ function checkCombinations(
   if (o.paginate && o.include) {
     throw new UsageError(
       '--paginate and -i do not go together: the pages print as one array, with no room for their headers',
-      `--verbose shows every page's headers on stderr: ${suggest('api pets --paginate --verbose')}`,
+      `--verbose shows every page's headers on stderr: \`${suggest('api pets --paginate --verbose')}\``,
     );
   }
   if (o.maxPages !== undefined && !o.paginate) {

@@ -188,8 +188,9 @@ describe('one pet', () => {
       env: remoteEnv(front.baseUrl, sandbox.apiKey, { PETSTORE_CONFIG_DIR: config }),
     });
     expect(r.code).toBe(1);
-    const hint = unwrapped(r.stderr);
-    const command = /`petstore (api POST pets [^`]*)`/.exec(hint)?.[1];
+    // Never broken: inline between backquotes, or bare on a line of its own.
+    const shown = /`petstore (api POST pets [^`]*)`|^ *petstore (api POST pets .*)$/m.exec(r.stderr);
+    const command = shown?.[1] ?? shown?.[2];
     const key = keyOf(front.requests[0] as RecordedRequest);
     expect(command).toBe(`api POST pets -f 'name=Rex the 2nd' -F categoryId=9 -H 'Idempotency-Key: ${key}'`);
     // The command as pasted, against the sandbox itself: the pet created first, answered again.

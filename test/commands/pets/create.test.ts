@@ -799,35 +799,36 @@ describe("the account's commands at 60, 80 and 120 columns", () => {
   /** stderr as a terminal shows it at the end: the progress line's drawings taken out. */
   // eslint-disable-next-line no-control-regex -- the progress line's escape sequences are what is taken out
   const screenOf = (stderr: string): string => stderr.replace(/\r[^\r\n]*?\x1b\[K/g, '');
-  /** Lines wider than `width`, but for a word too long for any line, which stands alone. */
+  /** Lines wider than `width`, but for a command on a line of its own (it overflows when longer). */
   const tooWide = (screen: string, width: number): string[] =>
-    screen.split('\n').filter((l) => l.length > width && l.trim().includes(' '));
-  /** The command that starts at the line matching `start`, continued by ` \\` lines, as a shell reads it. */
+    screen.split('\n').filter((l) => l.length > width && !l.trim().startsWith('petstore '));
+  /**
+   * The command that the line matching `start` holds — bare on a line of its own, or
+   * between backquotes in the prose — as a shell reads it. A line never ends with ` \`.
+   */
   function commandAt(screen: string, start: RegExp): string[] {
     const lines = screen.split('\n');
-    const first = lines.findIndex((l) => start.test(l));
-    expect(first, screen).toBeGreaterThanOrEqual(0);
-    const last = lines.findIndex((l, i) => i >= first && !l.endsWith(' \\'));
-    const pasted = lines
-      .slice(first, last + 1)
-      .join('\n')
-      .replace(/^[^`]*`|`[^`]*$/g, '');
+    expect(lines.filter((l) => l.endsWith(' \\'))).toEqual([]);
+    const line = lines.find((l) => start.test(l));
+    expect(line, screen).toBeDefined();
+    const inline = /`(petstore [^`]*)`/.exec(line ?? '');
+    const pasted = inline?.[1] ?? line ?? '';
     return execFileSync('sh', ['-c', `petstore() { printf '%s\\n' "$@"; }\n${pasted}`], { encoding: 'utf8' })
       .split('\n')
       .slice(0, -1);
   }
 
   it.each([60, 80, 120])(
-    '%i: the re-run line and the already-sent hint break at spaces and run when pasted',
+    '%i: the re-run line and the already-sent hint are never broken, and run when pasted',
     async (columns) => {
       const srv = await petServer(({ name, attempt }) =>
         name === 'P2' && attempt === 1 ? errorReply(503, 'unavailable', 'later') : 'create',
       );
       const dir = tempDir();
-      const file = join(dir, 'big.ndjson');
+      const file = join(dir, 'big pets.ndjson');
       writeFileSync(file, petRecords(3));
       const remaining = `${file}.remaining.ndjson`;
-      const width = Math.min(columns, 80);
+      const width = columns;
       const opts = {
         env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir, NO_COLOR: '1' }),
         tty: true,
@@ -841,12 +842,12 @@ describe("the account's commands at 60, 80 and 120 columns", () => {
       const account = screenOf(first.stderr);
       expect(tooWide(account, width)).toEqual([]);
       expect(commandAt(account, /^ +petstore /)).toEqual(['pets', 'create', '--from-file', remaining]);
-      // Sent again: refused, naming the remaining file in a command that fits as well.
+      // Sent again: refused, naming the remaining file (shell-quoted: its name has a space) in a command never broken.
       const again = await runMain(['pets', 'create', '--from-file', file], opts);
       expect(again.code).toBe(2);
       const refusal = screenOf(again.stderr);
       expect(tooWide(refusal, width)).toEqual([]);
-      const argv = commandAt(refusal, /`petstore /);
+      const argv = commandAt(refusal, /^ *petstore |`petstore /);
       expect(argv).toEqual(['pets', 'create', '--from-file', remaining]);
       // Run as pasted: the records not created are created, and the file petstore wrote removed.
       const rerun = await runMain(argv, opts);

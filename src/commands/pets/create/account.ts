@@ -376,7 +376,7 @@ export class BulkAccount {
     const records = `${formatCount(count)} record${count === 1 ? '' : 's'} not created`;
     if (this.saved !== undefined && 'file' in this.saved) {
       out.push(`the ${records} ${count === 1 ? 'is' : 'are'} in ${this.saved.file}; after fixing the cause, run:`);
-      out.push(`  ${suggest(`pets create --from-file ${shellQuote(this.saved.file)}`)}`);
+      out.push(`  \`${suggest(`pets create --from-file ${shellQuote(this.saved.file)}`)}\``);
     } else if (this.saved !== undefined) {
       out.push(
         `the ${records} could not be saved: ${this.saved.error}; they are ${describeLines(this.remainingRanges())} of ${label}`,

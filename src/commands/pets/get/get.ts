@@ -69,7 +69,7 @@ export function toGetOptions(
     const flag = flags.status !== undefined ? '--status' : '--max-pages';
     throw new UsageError(
       `${flag} needs --via-list: ${GET_PET.inputs.maxPages.needs.why.cli}`,
-      `Example: ${suggest(`pets get ${petId} --via-list${flag === '--status' ? ' --status available' : ' --max-pages 50'}`)}`,
+      `Example: \`${suggest(`pets get ${petId} --via-list${flag === '--status' ? ' --status available' : ' --max-pages 50'}`)}\``,
     );
   }
   return {

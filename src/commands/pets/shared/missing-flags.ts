@@ -30,7 +30,7 @@ function missingFlagsError(
 ): UsageError {
   return new UsageError(
     `missing ${missing.join(' and ')}: ${why}`,
-    `Example: ${suggest(example)}\nOn a terminal, petstore asks for what is missing.`,
+    `Example: \`${suggest(example)}\`\nOn a terminal, petstore asks for what is missing.`,
   );
 }
 

@@ -60,7 +60,7 @@ export function newOperationCommand(op: OperationDeclaration, f: Runner): Comman
       if (missing.length > 0) {
         throw new UsageError(
           `missing ${missing.join(' and ')}: ${words.join(' ')} needs ${together.join(' and ')}`,
-          `Example: ${ctx.suggest(example)}`,
+          `Example: \`${ctx.suggest(example)}\``,
         );
       }
       const { runOperation } = await import('./operation-run.js');
