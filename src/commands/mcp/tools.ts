@@ -61,6 +61,8 @@ interface ListArgs {
   status?: PetStatus;
   all: boolean;
   maxPages?: number;
+  /** Called before each page after the first of an `all` walk, with the pages done (progress). */
+  onPage?: (pages: number) => void;
 }
 
 /** An operation's checked arguments, by input key (`checkArguments`). */
@@ -82,6 +84,7 @@ const HANDLERS: Partial<Record<OperationId, Handler>> = {
         status: args.status as PetStatus | undefined,
         all: args.all === true,
         maxPages: args.maxPages as number | undefined,
+        onPage: (pages) => call.progress(pages),
       }),
     ),
   getPet: (host, call, args) => host.run(call, (api) => getPet(host, api, args.petId as bigint)),
@@ -172,6 +175,7 @@ async function listPets(host: ToolHost, api: Api, args: ListArgs): Promise<McpTo
   const walk = walkPetPages(api.client, args.all ? { ...query, limit: args.limit ?? LIMIT_MAX } : query, {
     maxPages: args.all ? (args.maxPages ?? MAX_PAGES_DEFAULT) : 1,
     words: { outcome: 'the list is incomplete', narrow: 'the list' },
+    beforeNext: args.onPage,
   });
   try {
     for await (const page of walk) {
@@ -329,7 +333,13 @@ async function consent(host: ToolHost, call: McpCall, what: string): Promise<Cli
   }
   const answer = await call.ask(`${what.charAt(0).toUpperCase()}${what.slice(1)} in ${where}?`);
   if (answer === 'accept') return undefined;
-  return new CliError(`${answer === 'decline' ? 'declined' : 'cancelled'}: nothing was sent to ${where}`, {
+  const why = {
+    accept: '',
+    decline: 'declined',
+    cancel: 'cancelled',
+    stale: 'the answer was given for another pet or environment',
+  };
+  return new CliError(`${why[answer]}: nothing was sent to ${where}`, {
     exitCode: ExitCode.usage,
     code: 'not_confirmed',
     details,
