@@ -17,7 +17,6 @@
  * SDK asks for: the state comes back as the client's input) and names the tool and the
  * exact question, so an answer holds for the pet and environment it was given for alone.
  */
-import { randomBytes } from 'node:crypto';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   McpServer,
@@ -66,9 +65,7 @@ function passThrough(json: JsonObject) {
  * the transport closes (its input ended and the requests under way were answered).
  */
 export function serve(spec: McpServerSpec): Promise<McpSession> {
-  // A per-server secret: one process serves every round of a question (stdio), so a state
-  // sealed by another server, or before a restart, is refused.
-  const codec = createRequestStateCodec<Question>({ key: randomBytes(32), ttlSeconds: QUESTION_TTL_SECONDS });
+  const codec = questionSealer();
   const transport = new LineTransport({
     input: spec.input,
     output: spec.output,
@@ -80,6 +77,22 @@ export function serve(spec: McpServerSpec): Promise<McpSession> {
     onerror: (err) => spec.onError(err),
   });
   return Promise.resolve({ closed: transport.closed, close: () => handle.close() });
+}
+
+/**
+ * The sealer of questions (`createRequestStateCodec`: HMAC-SHA256, a TTL), made at its
+ * first use with a random secret of this server: one process serves every round of a
+ * question (stdio), so a state sealed by another server, or before a restart, is refused.
+ * Made late because Web Crypto and the secret cost the start of a server that never asks.
+ */
+function questionSealer(): RequestStateCodec<Question> {
+  let codec: RequestStateCodec<Question> | undefined;
+  const sealer = (): RequestStateCodec<Question> =>
+    (codec ??= createRequestStateCodec<Question>({
+      key: globalThis.crypto.getRandomValues(new Uint8Array(32)),
+      ttlSeconds: QUESTION_TTL_SECONDS,
+    }));
+  return { mint: (payload, ctx) => sealer().mint(payload, ctx), verify: (state, ctx) => sealer().verify(state, ctx) };
 }
 
 /** One server instance of `era`, with `spec`'s tools, resources and instructions. */
