@@ -403,7 +403,7 @@ describe('petstore mcp: frames', () => {
     const result = a.result as { isError: boolean; structuredContent: { error: { code: string; message: string } } };
     expect(result.isError).toBe(true);
     expect(result.structuredContent.error.code).toBe('usage');
-    expect(result.structuredContent.error.message).toMatch(/^invalid status "s+…s+"/);
+    expect(result.structuredContent.error.message).toMatch(/^invalid status "s+…s+": must be /);
     // A JSON-RPC error quoting a long method name is bounded too.
     await server.write(JSON.stringify({ jsonrpc: '2.0', id: 'm', method: 'm'.repeat(3_000_000) }));
     await server.answerTo('m');
