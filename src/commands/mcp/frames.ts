@@ -207,7 +207,9 @@ export class LineTransport implements Transport {
 
   private deliver(message: JSONRPCMessage): void {
     if (!('method' in message)) this.outbound.delete(key(message.id));
-    else if ('id' in message) this.inbound.add(key(message.id));
+    // A subscription (`subscriptions/listen`, 2026-07-28) is answered only when it ends: it
+    // does not hold the end of the input.
+    else if ('id' in message && message.method !== 'subscriptions/listen') this.inbound.add(key(message.id));
     else if (message.method === 'notifications/cancelled') {
       // A cancelled request is not answered (MCP): it no longer holds the end.
       const id: unknown = (message.params as { requestId?: unknown } | undefined)?.requestId;

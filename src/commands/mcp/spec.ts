@@ -19,7 +19,7 @@ export interface McpToolResult {
  * The person's answer to a question (MCP elicitation's `action`), or `stale`: the client
  * handed back an answer given to another question (another pet or environment).
  */
-export type McpAnswer = 'accept' | 'decline' | 'cancel' | 'stale';
+type McpAnswer = 'accept' | 'decline' | 'cancel' | 'stale';
 
 /** What a tool call may do besides its work: its cancellation, asking the client's person, progress. */
 export interface McpCall {
