@@ -84,7 +84,7 @@ export class LineTransport implements Transport {
     if ('id' in message && ('result' in message || 'error' in message)) this.inbound.delete(key(message.id));
     else if ('id' in message && 'method' in message) this.outbound.set(key(message.id), message.id);
     let json = JSON.stringify(message);
-    if (Buffer.byteLength(json) > this.options.maxErrorBytes && isError(message)) {
+    if (isError(message) && Buffer.byteLength(json) > this.options.maxErrorBytes) {
       json = boundStrings(message, this.options.maxErrorBytes);
     }
     const sent = new Promise<void>((resolve, reject) => {
