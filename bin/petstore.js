@@ -53,7 +53,63 @@ if (argv.length === 1 && Object.hasOwn(STATIC, argv[0])) {
 }
 if (text !== undefined) {
   printStatic(text);
+} else if (wantsJq(argv)) {
+  startJqWorker(runCli);
 } else {
+  runCli();
+}
+
+/**
+ * Whether the command line asks for `--jq` (before a `--`). A guess is enough: a value
+ * that happens to read `--jq` only starts a thread that the run never uses.
+ */
+function wantsJq(args) {
+  for (const arg of args) {
+    if (arg === '--') return false;
+    if (arg === '--jq' || arg.startsWith('--jq=')) return true;
+  }
+  return false;
+}
+
+/**
+ * Starts `--jq`'s worker thread (src/render/jq.ts takes it over: jqWorkerFromShim) before
+ * the shim sets any V8 flag, and calls `then` once the thread is up. Node's worker threads
+ * use Node's built-in code cache only while V8's flags are those the process started with:
+ * a flag set while the thread starts (runCli sets two) makes it compile Node's own modules
+ * from source, about twice the start's time (docs/performance.md). The bundle loads once
+ * the thread has started; its requests would wait for jq anyway. An unreferenced thread
+ * holds no exit up once it has started; one that fails to start is left to the CLI, which starts its own.
+ */
+function startJqWorker(then) {
+  const { Worker } = require('node:worker_threads');
+  let worker;
+  try {
+    worker = IN_EXECUTABLE
+      ? new Worker(require('node:sea').getAsset('jq-worker.cjs', 'utf8'), {
+          eval: true,
+          stdout: true,
+          stderr: true,
+          env: {},
+        })
+      : new Worker(join(__dirname, '..', 'dist', 'jq-worker.cjs'), { stdout: true, stderr: true, env: {} });
+  } catch {
+    return then();
+  }
+  let started = false;
+  const go = (ok) => {
+    if (started) return;
+    started = true;
+    // Referenced until now, so that the process waits for it to start.
+    worker.unref();
+    if (ok) globalThis[Symbol.for('petstore.jqWorker')] = worker;
+    then();
+  };
+  worker.once('online', () => go(true));
+  worker.once('error', () => go(false));
+}
+
+/** Loads the built CLI (with its code cache) and runs it on argv. */
+function runCli() {
   // undici's HTTP parser is WebAssembly. V8 compiles it with Liftoff, then again with
   // TurboFan on background threads, and process exit waits for those: about 100 ms and
   // 35 MiB per run, for a parser that reads a few kilobytes. Liftoff code is plenty.

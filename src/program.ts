@@ -24,6 +24,7 @@ import { takesGlobalFlag, traitsOf, type RecordFlag } from './commands/traits.js
 import { addGlobalOptions, globalFlagSummary, recordOnlyFlags, type GlobalFlags } from './global-options.js';
 import type { Io } from './io/io.js';
 import { wrapHelpText } from './text/wrap.js';
+import { formatHelp, globalFlagsText, subcommandTerm, usageLine } from './commands/help/layout.js';
 
 declare const __PETSTORE_VERSION__: string | undefined;
 /** The version, injected at build time. */
@@ -133,9 +134,10 @@ Exit codes: 0 ok, 1 failure, 2 usage/config, 3 network/timeout, 4 auth, 5 not fo
 }
 
 /**
- * Sets how `root` writes help: wrapped at stdout's width (80 when not a terminal), held
- * until the parse is over (`take`, for cli.ts to write it whole, paged when longer than the
- * screen), each command's global flags those that act on it, one line each.
+ * Sets how `root` writes help: in gh's order (commands/help/layout.ts), wrapped at stdout's
+ * width (80 when not a terminal), held until the parse is over (`take`, for cli.ts to write
+ * it whole, paged when longer than the screen); each command's global flags those that act
+ * on it, one line each, after its examples, or one line pointing to `petstore help flags`.
  */
 function configureHelpOutput(root: CommandUnknownOpts, ioNow: () => Io): { take: () => string | undefined } {
   let help: string | undefined;
@@ -160,8 +162,14 @@ function configureHelpOutput(root: CommandUnknownOpts, ioNow: () => Io): { take:
       getErrHasColors: () => false,
     })
     .configureHelp({
-      // A subcommand's help also lists, after its own, the global flags that act on it
-      // (gh's INHERITED FLAGS), one line each (cli-contract.md "Output").
+      formatHelp,
+      subcommandTerm,
+      commandUsage(cmd) {
+        return usageLine(Help.prototype.commandUsage.call(this, cmd));
+      },
+      // A command's help also lists, after its examples, the global flags that act on it
+      // (gh's INHERITED FLAGS), one line each (cli-contract.md "Output"): the last part of
+      // every help, written by the root's `afterAll` text below.
       showGlobalOptions: true,
       visibleGlobalOptions(cmd) {
         // `--version` belongs to the program, not to every command.
@@ -173,6 +181,12 @@ function configureHelpOutput(root: CommandUnknownOpts, ioNow: () => Io): { take:
       // Commander leaves descriptions unwrapped in less than 40 columns; at 60 columns that
       // is every description after a long flag.
       minWidthToWrap: 16,
+    })
+    .addHelpText('afterAll', ({ command }) => {
+      const helper = command.createHelp();
+      helper.prepareContext({ helpWidth: outWidth() });
+      const held = help ?? '';
+      return globalFlagsText(command, helper, held.split('\n').length - (held.endsWith('\n') ? 1 : 0));
     });
   return {
     take: () => {
@@ -251,7 +265,20 @@ function inheritSettings(root: CommandUnknownOpts, onError: (words: string[]) =>
     if (cmd.parent !== null) cmd.copyInheritedSettings(cmd.parent);
     cmd.exitOverride((err) => {
       onError(commandWords(cmd));
+      if (err.code === 'commander.unknownOption') pointElsewhere(cmd, err);
       throw err;
     });
   }
+}
+
+/**
+ * For an unknown flag that `cmd` declares is another command's work (its `elsewhere`
+ * trait: `pets list --watch`), replaces commander's suggestion, if any, with that command:
+ * "(Did you mean `petstore pets watch`?)". The error stays commander's (exit 2).
+ */
+function pointElsewhere(cmd: CommandUnknownOpts, err: { message: string }): void {
+  const flag = /unknown option '([^'=]+)/.exec(err.message)?.[1];
+  const words = flag === undefined ? undefined : traitsOf(cmd).elsewhere?.[flag];
+  if (words === undefined) return;
+  err.message = `${err.message.split('\n')[0] ?? ''}\n(Did you mean \`petstore ${words}\`?)`;
 }

@@ -59,19 +59,24 @@ export async function programTree(): Promise<CommandUnknownOpts> {
   return built.program;
 }
 
-/** The help text `cmd` prints after its lists (its `addHelpText('after', ...)`), or ''. */
+/**
+ * The help text `cmd` prints after its lists (its `addHelpText('after', ...)`), or '': its
+ * own listeners alone, without the global flags every help ends with (the page lists them
+ * once, in full, under GLOBAL OPTIONS).
+ */
 function afterText(cmd: CommandUnknownOpts): string {
   let printed = '';
-  const saved = { ...cmd.configureOutput() };
-  cmd.configureOutput({ ...saved, writeOut: (s) => (printed += s), getOutHelpWidth: () => 80 });
-  try {
-    cmd.outputHelp();
-  } finally {
-    cmd.configureOutput(saved);
-  }
-  const lists = cmd.helpInformation();
-  const at = printed.indexOf(lists);
-  return at === -1 ? '' : printed.slice(at + lists.length).replace(/^\n+|\n+$/g, '');
+  const write = (s: string): void => {
+    printed += s;
+  };
+  // A Command is an EventEmitter; the extra typings leave that out.
+  const emitter = cmd as unknown as {
+    listeners(
+      event: string,
+    ): ((context: { error: boolean; command: CommandUnknownOpts; write: typeof write }) => void)[];
+  };
+  for (const listener of emitter.listeners('afterHelp')) listener({ error: false, command: cmd, write });
+  return printed.replace(/^\n+|\n+$/g, '');
 }
 
 /** The tree as the man page shows it, from commander's own Help (the source of `--help`). */

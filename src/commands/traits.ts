@@ -61,6 +61,18 @@ export interface CommandTraits {
    * on a terminal). `help --json` lists them as `requiredTogether`.
    */
   readonly together?: readonly (readonly string[])[];
+  /**
+   * The words its argument takes besides command words, each with what it prints (gh's
+   * help topics: `petstore help flags`, `petstore help environment`); completion offers
+   * them and `help --json` lists them as `topics`.
+   */
+  readonly topics?: Readonly<Record<string, string>>;
+  /**
+   * Flags other tools give this command for work another command does here, each with that
+   * command's words (`pets list --watch`: `pets watch`): the unknown-option error says
+   * which command to run instead.
+   */
+  readonly elsewhere?: Readonly<Record<string, string>>;
 }
 
 /** The traits of a command that declares none: a group, `version`, `config set`. */

@@ -5,6 +5,7 @@
  * PETSTORE_API_KEY and the stored key are what the user set, and reading them again would
  * give the same key.
  */
+import { usedKeys } from '../base/mask.js';
 
 /** The least time between two re-runs of the key command, in ms, whatever the server answers. */
 export const KEY_REREAD_INTERVAL_MS = 60_000;
@@ -66,6 +67,8 @@ export class RereadableKey implements KeySource {
         this.rereading = undefined;
         if (key === undefined) return { key, note: 'the key command gave no key' };
         if (key === refused) return { key: undefined, note: 'the key command printed the same key' };
+        // Masked in every message before it is sent; the refused key stays masked too.
+        usedKeys.add(key);
         this.key = key;
         return { key, note: 'the key command printed another key' };
       },

@@ -13,7 +13,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ConfigError, InvalidResponseError, NetworkError, type RefusedWait } from '../base/errors.js';
 import { parseJson } from '../base/json.js';
-import { isSendableKey } from '../base/mask.js';
+import { isSendableKey, usedKeys } from '../base/mask.js';
 import { decodeContent, jsonText, readBody } from './body.js';
 import { Deadline } from './deadline.js';
 import { describeFailure, findErrorCode } from './failures.js';
@@ -181,6 +181,8 @@ export class HttpTransport {
         'the API key contains characters an HTTP header cannot carry (only visible ASCII is allowed); nothing was sent',
       );
     }
+    // From now on the key is masked in every message and MCP result, whatever echoes it.
+    usedKeys.add(opts.apiKey);
     this.opts = opts;
     this.policy = new RetryPolicy(opts.retries);
     this.deadline = new Deadline(opts.timeoutMs, opts.signal);

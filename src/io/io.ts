@@ -3,17 +3,18 @@
  * stderr and stdin, and everything drawn on them: the one writer of records (stdout, or the
  * pager while one runs), the one writer of messages (errors, warnings, notes, `--verbose`
  * lines, the lines naming the environment a command talks to), which decides text or JSON
- * in one place (`io/messages.ts`), the progress line (`io/progress.ts`: erased before any
- * other line and drawn again after it) and the pager (`io/pager.ts`: started, fed, waited
- * for, never left behind). Commands call it; nothing else writes to stdout or stderr
- * (checked by test/unit/architecture.test.ts). Tests hand in their own streams (a
- * `PassThrough` with TTY flags and a width).
+ * in one place (`io/messages.ts`) and masks every key the run used (`usedKeys`), the
+ * progress line (`io/progress.ts`: erased before any other line and drawn again after it)
+ * and the pager (`io/pager.ts`: started, fed, waited for, never left behind). Commands call
+ * it; nothing else writes to stdout or stderr (checked by test/unit/architecture.test.ts).
+ * Tests hand in their own streams (a `PassThrough` with TTY flags and a width).
  */
 import { accessSync, constants as fsConstants } from 'node:fs';
 import { isatty } from 'node:tty';
 import type { Readable, Writable } from 'node:stream';
 import type { EnvVars } from '../config/env.js';
 import { OutputError } from '../base/errors.js';
+import { usedKeys } from '../base/mask.js';
 import {
   kindOf,
   messageForm,
@@ -354,7 +355,7 @@ class StreamIo implements Io {
     this.policy = { forced: choices.forced, jsonOutput: false, stderrIsTTY: this.stderrIsTTY };
     // stderr is written synchronously on a terminal (Linux), so the line is where it was drawn.
     this.progress = new ProgressLine(
-      (t) => this.stderr.write(t),
+      (t) => this.stderr.write(usedKeys.mask(t)),
       this.stderrIsTTY,
       this.stderrColumns,
       () => performance.now(),
@@ -495,9 +496,14 @@ class StreamIo implements Io {
     return { input: this.stdin, output: this.stderr };
   }
 
-  /** Writes whole lines on stderr, below the progress line's place. */
+  /**
+   * Writes whole lines on stderr, below the progress line's place, with every key the run
+   * used masked (`usedKeys`: cli-contract.md "Errors and exit codes"): every message passes
+   * here, so whatever a server echoed (its Error message, a header in `--verbose`) is masked
+   * in both forms, text and JSON.
+   */
   private line(text: string): void {
-    this.progress.around(() => this.stderr.write(text));
+    this.progress.around(() => this.stderr.write(usedKeys.mask(text)));
   }
 
   private style(): TextStyle {
@@ -511,7 +517,7 @@ class StreamIo implements Io {
  * the run said why) on its stderr, synchronously.
  */
 export function writeLastWords(line: string): void {
-  process.stderr.write(`${line}\n`);
+  process.stderr.write(`${usedKeys.mask(line)}\n`);
 }
 
 /**

@@ -20,6 +20,30 @@ import { jqWorkerScript, readJqWasm } from './jq-assets.js';
 /** V8's `WebAssembly.compile` (TypeScript's ES libraries declare no WebAssembly). */
 declare const WebAssembly: { compile(bytes: Uint8Array): Promise<object> };
 
+/** Where the shim (bin/petstore.js) leaves the jq worker it started before anything else. */
+const SHIM_WORKER = Symbol.for('petstore.jqWorker');
+
+/**
+ * The worker thread bin/petstore.js started for `--jq` before it set V8's flags (a thread
+ * started after that compiles Node's own modules without their code cache: about twice
+ * the time), taken once; undefined when there is none (the in-process tests, `--jq` given
+ * in a way the shim did not see).
+ */
+function jqWorkerFromShim(): Worker | undefined {
+  const holder = globalThis as { [SHIM_WORKER]?: Worker | undefined };
+  const worker = holder[SHIM_WORKER];
+  holder[SHIM_WORKER] = undefined;
+  // The shim left it unreferenced, so that a run that never reached jq could end.
+  worker?.ref();
+  return worker;
+}
+
+/** A new jq worker thread (jq-worker.cjs), with an empty environment. */
+function newJqWorker(): Worker {
+  const { script, options } = jqWorkerScript();
+  return new Worker(script, { ...options, stdout: true, stderr: true, env: {} });
+}
+
 /** What one run of the filter produced, in order, even when it stopped with an error. */
 export interface JqOutcome {
   /** The values jq printed, one compact JSON text each. */
@@ -89,10 +113,9 @@ export class JqFilter {
    * @throws InterruptedError when `signal` aborts first; Error when jq cannot start.
    */
   static async open(expression: string, signal: AbortSignal, timeoutMs: number): Promise<JqFilter> {
-    const { script, options } = jqWorkerScript();
-    // The thread first: it takes longest to start. An empty environment: the worker needs
-    // none, and none of petstore's secrets belong in it.
-    const worker = new Worker(script, { ...options, stdout: true, stderr: true, env: {} });
+    // The thread first: it takes longest to start (the shim may have started it already).
+    // An empty environment: the worker needs none, and none of petstore's secrets belong in it.
+    const worker = jqWorkerFromShim() ?? newJqWorker();
     // The WebAssembly's own complaints (`Aborted()`) are reported through the answers instead.
     worker.stdout.resume();
     worker.stderr.resume();

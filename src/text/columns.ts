@@ -7,11 +7,13 @@
  */
 import { displayWidth, padToWidth, truncateToWidth } from './width.js';
 
-/** One stage of shortening: `columns` (indexes) are shortened, the widest first, down to `min` cells each. */
-interface ShrinkStage {
-  columns: readonly number[];
-  min: number;
-}
+/**
+ * One stage of shortening: `columns` (indexes) are shortened, the widest first, down to
+ * `min` cells each; or `column` takes its cells' `shorter` forms (one per row, in the
+ * rows' order), all at once, when the rows are still too wide (`env list`: the key's
+ * source without the masked key).
+ */
+type ShrinkStage = { columns: readonly number[]; min: number } | { column: number; shorter: readonly string[] };
 
 /** How `renderColumns` lays out its rows. */
 export interface ColumnsLayout {
@@ -21,21 +23,32 @@ export interface ColumnsLayout {
   shrink: readonly ShrinkStage[];
   /** Styles a cell's text (after shortening; padding is added outside the style), e.g. dims a column. */
   style?: (column: number, text: string) => string;
+  /** The first row is a header row (`NAME  BASE URL ...`), styled with this instead of `style`. */
+  header?: (text: string) => string;
 }
 
 const GAP = 2;
 
 /**
- * Renders `rows` (cells already escaped for a terminal) as aligned lines, each ending in
- * `\n`, trailing spaces trimmed. Rows may have fewer cells than others (the missing ones are
+ * Renders `given` rows (cells already escaped for a terminal) as aligned lines, each ending
+ * in `\n`, trailing spaces trimmed. Rows may have fewer cells than others (the missing ones are
  * empty).
  */
-export function renderColumns(rows: readonly (readonly string[])[], layout: ColumnsLayout): string {
+export function renderColumns(given: readonly (readonly string[])[], layout: ColumnsLayout): string {
+  let rows = given;
   const count = Math.max(0, ...rows.map((r) => r.length));
-  const widths = Array.from({ length: count }, (_, i) => Math.max(0, ...rows.map((r) => displayWidth(r[i] ?? ''))));
+  const widthOf = (i: number): number => Math.max(0, ...rows.map((r) => displayWidth(r[i] ?? '')));
+  const widths = Array.from({ length: count }, (_, i) => widthOf(i));
   const total = (): number => widths.reduce((a, b) => a + b, 0) + GAP * Math.max(0, count - 1);
   const over = (): boolean => layout.width !== undefined && total() > layout.width;
   for (const stage of layout.shrink) {
+    if ('shorter' in stage) {
+      if (!over()) continue;
+      const { column, shorter } = stage;
+      rows = rows.map((r, n) => r.map((cell, i) => (i === column ? (shorter[n] ?? cell) : cell)));
+      widths[column] = Math.min(widths[column] ?? 0, widthOf(column));
+      continue;
+    }
     while (over()) {
       // The widest column of the stage still above its minimum; on a tie, the first listed.
       let pick: number | undefined;
@@ -47,9 +60,11 @@ export function renderColumns(rows: readonly (readonly string[])[], layout: Colu
       widths[pick] = (widths[pick] ?? 0) - 1;
     }
   }
-  const style = layout.style ?? ((_c: number, t: string) => t);
+  const plain = layout.style ?? ((_c: number, t: string) => t);
+  const header = layout.header;
   return rows
-    .map((row) => {
+    .map((row, n) => {
+      const style = n === 0 && header !== undefined ? (_c: number, t: string) => header(t) : plain;
       const cells = widths.map((w, i) => {
         const text = truncateToWidth(row[i] ?? '', w);
         // The last column is not padded: its line is trimmed anyway.

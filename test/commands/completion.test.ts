@@ -88,11 +88,15 @@ describe('completion bash', () => {
     expect(r.stderr).toBe('');
   });
 
-  it('completes every top-level command, and after `help` every one but help', () => {
+  it('completes every top-level command, and after `help` every one but help, then help’s topics', async () => {
     expect(topLevel).toEqual(expect.arrayContaining(['pets', 'api', 'help']));
     expect(petVerbs).toEqual(expect.arrayContaining(['list', 'create', 'get']));
     expect(complete('petstore ')).toEqual(topLevel);
-    expect(complete('petstore help ')).toEqual(topLevel.filter((c) => c !== 'help'));
+    // The topics are help's own (its traits), read from the tree.
+    const topics = Object.keys((await commandTree()).find((c) => c.words.join(' ') === 'help')?.traits.topics ?? {});
+    expect(topics).toEqual(['flags', 'environment']);
+    expect(complete('petstore help ')).toEqual([...topLevel.filter((c) => c !== 'help'), ...topics]);
+    expect(complete('petstore help f')).toEqual(['flags']);
   });
 
   it.each([

@@ -1,15 +1,20 @@
 /**
- * A command's help that fits a screen (cli-contract.md "Output"): its own flags first, then
- * only the global flags that act on it (the rule of `takesGlobalFlag`, from its traits), one
- * line each; `help --json` names the same ones. Help longer than the screen goes through
- * the pager on a terminal, never with `--no-pager` nor when stdout is not a terminal. In
- * process (runMain) with a stand-in pager that records what it was given; in a real
- * terminal: test/e2e/help-pager.test.ts.
+ * Help in gh's order (cli-contract.md "Output"): usage, commands, the command's own flags
+ * (on the first screen of 80x30), examples, then only the global flags that act on it (the
+ * rule of `takesGlobalFlag`, from its traits), one line each, or the one line pointing to
+ * `petstore help flags` where they would not fit, and always for the root and a group,
+ * which fit an 80x30 screen with every command; `help flags` and `help environment` list
+ * every global flag and every variable; `help --json` names the same flags. Help wraps at
+ * the width, never inside a word. Help longer than the screen goes through the pager on a
+ * terminal, never with `--no-pager` nor when stdout is not a terminal. In process
+ * (runMain) with a stand-in pager that records what it was given; in a real terminal:
+ * test/e2e/help-pager.test.ts and test/e2e/help-tmux.test.ts.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { takesGlobalFlag } from '../../src/commands/traits.js';
+import { ENV_VARS } from '../../src/config/env-vars.js';
 import { commandTree, rootFlags } from '../helpers/command-tree.js';
 import { runMain } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -22,18 +27,26 @@ const GLOBALS = (await rootFlags()).filter((f) => f !== '--version');
 /** The commands that run (not groups). */
 const RUNS = TREE.filter((c) => c.subcommands.length === 0);
 
-/** The sections of a help text: the lines under `Options:` and under `Global Options:`. */
-function sections(help: string): { own: string[]; global: string[]; ownAt: number; globalAt: number } {
-  const lines = help.split('\n');
-  const block = (title: string): { at: number; lines: string[] } => {
-    const at = lines.indexOf(title);
-    if (at === -1) return { at, lines: [] };
-    const end = lines.findIndex((l, i) => i > at && l === '');
-    return { at, lines: lines.slice(at + 1, end === -1 ? undefined : end) };
-  };
-  const own = block('Options:');
-  const global = block('Global Options:');
-  return { own: own.lines, global: global.lines, ownAt: own.at, globalAt: global.at };
+/** The lines of a help text: an 80x30 screen holds 29 of them, a row kept for the prompt. */
+const SCREEN_LINES = 29;
+/** The one line standing for the global flags. */
+const POINTER = 'Global flags: see `petstore help flags`';
+
+/** The lines of `help` (without the final newline's empty one). */
+function linesOf(help: string): string[] {
+  return help.replace(/\n$/, '').split('\n');
+}
+
+/**
+ * A section of a help text: the lines under `title` up to the next blank line, and the
+ * index of its title (-1 when absent).
+ */
+function block(help: string, title: string): { at: number; lines: string[] } {
+  const lines = linesOf(help);
+  const at = lines.indexOf(title);
+  if (at === -1) return { at, lines: [] };
+  const end = lines.findIndex((l, i) => i > at && l === '');
+  return { at, lines: lines.slice(at + 1, end === -1 ? undefined : end) };
 }
 
 /** The long flag names a list of help lines names at its left (`  -e, --env <name>  ...`). */
@@ -43,25 +56,68 @@ function longNames(lines: string[]): string[] {
     .filter((name): name is string => name !== undefined);
 }
 
-describe.concurrent('the global flags of a command’s help', () => {
+/** The names a `Commands:` list names at its left. */
+function commandNames(lines: string[]): string[] {
+  return lines.map((l) => /^ {2}([\w-]+)/.exec(l)?.[1]).filter((name): name is string => name !== undefined);
+}
+
+describe.concurrent('the layout of a command’s help (gh’s order)', () => {
   it('the tree has commands to check, and the global flags include --no-pager', () => {
     expect(RUNS.length).toBeGreaterThan(10);
     expect(GLOBALS).toEqual(expect.arrayContaining(['--env', '--jq', '--yes', '--no-pager']));
   });
 
   it.each(RUNS.map((c) => [c.words.join(' '), c] as const))(
-    '`%s --help`: its own flags, then the global flags its traits take, one line each',
+    '`%s --help`: usage, own flags on the first screen, examples, then its global flags or the line for them',
     async (_name, cmd) => {
-      const r = await runMain([...cmd.words, '--help'], { tty: true, columns: 80 });
+      const r = await runMain([...cmd.words, '--help'], { tty: true, columns: 80, rows: 200 });
       expect(r.code).toBe(0);
-      const { own, global, ownAt, globalAt } = sections(r.stdout);
-      expect(ownAt).toBeGreaterThan(-1);
-      expect(longNames(own)).toEqual([...cmd.flags, '--help']);
+      const lines = linesOf(r.stdout);
+      expect(lines[0]).toMatch(new RegExp(`^Usage: petstore ${cmd.words.join(' ')}\\b`));
+      const own = block(r.stdout, 'Flags:');
+      expect(longNames(own.lines)).toEqual([...cmd.flags, '--help']);
+      // Its own flags end within the first screen.
+      expect(own.at + own.lines.length).toBeLessThanOrEqual(SCREEN_LINES);
+      const examples = lines.indexOf('Examples:');
+      expect(examples).toBeGreaterThan(own.at);
       const expected = GLOBALS.filter((f) => takesGlobalFlag(cmd.traits, f));
-      expect(longNames(global)).toEqual(expected);
-      if (expected.length > 0) expect(globalAt).toBeGreaterThan(ownAt);
-      // One line each: no continuation line (one that starts with spaces only, then text).
-      expect(global).toHaveLength(expected.length);
+      const global = block(r.stdout, 'Global flags:');
+      if (global.at === -1) {
+        // The one line, last; chosen because the list would not have fitted the screen.
+        expect(lines.at(-1)).toBe(POINTER);
+        expect(lines.length - 1 + 1 + expected.length).toBeGreaterThan(SCREEN_LINES);
+      } else {
+        expect(global.at).toBeGreaterThan(examples);
+        expect(longNames(global.lines)).toEqual(expected);
+        // One line each (no continuation line), the last lines of the help, which fits the screen.
+        expect(global.lines).toHaveLength(expected.length);
+        expect(global.at + global.lines.length).toBe(lines.length - 1);
+        expect(lines.length).toBeLessThanOrEqual(SCREEN_LINES);
+      }
+    },
+  );
+
+  /** The root and every group, from the tree. */
+  const GROUPS = [
+    { words: [] as string[], subcommands: TREE.filter((c) => c.words.length === 1).map((c) => c.words[0] ?? '') },
+    ...TREE.filter((c) => c.subcommands.length > 0),
+  ];
+
+  it.each(GROUPS.map((g) => [g.words.join(' ') || '(root)', g] as const))(
+    '`%s --help` fits an 80x30 screen, lists every command, and points to `help flags`',
+    async (_name, group) => {
+      const r = await runMain([...group.words, '--help'], { tty: true, columns: 80, rows: 200 });
+      expect(r.code).toBe(0);
+      const lines = linesOf(r.stdout);
+      expect(lines.length).toBeLessThanOrEqual(SCREEN_LINES);
+      expect(lines[0]).toMatch(/^Usage: petstore /);
+      const commands = block(r.stdout, 'Commands:');
+      expect(commands.at).toBeGreaterThan(-1);
+      expect(commandNames(commands.lines)).toEqual(expect.arrayContaining(group.subcommands));
+      // Commands before flags; the global flags in one line, last.
+      expect(block(r.stdout, 'Flags:').at).toBeGreaterThan(commands.at);
+      expect(lines.at(-1)).toBe(POINTER);
+      expect(r.stdout).not.toContain('Global flags:\n');
     },
   );
 
@@ -70,7 +126,7 @@ describe.concurrent('the global flags of a command’s help', () => {
       ['sandbox', 'serve'],
       ['auth', 'login'],
     ]) {
-      const { global } = sections((await runMain([...words, '--help'])).stdout);
+      const { lines: global } = block((await runMain([...words, '--help'])).stdout, 'Global flags:');
       expect(global.length).toBeGreaterThan(0);
       for (const flag of ['--jq', '--fields', '--fail-on-deprecated', '--yes', '--no-pager']) {
         expect(longNames(global), `${words.join(' ')} ${flag}`).not.toContain(flag);
@@ -78,7 +134,7 @@ describe.concurrent('the global flags of a command’s help', () => {
     }
     const create = (await runMain(['help', 'pets', 'create'])).stdout.split('\n');
     // Within the first screen of an 80x30 terminal, the prompt's row kept.
-    const firstScreen = create.slice(0, 29).join('\n');
+    const firstScreen = create.slice(0, SCREEN_LINES).join('\n');
     for (const flag of [
       '--name',
       '--category-id',
@@ -92,20 +148,72 @@ describe.concurrent('the global flags of a command’s help', () => {
     }
   });
 
-  it('the root’s help keeps every global flag with its full text, --no-pager included', async () => {
-    const r = await runMain(['--help']);
-    const { own } = sections(r.stdout);
-    expect(longNames(own)).toEqual(expect.arrayContaining(GLOBALS));
-    expect(r.stdout).toContain('--no-pager');
+  it('`help flags` lists every flag the root has, with its full text', async () => {
+    const r = await runMain(['help', 'flags']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const { lines } = block(r.stdout, 'Flags:');
+    expect(longNames(lines)).toEqual(await rootFlags().then((f) => [...f, '--help']));
     expect(r.stdout).toContain('credentials redacted');
+    expect(r.stdout).toContain('(default: 30)');
+    expect(r.stdout).toContain('petstore help environment');
   });
 
-  it('a group lists the global flags of the commands under it', async () => {
-    const pets = sections((await runMain(['pets', '--help'])).stdout).global;
-    expect(longNames(pets)).toEqual(expect.arrayContaining(['--jq', '--fields', '--yes', '--no-pager']));
-    const sandbox = longNames(sections((await runMain(['sandbox', '--help'])).stdout).global);
-    expect(sandbox).not.toContain('--jq');
-    expect(sandbox).not.toContain('--timeout');
+  it('`help environment` lists every variable of the registry, in its order', async () => {
+    const r = await runMain(['help', 'environment']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const names = linesOf(r.stdout)
+      .map((l) => /^([A-Z][A-Z0-9_]+)\b/.exec(l)?.[1])
+      .filter((n): n is string => n !== undefined && n !== 'Environment');
+    expect(names).toEqual(Object.keys(ENV_VARS));
+    // Lower-case spellings read too are named.
+    expect(r.stdout).toMatch(/^HTTPS_PROXY, https_proxy$/m);
+  });
+
+  it('no command is named like a topic, so `help flags` is never a command’s help', () => {
+    const help = TREE.find((c) => c.words.join(' ') === 'help');
+    const topics = Object.keys(help?.traits.topics ?? {});
+    expect(topics).toEqual(['flags', 'environment']);
+    expect(TREE.filter((c) => c.words.length === 1 && topics.includes(c.words[0] ?? ''))).toEqual([]);
+  });
+
+  it.each([60, 120])(
+    'help at %i columns breaks no word: the same words as unwrapped, no line wider',
+    async (columns) => {
+      const asks = [[], ...TREE.map((c) => c.words), ['help', 'flags'], ['help', 'environment']];
+      for (const words of asks) {
+        const args =
+          words[0] === 'help' && words.length === 2 && !TREE.some((c) => c.words.join(' ') === words.join(' '))
+            ? words
+            : [...words, '--help'];
+        const [narrow, wide] = await Promise.all([
+          runMain(args, { tty: true, columns, rows: 500 }),
+          runMain(args, { tty: true, columns: 1000, rows: 500 }),
+        ]);
+        const name = args.join(' ');
+        expect(narrow.code, name).toBe(0);
+        // An example broken with a shell continuation gains its ` \`; nothing else differs.
+        // The global flags' part is left out: whether they are listed depends on what fits.
+        const wordsOf = (text: string): string[] =>
+          text
+            .slice(0, text.lastIndexOf('\nGlobal flags:') + 1 || undefined)
+            .split(/\s+/)
+            .filter((w) => w !== '' && w !== '\\');
+        expect(wordsOf(narrow.stdout), name).toEqual(wordsOf(wide.stdout));
+        for (const line of linesOf(narrow.stdout)) {
+          // A line wider than the screen only for a word that is.
+          if (line.length > columns) expect(line.trim().includes(' '), `${name}: ${line}`).toBe(false);
+        }
+      }
+    },
+    120_000,
+  );
+
+  it('docs/commands.md shows `petstore pets --help` as it prints', async () => {
+    const docs = readFileSync(new URL('../../docs/commands.md', import.meta.url), 'utf8');
+    const shown = /```text\n\$ petstore pets --help\n([\s\S]*?)```/.exec(docs)?.[1];
+    expect(shown).toBe((await runMain(['pets', '--help'])).stdout);
   });
 
   it('docs/commands.md says which commands take which global flags, as help lists them', () => {
@@ -135,7 +243,7 @@ describe.concurrent('the global flags of a command’s help', () => {
     }
   });
 
-  it('`help --json` names, for each command, the global flags its help lists', async () => {
+  it('`help --json` names, for each command, the global flags its help lists (or its line stands for)', async () => {
     const r = await runMain(['help', '--json']);
     const doc = JSON.parse(r.stdout) as {
       globalFlags: { long: string }[];
@@ -144,8 +252,11 @@ describe.concurrent('the global flags of a command’s help', () => {
     expect(doc.globalFlags.map((f) => f.long)).toContain('--no-pager');
     for (const cmd of RUNS) {
       const listed = doc.commands.find((c) => c.path.join(' ') === cmd.words.join(' '));
-      const help = sections((await runMain([...cmd.words, '--help'])).stdout).global;
-      expect(listed?.globalFlags, cmd.words.join(' ')).toEqual(longNames(help));
+      expect(listed?.globalFlags, cmd.words.join(' ')).toEqual(GLOBALS.filter((f) => takesGlobalFlag(cmd.traits, f)));
+      const help = (await runMain([...cmd.words, '--help'])).stdout;
+      const global = block(help, 'Global flags:');
+      if (global.at !== -1) expect(listed?.globalFlags, cmd.words.join(' ')).toEqual(longNames(global.lines));
+      else expect(help).toContain(POINTER);
     }
   });
 });
@@ -169,14 +280,23 @@ describe.concurrent('help longer than the screen', () => {
     expect(paged).toBe((await runMain(['help', 'pets', 'create'])).stdout);
   });
 
-  it('`--help` goes the same way, and so does the root’s', async () => {
-    for (const args of [['pets', 'create', '--help'], ['--help']]) {
+  it('`--help` goes the same way, and so does the root’s on a screen it does not fit', async () => {
+    for (const [args, rows] of [
+      [['pets', 'create', '--help'], 30],
+      [['--help'], 20],
+      [['help', 'environment'], 30],
+    ] as const) {
       const { file, env } = recordingPager();
-      const r = await runMain(args, { env, tty: true, columns: 80, rows: 30 });
+      const r = await runMain([...args], { env, tty: true, columns: 80, rows });
       expect(r.code).toBe(0);
       expect(r.stdout).toBe('');
-      expect(readFileSync(file, 'utf8')).toContain('Usage: petstore');
+      expect(readFileSync(file, 'utf8')).toMatch(/^(Usage: petstore|Environment variables)/);
     }
+    // The root's help fits 80x30: written as it is.
+    const { file, env } = recordingPager();
+    const fits = await runMain(['--help'], { env, tty: true, columns: 80, rows: 30 });
+    expect(fits.stdout.startsWith('Usage: petstore [flags] [command]')).toBe(true);
+    expect(existsSync(file)).toBe(false);
   });
 
   it.each([

@@ -143,6 +143,21 @@ describe('help --json: every claim is true of the parser', () => {
   });
 });
 
+describe('help --json: the topics', () => {
+  it('each topic a command names is one it prints (`help flags`, `help environment`), exit 0, and no command', async () => {
+    const commands = doc.commands as unknown as { path: string[]; topics: string[] }[];
+    const claimed = commands.flatMap((c) => c.topics.map((topic) => [...c.path, topic]));
+    expect(claimed.map((words) => words.join(' '))).toEqual(['help flags', 'help environment']);
+    for (const words of claimed) {
+      const r = await runMain(words);
+      expect(r.code, words.join(' ')).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(r.stdout.length).toBeGreaterThan(100);
+      expect(commands.some((c) => c.path.join(' ') === words.join(' '))).toBe(false);
+    }
+  });
+});
+
 describe('help --json: the environment section', () => {
   it('lists every variable of src/config/env-vars.ts, in order, each read by some command', () => {
     expect(doc.environment.map((v) => v.name)).toEqual(Object.keys(ENV_VARS));

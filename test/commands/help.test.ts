@@ -57,7 +57,7 @@ describe.concurrent('help', () => {
   it('`petstore help` alone prints the program help', async () => {
     const r = await runMain(['help']);
     expect(r.code).toBe(0);
-    for (const part of ['Usage: petstore [options] [command]', 'completion']) expect(r.stdout).toContain(part);
+    for (const part of ['Usage: petstore [flags] [command]', 'completion']) expect(r.stdout).toContain(part);
   });
 
   it('`petstore help` with an unknown command is the usage error `petstore pets lst` gives', async () => {
@@ -90,6 +90,28 @@ describe.concurrent('suggestions', () => {
     expect(r.stderr).toContain(error);
     expect(r.stderr).toContain(suggestion);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([['--watch'], ['-w'], ['--watch=1']])(
+    '`pets list %s` points to `petstore pets watch`, exit 2, nothing sent',
+    async (flag) => {
+      const server = await startServer();
+      const r = await runMain(['pets', 'list', '--status', 'sold', flag], {
+        env: remoteEnv(server.baseUrl, 'key-help-0123456789'),
+      });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`unknown option '${flag}'`);
+      expect(r.stderr).toContain('(Did you mean `petstore pets watch`?)');
+      expect(server.requests).toHaveLength(0);
+    },
+  );
+
+  it('another command’s unknown flag keeps commander’s own suggestion', async () => {
+    const r = await runMain(['pets', 'get', '7', '--watch']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown option '--watch'");
+    expect(r.stderr).not.toContain('pets watch');
   });
 
   it('carries the suggestion in the JSON error with --json', async () => {

@@ -77,7 +77,7 @@ describe('fast path of --version and --help', () => {
     expect(fits.stdout).toBe(captured);
     expect(tooShort.stdout).toBe('');
     expect(readFileSync(paged, 'utf8')).toBe(captured);
-    // test/e2e/help-pager.test.ts runs the shim in tmux at 80x30 (paged) and 80x70 (not).
+    // test/e2e/help-pager.test.ts runs the shim in tmux at 80x20 (paged) and 80x30 (not).
   });
 
   it('--version prints the package version', async () => {

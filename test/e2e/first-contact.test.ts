@@ -504,10 +504,13 @@ describe.concurrent('every message line fits 80 columns, or a narrower terminal'
     }
   });
 
-  it('a subcommand’s help lists the global flags, wrapped at the terminal', async () => {
+  it('a subcommand’s help points to the global flags, wrapped at the terminal', async () => {
     const r = await runMain(['pets', 'list', '--help'], { tty: true, columns: 60 });
-    expect(r.stdout).toContain('Global Options:');
-    for (const flag of ['--env', '--output', '--json', '--base-url', '--no-color']) expect(r.stdout).toContain(flag);
+    expect(r.stdout).toContain('Global flags: see `petstore help flags`');
+    const flags = await runMain(['help', 'flags'], { tty: true, columns: 60, rows: 200 });
+    for (const flag of ['--env', '--output', '--json', '--base-url', '--no-color'])
+      expect(flags.stdout).toContain(flag);
+    for (const line of flags.stdout.trimEnd().split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(60);
     for (const line of r.stdout.trimEnd().split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(60);
     expect(r.stdout).toContain('-L, --limit <n>');
     expect(r.stdout).toContain('-s, --status <status>');

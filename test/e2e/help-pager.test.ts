@@ -3,7 +3,7 @@
  * first screen, only the global flags that act on it; help longer than the screen through
  * the pager (`less -FRX`, or a stand-in that marks every line it shows), never with
  * `--no-pager` nor when piped; the shim's fast path serves `--help` only where it fits the
- * screen, and the bundle pages it where it does not. In tmux, through the built CLI.
+ * screen (80x30 does), and the bundle pages it where it does not. In tmux, through the built CLI.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -78,17 +78,19 @@ describe.skipIf(!hasTmux())('help in an 80x30 terminal', () => {
     expect(paged).toContain('PAGED| Usage: petstore pets create');
   });
 
-  it('`sandbox serve --help` fits: own flags, then global flags with no record flag, not paged', async () => {
+  it('`sandbox serve --help` fits: own flags, examples, then global flags with no record flag, not paged', async () => {
     const t = terminal(MARKING_PAGER);
     t.sendLine('clear; petstore sandbox serve --help; echo "rc=$?"');
     const screen = await t.waitFor(/rc=\d+/, { timeoutMs: SCREEN_MS });
     expect(screen).toMatch(/rc=0/);
     // The whole help is on the screen, first line included.
     const lines = printed(screen);
-    expect(lines[0]).toBe('Usage: petstore sandbox serve [options]');
+    expect(lines[0]).toBe('Usage: petstore sandbox serve [flags]');
     expect(screen).not.toContain('PAGED|');
-    const own = screen.indexOf('Options:');
-    const global = screen.indexOf('Global Options:');
+    const own = screen.indexOf('Flags:');
+    const global = screen.indexOf('Global flags:');
+    expect(screen.indexOf('Examples:')).toBeGreaterThan(own);
+    expect(global).toBeGreaterThan(screen.indexOf('Examples:'));
     expect(own).toBeGreaterThan(-1);
     expect(global).toBeGreaterThan(own);
     for (const flag of ['--port', '--host', '--allow-remote']) {
@@ -105,17 +107,18 @@ describe.skipIf(!hasTmux())('help in an 80x30 terminal', () => {
     expect(screen).toContain('PAGED| Usage: petstore sandbox serve');
   });
 
-  it('`petstore --help`: paged at 80x30, where it does not fit; printed at 80x70, where it does', async () => {
-    const small = terminal(MARKING_PAGER, 80, 30);
+  it('`petstore --help`: printed at 80x30, where it fits; paged at 80x20, where it does not', async () => {
+    const small = terminal(MARKING_PAGER, 80, 20);
     small.sendLine('clear; petstore --help; echo "rc=$?"');
     const paged = await small.waitFor(/rc=\d+/, { history: true, timeoutMs: SCREEN_MS });
     expect(paged).toMatch(/rc=0/);
-    expect(paged).toContain('PAGED| Usage: petstore [options] [command]');
-    const tall = terminal(MARKING_PAGER, 80, 70);
-    tall.sendLine('clear; petstore --help; echo "rc=$?"');
-    const whole = await tall.waitFor(/rc=\d+/, { timeoutMs: SCREEN_MS });
-    expect(whole).toMatch(/rc=0/);
-    expect(printed(whole)[0]).toBe('Usage: petstore [options] [command]');
+    expect(paged).toContain('PAGED| Usage: petstore [flags] [command]');
+    const screen = terminal(MARKING_PAGER, 80, 30);
+    // The exit code without a newline: the prompt shares its row, and 29 lines of help fit above.
+    screen.sendLine(`clear; petstore --help; printf 'rc=%s ' "$?"`);
+    const whole = await screen.waitFor(/rc=\d+ /, { timeoutMs: SCREEN_MS });
+    expect(whole).toMatch(/rc=0 /);
+    expect(printed(whole)[0]).toBe('Usage: petstore [flags] [command]');
     expect(whole).not.toContain('PAGED|');
   });
 });

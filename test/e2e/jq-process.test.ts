@@ -3,12 +3,15 @@
  * ends the run (jq's worker thread is terminated), keeping what was printed before; and
  * the built CLI finds jq's worker and WebAssembly beside its bundle.
  */
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pagingServerPool } from '../helpers/paging-server.js';
 import { lastError, lastJson, remoteEnv } from '../helpers/harness.js';
 import { untilTheFilterRuns } from '../helpers/jq-deadline.js';
-import { runCli } from '../helpers/run-cli.js';
+import { CLI, runCli } from '../helpers/run-cli.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 
@@ -94,5 +97,64 @@ describe('the built CLI', () => {
     );
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('[9007199254740993,9223372036854775807,9007199254740992]\n');
+  });
+});
+
+describe("the shim's early jq worker", () => {
+  /**
+   * Runs `node -r COUNTER bin/petstore.js ARGS`, COUNTER noting the worker threads the
+   * process constructs, and which function constructed each, on stderr as it exits (the
+   * executable runs the same shim).
+   */
+  async function countingWorkers(
+    args: string[],
+  ): Promise<{ code: number | null; stdout: string; workers: number; makers: string[] }> {
+    const dir = tempDir();
+    const counter = join(dir, 'count-workers.cjs');
+    writeFileSync(
+      counter,
+      `const wt = require('node:worker_threads');
+const makers = [];
+const Base = wt.Worker;
+wt.Worker = class extends Base {
+  constructor(...a) {
+    super(...a);
+    makers.push((new Error().stack.split('\\n')[2] ?? '').trim().split(' ')[1]);
+  }
+};
+process.on('exit', () => require('node:fs').writeSync(2, '\\nMADE BY ' + makers.join(',') + '\\nWORKERS ' + makers.length + '\\n'));
+`,
+    );
+    const child = spawn(process.execPath, ['-r', counter, CLI, '--env', 'sandbox', ...args], {
+      env: { ...process.env, PETSTORE_CONFIG_DIR: dir, PETSTORE_MESSAGES: 'text' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    const m = /MADE BY (.*)\nWORKERS (\d+)\n$/.exec(stderr);
+    expect(m, stderr).not.toBeNull();
+    return { code, stdout, workers: Number(m?.[2]), makers: m?.[1] === '' ? [] : (m?.[1] ?? '').split(',') };
+  }
+
+  it('is the one jq thread of a --jq run: the CLI takes over the thread the shim started', async () => {
+    const r = await countingWorkers(['pets', 'list', '--limit', '2', '--jq', '.[].name']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Rex\nWhiskers\n');
+    expect(r.workers).toBe(1);
+    expect(r.makers).toEqual(['startJqWorker']);
+  });
+
+  it('is not started without --jq, nor for a --jq after --', async () => {
+    expect((await countingWorkers(['pets', 'list', '--limit', '1'])).workers).toBe(0);
+    expect((await countingWorkers(['api', 'pets', '--', '--jq'])).workers).toBe(0);
+  });
+
+  it('holds no exit up when the run never reaches jq (a refused command line)', async () => {
+    const r = await countingWorkers(['pets', 'list', '--jq', '.[]', '-o', 'table']);
+    expect(r.code).toBe(2);
+    expect(r.workers).toBe(1);
   });
 });

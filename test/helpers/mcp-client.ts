@@ -24,6 +24,8 @@ class RawStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   /** Every line the server wrote on stdout, as written. */
   readonly frames: string[] = [];
+  /** Every byte the server wrote on stdout, as written (a frame's line or not). */
+  readonly stdoutBytes: Buffer[] = [];
   stderr = '';
   child!: ChildProcessWithoutNullStreams;
   /** Settles when the process ended. */
@@ -39,6 +41,7 @@ class RawStdioTransport implements Transport {
     this.child = spawn(command, [...pre, ...this.args], { env: this.env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.exit = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
     this.child.stderr.on('data', (d: Buffer) => (this.stderr += d.toString('utf8')));
+    this.child.stdout.on('data', (d: Buffer) => this.stdoutBytes.push(d));
     createInterface({ input: this.child.stdout }).on('line', (line) => {
       this.frames.push(line);
       this.onmessage?.(JSON.parse(line) as JSONRPCMessage);

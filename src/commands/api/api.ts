@@ -28,6 +28,7 @@ export function newApiCommand(f: Runner) {
       outputs: ['json'],
     })
       .description("send any request to the API with the environment's key, and print the answer as it is")
+      .summary("send any request to the API with the environment's key")
       .usage('[flags] [METHOD] PATH')
       // One variadic argument: commander cannot take an optional METHOD before a required
       // PATH, and a short term keeps the root help's columns as wide as they were.

@@ -113,14 +113,19 @@ function argumentChoices(cmd: CommandUnknownOpts): Choices | undefined {
 
 /**
  * Walks the commander tree into a completion model. `help` gets a node for every command
- * path (`help pets` offers `list create get`), since it takes the tree's words.
+ * path (`help pets` offers `list create get`), since it takes the tree's words, and offers
+ * its topics (`help flags`, `help environment`, from its traits) beside the top level.
  */
 function completionModel(program: CommandUnknownOpts): CompletionModel {
   const nodes: CompletionNode[] = [];
   const helpNodes: CompletionNode[] = [];
+  // `help`'s topics (`help flags`), offered after `help` beside the top-level commands.
+  let topics: { name: string; description: string }[] = [];
   const visit = (cmd: CommandUnknownOpts, path: string[]): void => {
     const subs = visibleSubcommands(cmd);
     const isHelp = path.length === 1 && path[0] === 'help';
+    if (isHelp)
+      topics = Object.entries(traitsOf(cmd).topics ?? {}).map(([name, description]) => ({ name, description }));
     const subcommands = subs.map((c) => ({ name: c.name(), description: c.description() }));
     nodes.push({
       path,
@@ -146,7 +151,10 @@ function completionModel(program: CommandUnknownOpts): CompletionModel {
   // `help` itself is the first of the help nodes (`help` alone offers the top level).
   const at = nodes.findIndex((n) => n.path.length === 1 && n.path[0] === 'help');
   const [root, ...helpRest] = helpNodes;
-  const helpRoot = root === undefined || at === -1 ? undefined : { ...root, description: nodes[at]?.description ?? '' };
+  const helpRoot =
+    root === undefined || at === -1
+      ? undefined
+      : { ...root, description: nodes[at]?.description ?? '', subcommands: [...root.subcommands, ...topics] };
   if (at !== -1 && helpRoot !== undefined)
     nodes.splice(at, 1, helpRoot, ...helpRest.filter((n) => n.subcommands.length > 0));
   const globalFlags = [...flagsOf(program), HELP_FLAG];

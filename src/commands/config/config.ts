@@ -11,6 +11,7 @@ import { newUnsetCommand } from './unset/unset.js';
 export function newConfigCommand(f: Runner) {
   return new Command('config')
     .description('read and change the config file (environment, base URLs, key commands)')
+    .summary('read and change the config file')
     .addCommand(newGetCommand(f))
     .addCommand(newSetCommand(f))
     .addCommand(newUnsetCommand(f))

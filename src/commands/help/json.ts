@@ -85,7 +85,10 @@ interface CommandDoc {
   summary: string;
   arguments: ArgumentDoc[];
   flags: FlagDoc[];
-  /** The long names of the global flags that act on it (those its help lists). */
+  /**
+   * The long names of the global flags that act on it: those its help lists, or, where the
+   * list would not fit the screen, stands for with a line pointing to `petstore help flags`.
+   */
   globalFlags: string[];
   operations: OperationDoc[];
   writes: CommandTraits['writes'];
@@ -102,6 +105,8 @@ interface CommandDoc {
   recordFields: string[];
   examples: string[];
   subcommands: string[];
+  /** The topics its argument takes besides command words (`help`: `flags`, `environment`); `[]` for none. */
+  topics: string[];
 }
 
 /** The whole document. */
@@ -276,6 +281,7 @@ function commandDoc(cmd: CommandUnknownOpts, globals: FlagDoc[]): CommandDoc {
     recordFields: printsPets ? [...PET_FIELDS] : [],
     examples: examplesOf(cmd),
     subcommands: subcommands.map((c) => c.name()),
+    topics: Object.keys(traits.topics ?? {}),
   };
 }
 

@@ -35,6 +35,7 @@ export function newMcpCommand(f: Runner) {
     operations: ['listPets', 'getPet', 'createPet'],
   })
     .description('serve the Pet Store to AI agents: a Model Context Protocol server on stdio')
+    .summary('serve the Pet Store to AI agents (Model Context Protocol)')
     .option('--allow-writes', 'offer the create_pet tool (createPet); without it every tool only reads')
     .addOption(
       new Option(

@@ -4,10 +4,13 @@
  * with every control, bidi and format character of the store's text escaped
  * (`text/escape.ts`), failures as results with `isError` carrying the CLI's `{code,
  * message, status}` and hint (`errorFields`), and the cap on a result's size
- * (`--max-result-bytes`).
+ * (`--max-result-bytes`). Every result is built by `success` or `failure`, which mask every
+ * key the run used in it, text and structured form alike (`usedKeys`; cli-contract.md
+ * "Agents": the key is in no frame), whatever a server echoed.
  */
 import type { Pet } from '../../client/schemas.js';
 import { errorFields } from '../../base/errors.js';
+import { usedKeys } from '../../base/mask.js';
 import { escapeForTerminal } from '../../text/escape.js';
 import type { JsonObject, McpToolResult } from './spec.js';
 
@@ -35,15 +38,19 @@ export function petLine(pet: PetOut): string {
   return `${pet.id} "${escapeForTerminal(pet.name)}" category ${pet.categoryId}${status}`;
 }
 
-/** A result of `structured`, with `lines` (petstore's words and escaped store text) as its text form. */
+/**
+ * A result of `structured`, with `lines` (petstore's words and escaped store text) as its
+ * text form; every key the run used masked in both.
+ */
 export function success(structured: JsonObject, lines: string[]): McpToolResult {
-  return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: structured };
+  return usedKeys.maskValue({ content: [{ type: 'text', text: lines.join('\n') }], structuredContent: structured });
 }
 
 /**
  * A failure as a result (`isError`), never a protocol error: the CLI's `{code, message,
  * status}`, its hint and extra fields (`requestId`, `retryAfter`) in the structured form;
- * the text form escaped, ending with `(request ID)` when the server sent one.
+ * the text form escaped, ending with `(request ID)` when the server sent one; every key the
+ * run used masked in both (a server's message may quote its `Authorization` header).
  */
 export function failure(err: unknown): McpToolResult {
   const { code, message, status, hint, details } = errorFields(err);
@@ -52,7 +59,11 @@ export function failure(err: unknown): McpToolResult {
   const request = typeof requestId === 'string' ? ` (request ${requestId})` : '';
   const lines = [`error (${code}${status === 0 ? '' : `, HTTP ${status}`}): ${escapeForTerminal(message)}${request}`];
   if (hint !== undefined) lines.push(escapeForTerminal(hint));
-  return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: { error }, isError: true };
+  return usedKeys.maskValue({
+    content: [{ type: 'text', text: lines.join('\n') }],
+    structuredContent: { error },
+    isError: true,
+  });
 }
 
 /** The size of `result` as its frame carries it, in bytes (UTF-8 JSON). */

@@ -82,7 +82,8 @@ describe('a named environment end to end', () => {
     expect(create.code).toBe(0);
     expect(server.requests.filter((r) => r.method === 'POST').at(-1)?.body).toContain('"Bolt"');
 
-    // Piped: tab-separated, the key masked, production current by default.
+    // Piped: tab-separated, no header row (the machine form, as before), the key masked,
+    // production current by default.
     const tsv = await runMain(['env', 'list'], { env: c.env });
     expect(tsv.code).toBe(0);
     expect(tsv.stderr).toBe('');
@@ -136,7 +137,7 @@ describe('a named environment end to end', () => {
       },
     ]);
 
-    // On a terminal: aligned, the current one marked `*`.
+    // On a terminal: aligned under a header row, the current one marked `*`.
     const table = await runMain(['env', 'list'], {
       env: { ...c.env, PETSTORE_ENV: 'staging-eu', NO_COLOR: '1' },
       tty: true,
@@ -148,6 +149,7 @@ describe('a named environment end to end', () => {
       [mark.padEnd(1), name.padEnd(10), url.padEnd(urlW), key.padEnd(15), current].join('  ').trimEnd();
     expect(table.stdout).toBe(
       [
+        row('', 'NAME', 'BASE URL', 'KEY', 'CURRENT'),
         row('', 'production', '(not set)', 'none'),
         row('', 'staging', '(not set)', 'none'),
         row('*', 'staging-eu', server.baseUrl, `stored ****${KEY.slice(-4)}`, 'current (PETSTORE_ENV)'),
@@ -156,16 +158,27 @@ describe('a named environment end to end', () => {
       ].join('\n'),
     );
 
-    // A narrow terminal: no line wider; the source of the choice, then URL and key, shortened with `…`.
-    const narrow = await runMain(['env', 'list'], {
-      env: { ...c.env, PETSTORE_ENV: 'staging-eu', NO_COLOR: '1' },
-      tty: true,
-      columns: 60,
-    });
-    const narrowLines = narrow.stdout.split('\n').filter((l) => l !== '');
-    expect(narrowLines).toHaveLength(4);
-    for (const l of narrowLines) expect(l.length).toBeLessThanOrEqual(60);
-    expect(narrowLines[2]).toMatch(/^\* {2}staging-eu {2}http:.*…/);
+    // A narrow terminal: no line wider; the source of the choice first, then the key (its
+    // masked part, then the rest), and only then the URL, shortened with `…`.
+    const narrowAt = async (columns: number): Promise<string[]> => {
+      const r = await runMain(['env', 'list'], {
+        env: { ...c.env, PETSTORE_ENV: 'staging-eu', NO_COLOR: '1' },
+        tty: true,
+        columns,
+      });
+      const lines = r.stdout.split('\n').filter((l) => l !== '');
+      expect(lines).toHaveLength(5);
+      for (const l of lines) expect(l.length).toBeLessThanOrEqual(columns);
+      expect(lines[0]).toMatch(/^ {3}NAME {2,}BASE URL {2,}KEY/);
+      return lines;
+    };
+    const at60 = await narrowAt(60);
+    expect(at60[3]).toMatch(
+      new RegExp(`^\\* {2}staging-eu {2}${server.baseUrl.replace(/\./g, '\\.')} {2}stored +curren…$`),
+    );
+    expect(at60.join('\n')).not.toContain('****');
+    const at50 = await narrowAt(50);
+    expect(at50[3]).toMatch(/^\* {2}staging-eu {2}http:[^ ]*… {2}stored +curren…$/);
 
     // env use: the default, written under the lock; pets list then goes there without --env.
     const use = await runMain(['env', 'use', 'staging-eu'], { env: c.env, tty: true });

@@ -9,8 +9,9 @@
  * Keys are not resolved (`keys: false`): listing never runs an `apiKeyCommand` (it may ask
  * a password manager to unlock); such an environment shows `apiKeyCommand` as its source.
  *
- * Output: on a terminal an aligned table, the current row marked `*` (kubectl's
- * get-contexts), never wider than the terminal; piped (or `-o tsv`)
+ * Output: on a terminal an aligned table under a header row (`NAME  BASE URL  KEY
+ * CURRENT`), the current row marked `*` (kubectl's get-contexts), never wider than the
+ * terminal: the key's masked part goes first, then the key is cut, then the URL; piped (or `-o tsv`)
  * `name<TAB>baseUrl<TAB>key<TAB>current`; `-o json` an array of `EnvRow`; `ndjson` one a line.
  */
 import type { Context } from '../../../context.js';
@@ -128,23 +129,30 @@ export async function runList(ctx: Context): Promise<number> {
       await io.out(rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
       break;
     case 'table': {
-      const cells = rows.map((r) => [
-        r.current ? '*' : '',
-        r.name,
-        escapeForTerminal(r.name === SANDBOX ? '(embedded)' : (r.baseUrl ?? '(not set)')),
-        escapeForTerminal(describeKey(r)),
-        describeCurrent(r),
-      ]);
+      const cells = [
+        ['', 'NAME', 'BASE URL', 'KEY', 'CURRENT'],
+        ...rows.map((r) => [
+          r.current ? '*' : '',
+          r.name,
+          escapeForTerminal(r.name === SANDBOX ? '(embedded)' : (r.baseUrl ?? '(not set)')),
+          escapeForTerminal(describeKey(r)),
+          describeCurrent(r),
+        ]),
+      ];
       const dim = (t: string): string => io.colorOut.dim(t);
       await io.out(
         renderColumns(cells, {
           width: io.stdoutColumns,
-          // What chose the current one goes first, then the key's details and the URL alike.
+          // What chose the current one goes first; then the key (its source without the
+          // masked key, then cut), before the URL a person needs to tell environments apart.
           shrink: [
             { columns: [4], min: 7 },
-            { columns: [2, 3], min: 16 },
+            { column: 3, shorter: ['KEY', ...rows.map((r) => (r.keySource === 'sandbox' ? 'embedded' : r.keySource))] },
+            { columns: [3], min: 6 },
+            { columns: [2], min: 16 },
           ],
           style: (column, text) => (column === 4 ? dim(text) : text),
+          header: (text) => io.colorOut.bold(text),
         }),
       );
       break;

@@ -39,6 +39,7 @@
  */
 import { closeSync, constants, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { CliError, describeFileError, ExitCode } from '../../../base/errors.js';
+import { usedKeys } from '../../../base/mask.js';
 import type { AccountLog, Place, RecordError } from './account.js';
 import type { WrittenFile } from './remaining.js';
 
@@ -151,7 +152,15 @@ export class RunJournal implements AccountLog {
   }
 
   settled(record: Place, kind: 'failed' | 'unknown', error: RecordError): void {
-    const fields = [this.inputIndex(record.index), record.line, error.status, error.code, error.message];
+    // The server's words may quote the key; the journal outlives the run, and a later run
+    // (with another key) reads them back into its account.
+    const fields = [
+      this.inputIndex(record.index),
+      record.line,
+      error.status,
+      usedKeys.mask(error.code),
+      usedKeys.mask(error.message),
+    ];
     this.later(`{"${kind === 'failed' ? 'f' : 'u'}":${JSON.stringify(fields)}}\n`);
   }
 

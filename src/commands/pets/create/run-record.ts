@@ -41,6 +41,7 @@ import { z } from 'zod';
 import type { Connection } from '../../../config/settings.js';
 import { CliError, ConfigError, describeFileError, ExitCode, UsageError } from '../../../base/errors.js';
 import { StateFolder, type HeldFile } from '../../../fs/state-folder.js';
+import { usedKeys } from '../../../base/mask.js';
 import { shellQuote } from '../../../base/suggest.js';
 import {
   BulkAccount,
@@ -633,9 +634,10 @@ export class RunHistory {
       index: this.inputIndexOf(r.index),
       line: r.line,
       sentAt: r.sentAt ?? null,
-      code: r.code,
+      // Kept past the run: the key is masked as in its messages (the journal's rule).
+      code: usedKeys.mask(r.code),
       status: r.status,
-      message: r.message,
+      message: usedKeys.mask(r.message),
     };
   }
 

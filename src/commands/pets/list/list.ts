@@ -43,6 +43,8 @@ export function newListCommand(f: Runner) {
     recordFlags: RECORD_FLAGS,
     operations: ['listPets'],
     environment: 'request',
+    // kubectl's `get --watch` (-w): here following the pets is a command of its own.
+    elsewhere: { '--watch': 'pets watch', '-w': 'pets watch' },
   })
     .description(`list pets (${operationLabel('listPets')})`)
     .addOption(optionOf(inputs.limit, (v) => parseLimitOrDefer(v)))
