@@ -1,6 +1,6 @@
 /**
  * The entry of `dist/mcp.cjs`, the one file that holds the Model Context Protocol SDK
- * (`@modelcontextprotocol/server` 2.x), loaded only by `petstore mcp` (`load-sdk.ts`): the
+ * (`@modelcontextprotocol/server` 2.x), loaded only by `petstore mcp` (`assets.ts`): the
  * SDK never reaches the bundle every other command starts. It knows nothing of petstore:
  * `serve` registers the tools and resources it is given, each with JSON Schemas made by
  * the caller, and speaks newline-delimited JSON-RPC over the streams it is given, through
