@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { Client, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { Client, type ClientOptions, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { CLI_ARGV } from './run-cli.js';
 import { tempDir } from './temp-config.js';
 
@@ -86,12 +86,23 @@ export interface Served {
   asked: string[];
 }
 
-/** Starts `petstore ARGS` (ending in `mcp ...`) with `env` and connects the official client to it. */
-export async function serveMcp(args: string[], env: Record<string, string>, answer?: Answer): Promise<Served> {
+/** The client's options besides its capabilities: its protocol era (`versionNegotiation`), its multi-round-trip mode. */
+export type ClientMode = Omit<ClientOptions, 'capabilities'>;
+
+/**
+ * Starts `petstore ARGS` (ending in `mcp ...`) with `env` and connects the official client
+ * to it: a 2025-11-25 client unless `mode` says otherwise (`versionNegotiation`).
+ */
+export async function serveMcp(
+  args: string[],
+  env: Record<string, string>,
+  answer?: Answer,
+  mode: ClientMode = {},
+): Promise<Served> {
   const transport = new RawStdioTransport(args, env);
   const client = new Client(
     { name: 'petstore-test', version: '1.0.0' },
-    { capabilities: answer === undefined ? {} : { elicitation: { form: {} } } },
+    { ...mode, capabilities: answer === undefined ? {} : { elicitation: { form: {} } } },
   );
   const asked: string[] = [];
   if (answer !== undefined) {

@@ -6,10 +6,11 @@
  * environment's base URL, key, TLS, proxy and retry policy, `--timeout` counted from the
  * call's start, aborted when the client cancels it.
  *
- * Lifecycle: the end of stdin ends the server with exit 0 once the calls under way are
- * answered (the SDK's stdio transport would drop them: it reads a copy of stdin that ends
- * only then); a signal aborts the calls under way, which are answered as interrupted, and
- * ends the run as every command's signal does (130, 143).
+ * Lifecycle: the end of stdin ends the server with exit 0 once the requests under way are
+ * answered (petstore's line reader, `frames.ts`, holds the end until then; the SDK's stdio
+ * transport would drop them); a bad or oversized frame is answered and the server goes on;
+ * a signal aborts the calls under way, which are answered as interrupted, and ends the run
+ * as every command's signal does (130, 143).
  */
 import { PassThrough, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -79,15 +80,14 @@ export async function runMcp(ctx: Context, options: McpOptions): Promise<number>
     resources: [OPENAPI_RESOURCE],
     input,
     output,
+    maxResultBytes: options.maxResultBytes,
     onError: (err) => ctx.warn(`MCP: ${err.message}`),
   });
   ctx.io.stdin.pipe(input, { end: false });
+  // A stdin that fails ends as one that ends: the server answers what is under way and exits.
   void finished(ctx.io.stdin)
     .catch(() => undefined)
-    .then(async () => {
-      await calls.idle();
-      input.end();
-    });
+    .then(() => input.end());
   await raceAbort(session.closed, ctx.signal).catch(() => undefined);
   if (ctx.signal.aborted) {
     // The calls under way saw the same signal: each is answered (interrupted) before the end.
@@ -128,6 +128,7 @@ class Calls {
           signal,
           canAsk: () => call.canAsk(),
           ask: (message) => raceAbort(call.ask(message), signal, () => stopped(this.stop)),
+          progress: (done, total) => call.progress(done, total),
         };
         const answer = tool.call(args, tracked);
         this.pending.add(answer);

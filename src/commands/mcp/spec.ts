@@ -15,14 +15,30 @@ export interface McpToolResult {
   isError?: boolean;
 }
 
-/** What a tool call may do besides its work: its cancellation, and asking the client's person. */
+/**
+ * The person's answer to a question (MCP elicitation's `action`), or `stale`: the client
+ * handed back an answer given to another question (another pet or environment).
+ */
+type McpAnswer = 'accept' | 'decline' | 'cancel' | 'stale';
+
+/** What a tool call may do besides its work: its cancellation, asking the client's person, progress. */
 export interface McpCall {
   /** Aborted when the client cancels the call (`notifications/cancelled`) or the server closes. */
   signal: AbortSignal;
-  /** Whether the client declared elicitation (it can ask its person). */
+  /** Whether the client declared elicitation (it can ask its person), in the call's protocol era. */
   canAsk(): boolean;
-  /** Asks the person a yes-or-no question through elicitation. */
-  ask(message: string): Promise<'accept' | 'decline' | 'cancel'>;
+  /**
+   * Asks the person a yes-or-no question `message`, which names all it asks about (the
+   * answer holds for that exact text alone). Asked before the call acts: in the 2026-07-28
+   * era the question ends the round (this rejects, and the call's result is set aside) and
+   * is answered when the client calls again.
+   */
+  ask(message: string): Promise<McpAnswer>;
+  /**
+   * Reports progress (`notifications/progress`) when the client sent a progress token, else
+   * nothing: `done` so far (pages fetched), and the `total` when known.
+   */
+  progress(done: number, total?: number): void;
 }
 
 /** One tool: its description, JSON Schemas, annotations and call. */
@@ -59,17 +75,19 @@ export interface McpServerSpec {
   instructions: string;
   tools: McpToolSpec[];
   resources: McpResourceSpec[];
-  /** Where JSON-RPC frames arrive (the process's stdin, ended by petstore once calls under way are answered). */
+  /** Where JSON-RPC frames arrive (the process's stdin); its end ends the server once the requests under way are answered. */
   input: Readable;
   /** Where frames go (stdout, through Io). */
   output: Writable;
-  /** A transport error (a frame that is not JSON-RPC). */
+  /** `--max-result-bytes`: the most bytes of one error answer (its quoted input cut to fit). */
+  maxResultBytes: number;
+  /** An error outside any answer (a failed write, a refused requestState's reason). */
   onError(err: Error): void;
 }
 
 /** A running server. */
 export interface McpSession {
-  /** Settles when the transport closed (its input ended). */
+  /** Settles when the transport closed (its input ended and the requests under way were answered). */
   closed: Promise<void>;
   close(): Promise<void>;
 }

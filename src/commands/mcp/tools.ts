@@ -77,6 +77,8 @@ interface ListArgs {
   maxPages?: number;
   /** Where an earlier result stopped (`cursor`, read by its input's parser). */
   cursor?: ListCursor;
+  /** Called before each page after the first of an `all` walk, with the pages done (progress). */
+  onPage?: (pages: number) => void;
 }
 
 /** An operation's checked arguments, by input key (`checkArguments`). */
@@ -99,6 +101,7 @@ const HANDLERS: Partial<Record<OperationId, Handler>> = {
         all: args.all === true,
         maxPages: args.maxPages as number | undefined,
         cursor: args.cursor as ListCursor | undefined,
+        onPage: (pages) => call.progress(pages),
       }),
     ),
   getPet: (host, call, args) => host.run(call, (api) => getPet(host, api, args.petId as bigint)),
@@ -260,6 +263,7 @@ async function listPets(host: ToolHost, api: Api, args: ListArgs): Promise<McpTo
     maxPages: Number.POSITIVE_INFINITY,
     ...(from === undefined ? {} : { from }),
     words: { outcome: 'the list is incomplete', narrow: 'the list' },
+    beforeNext: args.onPage,
   });
   let last: PetPage | undefined;
   for await (const page of walk) {
@@ -429,7 +433,13 @@ async function consent(host: ToolHost, call: McpCall, what: string): Promise<Cli
   }
   const answer = await call.ask(`${what.charAt(0).toUpperCase()}${what.slice(1)} in ${where}?`);
   if (answer === 'accept') return undefined;
-  return new CliError(`${answer === 'decline' ? 'declined' : 'cancelled'}: nothing was sent to ${where}`, {
+  const why = {
+    accept: '',
+    decline: 'declined',
+    cancel: 'cancelled',
+    stale: 'the answer was given for another pet or environment',
+  };
+  return new CliError(`${why[answer]}: nothing was sent to ${where}`, {
     exitCode: ExitCode.usage,
     code: 'not_confirmed',
     details,
