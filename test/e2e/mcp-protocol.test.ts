@@ -53,7 +53,7 @@ const inputRequiredOf = (served: Served) =>
 const structured = (r: unknown) => (r as { structuredContent: Record<string, unknown> }).structuredContent;
 
 describe('petstore mcp: both protocol eras', () => {
-  it('a client pinned to 2026-07-28 connects, lists the tools and the pets, with the same instructions', async () => {
+  it('a client pinned to 2026-07-28 connects, lists the tools and the pets, follows a next_cursor, with the same instructions', async () => {
     const modern = await serveMcp(['--env', 'sandbox', 'mcp'], mcpEnv(), undefined, PINNED);
     children.push(modern.transport.child);
     const legacy = await serveMcp(['--env', 'sandbox', 'mcp'], mcpEnv());
@@ -68,9 +68,18 @@ describe('petstore mcp: both protocol eras', () => {
     expect(modern.client.getInstructions()).toBe(legacy.client.getInstructions());
     const r = await modern.client.callTool({ name: 'list_pets', arguments: { limit: 3 } });
     expect(r.isError, JSON.stringify(r)).toBeFalsy();
-    expect((structured(r).pets as unknown[]).length).toBe(3);
-    // The results side's cursors are not part of this server yet: a second page is asked by
-    // a larger limit here; following `next_cursor` is tested with the paging contract.
+    const first = structured(r);
+    expect((first.pets as unknown[]).length).toBe(3);
+    // The paging contract in this era too: the first page says there is more, and its cursor
+    // gives the next three pets, none of the first page's.
+    expect(first.complete).toBe(false);
+    expect(typeof first.next_cursor).toBe('string');
+    const next = await modern.client.callTool({ name: 'list_pets', arguments: { cursor: first.next_cursor } });
+    expect(next.isError, JSON.stringify(next)).toBeFalsy();
+    const ids = (result: Record<string, unknown>) => (result.pets as { id: string }[]).map((p) => p.id);
+    const second = ids(structured(next));
+    expect(second.length).toBeGreaterThan(0);
+    expect(second.filter((id) => ids(first).includes(id))).toEqual([]);
   });
 
   it("a client in 'auto' mode negotiates 2026-07-28 through server/discover", async () => {
