@@ -25,7 +25,7 @@ import { writeRecords, type RecordOutput } from '../../../render/output.js';
 import { pickFields } from '../../../render/pets.js';
 import { watchDeprecation } from '../shared/watch-deprecation.js';
 import { byId, LiveScreen, MARK_MS, renderFrame } from './live.js';
-import { fromRecord, petKey, PetView, type PetChange, type WalkTally } from './view.js';
+import { fromRecord, petKey, PetView, type PetChange, type WalkChanges, type WalkTally } from './view.js';
 
 /** Typed options of `pets watch`. */
 export interface WatchOptions {
@@ -165,7 +165,7 @@ interface Reporter {
    * A walk succeeded with these changes. `first`: the first walk, whose changes are the
    * pets already there; `complete`: false when `--max-pages` stopped it.
    */
-  walked(changes: readonly PetChange[], at: Date, walk: WalkFacts): Promise<void>;
+  walked(changes: WalkChanges, at: Date, walk: WalkFacts): Promise<void>;
   /** A walk failed and is tried again in `waitMs`. */
   failed(error: CliError, at: Date, waitMs: number): Promise<void>;
   /** The watch ends: the cursor is shown again. */
@@ -192,9 +192,15 @@ function eventReporter(ctx: Pick<Context, 'warn'>, output: RecordOutput, options
         at: stamp,
       });
       // A first walk of a large store is as many events as pets: made and printed a batch at a time.
-      for (let i = 0; i < changes.length; i += EVENT_BATCH) {
-        await writeRecords(output, changes.slice(i, i + EVENT_BATCH).map(event));
+      let batch: Record<string, unknown>[] = [];
+      for (const c of changes) {
+        batch.push(event(c));
+        if (batch.length === EVENT_BATCH) {
+          await writeRecords(output, batch);
+          batch = [];
+        }
       }
+      if (batch.length > 0) await writeRecords(output, batch);
     },
     failed: (error, _at, waitMs) => {
       ctx.warn(`a walk of the pets failed (${error.message}); the next starts in ${seconds(waitMs)}`);
@@ -245,6 +251,21 @@ function liveReporter(
       await draw(`stale since ${clock(staleSince)} · next try in ${seconds(waitMs)} · ${error.message}`);
     },
     end: () => screen.end(),
+  };
+}
+
+/** The first `n` of `changes`. */
+function firstOf(changes: WalkChanges, n: number): WalkChanges {
+  if (n >= changes.length) return changes;
+  return {
+    length: n,
+    *[Symbol.iterator]() {
+      let left = n;
+      for (const c of changes) {
+        if (left-- === 0) return;
+        yield c;
+      }
+    },
   };
 }
 
@@ -320,11 +341,7 @@ export async function runWatch(ctx: Context, options: WatchOptions): Promise<num
         const counted = first && options.watchOnly ? 0 : Math.min(changes.length, eventsLeft);
         const { number, duplicate } = walk.tally;
         const facts = { number, first, complete: walk.complete, duplicate };
-        await reporter.walked(
-          counted < changes.length && counted > 0 ? changes.slice(0, counted) : changes,
-          ctx.now(),
-          facts,
-        );
+        await reporter.walked(counted > 0 ? firstOf(changes, counted) : changes, ctx.now(), facts);
         eventsLeft -= counted;
         first = false;
         if (eventsLeft <= 0) return ExitCode.ok;

@@ -17,6 +17,7 @@
 import type { PetField } from '../../../client/constants.js';
 import type { Pet } from '../../../client/schemas.js';
 import { parseJson, stringifyJson } from '../../../base/json.js';
+import { RecordStore, storeKey, type StoreKey } from './record-store.js';
 
 /**
  * A pet as the watch keeps it: the compact JSON text of every field the server sent
@@ -66,12 +67,6 @@ function samePet(a: Pet, b: Pet, fields: readonly PetField[]): boolean {
   );
 }
 
-/** A pet as last reported, and the number of the last walk that saw it. */
-interface Shown {
-  record: PetRecord;
-  seen: number;
-}
-
 /**
  * What one walk saw, told pet by pet as its pages come (`see`), measured against the view
  * as it goes: a pet whose record is the one shown only has its walk number noted, so a walk
@@ -82,14 +77,14 @@ export class WalkTally {
    * Ids whose record differs from the one shown (or is new), with the record seen last, in
    * the form the view keeps: a first walk's become the view itself, never copied.
    */
-  readonly pending = new Map<string, Shown>();
+  readonly pending = new RecordStore();
   /** The first id this walk saw with two different records. */
   duplicate: string | undefined;
 
   /** @param number the walk's number in the run, 1-based, failed walks counted. */
   constructor(
     readonly number: number,
-    private readonly shown: ReadonlyMap<string, Shown>,
+    private readonly shown: RecordStore,
   ) {}
 
   /**
@@ -98,30 +93,42 @@ export class WalkTally {
    * `duplicate`, and the one seen last is kept.
    */
   see(pet: Pet): void {
-    const id = petKey(pet);
+    const key = storeKey(pet.id);
     const record = toRecord(pet);
-    const earlier = this.pending.get(id);
+    const earlier = this.pending.slot(key);
     if (earlier !== undefined) {
-      if (earlier.record !== record) this.duplicate ??= id;
-      earlier.record = record;
+      if (this.pending.holds(earlier, record)) return;
+      this.duplicate ??= petKey(pet);
+      this.pending.set(key, record, this.number);
       return;
     }
-    const shown = this.shown.get(id);
-    if (shown !== undefined && shown.record === record) {
-      shown.seen = this.number;
+    const shown = this.shown.slot(key);
+    if (shown !== undefined && this.shown.holds(shown, record)) {
+      this.shown.see(shown, this.number);
       return;
     }
     // Seen earlier in this walk as the record shown, and now as another.
-    if (shown !== undefined && shown.seen === this.number) this.duplicate ??= id;
-    this.pending.set(id, { record, seen: this.number });
+    if (shown !== undefined && this.shown.seen(shown) === this.number) this.duplicate ??= petKey(pet);
+    this.pending.set(key, record, this.number);
   }
+}
+
+/**
+ * One walk's differences, in order: `added` and `changed` in the walk's order, then
+ * `removed`. An `added` change is made when it is read, from the view: a first walk of a
+ * large store is as many changes as pets, and is never held as objects all at once. Read
+ * them before the next walk changes the view.
+ */
+export interface WalkChanges extends Iterable<PetChange> {
+  /** How many changes there are. */
+  readonly length: number;
 }
 
 /** The pets as last reported, and the differences each walk brings. */
 export class PetView {
-  private shown = new Map<string, Shown>();
+  private shown = new RecordStore();
   /** Ids of shown pets the last complete walk lacked: one more complete walk without them removes them. */
-  private readonly missingOnce = new Set<string>();
+  private readonly missingOnce = new Set<StoreKey>();
   private walks = 0;
 
   /** @param fields the fields compared (`--fields`, or every field): a change elsewhere is not reported. */
@@ -129,7 +136,7 @@ export class PetView {
 
   /** The pets as last reported, in the order they were first seen, each made an object as it is read. */
   *pets(): IterableIterator<Pet> {
-    for (const { record } of this.shown.values()) yield fromRecord(record);
+    for (const [, slot] of this.shown.entries()) yield fromRecord(this.shown.record(slot));
   }
 
   /** How many pets are shown. */
@@ -143,42 +150,67 @@ export class PetView {
   }
 
   /**
-   * Takes one walk's tally and returns the differences, in order: `added` and `changed` in
-   * the walk's order, then `removed` in the order the pets were first seen. `complete` is
+   * Takes one walk's tally and returns the differences (`WalkChanges`). `complete` is
    * false for a walk stopped by `--max-pages`: no removal is reported from it.
    */
-  apply(tally: WalkTally, complete: boolean): PetChange[] {
-    const changes: PetChange[] = [];
-    // A first walk's pets are the view: taken as they are, not copied (two maps of the store at once).
-    if (this.shown.size === 0) this.shown = tally.pending;
-    for (const [id, seen] of tally.pending) {
-      const pet = seen.record;
-      const shown = this.shown.get(id);
-      if (shown === seen) {
-        changes.push({ type: 'added', id, pet });
-        continue;
-      }
+  apply(tally: WalkTally, complete: boolean): WalkChanges {
+    const { pending } = tally;
+    // A first walk's pets are the view: taken as they are, not copied (two stores at once),
+    // and its changes are the view's pets, read from it in its order.
+    if (this.shown.size === 0) {
+      const shown = (this.shown = pending);
+      return {
+        length: shown.size,
+        *[Symbol.iterator]() {
+          for (const [key, slot] of shown.entries()) yield { type: 'added', id: String(key), pet: shown.record(slot) };
+        },
+      };
+    }
+    // An added pet by its key (read from the view when the change is read); the others whole.
+    const changes: (StoreKey | PetChange)[] = [];
+    for (const [key, slot] of pending.entries()) {
+      const pet = pending.record(slot);
+      const shown = this.shown.slot(key);
       if (shown === undefined) {
-        changes.push({ type: 'added', id, pet });
-        this.shown.set(id, seen);
+        changes.push(key);
+        this.shown.set(key, pet, tally.number);
         continue;
       }
       // Only a different text reaches here: read to compare the watched fields.
-      if (!samePet(fromRecord(shown.record), fromRecord(pet), this.fields))
-        changes.push({ type: 'changed', id, pet, previous: shown.record });
-      shown.record = pet;
-      shown.seen = tally.number;
+      const previous = this.shown.record(shown);
+      if (!samePet(fromRecord(previous), fromRecord(pet), this.fields))
+        changes.push({ type: 'changed', id: String(key), pet, previous });
+      this.shown.set(key, pet, tally.number);
     }
-    for (const id of this.missingOnce) if (this.shown.get(id)?.seen === tally.number) this.missingOnce.delete(id);
-    if (!complete) return changes;
-    for (const [id, shown] of this.shown) {
-      if (shown.seen === tally.number) continue;
-      if (this.missingOnce.delete(id)) {
-        // Deleting the entry being visited is safe: a Map's iteration goes on with the next.
-        this.shown.delete(id);
-        changes.push({ type: 'removed', id, pet: shown.record });
-      } else this.missingOnce.add(id);
+    for (const key of this.missingOnce) {
+      const slot = this.shown.slot(key);
+      if (slot !== undefined && this.shown.seen(slot) === tally.number) this.missingOnce.delete(key);
     }
-    return changes;
+    if (complete) {
+      for (const [key, slot] of this.shown.entries()) {
+        if (this.shown.seen(slot) === tally.number) continue;
+        if (this.missingOnce.delete(key)) {
+          const pet = this.shown.record(slot);
+          // Deleting the entry being visited is safe: a Map's iteration goes on with the next.
+          this.shown.delete(key);
+          changes.push({ type: 'removed', id: String(key), pet });
+        } else this.missingOnce.add(key);
+      }
+    }
+    const shown = this.shown;
+    return {
+      length: changes.length,
+      *[Symbol.iterator]() {
+        for (const c of changes) {
+          if (typeof c === 'object') yield c;
+          else {
+            const slot = shown.slot(c);
+            // An added pet is in the view until the next walk, before which the changes are read.
+            if (slot === undefined) throw new Error(`pets watch: added pet ${c} is not in the view`);
+            yield { type: 'added', id: String(c), pet: shown.record(slot) };
+          }
+        }
+      },
+    };
   }
 }
