@@ -2,7 +2,7 @@
  * `pets watch` on a terminal: the pets as a table redrawn in place, below whatever was on
  * the screen before (not the alternate screen, so the last view stays when the watch
  * ends). The table is `pets list`'s (`renderPetTable`, fitted to the width), behind a
- * column of marks (`*` for a pet added or changed a few seconds ago), cut to the rows that
+ * column of marks (`*` for a pet added or changed in the last two walks and 5 s at least), cut to the rows that
  * fit with an `N more` line, and followed by a status line. The frame never reaches the
  * terminal's last row, so drawing it never scrolls, and every line fits the width, so
  * none wraps: moving the cursor up by the frame's height finds its first line again. The
@@ -15,8 +15,14 @@ import type { Shutdown } from '../../../base/shutdown.js';
 import { truncateToWidth } from '../../../text/width.js';
 import { petKey } from './view.js';
 
-/** How long a pet added or changed stays marked, in ms. */
-export const MARK_MS = 3000;
+/**
+ * A pet added or changed stays marked in the frames of at least this many successful walks
+ * (the one that found the change and the next), and for at least `MARK_MS` after that walk:
+ * a short `--interval` does not make a mark blink, a long one does not keep it for ever.
+ */
+export const MARK_WALKS = 2;
+/** See `MARK_WALKS`: the shortest time a pet stays marked, in ms. */
+export const MARK_MS = 5000;
 
 const HIDE_CURSOR = '\x1b[?25l';
 const SHOW_CURSOR = '\x1b[?25h';

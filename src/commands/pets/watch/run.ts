@@ -24,7 +24,7 @@ import { parseRetryAfter } from '../../../http/retry.js';
 import { writeRecords, type RecordOutput } from '../../../render/output.js';
 import { pickFields } from '../../../render/pets.js';
 import { watchDeprecation } from '../shared/watch-deprecation.js';
-import { byId, LiveScreen, MARK_MS, renderFrame } from './live.js';
+import { byId, LiveScreen, MARK_MS, MARK_WALKS, renderFrame } from './live.js';
 import { fromRecord, petKey, PetView, type PetChange, type WalkChanges, type WalkTally } from './view.js';
 
 /** Typed options of `pets watch`. */
@@ -210,20 +210,27 @@ function eventReporter(ctx: Pick<Context, 'warn'>, output: RecordOutput, options
   };
 }
 
-/** The live table's reporter: the view redrawn after each walk, marked rows, a status line. */
+/**
+ * The live table's reporter: the view redrawn after each walk, marked rows (`MARK_WALKS`,
+ * `MARK_MS`, timed by the run's clock), a status line.
+ */
 function liveReporter(
-  ctx: Pick<Context, 'io' | 'shutdown'>,
+  ctx: Pick<Context, 'io' | 'shutdown' | 'now'>,
   view: PetView,
   output: RecordOutput,
   options: WatchOptions,
 ): Reporter {
   const screen = new LiveScreen(ctx.io, ctx.shutdown);
-  const marks = new Map<string, number>();
+  /** Marked pets by id: the successful walk that found the change, and when it ended (ms, the run's clock). */
+  const marks = new Map<string, { walk: number; at: number }>();
+  let walks = 0;
   let staleSince: Date | undefined;
   const every = `every ${seconds(options.intervalMs)}`;
   const draw = async (status: string): Promise<void> => {
-    const now = performance.now();
-    for (const [id, until] of marks) if (until <= now) marks.delete(id);
+    const now = ctx.now().getTime();
+    for (const [id, mark] of marks) {
+      if (walks - mark.walk >= MARK_WALKS && now - mark.at >= MARK_MS) marks.delete(id);
+    }
     const { renderPetTable } = await import('../../../render/table.js');
     // Marked pets first, so that what just changed is on the screen however many pets there are.
     const pets = [...view.pets()].sort(
@@ -236,14 +243,16 @@ function liveReporter(
   const plural = (n: number): string => (n === 1 ? '1 change' : `${n === 0 ? 'no' : n} changes`);
   return {
     walked: async (changes, at, { first, complete, duplicate }) => {
-      const until = performance.now() + MARK_MS;
-      // The pets already there when the watch starts are no news.
-      if (!first) for (const c of changes) if (c.type !== 'removed') marks.set(c.id, until);
+      walks++;
+      const mark = { walk: walks, at: at.getTime() };
+      // The pets already there when the watch starts are no news: neither marked nor counted as changes.
+      if (!first) for (const c of changes) if (c.type !== 'removed') marks.set(c.id, mark);
       staleSince = undefined;
       const pets = `${view.size} pets${complete ? '' : ` (first ${options.maxPages} pages)`}`;
       // On the status line, not stderr: a warning between frames would break the redraw in place.
       const twice = duplicate === undefined ? '' : ` · two different pets with id ${duplicate}`;
-      await draw(`updated ${clock(at)} · ${plural(changes.length)} · ${pets} · ${every}${twice}`);
+      const news = first ? '' : `${plural(changes.length)} · `;
+      await draw(`updated ${clock(at)} · ${news}${pets} · ${every}${twice}`);
     },
     failed: async (error, at, waitMs) => {
       // Since the first failed walk of this outage; the reason last, where the width may cut it.
