@@ -96,6 +96,36 @@ describe('pets watch: the view over its compact store', () => {
     }
   });
 
+  it("the live table's first rows: marked pets first, then the rest, each by id (int64 exact), only as many as asked", () => {
+    const next = random(50);
+    const ids = new Set<bigint>();
+    while (ids.size < 300) {
+      const magnitude = next() < 0.2 ? 2n ** 62n : 1000n;
+      ids.add((BigInt(Math.floor(next() * 1e9)) % magnitude) * (next() < 0.1 ? -1n : 1n));
+    }
+    const pets: Pet[] = [...ids].map((id) => ({
+      id: id >= -(2n ** 53n) && id <= 2n ** 53n ? Number(id) : id,
+      name: `Pet ${id}`,
+      categoryId: 1,
+    }));
+    const view = new PetView(PET_FIELDS);
+    const tally = view.walk();
+    for (const pet of pets) tally.see(pet);
+    [...view.apply(tally, true)].forEach(() => undefined);
+    const marked = new Set([pets[7], pets[100], pets[299]].map((p) => String(p!.id)));
+    marked.add('123456789012'); // not in the view: no row
+    const byId = (a: Pet, b: Pet): number => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0);
+    const all = [...pets].sort(
+      (a, b) => Number(marked.has(String(b.id))) - Number(marked.has(String(a.id))) || byId(a, b),
+    );
+    for (const n of [1, 2, 3, 4, 10, 300, 400]) {
+      expect(
+        view.firstRows(n, marked).map((p) => String(p.id)),
+        `n = ${n}`,
+      ).toEqual(all.slice(0, n).map((p) => String(p.id)));
+    }
+  });
+
   it('the store keeps each record exact across compactions, and reuses the slots of deleted ids', () => {
     const store = new RecordStore();
     const big = (n: number, v: number): string => `{"id":${n},"v":${v},"pad":"${'é'.repeat(3000)}"}`;

@@ -33,8 +33,10 @@ const ERASE_SCREEN = '\x1b[H\x1b[J';
 
 /** What one frame shows. */
 export interface Frame {
-  /** The pets, in the order shown. */
+  /** The pets, in the order shown: all of them, or at least the first `frameRoom` of them. */
   pets: readonly Pet[];
+  /** How many pets there are, when `pets` holds only the first of them. */
+  total?: number;
   /** Ids (petKey) of the pets to mark. */
   marked: ReadonlySet<string>;
   /** `--fields`, or every field. */
@@ -58,6 +60,15 @@ export function byId(a: Pet, b: Pet): number {
 }
 
 /**
+ * How many pets a frame on `screen` can hold: its rows less the header, the status line and
+ * the row kept free at the bottom (every pet without `rows`). More pets than this are shown
+ * as one row less and an `N more` line.
+ */
+export function frameRoom(screen: Pick<Screen, 'rows'>): number {
+  return screen.rows === undefined ? Infinity : Math.max(1, screen.rows - 3);
+}
+
+/**
  * The lines of one frame (without newlines): the table with its marks column, the rows
  * that fit (`rows`, one row kept free so drawing never scrolls) and `N more`, then the
  * status line. Without `rows` every pet is shown; without `columns` nothing is cut.
@@ -68,9 +79,9 @@ export function renderFrame(
   renderTable: (pets: readonly Pet[], c: Colors, columns?: number, fields?: readonly PetField[]) => string,
 ): string[] {
   const { pets } = frame;
-  // Header and status line, plus the row kept free at the bottom.
-  const room = screen.rows === undefined ? Infinity : Math.max(1, screen.rows - 3);
-  const fits = pets.length <= room;
+  const total = frame.total ?? pets.length;
+  const room = frameRoom(screen);
+  const fits = total <= room;
   const shown = fits ? pets : pets.slice(0, Math.max(0, room - 1));
   const width = screen.columns === undefined ? undefined : Math.max(1, screen.columns - 2);
   const table = renderTable(shown, screen.colors, width, frame.fields).replace(/\n$/, '').split('\n');
@@ -79,7 +90,7 @@ export function renderFrame(
     const mark = pet !== undefined && frame.marked.has(petKey(pet)) ? screen.colors.yellow('*') : ' ';
     return `${mark} ${line}`;
   });
-  if (!fits) lines.push(screen.colors.dim(`  ${pets.length - shown.length} more`));
+  if (!fits) lines.push(screen.colors.dim(`  ${total - shown.length} more`));
   const cut = (s: string): string => (screen.columns === undefined ? s : truncateToWidth(s, screen.columns));
   lines.push(screen.colors.dim(cut(frame.status)));
   return lines;

@@ -24,7 +24,7 @@ import { parseRetryAfter } from '../../../http/retry.js';
 import { writeRecords, type RecordOutput } from '../../../render/output.js';
 import { pickFields } from '../../../render/pets.js';
 import { watchDeprecation } from '../shared/watch-deprecation.js';
-import { byId, LiveScreen, MARK_MS, MARK_WALKS, renderFrame } from './live.js';
+import { byId, frameRoom, LiveScreen, MARK_MS, MARK_WALKS, renderFrame } from './live.js';
 import { fromRecord, petKey, PetView, type PetChange, type WalkChanges, type WalkTally } from './view.js';
 
 /** Typed options of `pets watch`. */
@@ -232,12 +232,16 @@ function liveReporter(
       if (walks - mark.walk >= MARK_WALKS && now - mark.at >= MARK_MS) marks.delete(id);
     }
     const { renderPetTable } = await import('../../../render/table.js');
-    // Marked pets first, so that what just changed is on the screen however many pets there are.
-    const pets = [...view.pets()].sort(
-      (a, b) => Number(marks.has(petKey(b))) - Number(marks.has(petKey(a))) || byId(a, b),
-    );
     const screenSize = { columns: ctx.io.stdoutColumns, rows: ctx.io.stdoutRows, colors: ctx.io.colorOut };
-    const frame = { pets, marked: new Set(marks.keys()), fields: output.fields, status };
+    const marked = new Set(marks.keys());
+    // Marked pets first, so that what just changed is on the screen however many pets there
+    // are; only the rows that fit are made objects.
+    const room = frameRoom(screenSize);
+    const pets =
+      room === Infinity
+        ? [...view.pets()].sort((a, b) => Number(marked.has(petKey(b))) - Number(marked.has(petKey(a))) || byId(a, b))
+        : view.firstRows(room, marked);
+    const frame = { pets, total: view.size, marked, fields: output.fields, status };
     await screen.draw(renderFrame(frame, screenSize, renderPetTable), screenSize.columns);
   };
   const plural = (n: number): string => (n === 1 ? '1 change' : `${n === 0 ? 'no' : n} changes`);

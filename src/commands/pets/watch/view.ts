@@ -60,6 +60,20 @@ export function fromRecord(record: PetRecord): Pet {
   return parseJson(record) as Pet;
 }
 
+/** The `StoreKey` of an id as `petKey` writes it: a number below 2^53, else the text. */
+function keyOfId(id: string): StoreKey {
+  const n = Number(id);
+  return Number.isSafeInteger(n) && String(n) === id ? n : id;
+}
+
+/** Orders two keys by the ids they stand for, exactly (int64). */
+function compareKeys(a: StoreKey, b: StoreKey): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const x = BigInt(a);
+  const y = BigInt(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 /** Whether two versions of a pet read the same in `fields` (a field left out of `--fields` is not watched). */
 function samePet(a: Pet, b: Pet, fields: readonly PetField[]): boolean {
   return fields.every(
@@ -137,6 +151,40 @@ export class PetView {
   /** The pets as last reported, in the order they were first seen, each made an object as it is read. */
   *pets(): IterableIterator<Pet> {
     for (const [, slot] of this.shown.entries()) yield fromRecord(this.shown.record(slot));
+  }
+
+  /**
+   * The first `n` pets in the live table's order, as objects: those whose id (`petKey`) is in
+   * `marked` first, then the rest, each part by id (int64 exact). Only those `n` are made
+   * objects: a frame of a large store costs its rows, not the store.
+   */
+  firstRows(n: number, marked: ReadonlySet<string>): Pet[] {
+    const markedKeys = new Set<StoreKey>();
+    for (const id of marked) {
+      const key = keyOfId(id);
+      if (this.shown.slot(key) !== undefined) markedKeys.add(key);
+    }
+    const first = [...markedKeys].sort(compareKeys).slice(0, n);
+    // The smallest ids not marked, kept sorted, at most `n - first.length` of them.
+    const rest: StoreKey[] = [];
+    const room = n - first.length;
+    if (room > 0) {
+      for (const [key] of this.shown.entries()) {
+        if (markedKeys.has(key)) continue;
+        const last = rest.at(-1);
+        if (rest.length === room && last !== undefined && compareKeys(key, last) >= 0) continue;
+        let at = rest.length;
+        for (let before = rest[at - 1]; before !== undefined && compareKeys(key, before) < 0; before = rest[at - 1])
+          at--;
+        rest.splice(at, 0, key);
+        if (rest.length > room) rest.pop();
+      }
+    }
+    return [...first, ...rest].map((key) => {
+      const slot = this.shown.slot(key);
+      if (slot === undefined) throw new Error(`pets watch: pet ${key} is not in the view`);
+      return fromRecord(this.shown.record(slot));
+    });
   }
 
   /** How many pets are shown. */
