@@ -3,10 +3,11 @@
  * (cli-contract.md, the command table's `pets watch` row): the pets as last reported, and
  * those one complete walk lacked. One map of the store's size, and a walk keeps only what
  * differs from it (`WalkTally`): memory is bounded by the store, not by how long the watch
- * runs or how much it changes. A pet is kept as one compact
- * record, its JSON text (`PetRecord`), not as the object a page was parsed into: a string
- * per pet is a fraction of an object's size, and the pages' objects are garbage as soon as
- * the walk has read them.
+ * runs or how much it changes. A pet is kept as one compact record (`PetCodec`: its shape
+ * and its values, from which its JSON text, `PetRecord`, is made again) in a store outside
+ * V8's heap (`RecordStore`), not as the object a page was parsed into: the pages' objects are
+ * garbage as soon as the walk has read them, and what is kept is neither marked nor copied
+ * by the garbage collector.
  *
  * A poll sees only what differs between two walks: a change undone between them is never
  * seen. A pet is `removed` only when two complete walks in a row lack it, since a server
@@ -42,17 +43,82 @@ export function petKey(pet: Pet): string {
 }
 
 /**
- * A validated pet as the watch keeps it (`PetRecord`). A pet of plain values (no bigint, no
- * lossless number: nearly every one) goes through the engine's own JSON.stringify, whose
- * text is one flat string; the int64-exact writer builds its text from many pieces, each
- * kept in memory as long as the string.
+ * A validated pet as JSON text (`PetRecord`). A pet of plain values (no bigint, no lossless
+ * number: nearly every one) goes through the engine's own JSON.stringify, whose text is one
+ * flat string; the int64-exact writer builds its text from many pieces.
  */
-function toRecord(pet: Pet): PetRecord {
-  for (const value of Object.values(pet)) {
-    if (value !== null && typeof value === 'object') return stringifyJson(pet);
-    if (typeof value === 'bigint') return stringifyJson(pet);
+function toText(value: unknown, plain: boolean): string {
+  return plain ? JSON.stringify(value) : stringifyJson(value);
+}
+
+/** The most shapes (`PetCodec`) a watch learns: pets of further shapes are kept as their whole text. */
+const MAX_SHAPES = 256;
+
+/**
+ * The form a pet is kept in, shorter than its JSON text (about half for the spec's pets): a
+ * JSON array of the number of its shape (its field names in their order, learnt as they
+ * come) and its values but the id, which is the key it is stored under. Two pets have the
+ * same form exactly when they have the same JSON text, so forms are compared as texts are.
+ * One codec serves the view and each walk's tally, whose forms the view takes as they are.
+ * A server whose pets have endless shapes (a loose object's extra fields) gets `MAX_SHAPES`;
+ * the pets of the others are kept as their whole text (a form starting with `{`).
+ */
+class PetCodec {
+  private readonly shapes = new Map<string, number>();
+  private readonly fieldLists: string[][] = [];
+  /** The shape of the pet encoded last: the next one most likely has it too. */
+  private last: number | undefined;
+
+  /** `pet`'s kept form. */
+  encode(pet: Pet): string {
+    // The shape's number first, its value set when the shape is known.
+    const values: unknown[] = [0];
+    const fields: string[] = [];
+    let plain = true;
+    for (const field in pet) {
+      const value = pet[field];
+      // JSON.stringify leaves out a field whose value is undefined: so does the form.
+      if (value === undefined) continue;
+      fields.push(field);
+      if (field === 'id') continue;
+      values.push(value);
+      if (typeof value === 'bigint' || (value !== null && typeof value === 'object')) plain = false;
+    }
+    const shape = this.shapeOf(fields);
+    if (shape === undefined) return toText(pet, plain && typeof pet.id !== 'bigint');
+    values[0] = shape;
+    return toText(values, plain);
   }
-  return JSON.stringify(pet);
+
+  /** The number of the shape of `fields`, learnt now if new, or undefined past `MAX_SHAPES`. */
+  private shapeOf(fields: string[]): number | undefined {
+    const last = this.last === undefined ? undefined : this.fieldLists[this.last];
+    if (last !== undefined && last.length === fields.length && last.every((f, i) => f === fields[i])) return this.last;
+    const name = JSON.stringify(fields);
+    let shape = this.shapes.get(name);
+    if (shape === undefined) {
+      if (this.fieldLists.length === MAX_SHAPES) return undefined;
+      shape = this.fieldLists.length;
+      this.fieldLists.push(fields);
+      this.shapes.set(name, shape);
+    }
+    this.last = shape;
+    return shape;
+  }
+
+  /** The pet of id `key` whose kept form is `form`, as its JSON text (`PetRecord`, int64 exact). */
+  decode(key: StoreKey, form: string): PetRecord {
+    if (form.startsWith('{')) return form;
+    const values = parseJson(form);
+    const fields = Array.isArray(values) ? this.fieldLists[Number(values[0])] : undefined;
+    if (fields === undefined) throw new Error('pets watch: a kept pet has no known shape');
+    let next = 1;
+    const pairs = fields.map(
+      (field) =>
+        `${JSON.stringify(field)}:${field === 'id' ? String(key) : stringifyJson((values as unknown[])[next++])}`,
+    );
+    return `{${pairs.join(',')}}`;
+  }
 }
 
 /** A kept pet as an object again, int64 exact (bigint beyond 2^53). */
@@ -89,7 +155,7 @@ function samePet(a: Pet, b: Pet, fields: readonly PetField[]): boolean {
 export class WalkTally {
   /**
    * Ids whose record differs from the one shown (or is new), with the record seen last, in
-   * the form the view keeps: a first walk's become the view itself, never copied.
+   * the form the view keeps (`PetCodec`): a first walk's become the view itself, never copied.
    */
   readonly pending = new RecordStore();
   /** The first id this walk saw with two different records. */
@@ -99,6 +165,7 @@ export class WalkTally {
   constructor(
     readonly number: number,
     private readonly shown: RecordStore,
+    private readonly codec: PetCodec,
   ) {}
 
   /**
@@ -108,7 +175,7 @@ export class WalkTally {
    */
   see(pet: Pet): void {
     const key = storeKey(pet.id);
-    const record = toRecord(pet);
+    const record = this.codec.encode(pet);
     const earlier = this.pending.slot(key);
     if (earlier !== undefined) {
       if (this.pending.holds(earlier, record)) return;
@@ -144,13 +211,14 @@ export class PetView {
   /** Ids of shown pets the last complete walk lacked: one more complete walk without them removes them. */
   private readonly missingOnce = new Set<StoreKey>();
   private walks = 0;
+  private readonly codec = new PetCodec();
 
   /** @param fields the fields compared (`--fields`, or every field): a change elsewhere is not reported. */
   constructor(private readonly fields: readonly PetField[]) {}
 
   /** The pets as last reported, in the order they were first seen, each made an object as it is read. */
   *pets(): IterableIterator<Pet> {
-    for (const [, slot] of this.shown.entries()) yield fromRecord(this.shown.record(slot));
+    for (const [key, slot] of this.shown.entries()) yield fromRecord(this.recordOf(this.shown, key, slot));
   }
 
   /**
@@ -183,7 +251,7 @@ export class PetView {
     return [...first, ...rest].map((key) => {
       const slot = this.shown.slot(key);
       if (slot === undefined) throw new Error(`pets watch: pet ${key} is not in the view`);
-      return fromRecord(this.shown.record(slot));
+      return fromRecord(this.recordOf(this.shown, key, slot));
     });
   }
 
@@ -194,7 +262,12 @@ export class PetView {
 
   /** Starts a walk: its pets are told to the tally, which `apply` takes once the walk succeeded. */
   walk(): WalkTally {
-    return new WalkTally(++this.walks, this.shown);
+    return new WalkTally(++this.walks, this.shown, this.codec);
+  }
+
+  /** The pet of id `key` in `slot` of `store`, as its JSON text. */
+  private recordOf(store: RecordStore, key: StoreKey, slot: number): PetRecord {
+    return this.codec.decode(key, store.record(slot));
   }
 
   /**
@@ -207,28 +280,30 @@ export class PetView {
     // and its changes are the view's pets, read from it in its order.
     if (this.shown.size === 0) {
       const shown = (this.shown = pending);
+      const recordOf = this.recordOf.bind(this, shown);
       return {
         length: shown.size,
         *[Symbol.iterator]() {
-          for (const [key, slot] of shown.entries()) yield { type: 'added', id: String(key), pet: shown.record(slot) };
+          for (const [key, slot] of shown.entries()) yield { type: 'added', id: String(key), pet: recordOf(key, slot) };
         },
       };
     }
     // An added pet by its key (read from the view when the change is read); the others whole.
     const changes: (StoreKey | PetChange)[] = [];
     for (const [key, slot] of pending.entries()) {
-      const pet = pending.record(slot);
+      const form = pending.record(slot);
       const shown = this.shown.slot(key);
       if (shown === undefined) {
         changes.push(key);
-        this.shown.set(key, pet, tally.number);
+        this.shown.set(key, form, tally.number);
         continue;
       }
       // Only a different text reaches here: read to compare the watched fields.
-      const previous = this.shown.record(shown);
+      const previous = this.recordOf(this.shown, key, shown);
+      const pet = this.recordOf(pending, key, slot);
       if (!samePet(fromRecord(previous), fromRecord(pet), this.fields))
         changes.push({ type: 'changed', id: String(key), pet, previous });
-      this.shown.set(key, pet, tally.number);
+      this.shown.set(key, form, tally.number);
     }
     for (const key of this.missingOnce) {
       const slot = this.shown.slot(key);
@@ -238,13 +313,14 @@ export class PetView {
       for (const [key, slot] of this.shown.entries()) {
         if (this.shown.seen(slot) === tally.number) continue;
         if (this.missingOnce.delete(key)) {
-          const pet = this.shown.record(slot);
+          const pet = this.recordOf(this.shown, key, slot);
           // Deleting the entry being visited is safe: a Map's iteration goes on with the next.
           this.shown.delete(key);
           changes.push({ type: 'removed', id: String(key), pet });
         } else this.missingOnce.add(key);
       }
     }
+    const recordOf = this.recordOf.bind(this, this.shown);
     const shown = this.shown;
     return {
       length: changes.length,
@@ -255,7 +331,7 @@ export class PetView {
             const slot = shown.slot(c);
             // An added pet is in the view until the next walk, before which the changes are read.
             if (slot === undefined) throw new Error(`pets watch: added pet ${c} is not in the view`);
-            yield { type: 'added', id: String(c), pet: shown.record(slot) };
+            yield { type: 'added', id: String(c), pet: recordOf(c, slot) };
           }
         }
       },
