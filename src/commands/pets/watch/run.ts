@@ -319,6 +319,22 @@ async function pause(ms: number, signal: AbortSignal, timeUp: AbortSignal | unde
 }
 
 /**
+ * Keeps V8's young generation at the size it has now, for the rest of the process. V8
+ * doubles it (to 2 x 16 MiB on 64-bit) once the bytes that survived it since it last grew
+ * pass its size: every page of a walk leaves a little alive across a scavenge, so a watch
+ * reaches the largest size within a few walks of a large store, and keeps it all day, where
+ * a single walk (`pets list --all`) stays smaller. Walks allocate steadily and hold little
+ * between pages, so a smaller young generation costs only more frequent, shorter scavenges
+ * (docs/performance.md, "`pets watch` memory"). `--semi-space-growth-factor` is read by
+ * V8 each time it grows the space (the largest size, `--max-semi-space-size`, is fixed at
+ * start-up and cannot be set from here); Node leaves V8's flags settable at run time.
+ */
+async function keepYoungGenerationSize(): Promise<void> {
+  const { setFlagsFromString } = await import('node:v8');
+  setFlagsFromString('--semi-space-growth-factor=1');
+}
+
+/**
  * Watches the pets until a signal, a closed stdout, an error that is not passing, or its
  * own end: `--max-events` events reported, or `--for` run out (exit 0 for these). An event
  * is what the events form prints: the first walk's pets count unless `--watch-only`; on a
@@ -334,6 +350,7 @@ export async function runWatch(ctx: Context, options: WatchOptions): Promise<num
   const { client } = await ctx.connect({ deadlinePer: 'request', reads: true });
   const output = await ctx.recordOutput();
   ctx.io.disablePager();
+  await keepYoungGenerationSize();
   const observe = watchDeprecation(ctx, 'listPets (GET /pets)');
   const view = new PetView(output.fields ?? PET_FIELDS);
   const reporter = form === 'live' ? liveReporter(ctx, view, output, options) : eventReporter(ctx, output, options);
