@@ -571,6 +571,47 @@ describe('429: a refusal, sent again after Retry-After, fewer requests in flight
     expect(printedNames(r.stdout)).toEqual(inLineOrder(srv.created()));
   });
 
+  it("a Retry-After longer than what the record's deadline leaves ends that record at once, naming the wait and the time left", async () => {
+    // --timeout 10 for each record. P2 is refused twice with Retry-After: 6: the first wait
+    // fits in its 10 s and is waited for; the second, 6 s with about 4 s left of that
+    // record's deadline (not of a fresh 10 s), is not: P2 fails with the server's code at
+    // once. A third attempt would have been created.
+    const sentAt: number[] = [];
+    const srv = await petServer(({ name, attempt }) => {
+      if (name !== 'P2') return 'create';
+      sentAt.push(performance.now());
+      return attempt <= 2 ? refusal('6') : 'create';
+    });
+    const { dir, file } = petInput(3);
+    const started = performance.now();
+    const r = await runMain(['pets', 'create', '--from-file', file, '--timeout', '10', '-o', 'json'], {
+      env: remoteEnv(srv.baseUrl, KEY, { PETSTORE_CONFIG_DIR: dir }),
+    });
+    const ended = performance.now();
+    expect(r.code, r.stderr).toBe(1);
+    expect(srv.received().filter((n) => n === 'P2')).toHaveLength(2);
+    // The first Retry-After was waited for; after the second refusal nothing waited for its 6 s
+    // (nor for the deadline: that would have been a timeout, exit 3).
+    expect(sentAt[1]! - sentAt[0]!).toBeGreaterThanOrEqual(5900);
+    expect(ended - sentAt[1]!).toBeLessThan(4000);
+    expect(ended - started).toBeLessThan(10_000 + 4000);
+    const account = lastJson(r.stderr);
+    expect(account).toMatchObject({
+      code: 'rate_limited',
+      status: 429,
+      retryAfter: 6,
+      failed: [{ line: 2, code: 'rate_limited', status: 429, retryAfter: 6 }],
+      unknown: [],
+    });
+    const failed = (account.failed as { message: string }[])[0]!;
+    expect(failed.message).toMatch(/^slow down; the server asks to wait 6 s; --timeout leaves [0-4](\.\d+)? s$/);
+    expect(namesIn(`${file}.remaining.ndjson`)).toEqual(['P2', ...(srv.received().includes('P3') ? [] : ['P3'])]);
+
+    expect(account.message).toMatch(
+      /not created: slow down; the server asks to wait 6 s; --timeout leaves [0-4](\.\d+)? s \(rate_limited, HTTP 429\)/,
+    );
+  });
+
   it('after a round of refusals the run keeps half as many requests in flight, then raises it', async () => {
     // 8 in flight, all refused together (Retry-After: 0): the limit halves once, to 4, and
     // grows by one per window of successes (see InFlightLimit).

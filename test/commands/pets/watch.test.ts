@@ -505,11 +505,68 @@ describe.concurrent('pets watch on a terminal', () => {
       '  3   pet 3  1',
       '  4   pet 4  1',
       '  16 more',
-      expect.stringMatching(/^updated \d\d:\d\d:\d\d · 20 changes · 20 pets · every 1 s$/),
+      // The first walk counts pets: the pets already there are no changes.
+      expect.stringMatching(/^updated \d\d:\d\d:\d\d · 20 pets · every 1 s$/),
     ]);
     expect(out).toMatch(/\nstale since \d\d:\d\d:\d\d · next try in 1 s · down\n/);
     expect(out).toMatch(/\nstale since \d\d:\d\d:\d\d · next try in 2 s · down\n/);
     expect(drawn.at(-1)).toMatch(/updated \d\d:\d\d:\d\d · no changes · 20 pets/);
+  });
+
+  /**
+   * Watches `pets` on a terminal whose clock (the run's `now`) reads `clockAt(n)` from the start
+   * of walk `n`, adds a pet as walk 2 starts, and returns, for each frame drawn after a walk
+   * (frame n: walk n), whether the new pet's row is marked, and each frame's status line.
+   */
+  async function markedFrames(walks: number, clockAt: (walk: number) => number) {
+    const s = await store([
+      { id: '1', name: 'Rex', categoryId: 1 },
+      { id: '2', name: 'Tom', categoryId: 1 },
+    ]);
+    let clockMs = clockAt(1);
+    s.onWalk = (n) => {
+      clockMs = clockAt(n);
+      if (n === 2) s.pets.push({ id: '3', name: 'Zed', categoryId: 3 });
+    };
+    let out = '';
+    const controller = new AbortController();
+    const run = runMain(['pets', 'watch', '--interval', '1'], {
+      env: { ...s.env, NO_COLOR: '1' },
+      tty: true,
+      columns: 60,
+      rows: 10,
+      now: () => new Date(clockMs),
+      signal: controller.signal,
+      onOutput: (stream, text) => {
+        if (stream === 'stdout') out += text;
+      },
+    });
+    // Walk n + 1 starts once walk n's frame is drawn.
+    await s.walkStarted(walks + 1);
+    controller.abort('SIGINT');
+    expect((await run).code).toBe(130);
+    const drawn = frames(out).slice(0, walks);
+    expect(drawn).toHaveLength(walks);
+    return drawn.map((frame) => {
+      const lines = frame.split('\n').map((l) => l.replace(new RegExp(`^.*${ESC}\\[J`), ''));
+      const zed = lines.find((l) => / 3 +Zed /.test(l));
+      return { marked: zed?.startsWith('*') ?? false, status: lines.filter((l) => l.startsWith('updated')).join('') };
+    });
+  }
+
+  it("the first walk's status line counts pets, not changes, and marks nothing; a change's mark stays two walks and at least 5 s", async () => {
+    // A walk a second (the run's clock): the mark from walk 2 stays until 5 s have passed, at walk 7.
+    const quick = await markedFrames(8, (n) => Date.UTC(2026, 10, 29, 12, 0, n));
+    expect(quick[0]!.status).toMatch(/^updated \d\d:\d\d:\d\d · 2 pets · every 1 s$/);
+    expect(quick[1]!.status).toMatch(/^updated \d\d:\d\d:\d\d · 1 change · 3 pets · every 1 s$/);
+    expect(quick[2]!.status).toMatch(/ · no changes · 3 pets · /);
+    expect(quick.map((f) => f.marked)).toEqual([false, true, true, true, true, true, false, false]);
+  });
+
+  it("a change's mark stays for two walks however long they are apart", async () => {
+    // A walk every 10 s (the run's clock): 5 s have passed by walk 3, but the mark stays for it.
+    const slow = await markedFrames(4, (n) => Date.UTC(2026, 10, 29, 12, 0, 0) + n * 10_000);
+    expect(slow.map((f) => f.marked)).toEqual([false, true, true, false]);
   });
 
   it.each([[['--jq', '.type']], [['-o', 'ndjson']]])('%j prints events on a terminal, not the table', async (args) => {

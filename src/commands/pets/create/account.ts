@@ -22,6 +22,11 @@ export interface RecordError {
   message: string;
   /** The HTTP status, 0 when no answer was involved. */
   status: number;
+  /**
+   * A 429's `Retry-After` that was not waited for, in whole seconds: longer than what the
+   * record's deadline left (cli-contract.md "Network behaviour"). Not kept in the journal.
+   */
+  retryAfter?: number;
 }
 
 /** A record's place: its 0-based index and the line where it starts. */
@@ -393,6 +398,7 @@ export class BulkAccount {
       code: r.code,
       message: r.message,
       status: r.status,
+      ...(r.retryAfter === undefined ? {} : { retryAfter: r.retryAfter }),
     });
     return {
       records: this.records,
@@ -456,7 +462,7 @@ export class BulkAccount {
         status: stoppedBy?.status ?? 0,
         hint: this.lines(opts.suggest, opts.label, opts.target).join('\n'),
         cause: stop.cause,
-        details: this.details(),
+        details: { ...this.details(), ...refusedWaitOf(stoppedBy) },
       },
     );
   }
@@ -525,7 +531,21 @@ function describeCause(err: unknown): string {
  */
 function recordError(err: unknown): RecordError {
   if (isRecordError(err)) return { code: err.code, message: err.message, status: err.status };
-  if (err instanceof ApiError) return { code: err.body.code, message: err.body.message, status: err.status };
+  if (err instanceof ApiError) {
+    // A Retry-After not waited for: the message names the wait and the time left (ApiError's).
+    const wait = refusedWaitOf(err);
+    const message = wait.retryAfter === undefined ? err.body.message : err.message;
+    return { code: err.body.code, message, status: err.status, ...wait };
+  }
   if (err instanceof CliError) return { code: err.code, message: err.message, status: err.status };
   return { code: 'internal', message: err instanceof Error ? err.message : String(err), status: 0 };
+}
+
+/**
+ * `{ retryAfter }` (whole seconds) when `err` is an answer whose `Retry-After` was not waited
+ * for (ApiError's `details`), else nothing: a field of the JSON error and of a failed record.
+ */
+function refusedWaitOf(err: unknown): { retryAfter?: number } {
+  const retryAfter = err instanceof CliError ? err.details?.retryAfter : undefined;
+  return typeof retryAfter === 'number' ? { retryAfter } : {};
 }

@@ -2,7 +2,7 @@
  * `pets watch` on a terminal: the pets as a table redrawn in place, below whatever was on
  * the screen before (not the alternate screen, so the last view stays when the watch
  * ends). The table is `pets list`'s (`renderPetTable`, fitted to the width), behind a
- * column of marks (`*` for a pet added or changed a few seconds ago), cut to the rows that
+ * column of marks (`*` for a pet added or changed in the last two walks and 5 s at least), cut to the rows that
  * fit with an `N more` line, and followed by a status line. The frame never reaches the
  * terminal's last row, so drawing it never scrolls, and every line fits the width, so
  * none wraps: moving the cursor up by the frame's height finds its first line again. The
@@ -15,8 +15,14 @@ import type { Shutdown } from '../../../base/shutdown.js';
 import { truncateToWidth } from '../../../text/width.js';
 import { petKey } from './view.js';
 
-/** How long a pet added or changed stays marked, in ms. */
-export const MARK_MS = 3000;
+/**
+ * A pet added or changed stays marked in the frames of at least this many successful walks
+ * (the one that found the change and the next), and for at least `MARK_MS` after that walk:
+ * a short `--interval` does not make a mark blink, a long one does not keep it for ever.
+ */
+export const MARK_WALKS = 2;
+/** See `MARK_WALKS`: the shortest time a pet stays marked, in ms. */
+export const MARK_MS = 5000;
 
 const HIDE_CURSOR = '\x1b[?25l';
 const SHOW_CURSOR = '\x1b[?25h';
@@ -27,8 +33,10 @@ const ERASE_SCREEN = '\x1b[H\x1b[J';
 
 /** What one frame shows. */
 export interface Frame {
-  /** The pets, in the order shown. */
+  /** The pets, in the order shown: all of them, or at least the first `frameRoom` of them. */
   pets: readonly Pet[];
+  /** How many pets there are, when `pets` holds only the first of them. */
+  total?: number;
   /** Ids (petKey) of the pets to mark. */
   marked: ReadonlySet<string>;
   /** `--fields`, or every field. */
@@ -52,6 +60,15 @@ export function byId(a: Pet, b: Pet): number {
 }
 
 /**
+ * How many pets a frame on `screen` can hold: its rows less the header, the status line and
+ * the row kept free at the bottom (every pet without `rows`). More pets than this are shown
+ * as one row less and an `N more` line.
+ */
+export function frameRoom(screen: Pick<Screen, 'rows'>): number {
+  return screen.rows === undefined ? Infinity : Math.max(1, screen.rows - 3);
+}
+
+/**
  * The lines of one frame (without newlines): the table with its marks column, the rows
  * that fit (`rows`, one row kept free so drawing never scrolls) and `N more`, then the
  * status line. Without `rows` every pet is shown; without `columns` nothing is cut.
@@ -62,9 +79,9 @@ export function renderFrame(
   renderTable: (pets: readonly Pet[], c: Colors, columns?: number, fields?: readonly PetField[]) => string,
 ): string[] {
   const { pets } = frame;
-  // Header and status line, plus the row kept free at the bottom.
-  const room = screen.rows === undefined ? Infinity : Math.max(1, screen.rows - 3);
-  const fits = pets.length <= room;
+  const total = frame.total ?? pets.length;
+  const room = frameRoom(screen);
+  const fits = total <= room;
   const shown = fits ? pets : pets.slice(0, Math.max(0, room - 1));
   const width = screen.columns === undefined ? undefined : Math.max(1, screen.columns - 2);
   const table = renderTable(shown, screen.colors, width, frame.fields).replace(/\n$/, '').split('\n');
@@ -73,7 +90,7 @@ export function renderFrame(
     const mark = pet !== undefined && frame.marked.has(petKey(pet)) ? screen.colors.yellow('*') : ' ';
     return `${mark} ${line}`;
   });
-  if (!fits) lines.push(screen.colors.dim(`  ${pets.length - shown.length} more`));
+  if (!fits) lines.push(screen.colors.dim(`  ${total - shown.length} more`));
   const cut = (s: string): string => (screen.columns === undefined ? s : truncateToWidth(s, screen.columns));
   lines.push(screen.colors.dim(cut(frame.status)));
   return lines;
