@@ -87,8 +87,8 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
   const warnIgnored = (settings: Settings): void => {
     const remote = settings.remotes.find((r) => r.selected);
     if (remote === undefined || remote.ignored.length === 0) return;
-    const own = remote.ignored.map((n) => (n === 'PETSTORE_BASE_URL' ? 'base URL' : 'key')).join(' and ');
-    ctx.warn(`${remote.ignored.join(' and ')} ignored: --env ${remote.name} has its own ${own}`);
+    // Short enough for one line of 80 columns with most names.
+    ctx.warn(`--env ${remote.name} wins over ${remote.ignored.join(' and ')}`);
   };
   const ctx: Context = {
     io,
