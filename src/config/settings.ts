@@ -415,7 +415,7 @@ function confirmingEnvironment(
  * lower-cases the scheme and host and drops a default port (`:443` for https, `:80` for
  * http), with trailing slashes removed. Text that does not parse is compared as it is.
  */
-export function sameBaseUrl(a: string, b: string): boolean {
+function sameBaseUrl(a: string, b: string): boolean {
   const norm = (raw: string): string => {
     try {
       return new URL(raw).href.replace(/\/+$/, '');

@@ -95,7 +95,7 @@ Examples:
   $ petstore api pets --paginate > every-pet.json
   $ petstore api pets --paginate --jq '.[] | select(.status == "sold") | .name'
 
---dry-run takes its value only after = (api --dry-run pets requests pets). It reads the fields and --input, sends nothing and asks nothing; it needs the environment's key, as the real run does, but never prints it. The curl command of --dry-run=curl (curl 7.55 or later) is for a shell where PETSTORE_API_KEY holds the key; printf, a shell builtin, hands the key to curl on stdin, out of every process's arguments. With --env sandbox it is refused: the embedded sandbox stops when petstore does (run \`petstore sandbox serve\` instead).`,
+--dry-run takes its value only after = (api --dry-run pets requests pets). It reads the fields and --input, sends nothing and asks nothing; it needs a key source, as the real run does, but never prints the key nor runs apiKeyCommand to read it. The curl command of --dry-run=curl (curl 7.55 or later) is for a shell where PETSTORE_API_KEY holds the key (a note gives the export line that sets it when it is not set); printf, a shell builtin, hands the key to curl on stdin, out of every process's arguments. With --env sandbox it is refused: the embedded sandbox stops when petstore does (run \`petstore sandbox serve\` instead).`,
       )
       .action((words, flags) =>
         f.run(async (ctx) => {
