@@ -75,7 +75,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   if (scan.noPager) io.disablePager();
   let code: number;
   const report = (err: unknown): number =>
-    reportError(err, state, (e) => fromCommander(e, scan.afterJson, built.failedCommand()));
+    reportError(err, state, (e) => fromCommander(e, scan.afterJson, built.failedCommand(), spacedDryRun(scan.argv)));
   const unregister = io.shutdown.add({
     onForcedEnd: (end) => reportForcedEnd(end, state, report),
     doing: () => {
@@ -186,6 +186,16 @@ function isCommanderError(err: unknown): err is CommanderErrorLike {
   );
 }
 
+/**
+ * Whether `curl` follows a bare `--dry-run` (which `prescan` wrote `--dry-run=`) before any
+ * `--`: the curl form asked for with a space, which is the flag and then an argument.
+ */
+function spacedDryRun(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  const words = end < 0 ? argv : argv.slice(0, end);
+  return words.some((w, i) => w === '--dry-run=' && words[i + 1] === 'curl');
+}
+
 /** A word that looks like a field list, as gh's `--json` takes it: `id` or `id,name,status`. */
 const FIELD_LIST = /^[A-Za-z_][A-Za-z0-9_]*(?:,[A-Za-z_][A-Za-z0-9_]*)*$/;
 
@@ -194,13 +204,20 @@ const FIELD_LIST = /^[A-Za-z_][A-Za-z0-9_]*(?:,[A-Za-z_][A-Za-z0-9_]*)*$/;
  * (`petstore pets --help` for `petstore pets lst`; `failedAt` is the command that raised
  * it). A field list after `--json` (`fields`, the word after it) that names something not a
  * field (`--json id,nme`), which commander sees as an extra argument or an unknown command,
- * is reported as such.
+ * is reported as such; so is `--dry-run curl` (`dryRunCurl`), written with a space.
  */
 function fromCommander(
   err: CommanderErrorLike,
   fields: string | undefined,
   failedAt: string[] | undefined,
+  dryRunCurl = false,
 ): UsageError {
+  if (err.code === 'commander.excessArguments' && dryRunCurl) {
+    return new UsageError(
+      '--dry-run takes its value only after =: `--dry-run curl` is the flag, then an argument',
+      'For the curl command, write --dry-run=curl.',
+    );
+  }
   if (err.code === 'commander.excessArguments' || err.code === 'commander.unknownCommand') {
     if (fields !== undefined && FIELD_LIST.test(fields) && !(failedAt ?? []).includes(fields)) {
       if (err.code === 'commander.excessArguments' || err.message.includes(`'${fields}'`)) {

@@ -34,6 +34,12 @@ export interface ConnectOptions {
    * printed, its answer dropped. By default (any write) `connect` waits: nothing is sent.
    */
   reads?: boolean;
+  /**
+   * `true` for a dry run (cli-contract.md "Commands", `--dry-run`): the key's source is
+   * checked as for a real run, but an `apiKeyCommand` is not run (`UNREAD_KEY` stands in for
+   * its key), and nothing may be sent.
+   */
+  dryRun?: boolean;
   /** `request`: `--timeout` bounds each request (a bulk create) instead of the whole command. */
   deadlinePer?: 'command' | 'request';
   /**
@@ -113,11 +119,12 @@ export interface SettingsContext {
   /**
    * Resolves environment, base URL and key with their sources (never throws for a missing
    * or bad value; see `config/settings.ts`). Scope `all` adds the environment not selected;
-   * `keys: false` leaves keys unresolved, so no `apiKeyCommand` runs. A key command runs at
+   * `keys: false` leaves keys unresolved, so no `apiKeyCommand` runs; `keys: 'unread'` finds
+   * the key's source without running one. A key command runs at
    * most once per run, however often this is called.
    * @throws InterruptedError when Ctrl-C ends a key command.
    */
-  settings(scope: 'selected' | 'all', opts?: { keys?: boolean }): Promise<Settings>;
+  settings(scope: 'selected' | 'all', opts?: { keys?: boolean | 'unread' }): Promise<Settings>;
   /**
    * A command to suggest in a hint: `petstore` + the flags that send it where this run went
    * (`--env NAME` unless production was chosen by default, `--base-url URL` when given) +

@@ -24,6 +24,7 @@ import {
   type Connection,
   type LoadConfig,
   type RunKeyCommand,
+  type Settings,
 } from './config/settings.js';
 import { UsageError } from './base/errors.js';
 import type { GlobalOptions } from './global-options.js';
@@ -82,6 +83,13 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
   let outputPromise: Promise<RecordOutput> | undefined;
   // The environment the run resolved to, once it has (for suggested commands).
   let resolvedEnv: string | undefined;
+  // cli-contract.md "Environments": a variable given way to by --env is named (Io says a warning once).
+  const warnIgnored = (settings: Settings): void => {
+    const remote = settings.remotes.find((r) => r.selected);
+    if (remote === undefined || remote.ignored.length === 0) return;
+    // Short enough for one line of 80 columns with most names.
+    ctx.warn(`--env ${remote.name} wins over ${remote.ignored.join(' and ')}`);
+  };
   const ctx: Context = {
     io,
     env,
@@ -96,6 +104,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
         { scope, keys: opts?.keys },
       );
       if (settings.environment.ok) resolvedEnv = settings.environment.value;
+      warnIgnored(settings);
       return settings;
     },
     suggest: (words) =>
@@ -109,10 +118,12 @@ export function createContext(state: RunState, globals: GlobalOptions): Context 
     // send), and its answer is dropped when the expression is refused (the runner's verdict).
     connect: (options) =>
       (apiPromise ??= Promise.all([
-        (resolving ??= resolveConnection(ctx, keyCommands.rereadable)).then(async (resolved) => {
-          const { client, connection, retryPolicy } = await openApi(ctx, resolved, options ?? {});
-          return { client, connection, retryPolicy };
-        }),
+        (resolving ??= resolveConnection(ctx, keyCommands.rereadable, options?.dryRun === true)).then(
+          async (resolved) => {
+            const { client, connection, retryPolicy } = await openApi(ctx, resolved, options ?? {});
+            return { client, connection, retryPolicy };
+          },
+        ),
         globals.jq === undefined || options?.reads === true ? undefined : ctx.recordOutput().then((o) => o.jq?.check()),
       ]).then(([api]) => api)),
     connectCall: async (options) =>
@@ -242,8 +253,9 @@ interface Resolved {
 async function resolveConnection(
   ctx: Context,
   rereadable: (name: RemoteEnvName, key: string) => Promise<KeySource | undefined>,
+  dryRun = false,
 ): Promise<Resolved> {
-  const settings = await ctx.settings('selected');
+  const settings = await ctx.settings('selected', dryRun ? { keys: 'unread' } : undefined);
   const environment = requireEnvironment(settings);
   if (environment.value === 'sandbox') {
     const { baseUrl, apiKey, failure } = await startEmbeddedSandbox(ctx);
@@ -268,7 +280,8 @@ async function resolveConnection(
   ctx.io.target(describeTarget(connection));
   // Only a key command's key is read again: PETSTORE_API_KEY and the stored key would give the same.
   const { apiKey } = connection;
-  const rereadKey = apiKey.source === 'command' ? await rereadable(environment.value, apiKey.value) : undefined;
+  const rereadKey =
+    apiKey.source === 'command' && !dryRun ? await rereadable(environment.value, apiKey.value) : undefined;
   return { connection, sandboxFailure: undefined, rereadKey };
 }
 

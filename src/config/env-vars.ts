@@ -77,13 +77,14 @@ export const ENV_VARS = {
     flag: '--base-url',
     type: 'string',
     default: "the config file's `<env>.baseUrl`",
-    meaning: "The selected environment's base URL, when `--base-url` is not given.",
+    meaning: 'The base URL, unless `--base-url` is given, or `--env` names an environment with its own `baseUrl`.',
   },
   PETSTORE_API_KEY: {
     readWith: ['--env'],
     type: 'string',
     default: "the environment's `apiKeyCommand`, else its stored key",
-    meaning: "The selected environment's API key; wins over `apiKeyCommand` and a stored key.",
+    meaning:
+      'The API key, before `apiKeyCommand` and a stored key; not when `--env` names one with its own URL and key.',
     secret: true,
   },
   PETSTORE_CONFIG_DIR: {

@@ -160,15 +160,37 @@ export function settingChoices(): Record<string, readonly string[]> {
   return Object.fromEntries(SETTINGS.flatMap((s) => (s.choices === undefined ? [] : [[s.key, s.choices]])));
 }
 
+/**
+ * The names of a JavaScript object's internals: as a part of a key they would reach the
+ * object's prototype instead of a setting (`production.__proto__` is no field, and
+ * `constructor.baseUrl` no environment the file could keep).
+ */
+const OBJECT_INTERNALS: readonly string[] = ['constructor', 'prototype', '__proto__'];
+
+/**
+ * Refuses a key with a part named like an object's internal (cli-contract.md "Commands",
+ * `config`: refused as any part of a key).
+ * @throws UsageError (exit 2) naming the part.
+ */
+function checkKeyParts(key: string): void {
+  const part = key.split('.').find((p) => OBJECT_INTERNALS.includes(p));
+  if (part === undefined) return;
+  throw new UsageError(
+    `invalid config key ${quote(key)}: ${quote(part)} cannot be part of a key (constructor, prototype and __proto__ are a JavaScript object's internals, not settings)`,
+    'Run `petstore config list` to see every setting.',
+  );
+}
+
 /** Names that look like an attempt to handle an API key through `config`. */
 const KEY_LIKE = /(?:^|\.)(?:api[-_]?key|key|keys|token|secret|auth)(?:\.|$)/i;
 
 /**
  * Finds a known setting by its exact name.
- * @throws UsageError (exit 2) for an API-key-like name (pointing at `auth login`) or an
+ * @throws UsageError (exit 2) for a part named constructor, prototype or __proto__, an API-key-like name (pointing at `auth login`) or an
  * unknown key (listing the known ones).
  */
 export function findSetting(key: string, verb: 'get' | 'set' | 'unset'): SettingDef {
+  checkKeyParts(key);
   const def = SETTINGS.find((s) => s.key === key) ?? environmentSetting(key);
   if (def !== undefined) return def;
   if (KEY_LIKE.test(key)) {

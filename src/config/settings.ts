@@ -4,11 +4,17 @@
  * alike. Each setting is a chain of sources, first match wins:
  *
  * - environment: `--env` > `PETSTORE_ENV` > config `environment` > `production`;
- * - base URL: `--base-url` > `PETSTORE_BASE_URL` > config `<env>.baseUrl`;
- * - API key: `PETSTORE_API_KEY` > the environment's `apiKeyCommand` > the key stored for
+ * - base URL: `--base-url` > the configured `<env>.baseUrl` of an environment named by the
+ *   `--env` flag > `PETSTORE_BASE_URL` > config `<env>.baseUrl`;
+ * - API key: `PETSTORE_API_KEY` (unless the `--env` flag names an environment with its own
+ *   base URL and key source) > the environment's `apiKeyCommand` > the key stored for
  *   that environment. A key from the config file (stored, or printed by its command) goes
  *   only to the base URL it belongs to: a stored key to the URL it was stored for, a
  *   command's key to the environment's configured `baseUrl`.
+ *
+ * An explicit flag wins over the shell (gh's and kubectl's rule): a variable set for
+ * another environment must not redirect a write typed for this one. The variables given
+ * way to are named in `RemoteSettings.ignored`, for one warning.
  *
  * Every setting comes back in one shape, `Outcome<T>`: its value with its source, or the
  * error a command that needs it fails with (`requireRemote` throws that error);
@@ -119,6 +125,19 @@ export interface RemoteSettings {
    * (cli-contract.md "Bulk create"); false when unset or the file cannot be read.
    */
   idempotencyKeys: boolean;
+  /**
+   * The environment whose `confirmWrites` applies to a write to this base URL: this one's
+   * own, else the first environment whose configured `baseUrl` is the same URL
+   * (`sameBaseUrl`) and has `confirmWrites` (cli-contract.md "Environments": `confirmWrites`
+   * follows the URL, whatever name or variable selected it). Undefined when none does.
+   */
+  confirmWritesOf: RemoteEnvName | undefined;
+  /**
+   * The variables set in the shell that this run ignores because the `--env` flag names an
+   * environment with its own base URL (`PETSTORE_BASE_URL`) and key source
+   * (`PETSTORE_API_KEY`); empty otherwise. The selected environment only.
+   */
+  ignored: ('PETSTORE_BASE_URL' | 'PETSTORE_API_KEY')[];
 }
 
 /** The outcome of resolution. */
@@ -141,20 +160,34 @@ export interface ResolveInput {
   runKeyCommand: RunKeyCommand;
 }
 
-/** What to resolve: the selected environment or all, and whether keys too (default true). */
+/**
+ * What to resolve: the selected environment or all, and whether keys too (default true).
+ * `unread`: the key's source is found and checked, but an `apiKeyCommand` is not run (its
+ * key is then `UNREAD_KEY`): a dry run needs a key source and prints no key
+ * (cli-contract.md "Commands", `--dry-run`).
+ */
 export interface ResolveScope {
   scope: 'selected' | 'all';
   /** False: leave keys unresolved (no key command runs), for commands that only store or remove one. */
-  keys?: boolean;
+  keys?: boolean | 'unread';
 }
+
+/**
+ * The key of an `apiKeyCommand` that was not run (`ResolveScope.keys: 'unread'`): a
+ * stand-in that is never sent (a dry run shows the key as `$PETSTORE_API_KEY`), yet a
+ * header could carry it.
+ */
+export const UNREAD_KEY = 'unread-key-command';
 
 /** The connection settings of one remote run. */
 export interface Connection {
   environment: Resolved<EnvName>;
   baseUrl: Resolved<string>;
   apiKey: Resolved<string>;
-  /** Whether every write asks first (`RemoteSettings.confirmWrites`; false for the sandbox). */
+  /** Whether every write asks first (`RemoteSettings.confirmWritesOf` is set; false for the sandbox). */
   confirmWrites: boolean;
+  /** The environment whose `confirmWrites` setting applies (`RemoteSettings.confirmWritesOf`). */
+  confirmWritesOf?: RemoteEnvName | undefined;
   /** Whether the server honours `Idempotency-Key` (`RemoteSettings.idempotencyKeys`; true for the sandbox). */
   idempotencyKeys: boolean;
 }
@@ -300,11 +333,20 @@ export async function resolveSettings(input: ResolveInput, { scope, keys = true 
   const remotes: RemoteSettings[] = [];
   for (const name of names) {
     const isSelected = name === selected;
-    const baseUrl = await resolveBaseUrl(name, isSelected, input, file);
-    const key = keys ? await resolveKey(name, isSelected, baseUrl, input, file) : undefined;
+    const own = isSelected ? await ownSettings(name, input, file) : { baseUrl: false, key: false };
+    const baseUrl = await resolveBaseUrl(name, isSelected, own.baseUrl, input, file);
+    const key = keys === false ? undefined : await resolveKey(name, isSelected, own.key, baseUrl, input, file, keys);
     const config = read instanceof ConfigError ? undefined : read;
     // The setting belongs to the environment, whatever supplied its URL and key.
     const current = await file();
+    const readable = current instanceof ConfigError ? undefined : current;
+    const ignored = [
+      ...(own.baseUrl && overridden(input.env.get('PETSTORE_BASE_URL'), baseUrl)
+        ? (['PETSTORE_BASE_URL'] as const)
+        : []),
+      ...(own.key && input.env.isSet('PETSTORE_API_KEY') ? (['PETSTORE_API_KEY'] as const) : []),
+    ];
+    const confirmWritesOf = readable === undefined ? undefined : confirmingEnvironment(name, baseUrl, readable);
     remotes.push({
       name,
       selected: isSelected,
@@ -312,11 +354,76 @@ export async function resolveSettings(input: ResolveInput, { scope, keys = true 
       key,
       stored: config?.getKey(name),
       command: config?.getSetting(`${name}.apiKeyCommand`),
-      confirmWrites: !(current instanceof ConfigError) && current.getSetting(`${name}.confirmWrites`) === 'true',
-      idempotencyKeys: !(current instanceof ConfigError) && current.getSetting(`${name}.idempotencyKeys`) === 'true',
+      confirmWrites: confirmWritesOf !== undefined,
+      confirmWritesOf,
+      idempotencyKeys: readable?.getSetting(`${name}.idempotencyKeys`) === 'true',
+      ignored,
     });
   }
   return { environment, remotes, configPath: read instanceof ConfigError ? undefined : read?.path };
+}
+
+/**
+ * Whether the selected environment's own settings win over the shell's variables
+ * (cli-contract.md "Environments"): when the `--env` flag (not `PETSTORE_ENV` or the
+ * config's `environment`) names it, `--base-url` is not given, and it has a configured
+ * `baseUrl`, that URL is used (`baseUrl`); when it also has a key source (an
+ * `apiKeyCommand` or a stored key), that source is used (`key`). A file that cannot be read
+ * gives way to the variables, as before.
+ */
+async function ownSettings(
+  name: RemoteEnvName,
+  input: ResolveInput,
+  file: FileAccess,
+): Promise<{ baseUrl: boolean; key: boolean }> {
+  if (input.envFlag !== name || input.baseUrlFlag !== undefined) return { baseUrl: false, key: false };
+  const config = await file();
+  if (config instanceof ConfigError || config.getSetting(`${name}.baseUrl`) === undefined) {
+    return { baseUrl: false, key: false };
+  }
+  const keySource = config.getSetting(`${name}.apiKeyCommand`) !== undefined || config.getKey(name) !== undefined;
+  return { baseUrl: true, key: keySource };
+}
+
+/** Whether a `PETSTORE_BASE_URL` is set to another URL than the one resolved (so it is ignored). */
+function overridden(variable: string | undefined, baseUrl: Outcome<string>): boolean {
+  return variable !== undefined && !(baseUrl.ok && sameBaseUrl(variable, baseUrl.value));
+}
+
+/**
+ * The environment whose `confirmWrites` applies to a write to `name`'s base URL: `name`'s
+ * own setting, else the first remote environment (production first) whose configured
+ * `baseUrl` is the same URL (`sameBaseUrl`) and has `confirmWrites` on. The question
+ * belongs to the target, not to the name that selected it.
+ */
+function confirmingEnvironment(
+  name: RemoteEnvName,
+  baseUrl: Outcome<string>,
+  config: ConfigReader,
+): RemoteEnvName | undefined {
+  const on = (n: RemoteEnvName): boolean => config.getSetting(`${n}.confirmWrites`) === 'true';
+  if (on(name)) return name;
+  if (!baseUrl.ok) return undefined;
+  return config.remoteNames().find((other) => {
+    const configured = config.getSetting(`${other}.baseUrl`);
+    return on(other) && configured !== undefined && sameBaseUrl(configured, baseUrl.value);
+  });
+}
+
+/**
+ * Whether two base URLs name the same API: compared after WHATWG URL parsing, which
+ * lower-cases the scheme and host and drops a default port (`:443` for https, `:80` for
+ * http), with trailing slashes removed. Text that does not parse is compared as it is.
+ */
+function sameBaseUrl(a: string, b: string): boolean {
+  const norm = (raw: string): string => {
+    try {
+      return new URL(raw).href.replace(/\/+$/, '');
+    } catch {
+      return raw.replace(/\/+$/, '');
+    }
+  };
+  return norm(a) === norm(b);
 }
 
 async function resolveEnvironment(input: ResolveInput, file: FileAccess): Promise<Outcome<EnvName>> {
@@ -356,35 +463,42 @@ async function resolveEnvironment(input: ResolveInput, file: FileAccess): Promis
   return unresolved(error, { source: chosen.source, from: chosen.from });
 }
 
+/**
+ * The base URL of `name`; `own` (see `ownSettings`): its configured URL comes before
+ * `PETSTORE_BASE_URL`.
+ */
 function resolveBaseUrl(
   name: RemoteEnvName,
   selected: boolean,
+  own: boolean,
   input: ResolveInput,
   file: FileAccess,
 ): Promise<Outcome<string>> {
   const { env } = input;
   const key = `${name}.baseUrl`;
+  const fromFile = async (): Promise<Outcome<string> | undefined> => {
+    const config = await file();
+    if (config instanceof ConfigError) return unresolved(config);
+    const stored = config.getSetting(key);
+    if (stored === undefined) return undefined;
+    try {
+      return resolved(checkBaseUrl(stored, key), 'file', key);
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      return unresolved(new ConfigError(`${config.path}: ${err.message}`), { source: 'file', from: key });
+    }
+  };
   return firstOf<string>(
     [
       () =>
         selected && input.baseUrlFlag !== undefined ? resolved(input.baseUrlFlag, 'flag', '--base-url') : undefined,
+      () => (own ? fromFile() : undefined),
       () => {
         const fromEnv = env.get('PETSTORE_BASE_URL');
         if (!selected || fromEnv === undefined) return undefined;
         return attempt(() => checkBaseUrl(fromEnv, 'PETSTORE_BASE_URL'), 'env', 'PETSTORE_BASE_URL');
       },
-      async () => {
-        const config = await file();
-        if (config instanceof ConfigError) return unresolved(config);
-        const stored = config.getSetting(key);
-        if (stored === undefined) return undefined;
-        try {
-          return resolved(checkBaseUrl(stored, key), 'file', key);
-        } catch (err) {
-          if (!(err instanceof UsageError)) throw err;
-          return unresolved(new ConfigError(`${config.path}: ${err.message}`), { source: 'file', from: key });
-        }
-      },
+      fromFile,
     ],
     () => {
       // Production is where a first run lands: the sandbox answers without any setup.
@@ -404,15 +518,18 @@ function resolveBaseUrl(
 }
 
 /**
- * The key of `name`: `PETSTORE_API_KEY` (selected environment only), else its
- * `apiKeyCommand`, else its stored key — the one place a key source is added.
+ * The key of `name`: `PETSTORE_API_KEY` (selected environment only, and not when `own`:
+ * see `ownSettings`), else its `apiKeyCommand` (not run when `keys` is `unread`), else its
+ * stored key — the one place a key source is added.
  */
 function resolveKey(
   name: RemoteEnvName,
   selected: boolean,
+  own: boolean,
   baseUrl: Outcome<string>,
   input: ResolveInput,
   file: FileAccess,
+  keys: true | 'unread',
 ): Promise<Outcome<string>> {
   // The login a hint suggests goes where this command went: the same --env and --base-url.
   const login = loginCommand(name, {
@@ -421,10 +538,12 @@ function resolveKey(
   });
   return firstOf<string>(
     [
-      () => (selected ? keyFromVariable(input.env) : undefined),
+      () => (selected && !own ? keyFromVariable(input.env) : undefined),
       async () => {
         const config = await file();
-        return config instanceof ConfigError ? unresolved(config) : keyFromCommand(name, baseUrl, config, input);
+        return config instanceof ConfigError
+          ? unresolved(config)
+          : keyFromCommand(name, baseUrl, config, input, keys === 'unread');
       },
       async () => {
         const config = await file();
@@ -459,6 +578,7 @@ async function keyFromCommand(
   baseUrl: Outcome<string>,
   config: ConfigReader,
   input: ResolveInput,
+  unread: boolean,
 ): Promise<Outcome<string> | undefined> {
   const setting = `${name}.apiKeyCommand`;
   const command = config.getSetting(setting);
@@ -478,6 +598,8 @@ async function keyFromCommand(
       more,
     );
   }
+  // A dry run needs to know the key has a source, not the key: the command is not run.
+  if (unread) return resolved(UNREAD_KEY, 'command', setting);
   try {
     return resolved(await input.runKeyCommand(name, command), 'command', setting);
   } catch (err) {
@@ -594,6 +716,7 @@ export function requireRemote(settings: Settings, onBaseUrl?: (baseUrl: Resolved
     baseUrl,
     apiKey: remote.key,
     confirmWrites: remote.confirmWrites,
+    confirmWritesOf: remote.confirmWritesOf,
     idempotencyKeys: remote.idempotencyKeys,
   };
 }

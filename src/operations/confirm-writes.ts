@@ -18,7 +18,10 @@ export type WriteConsent = 'send' | 'ask' | 'refuse';
 
 /** The facts the rule decides on. */
 export interface ConsentFacts {
-  /** The environment's `confirmWrites` setting (false when unset, and for the sandbox). */
+  /**
+   * Whether `confirmWrites` applies to the write's base URL: the environment's own setting,
+   * or that of an environment with the same base URL (false when none, and for the sandbox).
+   */
   confirmWrites: boolean;
   /** `--yes` was given. */
   yes: boolean;
@@ -56,7 +59,7 @@ export function canAskOnTerminal(ctx: Pick<Context, 'io' | 'env'>): boolean {
  */
 export async function confirmWrite(
   ctx: Pick<Context, 'io' | 'env' | 'globals' | 'signal'>,
-  connection: Pick<Connection, 'environment' | 'baseUrl' | 'confirmWrites'>,
+  connection: Pick<Connection, 'environment' | 'baseUrl' | 'confirmWrites' | 'confirmWritesOf'>,
   what: string,
 ): Promise<void> {
   const consent = writeConsent({
@@ -68,18 +71,24 @@ export async function confirmWrite(
   const name = connection.environment.value;
   const host = new URL(connection.baseUrl.value).host;
   const details = { environment: name, host };
+  const setting = confirmSetting(connection);
   if (consent === 'refuse') {
     throw new CliError(
-      `${name}.confirmWrites is on, and no question can be asked here (not a terminal, or PETSTORE_NO_PROMPT): nothing was sent to ${name} (${host})`,
+      `${setting} is on, and no question can be asked here (not a terminal, or PETSTORE_NO_PROMPT): nothing was sent to ${name} (${host})`,
       {
         exitCode: ExitCode.usage,
         code: 'not_confirmed',
         details,
-        hint: `Add --yes to send it without a question, or stop asking with \`petstore config set ${name}.confirmWrites false\`.`,
+        hint: `Add --yes to send it without a question, or stop asking with \`petstore config set ${setting} false\`.`,
       },
     );
   }
-  if (!(await askYesNo(ctx, `Send to ${name} (${host}): ${escapeForTerminal(what)}?`))) {
+  // A URL that is another environment's says whose: the question is that environment's.
+  const whose =
+    connection.confirmWritesOf !== undefined && connection.confirmWritesOf !== name
+      ? `, ${connection.confirmWritesOf}'s base URL`
+      : '';
+  if (!(await askYesNo(ctx, `Send to ${name} (${host}${whose}): ${escapeForTerminal(what)}?`))) {
     throw new CliError(`not confirmed: nothing was sent to ${name} (${host})`, {
       exitCode: ExitCode.usage,
       code: 'not_confirmed',
@@ -91,6 +100,15 @@ export async function confirmWrite(
 /** What the prompt writes around the question: `? ` before it, ` (y/N) ` and the answer (`Yes`) after. */
 const PROMPT_PREFIX = 2;
 const PROMPT_TAIL = ' (y/N) Yes'.length;
+
+/**
+ * The setting that makes a write ask, as the user would change it: `NAME.confirmWrites` of
+ * the environment whose setting applies (`Connection.confirmWritesOf`: this one, or another
+ * with the same base URL).
+ */
+export function confirmSetting(connection: Pick<Connection, 'environment' | 'confirmWritesOf'>): string {
+  return `${connection.confirmWritesOf ?? connection.environment.value}.confirmWrites`;
+}
 
 /**
  * Asks a yes-or-no question on stderr, default No (`@inquirer/confirm`, loaded only here);

@@ -6,10 +6,11 @@
  * Authorization header names `$PETSTORE_API_KEY` instead.
  */
 import type { Connection } from '../config/settings.js';
+import type { Context } from '../context.js';
 import { UsageError } from '../base/errors.js';
 import type { OutgoingRequest } from '../http/transport.js';
 import { quote } from '../base/flag-values.js';
-import { shellQuote } from '../base/suggest.js';
+import { shellQuote, suggestCommand } from '../base/suggest.js';
 import { formatCount } from '../text/count.js';
 
 /** How a dry run prints the request: JSON (`--dry-run`) or a curl command (`--dry-run=curl`). */
@@ -81,7 +82,7 @@ export function dryRunCurl(req: OutgoingRequest, connection: Pick<Connection, 'e
   if (connection.environment.value === 'sandbox') {
     throw new UsageError(
       '--dry-run=curl cannot be used with --env sandbox: the embedded sandbox stops when this command ends, so the curl command would reach nothing; run `petstore sandbox serve` instead',
-      'Then point the command at the base URL it prints (--base-url URL).',
+      'A dry run needs a base URL and a key source: paste the export lines `petstore sandbox serve` prints (PETSTORE_BASE_URL, PETSTORE_API_KEY), then run this command again without --env sandbox.',
     );
   }
   const text = req.body === undefined ? undefined : utf8(req.body);
@@ -121,6 +122,37 @@ export function dryRunCurl(req: OutgoingRequest, connection: Pick<Connection, 'e
   args.push(req.url.href);
   const curl = args.map(shellQuote).join(' ');
   return key ? `printf 'Authorization: Bearer %s\\n' "${KEY_REFERENCE}" | ${curl}\n` : `${curl}\n`;
+}
+
+/**
+ * The note under a curl form (cli-contract.md "Commands": "a note on stderr gives the
+ * `export` line when that variable is unset"): the command reads the key from
+ * `$PETSTORE_API_KEY`, so where that variable is unset (`keyVariableSet` false), or holds a
+ * key this run ignored for the environment's own (the `--env` flag's rule), the pasted
+ * command would send an empty or another key. The line that sets it runs `auth token` for
+ * the same environment (and `--base-url`). Undefined when nothing needs saying (the key
+ * came from the variable itself, or there is no key: the sandbox).
+ */
+function curlKeyNote(
+  connection: Pick<Connection, 'environment' | 'apiKey'>,
+  keyVariableSet: boolean,
+  baseUrlFlag: string | undefined,
+): string | undefined {
+  if (connection.environment.value === 'sandbox' || connection.apiKey.source === 'env') return undefined;
+  const token = suggestCommand('auth token', { env: connection.environment.value, envFlag: true, baseUrlFlag });
+  const why = keyVariableSet
+    ? `PETSTORE_API_KEY here holds a key this run ignored for ${connection.environment.value}`
+    : 'PETSTORE_API_KEY is not set here';
+  return `the curl command reads the key from $PETSTORE_API_KEY, and ${why}; set it first with \`export PETSTORE_API_KEY="$(${token})"\``;
+}
+
+/** Says `curlKeyNote`'s note on stderr, when there is one, on a terminal or not (`--quiet` drops it). */
+export function noteCurlKey(
+  ctx: Pick<Context, 'env' | 'globals' | 'note'>,
+  connection: Pick<Connection, 'environment' | 'apiKey'>,
+): void {
+  const note = curlKeyNote(connection, ctx.env.isSet('PETSTORE_API_KEY'), ctx.globals.baseUrl);
+  if (note !== undefined) ctx.note(note, { always: true });
 }
 
 /** Linux's limit on one argument of a command, its closing NUL included (MAX_ARG_STRLEN). */

@@ -5,10 +5,14 @@
  * every summary name a target the same way. Pure.
  */
 
-/** What names a target: the environment's name and its base URL (a `Connection` has both). */
+/**
+ * What names a target: the environment's name and its base URL (a `Connection` has both),
+ * and where the URL and key came from (`source: 'env'`: a variable, named by `from`).
+ */
 export interface TargetOf {
   environment: { value: string };
-  baseUrl: { value: string };
+  baseUrl: { value: string; source?: string; from?: string };
+  apiKey?: { source: string; from: string };
 }
 
 /**
@@ -20,9 +24,24 @@ export interface TargetOf {
  * nothing. Any other name is remote, whatever it is (environments are named by users).
  * A host never carries a URL's credentials (base URLs have none anyway: `checkBaseUrl`).
  */
-export function describeTarget({ environment, baseUrl }: TargetOf): string {
+export function describeTarget({ environment, baseUrl, apiKey }: TargetOf): string {
   if (environment.value === 'sandbox') return 'sandbox';
-  return `${environment.value} (${hostOf(baseUrl.value)})`;
+  return `${environment.value} (${hostOf(baseUrl.value)}${variables(baseUrl, apiKey)})`;
+}
+
+/**
+ * `, from PETSTORE_BASE_URL` when the URL came from a variable, `, key from
+ * PETSTORE_API_KEY` when the key did, both as `, from PETSTORE_BASE_URL and
+ * PETSTORE_API_KEY` (cli-contract.md "Environments": the banner and write summaries say
+ * when the URL or key came from a variable: the configured name no longer says where the
+ * write goes). Empty otherwise.
+ */
+function variables(baseUrl: TargetOf['baseUrl'], apiKey: TargetOf['apiKey']): string {
+  const url = baseUrl.source === 'env' ? baseUrl.from : undefined;
+  const key = apiKey?.source === 'env' ? apiKey.from : undefined;
+  if (url !== undefined && key !== undefined) return `, from ${url} and ${key}`;
+  if (url !== undefined) return `, from ${url}`;
+  return key === undefined ? '' : `, key from ${key}`;
 }
 
 /**

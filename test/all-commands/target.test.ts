@@ -58,10 +58,32 @@ function runAt(env: string, baseUrl: string, args: string[], opts: MainOptions =
       mode: 0o600,
     });
   }
+  // Wide enough that a summary naming the variables stays on one line.
   return runMain([...envFlag, ...args], {
+    columns: 160,
     ...opts,
     env: remoteEnv(baseUrl, KEY, { NO_COLOR: '1', PETSTORE_CONFIG_DIR: configDir, ...opts.env }),
   });
+}
+
+/** stderr's messages, one a line: a wrapped message's continuation lines (indented 2) joined to it. */
+function messageLines(stderr: string): string[] {
+  return shown(stderr)
+    .trimEnd()
+    .replace(/\n {2}(?=\S)/g, ' ')
+    .split('\n');
+}
+
+/**
+ * The target as a run of `runAt` names it: production and staging take their URL and key
+ * from the variables, which the banner says; a configured name given with --env takes its
+ * own URL from the file and the key from PETSTORE_API_KEY.
+ */
+function targetAt(env: string, baseUrl: string): string {
+  const host = new URL(baseUrl).host;
+  return ['production', 'staging'].includes(env)
+    ? `${env} (${host}, from PETSTORE_BASE_URL and PETSTORE_API_KEY)`
+    : `${env} (${host}, key from PETSTORE_API_KEY)`;
 }
 
 /**
@@ -123,6 +145,22 @@ describe('describeTarget: one way of naming where a command goes', () => {
   ])('%s at %s is %j', (environment, baseUrl, expected) => {
     expect(describeTarget({ environment: { value: environment }, baseUrl: { value: baseUrl } })).toBe(expected);
   });
+
+  it.each([
+    ['env', 'file', 'staging (127.0.0.1:18080, from PETSTORE_BASE_URL)'],
+    ['file', 'env', 'staging (127.0.0.1:18080, key from PETSTORE_API_KEY)'],
+    ['env', 'env', 'staging (127.0.0.1:18080, from PETSTORE_BASE_URL and PETSTORE_API_KEY)'],
+    ['flag', 'command', 'staging (127.0.0.1:18080)'],
+  ])('a URL from %s and a key from %s: %j', (urlSource, keySource, expected) => {
+    const from = (source: string, variable: string) => (source === 'env' ? variable : 'staging.baseUrl');
+    expect(
+      describeTarget({
+        environment: { value: 'staging' },
+        baseUrl: { value: 'http://127.0.0.1:18080/v1', source: urlSource, from: from(urlSource, 'PETSTORE_BASE_URL') },
+        apiKey: { source: keySource, from: from(keySource, 'PETSTORE_API_KEY') },
+      }),
+    ).toBe(expected);
+  });
 });
 
 describe.concurrent.each([['production'], ['staging'], ['staging-eu']])('%s on a terminal', (env) => {
@@ -132,7 +170,7 @@ describe.concurrent.each([['production'], ['staging'], ['staging-eu']])('%s on a
       const srv = await start(petStore());
       const r = await runAt(env, srv.baseUrl, [...args], { tty: true });
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).toBe(`env: ${env} (${new URL(srv.baseUrl).host})\n${rest}`);
+      expect(r.stderr).toBe(`env: ${targetAt(env, srv.baseUrl)}\n${rest}`);
     },
   );
 
@@ -144,7 +182,7 @@ describe.concurrent.each([['production'], ['staging'], ['staging-eu']])('%s on a
       expect(piped.code, piped.stderr).toBe(0);
       const r = await runAt(env, srv.baseUrl, [...args], { tty: true });
       expect(r.code, r.stderr).toBe(0);
-      const banner = `env: ${env} (${new URL(srv.baseUrl).host})\n`;
+      const banner = `env: ${targetAt(env, srv.baseUrl)}\n`;
       expect(r.stderr.startsWith(banner), r.stderr).toBe(true);
       // The same words, wrapped for the terminal.
       expect(unwrapped(r.stderr.slice(banner.length))).toBe(unwrapped(piped.stderr));
@@ -155,8 +193,8 @@ describe.concurrent.each([['production'], ['staging'], ['staging-eu']])('%s on a
     const srv = await start(store());
     const r = await runAt(env, srv.baseUrl, args(), { tty: true });
     expect(r.code, r.stderr).toBe(0);
-    const target = `${env} (${new URL(srv.baseUrl).host})`;
-    const lines = shown(r.stderr).trimEnd().split('\n');
+    const target = targetAt(env, srv.baseUrl);
+    const lines = messageLines(r.stderr);
     expect(lines[0]).toBe(`env: ${target}`);
     expect(lines).toHaveLength(2);
     expect(lines[1]?.endsWith(` in ${target}`), r.stderr).toBe(true);
@@ -169,8 +207,8 @@ describe.concurrent.each([['production'], ['staging'], ['staging-eu']])('%s on a
       const srv = await start(store());
       const r = await runAt(env, srv.baseUrl, ['--quiet', ...args()], { tty: true });
       expect(r.code, r.stderr).toBe(0);
-      const target = `${env} (${new URL(srv.baseUrl).host})`;
-      const lines = shown(r.stderr).trimEnd().split('\n');
+      const target = targetAt(env, srv.baseUrl);
+      const lines = messageLines(r.stderr);
       expect(lines).toEqual([`env: ${target}`, expect.stringMatching(/ in /) as unknown]);
       expect(lines[1]?.slice(0, -` in ${target}`.length)).toMatch(summary);
     },
@@ -186,7 +224,7 @@ describe.concurrent.each([['production'], ['staging'], ['staging-eu']])('%s on a
       },
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(seen[0]).toBe(`0:env: ${env} (${new URL(srv.baseUrl).host})\n`);
+    expect(seen[0]).toBe(`0:env: ${targetAt(env, srv.baseUrl)}\n`);
     expect(r.stderr.match(/env: /g)).toHaveLength(1);
   });
 });
@@ -227,9 +265,9 @@ describe.concurrent('off a terminal nothing extra is printed', () => {
       tty: true,
     });
     expect(again.code).toBe(6);
-    const target = `production (${new URL(srv.baseUrl).host})`;
-    expect(again.stderr.split('\n')[0]).toBe(`env: ${target}`);
-    expect(again.stderr).toContain(`\ncreated in ${target}: none\n`);
+    const target = targetAt('production', srv.baseUrl);
+    expect(messageLines(again.stderr)[0]).toBe(`env: ${target}`);
+    expect(messageLines(again.stderr)).toContain(`created in ${target}: none`);
   });
 });
 
@@ -272,8 +310,12 @@ describe.concurrent('colour and form', () => {
       tty: true,
     });
     expect(r.code, r.stderr).toBe(0);
-    const target = `production (${new URL(srv.baseUrl).host})`;
-    expect(r.stderr).toBe(`\x1b[35menv: ${target}\x1b[39m\n\x1b[35mcreated pet 21118 "Rex" in ${target}\x1b[39m\n`);
+    const target = targetAt('production', srv.baseUrl);
+    // A line the summary wraps onto (indented 2) is coloured too.
+    // eslint-disable-next-line no-control-regex -- the colour's escape codes around the line break
+    expect(r.stderr.replace(/\x1b\[39m\n\x1b\[35m {2}(?=\S)/g, ' ')).toBe(
+      `\x1b[35menv: ${target}\x1b[39m\n\x1b[35mcreated pet 21118 "Rex" in ${target}\x1b[39m\n`,
+    );
     // eslint-disable-next-line no-control-regex -- dim and red are what must not be there
     expect(r.stderr).not.toMatch(/\x1b\[(2|31|91)m/);
   });
@@ -289,14 +331,13 @@ describe.concurrent('colour and form', () => {
     });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(SGR);
-    expect(r.stderr).toContain(`env: production (${new URL(srv.baseUrl).host})\n`);
+    expect(r.stderr).toContain(`env: ${targetAt('production', srv.baseUrl)}\n`);
   });
 
   it('with --json on a terminal the banner stays text; PETSTORE_MESSAGES=json makes it a JSON object', async () => {
     const srv = await start(petStore());
-    const host = new URL(srv.baseUrl).host;
     const text = await runAt('staging', srv.baseUrl, ['pets', 'list', '--json'], { tty: { stderr: true } });
-    expect(text.stderr).toBe(`env: staging (${host})\nNo pets found.\n`);
+    expect(text.stderr).toBe(`env: ${targetAt('staging', srv.baseUrl)}\nNo pets found.\n`);
     const json = await runAt('staging', srv.baseUrl, ['pets', 'create', '--name', 'Rex', '--category-id', '1'], {
       tty: true,
       env: { PETSTORE_MESSAGES: 'json' },
@@ -307,8 +348,8 @@ describe.concurrent('colour and form', () => {
         .split('\n')
         .map((l) => JSON.parse(l) as unknown),
     ).toEqual([
-      { level: 'target', target: `staging (${host})` },
-      { level: 'summary', message: 'created pet 21118 "Rex"', target: `staging (${host})` },
+      { level: 'target', target: targetAt('staging', srv.baseUrl) },
+      { level: 'summary', message: 'created pet 21118 "Rex"', target: targetAt('staging', srv.baseUrl) },
     ]);
   });
 
@@ -317,6 +358,7 @@ describe.concurrent('colour and form', () => {
     const name = `Rex ${'very '.repeat(20)}long\nerror: forged`;
     const r = await runAt('production', srv.baseUrl, ['pets', 'create', '--name', name, '--category-id', '1'], {
       tty: true,
+      columns: 80,
     });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stderr.trimEnd().split('\n');

@@ -104,7 +104,21 @@ describe.concurrent('refusals: exit 2, a message naming the problem, nothing sen
     ['three words', ['GET', 'pets', 'limit=5'], /too many arguments .*petstore api takes \[METHOD\] PATH/],
     ['METHOD and a different -X', ['POST', 'pets', '-X', 'PUT'], /METHOD POST and -X PUT/],
     ['a method that is not a token', ['-X', 'GE T', 'pets'], /invalid -X "GE T"/],
-    ['CONNECT', ['CONNECT', 'pets'], /invalid METHOD "CONNECT"/],
+    [
+      'CONNECT',
+      ['CONNECT', 'pets'],
+      /"CONNECT" is not one of the methods .*Did you mean `petstore api -X CONNECT pets`/,
+    ],
+    ['CONNECT with -X', ['-X', 'CONNECT', 'pets'], /invalid -X "CONNECT"/],
+    // cli-contract.md "Commands": a first word that is no method is the path.
+    ['a path in two words', ['pets', '7'], /"pets" is not an HTTP method.*Did you mean `petstore api GET pets\/7`\?/],
+    ['a path in two words with -X', ['pets', '7', '-X', 'delete'], /Did you mean `petstore api DELETE pets\/7`\?/],
+    ['a method beyond the seven as a word', ['PURGE', 'pets'], /another method needs -X.*`petstore api -X PURGE pets`/],
+    [
+      '--dry-run curl with a space',
+      ['pets', '--dry-run', 'curl'],
+      /--dry-run takes its value only after =.*`petstore api pets --dry-run=curl`/,
+    ],
     ['--input with GET', ['-X', 'GET', 'pets', '--input', '-'], /a GET request has none/],
     ['--paginate with POST', ['POST', 'pets', '--paginate'], /--paginate follows the pages of a GET/],
     ['--paginate with -i', ['pets', '--paginate', '-i'], /--paginate and -i do not go together/],
@@ -141,6 +155,14 @@ describe.concurrent('refusals: exit 2, a message naming the problem, nothing sen
 });
 
 describe.concurrent('method and fields', () => {
+  it('every method RFC 9110 defines for a resource, as the first word in any case; another only with -X', async () => {
+    const server = await start(answer({ status: 200, body: {} }));
+    const seven = ['get', 'Head', 'POST', 'put', 'patch', 'DELETE', 'options'];
+    for (const method of seven) expect((await api(server, [method, 'pets/1'])).code, method).toBe(0);
+    expect((await api(server, ['-X', 'PURGE', 'pets/1'])).code).toBe(0);
+    expect(server.requests.map((q) => q.method)).toEqual([...seven.map((m) => m.toUpperCase()), 'PURGE']);
+  });
+
   it('METHOD as an argument (any case), and the same -X beside it', async () => {
     const server = await start(answer({ status: 200, body: {} }));
     expect((await api(server, ['delete', 'pets/1'])).code).toBe(0);

@@ -8,13 +8,13 @@
  * arguments). In-process for the comparisons, spawned for sh and curl.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commandTree } from '../helpers/command-tree.js';
 import { lastError, remoteEnv } from '../helpers/harness.js';
 import { CLI_OPERATIONS, examplePet, operationAt, successReply } from '../helpers/operations.js';
-import { baseEnv, collectRun, type CliResult } from '../helpers/run-cli.js';
+import { baseEnv, collectRun, unwrapped, type CliResult } from '../helpers/run-cli.js';
 import { runMain, type MainOptions } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type RecordedRequest, type Reply, type TestServer } from '../helpers/test-server.js';
@@ -346,3 +346,105 @@ describe.concurrent('--dry-run=curl', () => {
     });
   }
 });
+
+describe.concurrent('the key of a dry run (cli-contract.md "Commands": a key source, never a key command run)', () => {
+  /** A config folder: production at `server`, with `more` of its settings and, with `key`, a stored key for it. */
+  function configAt(server: TestServer, more: Record<string, unknown>, key?: string): string {
+    const dir = tempDir();
+    const auth = key === undefined ? {} : { auth: { production: { apiKey: key, baseUrl: server.baseUrl } } };
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ production: { baseUrl: server.baseUrl, ...more }, ...auth }),
+      { mode: 0o600 },
+    );
+    return dir;
+  }
+
+  it('an apiKeyCommand counts as the key source and is never run, for every dry run', async () => {
+    const server = await shop();
+    const marker = join(tempDir(), 'key-command-ran');
+    const dir = configAt(server, { apiKeyCommand: `touch ${marker}` });
+    for (const args of [...everyDryRun('--dry-run'), ...everyDryRun('--dry-run=curl')]) {
+      const r = await runMain(args, { env: { PETSTORE_CONFIG_DIR: dir } });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(existsSync(marker), args.join(' ')).toBe(false);
+    }
+    expect(server.requests).toEqual([]);
+    // The real run does run it (and, as it prints no key, fails).
+    const real = await runMain(['pets', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } });
+    expect(real.code).toBe(4);
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it('no key source at all is still exit 4, nothing printed', async () => {
+    const server = await shop();
+    const r = await runMain([...CREATE_ARGS, '--dry-run=curl'], { env: { PETSTORE_CONFIG_DIR: configAt(server, {}) } });
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+  });
+
+  it('a stored key and PETSTORE_API_KEY unset: the curl form, and a note with the export line', async () => {
+    const server = await shop();
+    const dir = configAt(server, {}, KEY);
+    for (const args of [
+      [...CREATE_ARGS, '--dry-run=curl'],
+      ['api', 'POST', 'pets', '-f', 'name=Rex', '--dry-run=curl'],
+    ]) {
+      const r = await runMain(args, { env: { PETSTORE_CONFIG_DIR: dir } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('"$PETSTORE_API_KEY"');
+      expect(unwrapped(r.stderr)).toBe(
+        'the curl command reads the key from $PETSTORE_API_KEY, and PETSTORE_API_KEY is not set here; set it first with `export PETSTORE_API_KEY="$(petstore --env production auth token)"`\n',
+      );
+      // The line it gives sets the very key the stored key is.
+      const token = await runMain(['--env', 'production', 'auth', 'token'], { env: { PETSTORE_CONFIG_DIR: dir } });
+      expect(token.stdout).toBe(`${KEY}\n`);
+    }
+    // The JSON form is no command to paste: no note.
+    const json = await runMain([...CREATE_ARGS, '--dry-run'], { env: { PETSTORE_CONFIG_DIR: dir } });
+    expect(json).toMatchObject({ code: 0, stderr: '' });
+    expect(server.requests).toEqual([]);
+  });
+
+  it("PETSTORE_API_KEY set and used: no note; set but ignored for --env NAME's own key: the note says so", async () => {
+    const server = await shop();
+    const used = await run(server, [...CREATE_ARGS, '--dry-run=curl']);
+    expect(used).toMatchObject({ code: 0, stderr: '' });
+    const dir = configAt(server, {}, KEY);
+    const ignored = await runMain(['--env', 'production', ...CREATE_ARGS, '--dry-run=curl'], {
+      env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_API_KEY: 'pk_other_shell_key_0000' },
+    });
+    expect(ignored.code, ignored.stderr).toBe(0);
+    expect(unwrapped(ignored.stderr)).toContain(
+      'PETSTORE_API_KEY here holds a key this run ignored for production; set it first with `export PETSTORE_API_KEY="$(petstore --env production auth token)"`',
+    );
+  });
+
+  it("the sandbox refusal's hint names both things a dry run needs: a base URL and a key source", async () => {
+    const r = await runMain(['--env', 'sandbox', ...CREATE_ARGS, '--dry-run=curl'], {
+      env: { PETSTORE_CONFIG_DIR: tempDir() },
+    });
+    expect(r.code).toBe(2);
+    expect(unwrapped(r.stderr)).toMatch(
+      /A dry run needs a base URL and a key source: .*PETSTORE_BASE_URL, PETSTORE_API_KEY/,
+    );
+  });
+
+  it('--dry-run curl, with a space, is exit 2 naming --dry-run=curl, for pets create and api; nothing sent', async () => {
+    const server = await shop();
+    for (const args of [
+      [...CREATE_ARGS, '--dry-run', 'curl'],
+      ['api', 'pets', '--dry-run', 'curl'],
+    ]) {
+      const r = await run(server, args, { env: { PETSTORE_MESSAGES: 'text' } });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(unwrapped(r.stderr)).toContain('--dry-run takes its value only after =');
+      expect(unwrapped(r.stderr)).toContain('--dry-run=curl');
+    }
+    expect(server.requests).toEqual([]);
+  });
+});
+
+/** A single create, all its values given. */
+const CREATE_ARGS = ['pets', 'create', '--name', 'Rex', '--category-id', '1'];

@@ -270,3 +270,38 @@ async function until(cond: () => boolean): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+describe('confirmWrites follows the base URL on a terminal', () => {
+  it("staging selected by PETSTORE_ENV, at production's URL from PETSTORE_BASE_URL: asks as production; No sends nothing, yes sends once", async () => {
+    const server = await shop();
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ production: { baseUrl: server.baseUrl, confirmWrites: true } }),
+      { mode: 0o600 },
+    );
+    const t = startTmux({
+      width: 200,
+      height: 40,
+      env: remoteEnv(`${server.baseUrl}/`, KEY, { PETSTORE_CONFIG_DIR: dir, PETSTORE_ENV: 'staging' }),
+    });
+    sessions.push(t);
+    await t.waitFor(/^[$#] $/m, { timeoutMs: SCREEN_MS });
+    const host = new URL(server.origin).host;
+    for (const [round, keys, rc, sent] of [
+      [1, ['Enter'], 2, 0],
+      [2, ['y', 'Enter'], 0, 1],
+    ] as const) {
+      t.sendLine(`petstore pets create --name Rex --category-id 1; echo "rc${round}=$?"`);
+      // An answered question shows its answer in place of (y/N): the one shown is this round's.
+      const asked = await t.waitFor(/Send to staging.*\(y\/N\)/, { timeoutMs: SCREEN_MS });
+      expect(asked).toContain(`env: staging (${host}, from PETSTORE_BASE_URL and PETSTORE_API_KEY)`);
+      expect(asked).toContain(`? Send to staging (${host}, production's base URL): create the pet`);
+      expect(server.requests).toHaveLength(0);
+      t.send(...keys);
+      const screen = await t.waitFor(new RegExp(`^rc${round}=\\d+\\s*$`, 'm'), { timeoutMs: SCREEN_MS });
+      expect(screen).toMatch(new RegExp(`^rc${round}=${rc}\\s*$`, 'm'));
+      expect(server.requests).toHaveLength(sent);
+    }
+  }, 240_000);
+});

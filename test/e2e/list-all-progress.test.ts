@@ -80,7 +80,9 @@ describe('pets list --all progress', () => {
     expect(after).not.toContain('fetched');
     // The line was erased: the exit line starts at the first column of the row below the
     // one naming the environment.
-    expect(after.split('\n')[0]).toBe(`env: production (${new URL(server.baseUrl).host})`);
+    expect(after.split('\n')[0]).toBe(
+      `env: production (${new URL(server.baseUrl).host}, from PETSTORE_BASE_URL and PETSTORE_API_KEY)`,
+    );
     expect(after.split('\n')[1]).toBe('EXIT=0');
     expect(readFileSync(out, 'utf8').trimEnd().split('\n')).toHaveLength(160);
     expect(server.urls).toHaveLength(8);

@@ -320,6 +320,24 @@ describe('petstore mcp: writes are confirmed', () => {
     expectNoKey(yes, [env.PETSTORE_CONFIG_DIR!]);
   });
 
+  it("confirmWrites follows the base URL: staging selected with production's URL in PETSTORE_BASE_URL is refused as production", async () => {
+    const srv = await pool.start(created());
+    const env = mcpEnv({ PETSTORE_ENV: 'staging', PETSTORE_BASE_URL: `${srv.baseUrl}/`, PETSTORE_API_KEY: KEY });
+    for (const args of [
+      ['config', 'set', 'production.baseUrl', srv.baseUrl],
+      ['config', 'set', 'production.confirmWrites', 'true'],
+    ]) {
+      const set = await runCli(args, { env });
+      expect(set.code, set.stderr).toBe(0);
+    }
+    const refused = await serveMcp(['mcp', '--allow-writes'], env);
+    servers.push(refused);
+    const r = await refused.client.callTool({ name: 'create_pet', arguments: { name: 'Rex', categoryId: '3' } });
+    expect(structured(r).error).toMatchObject({ code: 'not_confirmed' });
+    expect(structured(r).error?.message).toMatch(/^production\.confirmWrites is on, .*nothing was sent to staging/);
+    expect(srv.requests).toHaveLength(0);
+  });
+
   it('the sandbox asks nothing', async () => {
     const served = await serveMcp(['--env', 'sandbox', 'mcp', '--allow-writes'], mcpEnv(), 'accept');
     servers.push(served);

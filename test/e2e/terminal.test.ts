@@ -1,7 +1,8 @@
 /**
  * The CLI in a real terminal (tmux): the TTY table with header and colour, the machine
- * form when piped, NO_COLOR, a bad `--jq` expression's error as text, and Ctrl-C ending
- * `sandbox serve` (cli-contract.md "Output", "Errors and exit codes").
+ * form when piped, NO_COLOR, a bad `--jq` expression's error as text, `sandbox serve`'s
+ * export lines pasted into the shell, and Ctrl-C ending `sandbox serve` (cli-contract.md
+ * "Output", "Errors and exit codes", "Commands").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remoteEnv } from '../helpers/harness.js';
@@ -138,6 +139,25 @@ describe.concurrent('in a terminal', () => {
     expect(screen.split('tty=2')[1]).toMatch(
       /^\{"code":"usage","message":"invalid --jq expression: .*\\n {4}\.\[0\\n/m,
     );
+  }, 180_000);
+
+  it('`sandbox serve` on a terminal prints export lines that, pasted into the shell, reach it', async () => {
+    const t = await terminal({ PETSTORE_CONFIG_DIR: tempDir() });
+    // In the background, its stdout still the terminal: the same shell then takes the lines.
+    t.sendLine('petstore sandbox serve --port 0 &');
+    const screen = await shows(t, /Ctrl-C stops it/);
+    // The shell's next prompt may stand before the first line: it came back at once.
+    const lines = [...screen.matchAll(/export [A-Z_]+=\S+/g)].map((m) => m[0]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^export PETSTORE_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1$/) as unknown,
+      expect.stringMatching(/^export PETSTORE_API_KEY=sbx_[0-9a-f]{32}$/) as unknown,
+    ]);
+    for (const line of lines) t.sendLine(line);
+    t.sendLine('sh -c \'petstore pets list -L 1 -o json; echo "rc=$?"\'');
+    const after = await shows(t, /^rc=\d+\s*$/m);
+    expect(after).toMatch(/^rc=0\s*$/m);
+    expect(after).toMatch(/"id":\s*\d+/);
+    t.sendLine('kill %1; wait');
   }, 180_000);
 
   it('Ctrl-C ends `sandbox serve` and the shell sees exit 130', async () => {

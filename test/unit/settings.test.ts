@@ -11,6 +11,7 @@ import {
   isUsable,
   requireRemote,
   resolveSettings,
+  UNREAD_KEY,
   type ConfigReader,
   type LoadConfig,
   type ResolveInput,
@@ -183,8 +184,11 @@ describe('resolveSettings: base URL and key of the selected environment', () => 
   const fileUrl = 'https://staging.example.com/v1';
   const settings = { 'staging.baseUrl': fileUrl };
   const keys = { staging: { key: 'stored-staging-key', baseUrl: fileUrl } };
+  // Selected by PETSTORE_ENV, which keeps the variables' order (the --env flag's rule is below).
   const selected = async (load: LoadConfig, env: Record<string, string> = {}, baseUrlFlag?: string) => {
-    const s = await resolveSettings(input(load, env, 'staging', baseUrlFlag), { scope: 'selected' });
+    const s = await resolveSettings(input(load, { PETSTORE_ENV: 'staging', ...env }, undefined, baseUrlFlag), {
+      scope: 'selected',
+    });
     expect(s.remotes.map((r) => r.name)).toEqual(['staging']);
     return s;
   };
@@ -378,5 +382,123 @@ describe('resolveSettings: apiKeyCommand, between PETSTORE_API_KEY and the store
     });
     expect(s.remotes.map((r) => r.key)).toEqual([undefined, undefined]);
     expect(c.runs).toEqual([]);
+  });
+});
+
+describe('resolveSettings: an explicit --env wins over the shell (cli-contract.md "Environments")', () => {
+  const staging = 'https://staging.example.com/v1';
+  const production = 'https://api.example.com/v1';
+  const shell = { PETSTORE_BASE_URL: production, PETSTORE_API_KEY: 'production-key-123' };
+  const keys = { staging: { key: 'stored-staging-key', baseUrl: staging } };
+  const resolve = (
+    settings: Record<string, string>,
+    env: Record<string, string>,
+    envFlag?: string,
+    baseUrlFlag?: string,
+    storedKeys: Partial<Record<RemoteEnvName, { key: string; baseUrl: string }>> = keys,
+    run?: RunKeyCommand,
+  ) => resolveSettings(input(reader(settings, storedKeys).load, env, envFlag, baseUrlFlag, run), { scope: 'selected' });
+
+  it('--env NAME with its own base URL and key: both used, both variables named as ignored', async () => {
+    const s = await resolve({ 'staging.baseUrl': staging }, shell, 'staging');
+    const c = requireRemote(s);
+    expect(c.baseUrl).toMatchObject({ value: staging, source: 'file' });
+    expect(c.apiKey).toMatchObject({ value: 'stored-staging-key', source: 'file' });
+    expect(s.remotes[0]?.ignored).toEqual(['PETSTORE_BASE_URL', 'PETSTORE_API_KEY']);
+  });
+
+  it('an apiKeyCommand counts as its key source', async () => {
+    const c = commands({ 'print-key': 'key-from-command-123' });
+    const settings = { 'staging.baseUrl': staging, 'staging.apiKeyCommand': 'print-key' };
+    const s = await resolve(settings, shell, 'staging', undefined, {}, c.run);
+    expect(requireRemote(s).apiKey).toMatchObject({ value: 'key-from-command-123', source: 'command' });
+    expect(s.remotes[0]?.ignored).toEqual(['PETSTORE_BASE_URL', 'PETSTORE_API_KEY']);
+  });
+
+  it('with its own base URL and no key source: the URL is its own, the key the variable', async () => {
+    const s = await resolve({ 'staging.baseUrl': staging }, shell, 'staging', undefined, {});
+    const c = requireRemote(s);
+    expect(c.baseUrl).toMatchObject({ value: staging, source: 'file' });
+    expect(c.apiKey).toMatchObject({ source: 'env' });
+    expect(s.remotes[0]?.ignored).toEqual(['PETSTORE_BASE_URL']);
+  });
+
+  it('a variable equal to the configured URL is not named as ignored', async () => {
+    const s = await resolve({ 'staging.baseUrl': staging }, { PETSTORE_BASE_URL: `${staging}/` }, 'staging');
+    expect(s.remotes[0]?.ignored).toEqual([]);
+  });
+
+  it.each([
+    ['PETSTORE_ENV keeps the variables first', { PETSTORE_ENV: 'staging' }, undefined, undefined, production, 'env'],
+    ["the config file's environment keeps the variables first", {}, undefined, undefined, production, 'env'],
+    ['--base-url still wins over everything', {}, 'staging', 'http://127.0.0.1:9/v1', 'http://127.0.0.1:9/v1', 'flag'],
+  ] as const)('%s', async (_name, more, envFlag, baseUrlFlag, value, source) => {
+    const settings = { 'staging.baseUrl': staging, environment: 'staging' };
+    const s = await resolve(settings, { ...shell, ...more }, envFlag, baseUrlFlag);
+    expect(requireRemote(s).baseUrl).toMatchObject({ value, source });
+    expect(requireRemote(s).apiKey).toMatchObject({ source: 'env' });
+    expect(s.remotes[0]?.ignored).toEqual([]);
+  });
+
+  it('an environment without a configured URL still takes the variables', async () => {
+    const s = await resolve({}, shell, 'staging', undefined, {});
+    expect(requireRemote(s).baseUrl).toMatchObject({ value: production, source: 'env' });
+    expect(requireRemote(s).apiKey).toMatchObject({ source: 'env' });
+    expect(s.remotes[0]?.ignored).toEqual([]);
+  });
+});
+
+describe('resolveSettings: confirmWrites follows the base URL', () => {
+  const production = 'https://api.example.com/v1';
+  const settings = {
+    'production.baseUrl': production,
+    'production.confirmWrites': 'true',
+    'staging.baseUrl': 'https://staging.example.com/v1',
+  };
+  it.each([
+    ['the same URL', production],
+    ['a trailing slash', `${production}/`],
+    ['scheme and host in capitals', 'HTTPS://API.Example.COM/v1'],
+    ['the default port written out', 'https://api.example.com:443/v1'],
+  ])("a variable selecting production's URL for staging (%s) asks, as production.confirmWrites", async (_n, url) => {
+    const env = { PETSTORE_ENV: 'staging', PETSTORE_BASE_URL: url, PETSTORE_API_KEY: 'k-123456' };
+    const c = requireRemote(await resolveSettings(input(reader(settings).load, env), { scope: 'selected' }));
+    expect(c).toMatchObject({ confirmWrites: true, confirmWritesOf: 'production' });
+  });
+
+  it('another URL, another path or another port does not ask', async () => {
+    for (const url of [
+      'https://staging.example.com/v1',
+      'https://api.example.com/v2',
+      'https://api.example.com:8443/v1',
+    ]) {
+      const env = { PETSTORE_ENV: 'staging', PETSTORE_BASE_URL: url, PETSTORE_API_KEY: 'k-123456' };
+      const c = requireRemote(await resolveSettings(input(reader(settings).load, env), { scope: 'selected' }));
+      expect(c, url).toMatchObject({ confirmWrites: false, confirmWritesOf: undefined });
+    }
+  });
+
+  it("--base-url to production's URL asks too", async () => {
+    const env = { PETSTORE_API_KEY: 'k-123456' };
+    const s = await resolveSettings(input(reader(settings).load, env, 'staging', production), { scope: 'selected' });
+    expect(requireRemote(s)).toMatchObject({ confirmWrites: true, confirmWritesOf: 'production' });
+  });
+});
+
+describe("resolveSettings: keys 'unread' (a dry run)", () => {
+  it('finds an apiKeyCommand as the source without running it; a missing source is still an error', async () => {
+    const c = commands({ 'print-key': 'key-from-command-123' });
+    const file = { 'production.baseUrl': 'https://api.example.com/v1', 'production.apiKeyCommand': 'print-key' };
+    const s = await resolveSettings(input(reader(file).load, {}, undefined, undefined, c.run), {
+      scope: 'selected',
+      keys: 'unread',
+    });
+    expect(requireRemote(s).apiKey).toMatchObject({ value: UNREAD_KEY, source: 'command' });
+    expect(c.runs).toEqual([]);
+    const none = await resolveSettings(input(reader({ 'production.baseUrl': 'https://api.example.com/v1' }).load), {
+      scope: 'selected',
+      keys: 'unread',
+    });
+    expect(() => requireRemote(none)).toThrow(AuthError);
   });
 });

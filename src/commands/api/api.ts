@@ -8,10 +8,19 @@ import { MAX_PAGES_DEFAULT } from '../../client/constants.js';
 import { withTraits } from '../traits.js';
 import { checkApiPath } from '../../client/paths.js';
 import { UsageError } from '../../base/errors.js';
-import { parseMaxPages } from '../../base/flag-values.js';
 import { dryRunForm, parseDryRun, type DryRunForm } from '../../operations/dry-run.js';
 import type { Runner } from '../runner.js';
-import { parseHeader, parseMethod, parseRawField, parseTypedField, type ApiField } from './request.js';
+import {
+  ARGUMENT_METHODS,
+  argumentMethod,
+  parseHeader,
+  parseMethod,
+  parseRawField,
+  parseTypedField,
+  type ApiField,
+} from './request.js';
+import { parseMaxPages, quote } from '../../base/flag-values.js';
+import { shellQuote } from '../../base/suggest.js';
 import type { ApiOptions } from './run.js';
 
 /** Collects a repeatable flag's values in order. */
@@ -34,9 +43,14 @@ export function newApiCommand(f: Runner) {
       // PATH, and a short term keeps the root help's columns as wide as they were.
       .argument(
         '<request...>',
-        "[METHOD] PATH: the method (default: GET; POST with fields or --input) and the path, relative to the base URL's path (pets?limit=5 and /pets/7 both go under /v1)",
+        "[METHOD] PATH: the method, one of GET HEAD POST PUT PATCH DELETE OPTIONS in any case (others with -X; default: GET, or POST with fields or --input), and the path, relative to the base URL's path (pets?limit=5 and /pets/7 both go under /v1)",
       )
-      .addOption(new Option('-X, --method <method>', 'the HTTP method (the same as the METHOD argument)'))
+      .addOption(
+        new Option(
+          '-X, --method <method>',
+          'the HTTP method, any RFC 9110 method (the METHOD argument takes GET HEAD POST PUT PATCH DELETE OPTIONS only)',
+        ),
+      )
       .addOption(new Option('-f, --raw-field <field>', 'a string field, key=value (repeatable)').argParser(collect))
       .addOption(
         new Option(
@@ -82,7 +96,7 @@ Examples:
   $ petstore api pets --paginate > every-pet.json
   $ petstore api pets --paginate --jq '.[] | select(.status == "sold") | .name'
 
---dry-run takes its value only after = (api --dry-run pets requests pets). It reads the fields and --input, sends nothing and asks nothing; it needs the environment's key, as the real run does, but never prints it. The curl command of --dry-run=curl (curl 7.55 or later) is for a shell where PETSTORE_API_KEY holds the key; printf, a shell builtin, hands the key to curl on stdin, out of every process's arguments. With --env sandbox it is refused: the embedded sandbox stops when petstore does (run \`petstore sandbox serve\` instead).`,
+--dry-run takes its value only after = (api --dry-run pets requests pets). It reads the fields and --input, sends nothing and asks nothing; it needs a key source, as the real run does, but never prints the key nor runs apiKeyCommand to read it. The curl command of --dry-run=curl (curl 7.55 or later) is for a shell where PETSTORE_API_KEY holds the key (a note gives the export line that sets it when it is not set); printf, a shell builtin, hands the key to curl on stdin, out of every process's arguments. With --env sandbox it is refused: the embedded sandbox stops when petstore does (run \`petstore sandbox serve\` instead).`,
       )
       .action((words, flags) =>
         f.run(async (ctx) => {
@@ -100,7 +114,8 @@ type ApiFlags = ReturnType<ReturnType<typeof newApiCommand>['opts']>;
 /**
  * Turns the arguments and flags into options, refusing (exit 2, nothing read or sent) what
  * gh api would refuse and what would send the key elsewhere: one argument is PATH, two are
- * METHOD and PATH, more are refused; METHOD and a different `-X`; malformed fields and headers; an
+ * METHOD (one of `ARGUMENT_METHODS`, any case) and PATH, two whose first is no METHOD are
+ * refused with the command meant (`notAMethod`), more are refused; METHOD and a different `-X`; malformed fields and headers; an
  * `Authorization` header; an absolute URL or `//host`; `--dry-run` with `--paginate` or `-i`. The method defaults to GET, or POST
  * once a field or `--input` is given (gh's rule).
  * @throws UsageError for each of these.
@@ -117,10 +132,13 @@ function toApiOptions(
     );
   }
   const [first = '', second] = words;
+  const flagMethod = flags.method === undefined ? undefined : parseMethod(flags.method, '-X');
+  const argMethod = second === undefined ? undefined : argumentMethod(first);
+  if (second !== undefined && argMethod === undefined) {
+    throw notAMethod(first, second, { flagMethod, dryRun: flags.dryRun }, suggest);
+  }
   const path = second ?? first;
   checkApiPath(path);
-  const argMethod = second === undefined ? undefined : parseMethod(first, 'METHOD');
-  const flagMethod = flags.method === undefined ? undefined : parseMethod(flags.method, '-X');
   if (argMethod !== undefined && flagMethod !== undefined && argMethod !== flagMethod) {
     throw new UsageError(`METHOD ${argMethod} and -X ${flagMethod} ask for two different methods`, 'Give one of them.');
   }
@@ -151,6 +169,41 @@ function toApiOptions(
     maxPages: flags.maxPages ?? MAX_PAGES_DEFAULT,
     dryRun,
   };
+}
+
+/**
+ * The refusal of two words whose first is no METHOD (cli-contract.md "Commands": a first
+ * word that is no method is the path), nothing sent: `api pets --dry-run curl` is the
+ * curl form asked for with a space, which `--dry-run` takes only after `=`; a word in
+ * capitals is a method only `-X` may give (`api -X PURGE pets`); any other pair reads as
+ * a path in two words (`api pets 7`: did you mean `api GET pets/7`?).
+ */
+function notAMethod(
+  first: string,
+  second: string,
+  o: { flagMethod: string | undefined; dryRun: DryRunForm | true | undefined },
+  suggest: (words: string) => string,
+): UsageError {
+  const words = [first, second];
+  if (o.dryRun !== undefined && dryRunForm(o.dryRun) === 'json' && words.includes('curl')) {
+    const path = words.find((w) => w !== 'curl') ?? first;
+    return new UsageError(
+      '--dry-run takes its value only after =: `--dry-run curl` is the flag, then a second word of the request',
+      `For the curl command: \`${suggest(`api ${shellQuote(path)} --dry-run=curl`)}\``,
+    );
+  }
+  if (/^[A-Z][A-Z-]*$/.test(first)) {
+    return new UsageError(
+      `${quote(first)} is not one of the methods the METHOD argument takes (${ARGUMENT_METHODS.join(' ')}, in any case); another method needs -X`,
+      `Did you mean \`${suggest(`api -X ${first} ${shellQuote(second)}`)}\`?`,
+    );
+  }
+  const method = o.flagMethod === undefined ? 'GET' : (argumentMethod(o.flagMethod) ?? `-X ${o.flagMethod}`);
+  const path = `${first.replace(/\/+$/, '')}/${second.replace(/^\/+/, '')}`;
+  return new UsageError(
+    `${quote(first)} is not an HTTP method, and api takes one PATH: METHOD is one of ${ARGUMENT_METHODS.join(' ')} (any case), another method needs -X`,
+    `Did you mean \`${suggest(`api ${method} ${shellQuote(path)}`)}\`?`,
+  );
 }
 
 /** Parses `-f` then `-F` fields (gh's order). @throws UsageError for a key given twice. */

@@ -37,6 +37,19 @@ export function parseMethod(raw: string, what: string): string {
   return method;
 }
 
+/**
+ * The methods RFC 9110 §9.3 defines for a resource (CONNECT and TRACE aside: a tunnel, and a
+ * loop-back no API serves): the ones the METHOD argument of `api` may name, in any case
+ * (cli-contract.md "Commands"). Any other method is given with `-X`.
+ */
+export const ARGUMENT_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** The METHOD argument's method (upper case) when `word` is one of `ARGUMENT_METHODS`, else undefined. */
+export function argumentMethod(word: string): string | undefined {
+  const method = word.toUpperCase();
+  return ARGUMENT_METHODS.includes(method) ? method : undefined;
+}
+
 /** Splits `key=value` at the first `=`. @throws UsageError without one, or with an empty or nested key. */
 function splitField(raw: string, flag: '-f' | '-F'): { key: string; value: string } {
   const at = raw.indexOf('=');

@@ -11,7 +11,14 @@ import { findNextLink } from '../../client/link.js';
 import { walkPages, type WalkedPage } from '../../client/pages.js';
 import { confirmWrite } from '../../operations/confirm-writes.js';
 import type { Context } from '../../context.js';
-import { KEY_REFERENCE, checkDryRunFlags, dryRunCurl, dryRunJson, type DryRunForm } from '../../operations/dry-run.js';
+import {
+  KEY_REFERENCE,
+  checkDryRunFlags,
+  dryRunCurl,
+  dryRunJson,
+  noteCurlKey,
+  type DryRunForm,
+} from '../../operations/dry-run.js';
 import { DeprecationReporter } from '../../http/deprecation.js';
 import { ExitCode, InvalidResponseError, UsageError } from '../../base/errors.js';
 import { MAX_BODY_BYTES } from '../../http/body.js';
@@ -73,7 +80,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
   const { fields, input } = await readUserInput(ctx, options);
   // A read of one answer leaves before --jq's verdict; a refused expression drops the answer.
   const reads = options.dryRun === undefined && !options.paginate && isRead(options.method);
-  const { client, connection } = await ctx.connect({ reads });
+  const { client, connection } = await ctx.connect({ reads, dryRun: options.dryRun !== undefined });
   const req = toRequest(client.urlOf(options.path), options, fields, input);
   const early = reads ? client.raw(req) : undefined;
   early?.catch(() => undefined);
@@ -87,6 +94,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<number>
     // Nothing is sent, so nothing is asked: the request is only shown.
     const outgoing = client.outgoing(req, KEY_REFERENCE);
     await ctx.io.out(options.dryRun === 'curl' ? dryRunCurl(outgoing, connection) : dryRunJson(outgoing));
+    if (options.dryRun === 'curl') noteCurlKey(ctx, connection);
     return ExitCode.ok;
   }
   if (!isRead(req.method)) await confirmWrite(ctx, connection, describeWrite(req));

@@ -12,7 +12,7 @@ import { PageTrail } from '../../client/link.js';
 import { walkPetPages, type PetPage } from '../../client/pages.js';
 import type { NewPet } from '../../client/schemas.js';
 import type { Connection } from '../../config/settings.js';
-import { writeConsent } from '../../operations/confirm-writes.js';
+import { confirmSetting, writeConsent } from '../../operations/confirm-writes.js';
 import type { Api } from '../../context.js';
 import { CliError, ExitCode } from '../../base/errors.js';
 import { stringifyJson } from '../../base/json.js';
@@ -422,12 +422,12 @@ async function consent(host: ToolHost, call: McpCall, what: string): Promise<Cli
   const details = { environment: name, host: new URL(connection.baseUrl.value).host };
   if (decision === 'refuse') {
     return new CliError(
-      `${name}.confirmWrites is on, and this client cannot ask its person (it declared no elicitation): nothing was sent to ${where}`,
+      `${confirmSetting(connection)} is on, and this client cannot ask its person (it declared no elicitation): nothing was sent to ${where}`,
       {
         exitCode: ExitCode.usage,
         code: 'not_confirmed',
         details,
-        hint: `${ASK_THE_PERSON} restart it with --yes to ${what.split(' ')[0] ?? 'write'} without a question, or to stop the question with \`petstore config set ${name}.confirmWrites false\`.`,
+        hint: `${ASK_THE_PERSON} restart it with --yes to ${what.split(' ')[0] ?? 'write'} without a question, or to stop the question with \`petstore config set ${confirmSetting(connection)} false\`.`,
       },
     );
   }

@@ -94,3 +94,22 @@ describe.concurrent('what is refused and what is kept', () => {
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ future: { setting: true }, environment: 'staging' });
   });
 });
+
+describe.concurrent("a JavaScript object's internals as a part of a key", () => {
+  it.each([
+    ['set', 'constructor.baseUrl', 'x', 'constructor'],
+    ['set', 'prototype.baseUrl', 'x', 'prototype'],
+    ['set', 'production.__proto__', 'x', '__proto__'],
+    ['set', 'staging.constructor', 'x', 'constructor'],
+    ['set', '__proto__.baseUrl', 'x', '__proto__'],
+    ['get', 'constructor.baseUrl', undefined, 'constructor'],
+    ['unset', 'staging.prototype', undefined, 'prototype'],
+  ] as const)('config %s %s: exit 2 naming %s, nothing written', async (verb, key, value, part) => {
+    const { file, env } = freshConfig();
+    const r = await runMain(['config', verb, key, ...(value === undefined ? [] : [value])], { env });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(unwrapped(r.stderr)).toContain(`invalid config key "${key}": "${part}" cannot be part of a key`);
+    expect(existsSync(file)).toBe(false);
+  });
+});

@@ -14,6 +14,7 @@ import {
   checkDryRunFlags,
   dryRunCurl,
   dryRunJson,
+  noteCurlKey,
   type DryRunForm,
 } from '../../../operations/dry-run.js';
 import { ExitCode } from '../../../base/errors.js';
@@ -47,13 +48,14 @@ import { printWrittenPet } from '../shared/written.js';
  */
 export async function runCreate(ctx: Context, draft: PetDraft, dryRun?: DryRunForm): Promise<number> {
   checkDryRunFlags(dryRun, ctx.globals);
-  const { client, connection } = await ctx.connect();
+  const { client, connection } = await ctx.connect({ dryRun: dryRun !== undefined });
   const pet = missingFlags(draft).length === 0 ? toNewPet(draft) : await askForPet(ctx, draft);
   const idempotencyKey = randomUUID();
   if (dryRun !== undefined) {
     // Nothing is sent, so nothing is asked: the request is only shown.
     const req = client.createPetOutgoing(pet, idempotencyKey, KEY_REFERENCE);
     await ctx.io.out(dryRun === 'curl' ? dryRunCurl(req, connection) : dryRunJson(req));
+    if (dryRun === 'curl') noteCurlKey(ctx, connection);
     return ExitCode.ok;
   }
   await confirmWrite(ctx, connection, CREATE_PET.consent(stringifyJson(pet)));

@@ -1,11 +1,13 @@
 /**
  * `sandbox serve [--port N] [--host H] [--without-get-pet]`: runs the sandbox in the foreground until
- * Ctrl-C (or SIGTERM), for curl and scripts. stdout gets the base URL and key as shell
- * assignments (or one JSON object with `--json`); the request log goes to stderr.
+ * Ctrl-C (or SIGTERM), for curl and scripts. stdout gets the base URL and key as `export`
+ * lines on a terminal, `NAME=value` lines off one (or one JSON object with `--json`); the
+ * request log goes to stderr.
  */
 import type { Context } from '../../../context.js';
 import { CliError, ExitCode, InterruptedError, UsageError } from '../../../base/errors.js';
 import { isLoopbackHost } from '../../../base/loopback.js';
+import { shellQuote } from '../../../base/suggest.js';
 import { sandboxDataFile } from '../../../config/paths.js';
 import { renderJson } from '../../../render/pets.js';
 import { startSandbox } from '../../../sandbox/server.js';
@@ -83,7 +85,7 @@ export async function runServe(ctx: Context, options: ServeOptions): Promise<num
   if (ctx.output === 'json' || ctx.output === 'ndjson') {
     await io.out(renderJson({ baseUrl, apiKey: sandbox.apiKey }));
   } else {
-    await io.out(`PETSTORE_BASE_URL=${baseUrl}\nPETSTORE_API_KEY=${sandbox.apiKey}\n`);
+    await io.out(assignments({ PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: sandbox.apiKey }, io.stdoutIsTTY));
   }
   const removed = options.withoutGetPet ? '; getPet removed: it answers 410 Gone' : '';
   ctx.note(`sandbox listening on ${sandbox.baseUrl} (data: ${store.file}${removed}); Ctrl-C stops it`, {
@@ -96,6 +98,19 @@ export async function runServe(ctx: Context, options: ServeOptions): Promise<num
   await sandbox.close();
   // Stopped by Ctrl-C or SIGTERM, its only way to end: the shell's code for that signal.
   return InterruptedError.from(ctx.signal).exitCode;
+}
+
+/**
+ * The variables as lines (cli-contract.md "Commands", `sandbox serve`): on a terminal,
+ * `export NAME=value` with the value shell-quoted, so that pasting them into a shell sets
+ * them for the petstore it runs next; off one, `NAME=value` as it is (the env-file form of
+ * docker's `--env-file`, systemd's `EnvironmentFile` and dotenv, which take no `export` and
+ * no quotes).
+ */
+function assignments(vars: Record<string, string>, terminal: boolean): string {
+  return Object.entries(vars)
+    .map(([name, value]) => (terminal ? `export ${name}=${shellQuote(value)}\n` : `${name}=${value}\n`))
+    .join('');
 }
 
 /**
