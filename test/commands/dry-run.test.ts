@@ -19,6 +19,10 @@ import { runMain, type MainOptions } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type RecordedRequest, type Reply, type TestServer } from '../helpers/test-server.js';
 
+/** The note's `export` line, never broken: inline between backquotes, or bare on a line of its own. */
+const EXPORT_LINE =
+  /`export PETSTORE_API_KEY="\$\(petstore --env production auth token\)"`|^ *export PETSTORE_API_KEY="\$\(petstore --env production auth token\)"$/m;
+
 const KEY = 'pk_test_dry_run_Q7w3Zx91';
 const BIG = '9223372036854775807';
 const pool = serverPool();
@@ -393,9 +397,11 @@ describe.concurrent('the key of a dry run (cli-contract.md "Commands": a key sou
       const r = await runMain(args, { env: { PETSTORE_CONFIG_DIR: dir } });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain('"$PETSTORE_API_KEY"');
-      expect(unwrapped(r.stderr)).toBe(
-        'the curl command reads the key from $PETSTORE_API_KEY, and PETSTORE_API_KEY is not set here; set it first with `export PETSTORE_API_KEY="$(petstore --env production auth token)"`\n',
+      // The sentence, its command whole: inline between backquotes, or bare on a line of its own.
+      expect(unwrapped(r.stderr).replaceAll('`', '')).toBe(
+        'the curl command reads the key from $PETSTORE_API_KEY, and PETSTORE_API_KEY is not set here; set it first with export PETSTORE_API_KEY="$(petstore --env production auth token)"\n',
       );
+      expect(r.stderr).toMatch(EXPORT_LINE);
       // The line it gives sets the very key the stored key is.
       const token = await runMain(['--env', 'production', 'auth', 'token'], { env: { PETSTORE_CONFIG_DIR: dir } });
       expect(token.stdout).toBe(`${KEY}\n`);
@@ -415,9 +421,10 @@ describe.concurrent('the key of a dry run (cli-contract.md "Commands": a key sou
       env: { PETSTORE_CONFIG_DIR: dir, PETSTORE_API_KEY: 'pk_other_shell_key_0000' },
     });
     expect(ignored.code, ignored.stderr).toBe(0);
-    expect(unwrapped(ignored.stderr)).toContain(
-      'PETSTORE_API_KEY here holds a key this run ignored for production; set it first with `export PETSTORE_API_KEY="$(petstore --env production auth token)"`',
+    expect(unwrapped(ignored.stderr).replaceAll('`', '')).toContain(
+      'PETSTORE_API_KEY here holds a key this run ignored for production; set it first with export PETSTORE_API_KEY="$(petstore --env production auth token)"',
     );
+    expect(ignored.stderr).toMatch(EXPORT_LINE);
   });
 
   it("the sandbox refusal's hint names both things a dry run needs: a base URL and a key source", async () => {
