@@ -1,7 +1,7 @@
 /**
  * The registry of environment variables in words, for docs: docs/commands.md's list is
  * this table (test/unit/env-vars.test.ts keeps them equal), and a man page can print the
- * same cells. Not used at run time.
+ * same cells; `petstore help environment` prints the values' words as plain text.
  */
 import { ENV_VARS, type EnvVarName, type EnvVarType } from './env-vars.js';
 

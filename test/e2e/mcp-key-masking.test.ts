@@ -10,13 +10,13 @@
  */
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { maskKey } from '../../src/base/mask.js';
-import { mcpEnv, serveMcp, type Served } from '../helpers/mcp-client.js';
+import { mcpEnv, mcpTestServers, serveMcp, type Served } from '../helpers/mcp-client.js';
 import { expectedTools, OPERATIONS } from '../helpers/operations.js';
-import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
+import { tempDir } from '../helpers/temp-config.js';
 import { runMain } from '../helpers/run-main.js';
-import { serverPool, type Handler } from '../helpers/test-server.js';
+import type { Handler } from '../helpers/test-server.js';
 
 const PLAIN = 'SECRETKEY-abc123-mcp';
 /** A key with the characters JSON escapes (`"`, `\`) and a URL encodes (`/`). */
@@ -24,13 +24,7 @@ const ODD = 'SECRET"KEY\\abc/123-mcp';
 const FROM_COMMAND = 'mcp-cmd-SECRETKEY-first';
 const REREAD = 'mcp-cmd-SECRETKEY-second';
 
-const pool = serverPool();
-const servers: Served[] = [];
-afterAll(async () => {
-  for (const s of servers) s.transport.child.kill('SIGKILL');
-  await pool.closeAll();
-  removeTempDirs();
-});
+const { pool, servers } = mcpTestServers();
 
 /** The ways a key may be written: as it is, JSON-escaped (as a frame holds it), URL-encoded. */
 function formsOf(key: string): string[] {

@@ -9,23 +9,16 @@
  */
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PET_OPERATIONS } from '../../src/operations/pets.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
 import { apiError, answer, slowHeaders } from '../helpers/fault-server.js';
-import { mcpEnv, serveMcp, type Served } from '../helpers/mcp-client.js';
-import { removeTempDirs } from '../helpers/temp-config.js';
+import { mcpEnv, mcpTestServers, serveMcp, type Served } from '../helpers/mcp-client.js';
 import { runCli } from '../helpers/run-cli.js';
-import { errorReply, serverPool, type Handler, type TestServer } from '../helpers/test-server.js';
+import { errorReply, type Handler, type TestServer } from '../helpers/test-server.js';
 
 const KEY = 'mcp-results-key-5d2a9e41';
-const pool = serverPool();
-const servers: Served[] = [];
-afterAll(async () => {
-  for (const s of servers) s.transport.child.kill('SIGKILL');
-  await pool.closeAll();
-  removeTempDirs();
-});
+const { pool, servers } = mcpTestServers();
 
 /** A server for the environment at `srv` (production, key in PETSTORE_API_KEY). */
 async function remote(srv: TestServer, flags: string[] = [], pre: string[] = []) {

@@ -12,13 +12,12 @@ import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/client';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiError, answer, sequence, slowHeaders } from '../helpers/fault-server.js';
-import { mcpEnv, serveMcp, type Served } from '../helpers/mcp-client.js';
+import { mcpEnv, mcpTestServers, serveMcp, type Served } from '../helpers/mcp-client.js';
 import { expectedTools } from '../helpers/operations.js';
 import { CLI_ARGV, runCli } from '../helpers/run-cli.js';
-import { removeTempDirs } from '../helpers/temp-config.js';
-import { serverPool, type Handler, type TestServer } from '../helpers/test-server.js';
+import type { Handler, TestServer } from '../helpers/test-server.js';
 
 const KEY = 'mcp-test-key-3b9f1c7e';
 const BIG_ID = '9007199254740993';
@@ -26,13 +25,7 @@ const MAX_INT64 = '9223372036854775807';
 /** A Pets body with exact int64 literals beyond 2^53 (what JSON.parse would round). */
 const BIG_PETS = `[{"id":${BIG_ID},"name":"Atlas","categoryId":${MAX_INT64},"status":"available"}]`;
 
-const pool = serverPool();
-const servers: Served[] = [];
-afterAll(async () => {
-  for (const s of servers) s.transport.child.kill('SIGKILL');
-  await pool.closeAll();
-  removeTempDirs();
-});
+const { pool, servers } = mcpTestServers();
 
 /** A server for the environment at `srv` (production, key in PETSTORE_API_KEY). */
 async function remote(srv: TestServer, flags: string[] = [], ask?: 'accept' | 'decline' | 'cancel', extra = {}) {

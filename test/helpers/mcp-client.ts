@@ -8,8 +8,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Client, type ClientOptions, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { afterAll } from 'vitest';
 import { CLI_ARGV } from './run-cli.js';
-import { tempDir } from './temp-config.js';
+import { removeTempDirs, tempDir } from './temp-config.js';
+import { serverPool } from './test-server.js';
 
 /** How a process ended. */
 interface Exit {
@@ -113,4 +115,19 @@ export async function serveMcp(
   }
   await client.connect(transport);
   return { client, transport, asked };
+}
+
+/**
+ * A test file's MCP servers and test HTTP servers: `servers` (push each `serveMcp` result)
+ * are killed, `pool`'s servers closed and the temp dirs removed once the file's tests are done.
+ */
+export function mcpTestServers(): { pool: ReturnType<typeof serverPool>; servers: Served[] } {
+  const pool = serverPool();
+  const servers: Served[] = [];
+  afterAll(async () => {
+    for (const s of servers) s.transport.child.kill('SIGKILL');
+    await pool.closeAll();
+    removeTempDirs();
+  });
+  return { pool, servers };
 }

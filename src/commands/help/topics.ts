@@ -6,6 +6,7 @@
  * wrapped at the terminal's width where help is (program.ts).
  */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import { describeEnvVarType } from '../../config/env-vars-docs.js';
 import { ENV_VARS, type EnvVarName, type EnvVarSpec } from '../../config/env-vars.js';
 
 /** The text of the topic `topic`, for the program `root`, ending in a newline. */
@@ -40,21 +41,6 @@ function plain(text: string): string {
   return text.replace(/`/g, '');
 }
 
-/** The values a variable of `type` takes, in words. */
-function valuesOf(type: EnvVarSpec['type']): string {
-  if (typeof type !== 'string') return `one of ${type.join(', ')}`;
-  switch (type) {
-    case 'boolean':
-      return 'yes or no (0 and false are no)';
-    case 'path':
-      return 'a path';
-    case 'absolute-path':
-      return 'an absolute path (a relative one is ignored)';
-    case 'string':
-      return 'text';
-  }
-}
-
 /**
  * Every variable of the registry, in its order: its name (and its lower-case spelling when
  * that is read too), then, indented, its meaning, its values and what applies when unset.
@@ -66,7 +52,7 @@ function environmentText(): string {
     const by =
       spec.readBy === 'node' ? ' Read by Node itself.' : spec.readBy === 'shim' ? ' Read before the CLI loads.' : '';
     const unset = spec.default === undefined ? '' : ` When unset: ${plain(spec.default)}.`;
-    return `${names}\n  ${plain(spec.meaning)}${by} Values: ${valuesOf(spec.type)}.${unset}\n`;
+    return `${names}\n  ${plain(spec.meaning)}${by} Values: ${plain(describeEnvVarType(spec.type))}.${unset}\n`;
   });
   return [
     'Environment variables: a variable is set when it is defined and not empty; a flag given on the command line wins over the variable that does the same.',
