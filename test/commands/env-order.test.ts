@@ -12,7 +12,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lastJson } from '../helpers/harness.js';
-import { unwrapped } from '../helpers/run-cli.js';
 import { runMain, type MainOptions } from '../helpers/run-main.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
 import { serverPool, type TestServer } from '../helpers/test-server.js';
@@ -168,7 +167,10 @@ describe.concurrent('confirmWrites follows the base URL', () => {
       }
     }
     const text = await run(CREATE, { env: { PETSTORE_ENV: 'staging' } });
-    expect(unwrapped(text.stderr)).toContain('`petstore config set production.confirmWrites false`');
+    // The command whole: inline between backquotes, or bare on a line of its own.
+    expect(text.stderr).toMatch(
+      /`petstore config set production\.confirmWrites false`|^ *petstore config set production\.confirmWrites false$/m,
+    );
     expect([production.requests, staging.requests]).toEqual([[], []]);
     const yes = await run(['--yes', ...CREATE], { env: { PETSTORE_ENV: 'staging' } });
     expect(yes.code, yes.stderr).toBe(0);

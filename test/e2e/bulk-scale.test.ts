@@ -154,8 +154,13 @@ describe.skipIf(!hasTmux())('a terminal of 80 columns', () => {
       // range or several (a record given up between created ones); an unknown one's
       // request may not have reached the server (given up before it was read whole).
       const count = (text: string | undefined) => Number(text?.replaceAll(',', '') ?? 0);
-      // On a terminal the account's first line names where the pets went (production here).
-      const created = count(/^created ([\d,]+) in production \(127\.0\.0\.1:\d+\): lines? \d/m.exec(screen)?.[1]);
+      // On a terminal the account's first line names where the pets went (production here, its
+      // URL and key from variables).
+      const created = count(
+        /^created ([\d,]+) in production\s+\(127\.0\.0\.1:\d+,\s+from\s+PETSTORE_BASE_URL\s+and\s+PETSTORE_API_KEY\):\s+lines? \d/m.exec(
+          screen,
+        )?.[1],
+      );
       const unknown = count(/^unknown ([\d,]+): lines? \d/m.exec(screen)?.[1]);
       const notSent = count(/^not sent ([\d,]+)$/m.exec(screen)?.[1]);
       expect(screen).not.toMatch(/^failed /m);
