@@ -72,6 +72,25 @@ describe.concurrent('help', () => {
 
 describe.concurrent('suggestions', () => {
   it.each([
+    ['flag', 'flags'],
+    ['environmen', 'environment'],
+    ['envir', 'environment'],
+  ])('`petstore help %s` points to `petstore help %s`, exit 2', async (word, topic) => {
+    const r = await runMain(['help', word]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`unknown command '${word}'`);
+    expect(r.stderr).toContain(`\`petstore help ${topic}\``);
+  });
+
+  it("a word near no topic keeps commander's own suggestion of a command", async () => {
+    const r = await runMain(['help', 'pts']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown command 'pts'");
+    expect(r.stderr).toContain('(Did you mean pets?)');
+  });
+
+  it.each([
     [['pets', 'lst'], "unknown command 'lst'", '(Did you mean list?)'],
     [['pet', 'list'], "unknown command 'pet'", '(Did you mean pets?)'],
     [['pets', 'list', '--limt', '5'], "unknown option '--limt'", '(Did you mean --limit?)'],

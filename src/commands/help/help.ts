@@ -5,6 +5,8 @@
  * `--output json`), the command tree as one JSON document (json.ts, loaded only then).
  */
 import { Argument, Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { UsageError } from '../../base/errors.js';
+import { closestEnvironment } from '../../config/environments.js';
 import { withTraits } from '../traits.js';
 import { rootOf, type Runner } from '../runner.js';
 
@@ -89,8 +91,17 @@ function findCommand(root: CommandUnknownOpts, words: readonly string[]): Comman
   return cmd;
 }
 
-/** Raises commander's own error for `word` unknown under `cmd`, with its suggestion. */
+/**
+ * Raises commander's own error for `word` unknown under `cmd`, with its suggestion; a first
+ * word close to a topic (`help flag`, `help environmen`) is pointed at the topic instead,
+ * which commander, knowing only commands, cannot suggest.
+ * @throws UsageError (exit 2) naming the topic; else commander's `commander.unknownCommand`.
+ */
 function unknownCommand(cmd: CommandUnknownOpts, word: string): never {
+  // The closest-name rule of environments (a prefix, or a few edits) serves topics as well.
+  const topic = cmd.parent === null ? closestEnvironment(word, Object.keys(TOPICS)) : undefined;
+  if (topic !== undefined)
+    throw new UsageError(`unknown command '${word}'`, `Did you mean \`petstore help ${topic}\`?`);
   // Commander reads the unknown word from `args`, as after parsing `petstore pets lst`.
   const unknown = cmd as unknown as { args: string[]; unknownCommand(): never };
   unknown.args = [word];
