@@ -59,7 +59,9 @@ describe.concurrent('devices and FIFOs as --input and -F key=@file', () => {
     ['-F body=@/dev/zero', ['-X', 'POST', 'pets', '-F', 'body=@/dev/zero'], '-F body=@ "/dev/zero"'],
   ])('%s: refused as larger than 10 MiB, exit 2, nothing sent', async (_name, args, named) => {
     const server = await pool.start();
-    const r = await runCli(['api', ...args, '--timeout', '1'], { env: remoteEnv(server.baseUrl, KEY) });
+    // The cap ends the read, not the deadline: --timeout only bounds a read the cap failed to
+    // stop, with room for a loaded machine to start the process and read 10 MiB.
+    const r = await runCli(['api', ...args, '--timeout', '30'], { env: remoteEnv(server.baseUrl, KEY) });
     expect(r.timedOut).toBeUndefined();
     expect(r.code, r.stderr).toBe(2);
     expect(unwrapped(r.stderr)).toContain(`${named} is larger than 10,485,760 bytes`);
