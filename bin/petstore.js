@@ -22,10 +22,21 @@ const EMBEDDED = typeof __PETSTORE_STATIC__ === 'object' ? __PETSTORE_STATIC__ :
 const IN_EXECUTABLE = typeof __PETSTORE_SEA__ === 'boolean';
 
 /** The code cache file's format and its version (codeCacheHeader), and its header's length. */
-const CODE_CACHE_MAGIC = Buffer.from('PSV8CC03', 'latin1');
-const CODE_CACHE_HEADER = 48;
+const CODE_CACHE_MAGIC = Buffer.from('PSV8CC04', 'latin1');
+const CODE_CACHE_HEADER = 52;
 /** Far more than any cache petstore writes (about 1 MB): a larger file is replaced unread. */
 const CODE_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The V8 flags every run sets (runCli): undici's HTTP parser and jq are WebAssembly, which
+ * V8 compiles with Liftoff, then again with TurboFan on background threads that process
+ * exit waits for: about 100 ms and 35 MiB per run, for a parser that reads a few kilobytes
+ * (docs/performance.md). Liftoff code is plenty. Node 20's V8 derives the other two from
+ * `--liftoff-only`; Node 24's does so only at start-up, so they are named. RESET_WASM_FLAGS
+ * sets all three back to V8's defaults.
+ */
+const WASM_FLAGS = '--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering';
+const RESET_WASM_FLAGS = '--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering';
 
 const argv = process.argv.slice(2);
 const STATIC = { '--version': 'version.txt', '-V': 'version.txt', '--help': 'help.txt', '-h': 'help.txt' };
@@ -54,7 +65,7 @@ if (argv.length === 1 && Object.hasOwn(STATIC, argv[0])) {
 if (text !== undefined) {
   printStatic(text);
 } else if (wantsJq(argv)) {
-  startJqWorker(runCli);
+  runCli(startJqWorker());
 } else {
   runCli();
 }
@@ -72,16 +83,19 @@ function wantsJq(args) {
 }
 
 /**
- * Starts `--jq`'s worker thread (src/render/jq.ts takes it over: jqWorkerFromShim) before
- * the shim sets any V8 flag, and calls `then` once the thread is up. Node's worker threads
- * use Node's built-in code cache only while V8's flags are those the process started with:
- * a flag set while the thread starts (runCli sets two) makes it compile Node's own modules
- * from source, about twice the start's time (docs/performance.md). The bundle loads once
- * the thread has started; its requests would wait for jq anyway. An unreferenced thread
- * holds no exit up once it has started; one that fails to start is left to the CLI, which starts its own.
+ * Starts `--jq`'s worker thread (src/render/jq.ts takes it over: jqWorkerFromShim) first of
+ * all, and returns a promise of the moment WASM_FLAGS are set. A thread that starts while
+ * V8's flags differ from those Node started with compiles Node's own modules without their
+ * code cache: about twice the start's time (docs/performance.md). So the thread sets
+ * WASM_FLAGS itself once it has started, before it compiles jq, and the bundle meanwhile
+ * loads with no flag set (runCli). Until it is taken, the shim keeps what the thread says
+ * (its `ready`, or why it failed: events no one else would hear), and, once the flags are
+ * set, leaves it unreferenced, so that a run that never reaches jq ends then. A thread
+ * that fails to start still settles the promise, the flags then set here.
  */
-function startJqWorker(then) {
+function startJqWorker() {
   const { Worker } = require('node:worker_threads');
+  const workerData = { wasm: IN_EXECUTABLE ? 'sea' : join(__dirname, '..', 'dist', 'jq.wasm'), v8Flags: WASM_FLAGS };
   let worker;
   try {
     worker = IN_EXECUTABLE
@@ -90,30 +104,52 @@ function startJqWorker(then) {
           stdout: true,
           stderr: true,
           env: {},
+          workerData,
         })
-      : new Worker(join(__dirname, '..', 'dist', 'jq-worker.cjs'), { stdout: true, stderr: true, env: {} });
+      : new Worker(join(__dirname, '..', 'dist', 'jq-worker.cjs'), { stdout: true, stderr: true, env: {}, workerData });
   } catch {
-    return then();
+    // The CLI starts its own.
+    require('node:v8').setFlagsFromString(WASM_FLAGS);
+    return Promise.resolve();
   }
-  let started = false;
-  const go = (ok) => {
-    if (started) return;
-    started = true;
-    // Referenced until now, so that the process waits for it to start.
-    worker.unref();
-    if (ok) globalThis[Symbol.for('petstore.jqWorker')] = worker;
-    then();
+  // The flags are said once, by the thread, or here when it ends first. Until then the thread
+  // holds the process (a request waits for them: src/base/shim.ts); then only once taken.
+  let taken = false;
+  let flagsSet;
+  const flags = new Promise((resolve) => (flagsSet = resolve));
+  const setHere = () => {
+    require('node:v8').setFlagsFromString(WASM_FLAGS);
+    flagsSet();
   };
-  worker.once('online', () => go(true));
-  worker.once('error', () => go(false));
+  const onFlags = (answer) => answer?.v8Flags === true && flagsSet();
+  worker.on('message', onFlags).once('error', setHere).once('exit', setHere);
+  flags.then(() => {
+    worker.off('message', onFlags).off('error', setHere).off('exit', setHere);
+    if (!taken) worker.unref();
+  });
+  // Until the CLI takes the thread: what it says, and why it ended, kept for the CLI.
+  const early = [];
+  const keep = (answer) => answer?.v8Flags !== true && early.push(answer);
+  const onError = (err) => early.push({ failure: err && err.message ? err.message : String(err) });
+  const onExit = () => early.push({ failure: 'the jq worker stopped' });
+  worker.on('message', keep).on('error', onError).on('exit', onExit);
+  const release = () => {
+    taken = true;
+    worker.off('message', keep).off('error', onError).off('exit', onExit);
+  };
+  globalThis[Symbol.for('petstore.jqWorker')] = { worker, early, release };
+  return flags;
 }
 
-/** Loads the built CLI (with its code cache) and runs it on argv. */
-function runCli() {
-  // undici's HTTP parser is WebAssembly. V8 compiles it with Liftoff, then again with
-  // TurboFan on background threads, and process exit waits for those: about 100 ms and
-  // 35 MiB per run, for a parser that reads a few kilobytes. Liftoff code is plenty.
-  require('node:v8').setFlagsFromString('--liftoff-only');
+/**
+ * Loads the built CLI (with its code cache) and runs it on argv. `wasmFlags`, for a `--jq`
+ * run, is the promise of the jq thread setting WASM_FLAGS (startJqWorker): until then the
+ * bundle loads with none (its own code cache: loadWithCodeCache), and the CLI sends no
+ * request before it settles (src/base/shim.ts). Any other run sets them now.
+ */
+function runCli(wasmFlags) {
+  if (wasmFlags === undefined) require('node:v8').setFlagsFromString(WASM_FLAGS);
+  else globalThis[Symbol.for('petstore.wasmFlags')] = wasmFlags;
   // petstore lets NO_COLOR win over FORCE_COLOR (no-color.org; see src/io/io.ts). Node >= 22
   // warns, when both are set, that it ignores NO_COLOR for its own colours, which would
   // tell the user the opposite of what petstore does; that one warning is dropped.
@@ -125,7 +161,8 @@ function runCli() {
   let cli;
   let codeCacheNote;
   try {
-    ({ exports: cli, note: codeCacheNote } = loadWithCodeCache(IN_EXECUTABLE ? executableBundle() : installedBundle()));
+    const bundle = IN_EXECUTABLE ? executableBundle() : installedBundle();
+    ({ exports: cli, note: codeCacheNote } = loadWithCodeCache(bundle, { flagsHeld: wasmFlags !== undefined }));
   } catch (err) {
     // A clone where `npm install` (which builds through `prepare`) has not run yet.
     if (err && err.code === 'ENOENT' && !require('node:fs').existsSync(join(__dirname, '..', 'dist'))) {
@@ -225,7 +262,7 @@ function executableBundle() {
  * Returns `{ exports, note }`: the bundle's exports, and why the cache was not used at all
  * (one line, for --verbose), or undefined.
  */
-function loadWithCodeCache(bundle) {
+function loadWithCodeCache(bundle, { flagsHeld }) {
   const vm = require('node:vm');
   const { dirname } = require('node:path');
   const { file, source } = bundle;
@@ -235,9 +272,13 @@ function loadWithCodeCache(bundle) {
   // V8 then writes a checksum (Adler-32) of its data into every cache it makes and checks it
   // before using one: a damaged cache is rejected, where a release build would crash on it.
   // The flag is part of V8's version tag (in the cache's name) and of the flags V8 checks,
-  // so a cache made without it is never read with it. Set before the tag is read.
-  if (!off) require('node:v8').setFlagsFromString('--verify-snapshot-checksum');
-  const cache = off ? undefined : openCodeCache(bundle);
+  // so a cache made without it is never read with it. Set before the tag is read. A `--jq`
+  // run holds every flag back while jq's thread starts (startJqWorker): its cache is one of
+  // its own kind, made and read with V8's flags as Node started, whose data the shim checks
+  // itself (the header's CRC-32).
+  if (!off && !flagsHeld) require('node:v8').setFlagsFromString('--verify-snapshot-checksum');
+  const kind = flagsHeld ? { ...bundle, kind: `${bundle.kind}jq-`, checkCrc: true } : bundle;
+  const cache = off ? undefined : openCodeCache(kind);
   // Node's own module wrapper, on a line of its own so that line numbers stay the file's.
   const wrapper = `(function (exports, require, module, __filename, __dirname) {\n${source}\n})`;
   const script = new vm.Script(wrapper, { filename: file, lineOffset: -1, cachedData: cache?.data });
@@ -245,7 +286,7 @@ function loadWithCodeCache(bundle) {
   script.runInThisContext().call(mod.exports, mod.exports, bundle.require, mod, file, dirname(file));
   mod.loaded = true;
   if (cache?.writable && (cache.data === undefined || script.cachedDataRejected)) {
-    process.once('exit', () => saveCodeCache(script, cache, source));
+    process.once('exit', () => saveCodeCache(script, cache, source, flagsHeld));
   }
   return { exports: mod.exports, note: cache?.note };
 }
@@ -258,10 +299,13 @@ function loadWithCodeCache(bundle) {
  *   8  32 bytes  SHA-256 of the bundle it was made from (dist/petstore.cjs.sha256, by the build)
  *  40  4 bytes   v8.cachedDataVersionTag() of the V8 that made it
  *  44  4 bytes   the length of V8's data in bytes
- * Numbers are little-endian. The checksum is V8's own rather than a SHA-256 of the data:
- * hashing needs `node:crypto`, whose loading cost every run about 5 ms (docs/performance.md
- * "The code cache"); the file is written whole by this user alone (distrust, saveCodeCache),
- * so what a checksum must catch is a disk's damage, which Adler-32 over a megabyte does.
+ *  48  4 bytes   CRC-32 (ISO-HDLC, zlib's) of V8's data
+ * Numbers are little-endian. The checksum a run checks is V8's own where it can be, rather
+ * than a hash of the data: hashing needs `node:crypto` or `node:zlib`, whose loading costs a
+ * run 3 to 5 ms (docs/performance.md "The code cache"); the file is written whole by this
+ * user alone (distrust, saveCodeCache), so what a checksum must catch is a disk's damage,
+ * which Adler-32 over a megabyte does. A `--jq` run, whose V8 cannot check its own
+ * (loadWithCodeCache), checks the CRC-32.
  */
 function codeCacheHeader(key, data) {
   const header = Buffer.alloc(CODE_CACHE_HEADER);
@@ -269,23 +313,26 @@ function codeCacheHeader(key, data) {
   key.bundleHash.copy(header, 8);
   header.writeUInt32LE(key.tag, 40);
   header.writeUInt32LE(data.length, 44);
+  header.writeUInt32LE(require('node:zlib').crc32(data), 48);
   return header;
 }
 
 /**
  * V8's data in `bytes` (a whole cache file), or undefined unless the header
  * (codeCacheHeader) names this format, this bundle (`key.bundleHash`) and this V8
- * (`key.tag`), and gives the length the file has: a cut short or foreign file is never
- * handed to V8, and V8's checksum rejects a damaged one.
+ * (`key.tag`), and gives the length the file has, and, with `checkCrc`, the CRC-32 its
+ * data has: a cut short or foreign file is never handed to V8, and V8's checksum (or the
+ * CRC-32) rejects a damaged one.
  */
-function verifiedCodeCache(bytes, key) {
+function verifiedCodeCache(bytes, key, checkCrc) {
   if (bytes.length <= CODE_CACHE_HEADER) return undefined;
   const data = bytes.subarray(CODE_CACHE_HEADER);
   const ok =
     bytes.subarray(0, 8).equals(CODE_CACHE_MAGIC) &&
     bytes.subarray(8, 40).equals(key.bundleHash) &&
     bytes.readUInt32LE(40) === key.tag &&
-    bytes.readUInt32LE(44) === data.length;
+    bytes.readUInt32LE(44) === data.length &&
+    (!checkCrc || bytes.readUInt32LE(48) === require('node:zlib').crc32(data));
   return ok ? data : undefined;
 }
 
@@ -390,7 +437,7 @@ function openCodeCache(bundle) {
     for (let n = -1; got < bytes.length && n !== 0; got += n) {
       n = fs.readSync(fd, bytes, got, bytes.length - got, got);
     }
-    cache.data = verifiedCodeCache(bytes.subarray(0, got), key);
+    cache.data = verifiedCodeCache(bytes.subarray(0, got), key, bundle.checkCrc === true);
   } catch {
     // Unreadable: replaced.
   } finally {
@@ -411,13 +458,21 @@ function openCodeCache(bundle) {
  * anything fails: no file petstore does not own is ever written through, and no reader sees
  * half a file.
  */
-function saveCodeCache(script, cache, source) {
+function saveCodeCache(script, cache, source, flagsHeld) {
   const fs = require('node:fs');
   const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
   let temp;
   let fd;
   try {
     if (!require('node:crypto').hash('sha256', source, 'buffer').equals(cache.key.bundleHash)) return;
+    // A `--jq` run's cache is read with V8's flags as Node started (loadWithCodeCache), and
+    // V8 writes the flags of the moment into it: they are set back first, and nothing is
+    // written unless V8's tag says they are back.
+    if (flagsHeld) {
+      const v8 = require('node:v8');
+      v8.setFlagsFromString(RESET_WASM_FLAGS);
+      if (v8.cachedDataVersionTag() !== cache.key.tag) return;
+    }
     fs.mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
     const dir = fs.lstatSync(cache.dir);
     if (!dir.isDirectory() || distrust(dir, cache.dir, '') !== undefined) return;

@@ -33,6 +33,7 @@ import type { HttpTransport } from './http/transport.js';
 import type { JqFilter } from './render/jq.js';
 import type { RecordOutput } from './render/output.js';
 import { describeTarget } from './render/target.js';
+import { wasmFlagsSet } from './base/shim.js';
 import { suggestCommand } from './base/suggest.js';
 import { formatCount } from './text/count.js';
 
@@ -442,6 +443,7 @@ async function openTransport(
   const [{ HttpTransport }, { proxyFromEnv }] = await Promise.all([
     import('./http/transport.js'),
     import('./config/network.js'),
+    wasmFlagsSet(),
   ]);
   const { io, env } = state;
   const debug = debugLevel(env.get('PETSTORE_DEBUG'));

@@ -6,9 +6,9 @@
  * the sources (the in-process tests), the worker is the source file beside this one and the
  * WebAssembly the jq-wasm package's own.
  */
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { getAsset, isSea } from 'node:sea';
+import { fileURLToPath } from 'node:url';
 import type { WorkerOptions } from 'node:worker_threads';
 
 /** Set by scripts/build.mjs (esbuild `define`); absent when the sources run directly. */
@@ -25,11 +25,11 @@ export function jqWorkerScript(): { script: URL | string; options: Pick<WorkerOp
 }
 
 /**
- * jq's WebAssembly (jq 1.8.2, from jq-wasm), read for `loadJq({ wasmBinary })`.
- * @throws the file system's error when it cannot be read.
+ * Where the worker finds jq's WebAssembly (jq 1.8.2, from jq-wasm): `workerData.wasm` of
+ * jq-worker.cjs, a file's path, or `sea` for the executable's asset of that name.
  */
-export async function readJqWasm(): Promise<Uint8Array> {
-  if (isSea()) return new Uint8Array(getAsset('jq.wasm'));
-  if (typeof __PETSTORE_BUILT__ === 'boolean') return readFile(new URL('./jq.wasm', import.meta.url));
-  return readFile(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'));
+export function jqWasmLocation(): string {
+  if (isSea()) return 'sea';
+  if (typeof __PETSTORE_BUILT__ === 'boolean') return fileURLToPath(new URL('./jq.wasm', import.meta.url));
+  return createRequire(import.meta.url).resolve('jq-wasm/jq.wasm');
 }

@@ -3,16 +3,23 @@
 // main thread, so that however long a filter runs, a signal still ends petstore within the
 // contract's second: the main thread terminates this thread (src/render/jq.ts).
 //
-// In: first {module} (jq's WebAssembly.Module, compiled by the main thread while this one
-// started), then messages {id, input, filter}, where input is JSON text (so int64 values
-// reach jq exactly) and filter a jq program. Out: {ready} once, then {id, stdout, stderr,
-// exitCode} per message, or {id, failure} when jq itself stopped (out of its 256 MiB of
-// memory); a failure to load is {failure}.
+// workerData: {wasm, v8Flags}. `wasm` says where jq's WebAssembly is: a file's path, or
+// `sea` for the standalone executable's asset of that name; this thread reads and compiles
+// it as soon as it starts, needing nothing from the main thread, which is busy starting the
+// command. `v8Flags` (bin/petstore.js, when it started this thread) are set first: the
+// tiers V8 compiles a WebAssembly module with are fixed when the module is made, and the
+// shim holds its own flags back until this thread has started (docs/performance.md).
+//
+// Out: {v8Flags} once the flags are set (when there were any), then {ready} once jq is
+// loaded, or {failure}; then, for each message {id, input, filter} (input is JSON text, so
+// int64 values reach jq exactly; filter a jq program), {id, stdout, stderr, exitCode}, or
+// {id, failure} when jq itself stopped (out of its 256 MiB of memory).
 //
 // Plain JavaScript on purpose: it runs as it is from the sources (in-process tests) and is
 // bundled with jq-wasm into dist/jq-worker.cjs by scripts/build.mjs.
-const { parentPort } = require('node:worker_threads');
-const { closeSync, existsSync, openSync, readSync } = require('node:fs');
+/* global WebAssembly */
+const { parentPort, workerData } = require('node:worker_threads');
+const { closeSync, existsSync, openSync, readFileSync, readSync } = require('node:fs');
 const { loadJq } = require('jq-wasm');
 
 // jq asks for random bytes at every run (WASI's random_get, which jq-wasm answers with
@@ -43,9 +50,20 @@ if (existsSync('/dev/urandom')) {
 /** @param {unknown} err */
 const describe = (err) => (err instanceof Error ? err.message : String(err));
 
-/** @param {{module: WebAssembly.Module}} m */
-const start = (m) =>
-  loadJq({ wasmModule: m.module }).then(
+/** @type {{wasm: string, v8Flags?: string}} */
+const { wasm, v8Flags } = workerData;
+if (v8Flags !== undefined) {
+  require('node:v8').setFlagsFromString(v8Flags);
+  parentPort.postMessage({ v8Flags: true });
+}
+
+/** jq's WebAssembly, as bytes: from the executable's assets, or a file. */
+const wasmBytes = () => (wasm === 'sea' ? new Uint8Array(require('node:sea').getAsset('jq.wasm')) : readFileSync(wasm));
+
+Promise.resolve()
+  .then(() => WebAssembly.compile(wasmBytes()))
+  .then((module) => loadJq({ wasmModule: module }))
+  .then(
     (jq) => {
       parentPort.on('message', (/** @type {{id: number, input: string, filter: string}} */ call) => {
         try {
@@ -60,4 +78,3 @@ const start = (m) =>
     },
     (err) => parentPort.postMessage({ failure: describe(err) }),
   );
-parentPort.once('message', start);

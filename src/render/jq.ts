@@ -15,33 +15,51 @@
  */
 import { Worker } from 'node:worker_threads';
 import { CliError, ExitCode, InterruptedError, UsageError } from '../base/errors.js';
-import { jqWorkerScript, readJqWasm } from './jq-assets.js';
-
-/** V8's `WebAssembly.compile` (TypeScript's ES libraries declare no WebAssembly). */
-declare const WebAssembly: { compile(bytes: Uint8Array): Promise<object> };
+import { jqWasmLocation, jqWorkerScript } from './jq-assets.js';
 
 /** Where the shim (bin/petstore.js) leaves the jq worker it started before anything else. */
 const SHIM_WORKER = Symbol.for('petstore.jqWorker');
 
 /**
- * The worker thread bin/petstore.js started for `--jq` before it set V8's flags (a thread
- * started after that compiles Node's own modules without their code cache: about twice
- * the time), taken once; undefined when there is none (the in-process tests, `--jq` given
- * in a way the shim did not see).
+ * What the shim leaves there: the thread, what it said before it was taken (its `ready`,
+ * or the `failure` of a thread that could not start: events nobody else has heard), and
+ * `release`, which removes the shim's listeners.
  */
-function jqWorkerFromShim(): Worker | undefined {
-  const holder = globalThis as { [SHIM_WORKER]?: Worker | undefined };
-  const worker = holder[SHIM_WORKER];
-  holder[SHIM_WORKER] = undefined;
-  // The shim left it unreferenced, so that a run that never reached jq could end.
-  worker?.ref();
-  return worker;
+interface ShimJqWorker {
+  worker: Worker;
+  early: WorkerAnswer[];
+  release: () => void;
 }
 
-/** A new jq worker thread (jq-worker.cjs), with an empty environment. */
+/**
+ * The worker thread bin/petstore.js started for `--jq` before anything else, with V8's
+ * flags as Node started (a thread starting while they differ compiles Node's own modules
+ * without their code cache: about twice the time), taken once, with what it said so far;
+ * undefined when there is none (the in-process tests, `--jq` given in a way the shim did
+ * not see).
+ */
+function jqWorkerFromShim(): { worker: Worker; early: WorkerAnswer[] } | undefined {
+  const holder = globalThis as { [SHIM_WORKER]?: ShimJqWorker | undefined };
+  const shim = holder[SHIM_WORKER];
+  holder[SHIM_WORKER] = undefined;
+  if (shim === undefined) return undefined;
+  // Taken in one step: an answer arriving from now on reaches this module's listeners.
+  shim.release();
+  // The shim leaves it unreferenced once it has started, so that a run that never reaches jq can end.
+  shim.worker.ref();
+  return { worker: shim.worker, early: shim.early };
+}
+
+/** A new jq worker thread (jq-worker.cjs), with an empty environment; it loads jq at once. */
 function newJqWorker(): Worker {
   const { script, options } = jqWorkerScript();
-  return new Worker(script, { ...options, stdout: true, stderr: true, env: {} });
+  return new Worker(script, {
+    ...options,
+    stdout: true,
+    stderr: true,
+    env: {},
+    workerData: { wasm: jqWasmLocation() },
+  });
 }
 
 /** What one run of the filter produced, in order, even when it stopped with an error. */
@@ -57,6 +75,8 @@ export interface JqOutcome {
 /** The worker's answer to one message. */
 interface WorkerAnswer {
   id?: number;
+  /** The worker set the V8 flags the shim gave it (bin/petstore.js); said before `ready`. */
+  v8Flags?: true;
   ready?: true;
   stdout?: string;
   stderr?: string;
@@ -84,6 +104,8 @@ export class JqFilter {
   private ended: Error | undefined;
   /** jq's verdict on the expression, once known: `check`'s, or a run's (which compiles it first). */
   private judged: Promise<void> | undefined;
+  /** jq's answer for the expression against no input, asked for once jq is ready (`open`). */
+  private compiledWhole: Promise<WorkerAnswer> | undefined;
   /** Aborted when the command's deadline passes (`boundBy`); until then each run has `timeoutMs` of its own. */
   private deadline: AbortSignal | undefined;
 
@@ -113,9 +135,9 @@ export class JqFilter {
    * @throws InterruptedError when `signal` aborts first; Error when jq cannot start.
    */
   static async open(expression: string, signal: AbortSignal, timeoutMs: number): Promise<JqFilter> {
-    // The thread first: it takes longest to start (the shim may have started it already).
+    // The shim's thread, or one started now: either loads jq as soon as it starts.
     // An empty environment: the worker needs none, and none of petstore's secrets belong in it.
-    const worker = jqWorkerFromShim() ?? newJqWorker();
+    const { worker, early } = jqWorkerFromShim() ?? { worker: newJqWorker(), early: [] };
     // The WebAssembly's own complaints (`Aborted()`) are reported through the answers instead.
     worker.stdout.resume();
     worker.stderr.resume();
@@ -124,15 +146,16 @@ export class JqFilter {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const ready = filter.ready();
-      // Compiled here while the thread starts (V8 compiles off this thread too), and handed
-      // over compiled: a WebAssembly.Module crosses to a worker without being compiled again.
-      worker.postMessage({ module: await WebAssembly.compile(await readJqWasm()) });
-      await ready;
+      await filter.ready(early);
     } catch (err) {
       await filter.close();
       throw err;
     }
+    // jq compiles the expression at once, while a read's request is out: the first call
+    // also compiles the parts of jq's WebAssembly it runs, so the run on the answer finds
+    // them compiled. Its answer is the first half of `check`.
+    filter.compiledWhole = filter.call('', expression);
+    filter.compiledWhole.catch(() => undefined);
     return filter;
   }
 
@@ -147,11 +170,11 @@ export class JqFilter {
    */
   check(): Promise<void> {
     this.judged ??= (async () => {
-      for (const program of [this.expression, perElement(this.expression)]) {
-        // Against no input nothing runs: any failure is the compiler's.
-        const a = await this.call('', program);
-        if (a.exitCode !== 0) throw compileError(a.stderr ?? '', program === this.expression ? '' : ' once per record');
-      }
+      // Against no input nothing runs: any failure is the compiler's.
+      const whole = await (this.compiledWhole ??= this.call('', this.expression));
+      if (whole.exitCode !== 0) throw compileError(whole.stderr ?? '', '');
+      const each = await this.call('', perElement(this.expression));
+      if (each.exitCode !== 0) throw compileError(each.stderr ?? '', ' once per record');
     })();
     return this.judged;
   }
@@ -211,14 +234,20 @@ export class JqFilter {
     }
   }
 
-  private ready(): Promise<void> {
+  /** Waits for the worker's `ready`, which may be among the answers it gave the shim (`early`). */
+  private ready(early: WorkerAnswer[]): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.pending.set(-1, { resolve: () => undefined, reject });
-      this.worker.once('message', (a: WorkerAnswer) => {
+      const answer = (a: WorkerAnswer): boolean => {
+        if (a.ready !== true && a.failure === undefined) return false;
+        this.worker.off('message', answer);
         this.pending.delete(-1);
         if (a.ready === true) resolve();
         else reject(new Error(`jq could not start: ${a.failure ?? 'no answer'}`));
-      });
+        return true;
+      };
+      if (early.some(answer)) return;
+      this.pending.set(-1, { resolve: () => undefined, reject });
+      this.worker.on('message', answer);
     });
   }
 

@@ -6,7 +6,9 @@
  * version, its flags, the source's length and (with the flag the shim sets) a checksum of
  * its data; the shim lets through only a cache that passes ssh's rule (folder and file
  * owned by the user or root, writable by no one else, nothing followed) and whose header
- * names this build and the length of V8's data.
+ * names this build and the length of V8's data. A `--jq` run, which sets no V8 flag while
+ * jq's thread starts, keeps a cache of its own kind, whose data the shim checks against
+ * the CRC-32 in its header.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -26,6 +28,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, collectRun, RUN_TIMEOUT_MS, runCli, type CliResult } from '../helpers/run-cli.js';
 import { removeTempDirs, tempDir } from '../helpers/temp-config.js';
@@ -35,12 +38,19 @@ afterAll(() => removeTempDirs());
 const ROOT = join(import.meta.dirname, '..', '..');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 /** The cache file's header length (bin/petstore.js codeCacheHeader). */
-const HEADER = 48;
+const HEADER = 52;
 
 /** `pets list --json` against the sandbox with the cache in `cacheHome`. */
 function list(config: string, cacheHome: string, extra: Record<string, string> = {}) {
   return runCli(['--env', 'sandbox', 'pets', 'list', '--json'], {
     env: { PETSTORE_CONFIG_DIR: config, XDG_CACHE_HOME: cacheHome, ...extra },
+  });
+}
+
+/** `pets list --jq .[].name` against the sandbox with the cache in `cacheHome`. */
+function listJq(config: string, cacheHome: string) {
+  return runCli(['--env', 'sandbox', 'pets', 'list', '--jq', '.[].name'], {
+    env: { PETSTORE_CONFIG_DIR: config, XDG_CACHE_HOME: cacheHome },
   });
 }
 
@@ -52,31 +62,36 @@ const bundleHash = (pkg = ROOT): string =>
 
 /**
  * Whether `file` is a whole cache of the build whose hash is `hash`, read independently of
- * the shim: the format's magic, the bundle's hash and the length in its header, and V8's
- * data accepted by a V8 set as the shim sets it (its checksum verified) for that build's
- * bundle, in a process of its own.
+ * the shim: the format's magic, the bundle's hash, the length and the CRC-32 in its header,
+ * and V8's data accepted by a V8 set as the shim sets it (its checksum verified; for the
+ * kind a `--jq` run keeps, `jq`, no flag set) for that build's bundle, in a process of its
+ * own.
  */
-function isCacheOf(file: string, hash: string, pkg = ROOT): boolean {
+function isCacheOf(file: string, hash: string, pkg = ROOT, { jq = false } = {}): boolean {
   const bytes = readFileSync(file);
   const data = bytes.subarray(HEADER);
   const header =
-    bytes.subarray(0, 8).toString('latin1') === 'PSV8CC03' &&
+    bytes.subarray(0, 8).toString('latin1') === 'PSV8CC04' &&
     bytes.subarray(8, 40).toString('hex') === hash &&
     bytes.readUInt32LE(44) === data.length &&
+    bytes.readUInt32LE(48) === crc32(data) &&
     data.length > 0;
-  return header && v8Accepts(data, join(pkg, 'dist', 'petstore.cjs'));
+  return header && v8Accepts(data, join(pkg, 'dist', 'petstore.cjs'), jq ? '' : SHIM_FLAGS);
 }
 
-/** Whether V8, with the shim's flags, takes `data` as the code cache of `bundle` (a path). */
-function v8Accepts(data: Buffer, bundle: string): boolean {
+/** The V8 flags a run without `--jq` sets before it loads the bundle (bin/petstore.js). */
+const SHIM_FLAGS = '--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering --verify-snapshot-checksum';
+
+/** Whether V8, with `flags` set, takes `data` as the code cache of `bundle` (a path). */
+function v8Accepts(data: Buffer, bundle: string, flags: string): boolean {
   const check = `const v8 = require('node:v8'); const vm = require('node:vm'); const fs = require('node:fs');
-    v8.setFlagsFromString('--liftoff-only'); v8.setFlagsFromString('--verify-snapshot-checksum');
+    if (process.argv[2] !== '') v8.setFlagsFromString(process.argv[2]);
     const file = process.argv[1];
     const source = fs.readFileSync(file, 'utf8');
     const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {\\n' + source + '\\n})',
       { filename: file, lineOffset: -1, cachedData: fs.readFileSync(0) });
     process.stdout.write(String(script.cachedDataRejected));`;
-  const r = spawnSync(process.execPath, ['-e', check, bundle], { input: data, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['-e', check, bundle, flags], { input: data, encoding: 'utf8' });
   return r.status === 0 && r.stdout === 'false';
 }
 
@@ -215,6 +230,55 @@ describe('the code cache', () => {
       }
       expect(readFileSync(file).equals(damaged), `${what}: replaced`).toBe(false);
       expect(isCacheOf(file, bundleHash()), `${what}: replaced by a whole cache`).toBe(true);
+    }
+  });
+
+  it('a --jq run keeps one of its own, made with no V8 flag set; the next --jq run reads it, and a --json run its own', async () => {
+    const config = tempDir();
+    const cacheHome = tempDir('petstore-cache-');
+    const first = await listJq(config, cacheHome);
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first.stdout).toMatch(/^[^\n]+\n/);
+    const [name] = cacheFiles(cacheHome);
+    expect(name).toMatch(
+      new RegExp(`^code-jq-${process.version}-${process.arch}-[0-9a-f]{8}-${bundleHash().slice(0, 16)}\\.v8$`),
+    );
+    const file = join(cacheHome, 'petstore', name!);
+    expect(isCacheOf(file, bundleHash(), ROOT, { jq: true })).toBe(true);
+    // Made with V8's flags as Node started: a V8 set as a run without --jq sets it refuses it.
+    expect(isCacheOf(file, bundleHash())).toBe(false);
+    const written = statSync(file).mtimeMs;
+    expect(await listJq(config, cacheHome)).toMatchObject({ code: 0, stdout: first.stdout, stderr: '' });
+    expect(statSync(file).mtimeMs).toBe(written);
+    // The two kinds live side by side: neither run removes the other's.
+    expect((await list(config, cacheHome)).code).toBe(0);
+    expect(cacheFiles(cacheHome).sort()).toEqual([await cacheName(), name].sort());
+    expect(statSync(file).mtimeMs).toBe(written);
+  });
+
+  it('a --jq run’s damaged cache, which V8 would not check, is refused by its CRC-32 and replaced', async () => {
+    const config = tempDir();
+    const cacheHome = tempDir('petstore-cache-');
+    const clean = await listJq(config, cacheHome);
+    expect(clean.code).toBe(0);
+    const [name] = cacheFiles(cacheHome);
+    const file = join(cacheHome, 'petstore', name!);
+    const good = readFileSync(file);
+    for (const count of [1, 100]) {
+      writeFileSync(file, good);
+      flipBytes(file, count);
+      const damaged = readFileSync(file);
+      for (const run of ['the run that finds it', 'the next run']) {
+        const r = await listJq(config, cacheHome);
+        expect(r, `${count} bytes flipped: ${run}`).toMatchObject({
+          code: 0,
+          signal: null,
+          stdout: clean.stdout,
+          stderr: '',
+        });
+      }
+      expect(readFileSync(file).equals(damaged), `${count} bytes flipped: replaced`).toBe(false);
+      expect(isCacheOf(file, bundleHash(), ROOT, { jq: true }), `${count} bytes flipped: by a whole cache`).toBe(true);
     }
   });
 

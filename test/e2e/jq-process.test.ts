@@ -3,7 +3,7 @@
  * ends the run (jq's worker thread is terminated), keeping what was printed before; and
  * the built CLI finds jq's worker and WebAssembly beside its bundle.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -145,6 +145,71 @@ process.on('exit', () => require('node:fs').writeSync(2, '\\nMADE BY ' + makers.
     expect(r.stdout).toBe('Rex\nWhiskers\n');
     expect(r.workers).toBe(1);
     expect(r.makers).toEqual(['startJqWorker']);
+  });
+
+  it('starts while V8’s flags are as Node started: the bundle loads without them, the request waits for them', async () => {
+    const dir = tempDir();
+    const recorder = join(dir, 'record-tags.cjs');
+    // V8's version tag holds a hash of its flags: it says which flags were set, and when.
+    writeFileSync(
+      recorder,
+      `const v8 = require('node:v8');
+const vm = require('node:vm');
+const seen = ['start ' + v8.cachedDataVersionTag()];
+const Script = vm.Script;
+vm.Script = class extends Script {
+  constructor(...a) {
+    seen.push('bundle ' + v8.cachedDataVersionTag());
+    super(...a);
+  }
+};
+const Module = WebAssembly.Module;
+WebAssembly.Module = function (...a) {
+  seen.push('parser ' + v8.cachedDataVersionTag());
+  return new Module(...a);
+};
+WebAssembly.Module.prototype = Module.prototype;
+process.on('exit', () => require('node:fs').writeSync(2, '\\nTAGS ' + seen.join(',') + '\\n'));
+`,
+    );
+    const tagWith = (flags: string): string => {
+      const r = spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `const v8 = require('node:v8'); if (process.env.FLAGS !== '') v8.setFlagsFromString(process.env.FLAGS); process.stdout.write(String(v8.cachedDataVersionTag()))`,
+        ],
+        { encoding: 'utf8', env: { ...process.env, FLAGS: flags } },
+      );
+      expect(r.status).toBe(0);
+      return r.stdout;
+    };
+    const child = spawn(
+      process.execPath,
+      ['-r', recorder, CLI, '--env', 'sandbox', 'pets', 'list', '--limit', '2', '--jq', '.[].name'],
+      {
+        env: { ...process.env, PETSTORE_CONFIG_DIR: dir, PETSTORE_MESSAGES: 'text' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect({ code, stdout }).toEqual({ code: 0, stdout: 'Rex\nWhiskers\n' });
+    const tags = /TAGS (.*)\n$/.exec(stderr)?.[1]?.split(',') ?? [];
+    const start = tagWith('');
+    expect(tags[0]).toBe(`start ${start}`);
+    // The bundle compiled (its code cache read) with no flag set; undici's parser with the
+    // shim's WebAssembly flags, which jq's thread set once it had started.
+    expect(tags.filter((t) => t.startsWith('bundle '))).toEqual([`bundle ${start}`]);
+    const parser = tags.filter((t) => t.startsWith('parser '));
+    expect(parser.length).toBeGreaterThan(0);
+    expect(new Set(parser)).toEqual(
+      new Set([`parser ${tagWith('--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering')}`]),
+    );
+    expect(parser[0]).not.toBe(`parser ${start}`);
   });
 
   it('is not started without --jq, nor for a --jq after --', async () => {
