@@ -258,7 +258,8 @@ function executableBundle() {
  * `bundle` is `{ file, source, hashLine, hashName, require, kind }`: the path that names it
  * (its `__filename`, and in stack traces), its text, a function reading its hash file (the
  * key of its cache) and that file's name for messages, the `require` it is given, and a
- * word in its cache files' names.
+ * word in its cache files' names. `flagsHeld` is true when no V8 flag may be set yet (a
+ * `--jq` run: startJqWorker): the cache is then of the `jq-` kind, its CRC-32 checked here.
  * Returns `{ exports, note }`: the bundle's exports, and why the cache was not used at all
  * (one line, for --verbose), or undefined.
  */
@@ -358,7 +359,8 @@ function distrust(stats, path, fix) {
 
 /**
  * Finds the code cache of `bundle` (loadWithCodeCache) for this Node and reads it, trusting nothing
- * in the cache folder (the rule: distrust). Returns
+ * in the cache folder (the rule: distrust); with `bundle.checkCrc`, the header's CRC-32 of
+ * the data must match too (a cache V8 reads without its own checksum). Returns
  *   { dir, prefix, path, key: { bundleHash, tag }, writable: true, data }: `data` is V8's
  *     data when a cache passed (verifiedCodeCache), else undefined, and then the run
  *     writes one at exit (saveCodeCache) over whatever is there;
@@ -448,7 +450,8 @@ function openCodeCache(bundle) {
 
 /**
  * Writes the code cache of what this run compiled from `source` (codeCacheHeader, then V8's
- * data), replacing older ones of this Node. Only when `source` is the bundle its hash file
+ * data), replacing older ones of this Node and kind; with `flagsHeld` (a `--jq` run), only
+ * once V8's WebAssembly flags are back to their defaults. Only when `source` is the bundle its hash file
  * names: a bundle edited without rebuilding never writes a cache under its build's hash for
  * other copies of that build to run (hashing it costs about 2 ms, at exit, only then). The
  * cache directory must be a directory (not a symlink to one elsewhere) that passes the rule
