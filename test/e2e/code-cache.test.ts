@@ -245,7 +245,7 @@ describe('the code cache', () => {
     );
     const file = join(cacheHome, 'petstore', name!);
     expect(isCacheOf(file, bundleHash(), ROOT, { jq: true })).toBe(true);
-    // Made with V8's flags as Node started: a V8 set as a run without --jq sets it refuses it.
+    // Made with V8's flags as Node started: V8 refuses it under the flags of a run without --jq.
     expect(isCacheOf(file, bundleHash())).toBe(false);
     const written = statSync(file).mtimeMs;
     expect(await listJq(config, cacheHome)).toMatchObject({ code: 0, stdout: first.stdout, stderr: '' });
