@@ -5,6 +5,8 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -210,6 +212,64 @@ process.on('exit', () => require('node:fs').writeSync(2, '\\nTAGS ' + seen.join(
       new Set([`parser ${tagWith('--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering')}`]),
     );
     expect(parser[0]).not.toBe(`parser ${start}`);
+  });
+
+  it('compiles the expression while a read’s request is out: a server that answers only then gets the run it asked for', async () => {
+    const dir = tempDir();
+    const watcher = join(dir, 'watch-jq.cjs');
+    // Says on stderr when jq first answers the thread's owner: its compile of the expression
+    // against no input (call 0), which JqFilter.open asks for once jq is ready.
+    writeFileSync(
+      watcher,
+      `const wt = require('node:worker_threads');
+const Base = wt.Worker;
+wt.Worker = class extends Base {
+  constructor(...a) {
+    super(...a);
+    this.on('message', (m) => m && m.id === 0 && require('node:fs').writeSync(2, '\\nJQ COMPILED ' + m.exitCode + '\\n'));
+  }
+};
+`,
+    );
+    let stderr = '';
+    let compiledFirst: () => void = () => undefined;
+    const compiled = new Promise<void>((resolve) => (compiledFirst = resolve));
+    let asked = 0;
+    const server = createServer((req, res) => {
+      asked++;
+      // Held until jq has compiled the expression: were that left to the answer, the run
+      // would hang here (and be killed as hung).
+      void compiled.then(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify([{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]));
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const child = spawn(process.execPath, ['-r', watcher, CLI, 'pets', 'list', '--jq', '.[].name'], {
+        env: {
+          ...process.env,
+          PETSTORE_CONFIG_DIR: dir,
+          PETSTORE_MESSAGES: 'text',
+          ...remoteEnv(`http://127.0.0.1:${port}/v1`, KEY),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const killer = setTimeout(() => child.kill('SIGKILL'), HANG_MS);
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (stderr.includes('JQ COMPILED 0\n')) compiledFirst();
+      });
+      const [code] = (await once(child, 'exit')) as [number | null];
+      clearTimeout(killer);
+      expect({ code, stdout, asked }, stderr).toEqual({ code: 0, stdout: 'Rex\n', asked: 1 });
+    } finally {
+      server.close();
+    }
   });
 
   it('is not started without --jq, nor for a --jq after --', async () => {
