@@ -104,17 +104,43 @@ describe('the built CLI', () => {
 
 describe("the shim's early jq worker", () => {
   /**
-   * Runs `node -r COUNTER bin/petstore.js ARGS`, COUNTER noting the worker threads the
-   * process constructs, and which function constructed each, on stderr as it exits (the
-   * executable runs the same shim).
+   * Runs `node -r PRELOAD bin/petstore.js ARGS` (the executable runs the same shim), PRELOAD
+   * a file holding `preload`, with a config folder of its own and `env`; `onStderr` is
+   * given stderr so far as it grows. Killed as hung after HANG_MS.
+   */
+  async function withPreload(
+    preload: string,
+    args: string[],
+    { env = {}, onStderr }: { env?: Record<string, string>; onStderr?: (stderr: string) => void } = {},
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const dir = tempDir();
+    const file = join(dir, 'preload.cjs');
+    writeFileSync(file, preload);
+    const child = spawn(process.execPath, ['-r', file, CLI, ...args], {
+      env: { ...process.env, PETSTORE_CONFIG_DIR: dir, PETSTORE_MESSAGES: 'text', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const killer = setTimeout(() => child.kill('SIGKILL'), HANG_MS);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      onStderr?.(stderr);
+    });
+    const [code] = (await once(child, 'exit')) as [number | null];
+    clearTimeout(killer);
+    return { code, stdout, stderr };
+  }
+
+  /**
+   * Runs `petstore --env sandbox ARGS` with a preload noting the worker threads the process
+   * constructs, and which function constructed each, on stderr as it exits.
    */
   async function countingWorkers(
     args: string[],
   ): Promise<{ code: number | null; stdout: string; workers: number; makers: string[] }> {
-    const dir = tempDir();
-    const counter = join(dir, 'count-workers.cjs');
-    writeFileSync(
-      counter,
+    const { code, stdout, stderr } = await withPreload(
       `const wt = require('node:worker_threads');
 const makers = [];
 const Base = wt.Worker;
@@ -126,16 +152,8 @@ wt.Worker = class extends Base {
 };
 process.on('exit', () => require('node:fs').writeSync(2, '\\nMADE BY ' + makers.join(',') + '\\nWORKERS ' + makers.length + '\\n'));
 `,
+      ['--env', 'sandbox', ...args],
     );
-    const child = spawn(process.execPath, ['-r', counter, CLI, '--env', 'sandbox', ...args], {
-      env: { ...process.env, PETSTORE_CONFIG_DIR: dir, PETSTORE_MESSAGES: 'text' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const [code] = (await once(child, 'exit')) as [number | null];
     const m = /MADE BY (.*)\nWORKERS (\d+)\n$/.exec(stderr);
     expect(m, stderr).not.toBeNull();
     return { code, stdout, workers: Number(m?.[2]), makers: m?.[1] === '' ? [] : (m?.[1] ?? '').split(',') };
@@ -150,12 +168,8 @@ process.on('exit', () => require('node:fs').writeSync(2, '\\nMADE BY ' + makers.
   });
 
   it('starts while V8’s flags are as Node started: the bundle loads without them, the request waits for them', async () => {
-    const dir = tempDir();
-    const recorder = join(dir, 'record-tags.cjs');
     // V8's version tag holds a hash of its flags: it says which flags were set, and when.
-    writeFileSync(
-      recorder,
-      `const v8 = require('node:v8');
+    const recorder = `const v8 = require('node:v8');
 const vm = require('node:vm');
 const seen = ['start ' + v8.cachedDataVersionTag()];
 const Script = vm.Script;
@@ -172,8 +186,7 @@ WebAssembly.Module = function (...a) {
 };
 WebAssembly.Module.prototype = Module.prototype;
 process.on('exit', () => require('node:fs').writeSync(2, '\\nTAGS ' + seen.join(',') + '\\n'));
-`,
-    );
+`;
     const tagWith = (flags: string): string => {
       const r = spawnSync(
         process.execPath,
@@ -186,19 +199,16 @@ process.on('exit', () => require('node:fs').writeSync(2, '\\nTAGS ' + seen.join(
       expect(r.status).toBe(0);
       return r.stdout;
     };
-    const child = spawn(
-      process.execPath,
-      ['-r', recorder, CLI, '--env', 'sandbox', 'pets', 'list', '--limit', '2', '--jq', '.[].name'],
-      {
-        env: { ...process.env, PETSTORE_CONFIG_DIR: dir, PETSTORE_MESSAGES: 'text' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const [code] = (await once(child, 'exit')) as [number | null];
+    const { code, stdout, stderr } = await withPreload(recorder, [
+      '--env',
+      'sandbox',
+      'pets',
+      'list',
+      '--limit',
+      '2',
+      '--jq',
+      '.[].name',
+    ]);
     expect({ code, stdout }).toEqual({ code: 0, stdout: 'Rex\nWhiskers\n' });
     const tags = /TAGS (.*)\n$/.exec(stderr)?.[1]?.split(',') ?? [];
     const start = tagWith('');
@@ -215,13 +225,9 @@ process.on('exit', () => require('node:fs').writeSync(2, '\\nTAGS ' + seen.join(
   });
 
   it('compiles the expression while a read’s request is out: a server that answers only then gets the run it asked for', async () => {
-    const dir = tempDir();
-    const watcher = join(dir, 'watch-jq.cjs');
     // Says on stderr when jq first answers the thread's owner: its compile of the expression
     // against no input (call 0), which JqFilter.open asks for once jq is ready.
-    writeFileSync(
-      watcher,
-      `const wt = require('node:worker_threads');
+    const watcher = `const wt = require('node:worker_threads');
 const Base = wt.Worker;
 wt.Worker = class extends Base {
   constructor(...a) {
@@ -229,9 +235,7 @@ wt.Worker = class extends Base {
     this.on('message', (m) => m && m.id === 0 && require('node:fs').writeSync(2, '\\nJQ COMPILED ' + m.exitCode + '\\n'));
   }
 };
-`,
-    );
-    let stderr = '';
+`;
     let compiledFirst: () => void = () => undefined;
     const compiled = new Promise<void>((resolve) => (compiledFirst = resolve));
     let asked = 0;
@@ -248,24 +252,10 @@ wt.Worker = class extends Base {
     await once(server, 'listening');
     try {
       const { port } = server.address() as AddressInfo;
-      const child = spawn(process.execPath, ['-r', watcher, CLI, 'pets', 'list', '--jq', '.[].name'], {
-        env: {
-          ...process.env,
-          PETSTORE_CONFIG_DIR: dir,
-          PETSTORE_MESSAGES: 'text',
-          ...remoteEnv(`http://127.0.0.1:${port}/v1`, KEY),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+      const { code, stdout, stderr } = await withPreload(watcher, ['pets', 'list', '--jq', '.[].name'], {
+        env: remoteEnv(`http://127.0.0.1:${port}/v1`, KEY),
+        onStderr: (text) => text.includes('JQ COMPILED 0\n') && compiledFirst(),
       });
-      const killer = setTimeout(() => child.kill('SIGKILL'), HANG_MS);
-      let stdout = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        if (stderr.includes('JQ COMPILED 0\n')) compiledFirst();
-      });
-      const [code] = (await once(child, 'exit')) as [number | null];
-      clearTimeout(killer);
       expect({ code, stdout, asked }, stderr).toEqual({ code: 0, stdout: 'Rex\n', asked: 1 });
     } finally {
       server.close();
