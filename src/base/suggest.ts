@@ -5,6 +5,8 @@
  * declarations and `cli.ts` all use it.
  */
 
+import leven from 'leven';
+
 /** Quotes a word for a POSIX shell when it needs it (`'...'`, with `'` written as `'\''`). */
 export function shellQuote(word: string): string {
   return /^[\w@%+=:,./~-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
@@ -34,4 +36,21 @@ export function suggestCommand(words: string, reach: Reach = {}): string {
   if (reach.baseUrlFlag !== undefined) parts.push('--base-url', shellQuote(reach.baseUrlFlag));
   parts.push(words);
   return parts.join(' ');
+}
+
+/**
+ * The known name closest to `name`, for "did you mean" (an environment, a help topic): the one `name` begins (`prod` →
+ * `production`), else the nearest within a third of the longer name's length in edits
+ * (Levenshtein, at least 1). Undefined when none is close.
+ */
+export function closestName(name: string, known: readonly string[]): string | undefined {
+  const prefixed = known.filter((k) => k.startsWith(name));
+  if (prefixed.length === 1) return prefixed[0];
+  let best: { name: string; distance: number } | undefined;
+  for (const k of known) {
+    const distance = leven(name, k);
+    const limit = Math.max(1, Math.floor(Math.max(name.length, k.length) / 3));
+    if (distance <= limit && (best === undefined || distance < best.distance)) best = { name: k, distance };
+  }
+  return best?.name;
 }

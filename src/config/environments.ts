@@ -4,7 +4,6 @@
  * module, so the variable registry and the settings can name them without importing the
  * resolver.
  */
-import leven from 'leven';
 import { UsageError } from '../base/errors.js';
 import { quote } from '../base/flag-values.js';
 
@@ -101,21 +100,4 @@ export function isConfigurableName(name: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * The known name closest to `name`, for "did you mean": the one `name` begins (`prod` →
- * `production`), else the nearest within a third of the longer name's length in edits
- * (Levenshtein, at least 1). Undefined when none is close.
- */
-export function closestEnvironment(name: string, known: readonly string[]): string | undefined {
-  const prefixed = known.filter((k) => k.startsWith(name));
-  if (prefixed.length === 1) return prefixed[0];
-  let best: { name: string; distance: number } | undefined;
-  for (const k of known) {
-    const distance = leven(name, k);
-    const limit = Math.max(1, Math.floor(Math.max(name.length, k.length) / 3));
-    if (distance <= limit && (best === undefined || distance < best.distance)) best = { name: k, distance };
-  }
-  return best?.name;
 }

@@ -28,12 +28,11 @@ import { AuthError, ConfigError, InterruptedError, UsageError, CliError } from '
 import { quote } from '../base/flag-values.js';
 import { isSendableKey, maskUrl } from '../base/mask.js';
 import { isLoopbackHost } from '../base/loopback.js';
-import { suggestCommand } from '../base/suggest.js';
+import { closestName, suggestCommand } from '../base/suggest.js';
 import type { EnvVars } from './env.js';
 import {
   BUILTIN_REMOTES,
   checkEnvName,
-  closestEnvironment,
   isBuiltinEnvironment,
   SANDBOX,
   type EnvName,
@@ -211,7 +210,7 @@ export function unknownEnvironment(
   from: string,
   configPath?: string,
 ): UsageError | ConfigError {
-  const closest = closestEnvironment(name, known);
+  const closest = closestName(name, known);
   const guess = closest === undefined ? '' : `: did you mean ${closest}?`;
   const message = `unknown environment ${quote(name)} (from ${from})${guess}`;
   const hint = `The environments are ${known.join(', ')}; add one with \`petstore config set ${name}.baseUrl https://HOST/v1\`.`;

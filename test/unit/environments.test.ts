@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkConfigurableName,
-  checkEnvName,
-  closestEnvironment,
-  RESERVED_ENV_NAMES,
-} from '../../src/config/environments.js';
+import { checkConfigurableName, checkEnvName, RESERVED_ENV_NAMES } from '../../src/config/environments.js';
 import { UsageError } from '../../src/base/errors.js';
+import { closestName } from '../../src/base/suggest.js';
 import { commandTree } from '../helpers/command-tree.js';
 
 describe('environment names (cli-contract.md "Environments")', () => {
@@ -37,6 +33,6 @@ describe('environment names (cli-contract.md "Environments")', () => {
     ['s', ['production', 'staging', 'sandbox'], undefined],
     ['qa', ['production', 'staging', 'sandbox'], undefined],
   ])('the closest name to %s among %j is %s', (typed, known, closest) => {
-    expect(closestEnvironment(typed, known)).toBe(closest);
+    expect(closestName(typed, known)).toBe(closest);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { Argument, Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { UsageError } from '../../base/errors.js';
-import { closestEnvironment } from '../../config/environments.js';
+import { closestName } from '../../base/suggest.js';
 import { withTraits } from '../traits.js';
 import { rootOf, type Runner } from '../runner.js';
 
@@ -99,7 +99,7 @@ function findCommand(root: CommandUnknownOpts, words: readonly string[]): Comman
  */
 function unknownCommand(cmd: CommandUnknownOpts, word: string): never {
   // The closest-name rule of environments (a prefix, or a few edits) serves topics as well.
-  const topic = cmd.parent === null ? closestEnvironment(word, Object.keys(TOPICS)) : undefined;
+  const topic = cmd.parent === null ? closestName(word, Object.keys(TOPICS)) : undefined;
   if (topic !== undefined)
     throw new UsageError(`unknown command '${word}'`, `Did you mean \`petstore help ${topic}\`?`);
   // Commander reads the unknown word from `args`, as after parsing `petstore pets lst`.
