@@ -87,7 +87,7 @@ function wantsJq(args) {
  * all, and returns a promise of the moment WASM_FLAGS are set. A thread that starts while
  * V8's flags differ from those Node started with compiles Node's own modules without their
  * code cache: about twice the start's time (docs/performance.md). So the thread sets
- * WASM_FLAGS itself once it has started, before it compiles jq, and the bundle meanwhile
+ * WASM_FLAGS itself once it has started, before jq runs, and the bundle meanwhile
  * loads with no flag set (runCli). Until it is taken, the shim keeps what the thread says
  * (its `ready`, or why it failed: events no one else would hear), and, once the flags are
  * set, leaves it unreferenced, so that a run that never reaches jq ends then. A thread

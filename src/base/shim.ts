@@ -9,9 +9,9 @@ const WASM_FLAGS = Symbol.for('petstore.wasmFlags');
 /**
  * Settles once V8's WebAssembly flags (the shim's WASM_FLAGS: Liftoff only) are set; at
  * once unless the shim holds them back, which it does while a `--jq` run's worker thread
- * starts (bin/petstore.js startJqWorker). Awaited before a transport is made: undici
- * compiles its HTTP parser, WebAssembly, on its first connection, and V8 fixes a module's
- * tiers when it compiles it. Never rejects.
+ * starts (bin/petstore.js startJqWorker). Awaited before a transport is made: undici's HTTP
+ * parser is WebAssembly, first run on the first connection, and V8 reads the flags each
+ * time it would optimise one of its functions. Never rejects.
  */
 export function wasmFlagsSet(): Promise<void> {
   const pending = (globalThis as { [WASM_FLAGS]?: Promise<void> })[WASM_FLAGS];

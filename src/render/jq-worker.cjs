@@ -6,9 +6,9 @@
 // workerData: {wasm, v8Flags}. `wasm` says where jq's WebAssembly is: a file's path, or
 // `sea` for the standalone executable's asset of that name; this thread reads and compiles
 // it as soon as it starts, needing nothing from the main thread, which is busy starting the
-// command. `v8Flags` (bin/petstore.js, when it started this thread) are set first: the
-// tiers V8 compiles a WebAssembly module with are fixed when the module is made, and the
-// shim holds its own flags back until this thread has started (docs/performance.md).
+// command. `v8Flags` (bin/petstore.js, when it started this thread) are set first, before
+// any of jq runs: V8 reads them each time it would optimise a hot WebAssembly function, and
+// the shim holds its own flags back until this thread has started (docs/performance.md).
 //
 // Out: {v8Flags} once the flags are set (when there were any), then {ready} once jq is
 // loaded, or {failure}; then, for each message {id, input, filter} (input is JSON text, so
