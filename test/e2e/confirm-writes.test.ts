@@ -252,10 +252,11 @@ describe('a bulk create asks holding its lock', () => {
     expect(stopped.code).toBe(6);
     t.sendLine('clear');
     t.sendLine(
-      `PETSTORE_STATE_DIR=${second.env.PETSTORE_STATE_DIR ?? ''} petstore pets create --from-file ${second.file}; echo "rc=$?"`,
+      `PETSTORE_STATE_DIR=${second.env.PETSTORE_STATE_DIR ?? ''} petstore pets create --from-file ${second.file}; echo "second=$?"`,
     );
-    screen = await t.waitFor(/^rc=\d+\s*$/m, { timeoutMs: SCREEN_MS });
-    expect(screen).toMatch(/^rc=2\s*$/m);
+    // A marker of its own: the first run's rc= stays on the screen until `clear` has run.
+    screen = await t.waitFor(/^second=\d+\s*$/m, { timeoutMs: SCREEN_MS });
+    expect(screen).toMatch(/^second=2\s*$/m);
     expect(unwrapped(screen)).toContain('and that run stopped partway');
     expect(screen).not.toContain('(y/N)');
     expect(posted(server)).toEqual(['R1', 'R2', 'R3']);

@@ -47,25 +47,29 @@ describe.skipIf(!hasTmux())('env remove on a terminal', () => {
     const t = startTmux({ env: c.env });
     tmux = t;
     const shows = (pattern: RegExp): Promise<string> => t.waitFor(pattern, { timeoutMs: SCREEN_MS });
+    // Asked by this run: until `clear` has run, the screen still shows the command line
+    // typed and, after Ctrl-C, the last run's question unanswered.
+    const asks = (): Promise<string> =>
+      t.waitFor((screen) => question.test(screen) && !screen.includes('clear;'), { timeoutMs: SCREEN_MS });
     const question = new RegExp(
       `Remove the environment staging-eu \\(base URL ${s.baseUrl.replace(/[.]/g, '\\.')}, stored key \\*{4}TEST\\)\\? \\(y/N\\)`,
     );
 
     t.sendLine('petstore env remove staging-eu; echo "DECLINED=$?"');
-    await shows(question);
+    await asks();
     t.send('n');
     t.send('Enter');
     await shows(/DECLINED=2/);
     expect(readFileSync(c.file, 'utf8')).toBe(before);
 
     t.sendLine('clear; petstore env remove staging-eu; echo "INTERRUPTED=$?"');
-    await shows(question);
+    await asks();
     t.send('C-c');
     await shows(/INTERRUPTED=130/);
     expect(readFileSync(c.file, 'utf8')).toBe(before);
 
     t.sendLine('clear; petstore env remove staging-eu; echo "ACCEPTED=$?"');
-    await shows(question);
+    await asks();
     t.send('y');
     t.send('Enter');
     const screen = await shows(/ACCEPTED=0/);
