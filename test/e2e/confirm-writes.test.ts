@@ -4,7 +4,7 @@
  * host and what will be sent, defaults to No, and the answer decides whether the 127.0.0.1
  * test server receives anything — for `pets create` (after the values it asked for), a
  * bulk create (once for the whole file) and `api` with a write method; `api GET` never
- * asks. The matrix off a terminal is test/commands/confirm-writes.test.ts's.
+ * asks. A key typed before the question is shown is not its answer. The matrix off a terminal is test/commands/confirm-writes.test.ts's.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -108,6 +108,26 @@ describe.concurrent('confirmWrites on a terminal', () => {
     const t = await terminal(server);
     const { rc } = await answer(t, 'petstore pets create --name Rex --category-id 1', ['C-c']);
     expect(rc).toBe(130);
+    expect(server.requests).toEqual([]);
+  }, 240_000);
+
+  it('a y typed before the question is shown is not its answer: the question waits, and n then sends nothing', async () => {
+    const server = await shop();
+    const t = await terminal(server);
+    const gate = join(tempDir(), 'go');
+    // The run starts only once the test has typed ahead and seen the terminal echo it.
+    t.sendLine(
+      `while [ ! -e '${gate}' ]; do sleep 0.05; done; petstore pets create --name Rex --category-id 1; echo "rc=$?"`,
+    );
+    t.send('y', 'Enter');
+    await t.waitFor(/^y$/m, { timeoutMs: SCREEN_MS });
+    writeFileSync(gate, '');
+    // Taken as the answer, the y would have sent the pet and ended the run with rc=0.
+    await t.waitFor(/Send to production.*\(y\/N\)/, { timeoutMs: SCREEN_MS });
+    t.send('n', 'Enter');
+    const screen = await t.waitFor(/^rc=\d+\s*$/m, { timeoutMs: SCREEN_MS });
+    expect(screen).toMatch(/^rc=2\s*$/m);
+    expect(screen).toContain('{"name":"Rex","categoryId":1}? No');
     expect(server.requests).toEqual([]);
   }, 240_000);
 
