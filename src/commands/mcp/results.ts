@@ -93,14 +93,14 @@ function agentHint(code: string, status: number): string | undefined {
 }
 
 /**
- * A message of petstore's in the agent's terms: the deadline and the cap named for what they
- * are, not by their flags (`--timeout leaves 12 s` → `the call's deadline leaves 12 s`).
+ * A message of petstore's in the agent's terms: the deadline named for what it is, not by
+ * its flag (`--timeout leaves 12 s` → `the call's deadline leaves 12 s`). The result size cap
+ * needs no rewording: its messages are composed by the MCP server itself.
  */
 function agentMessage(message: string): string {
   return message
     .replace(/the --timeout deadline/g, "the call's deadline")
-    .replace(/--timeout leaves/g, "the call's deadline leaves")
-    .replace(/--max-result-bytes \((\d+) bytes\)/g, "the server's result size cap ($1 bytes)");
+    .replace(/--timeout leaves/g, "the call's deadline leaves");
 }
 
 /**
